@@ -1,0 +1,161 @@
+# ccore top-level build.
+#
+#   make            build the userspace: libccore, tools in build/bin/, firmware
+#   make demo       run the main job on the embedded simulated devices
+#   make check      build and run every test (also under ASan/UBSan)
+#   make bench      run the benchmarks that print figures
+#
+# Each of demo and check installs the Debian packages it needs first.
+# The kernel module is built by Kbuild (see driver/).
+
+BUILD ?= build
+SAN ?=
+V ?= 0
+
+ifeq ($(V),0)
+Q := @
+else
+Q :=
+endif
+
+CC ?= gcc
+CXX ?= g++
+CSTD := -std=c11
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+OPT ?= -O2 -g
+SANFLAGS :=
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+INCLUDES := -Iuapi/drm -Iuapi -I/usr/include/libdrm -Imodel -Iruntime/include -Iruntime
+CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -pthread -MMD -MP $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS_ALL := -pthread $(SANFLAGS)
+LDLIBS_ALL := -lm
+
+# Debian packages each target needs (installed only when missing).
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev
+DEPS_CHECK := $(DEPS_BUILD)
+
+OBJ := $(BUILD)/obj
+BIN := $(BUILD)/bin
+GEN := $(BUILD)/gen
+FW := $(BUILD)/firmware
+
+# --- sources ---------------------------------------------------------------
+MODEL_SRCS := $(sort $(wildcard model/*.c))
+ISA_SRCS := $(sort $(wildcard runtime/isa/*.c))
+RUNTIME_SRCS := $(sort $(filter-out $(ISA_SRCS),$(wildcard runtime/*.c runtime/*/*.c)))
+FW_SRCS := $(sort $(wildcard firmware-programs/*.ccs))
+FW_BINS := $(patsubst firmware-programs/%.ccs,$(FW)/ccore/%.bin,$(FW_SRCS))
+FW_GEN := $(GEN)/firmware_blobs.c
+
+TOOL_NAMES := $(sort $(notdir $(wildcard tools/ccore-*)))
+TOOLS := $(addprefix $(BIN)/,$(TOOL_NAMES))
+
+TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c))
+TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
+
+objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
+
+MODEL_OBJS := $(call objs,$(MODEL_SRCS))
+ISA_OBJS := $(call objs,$(ISA_SRCS))
+RUNTIME_OBJS := $(call objs,$(RUNTIME_SRCS)) $(OBJ)/gen/firmware_blobs.o
+TEST_LIB_OBJS := $(call objs,$(TEST_LIB_SRCS))
+LIBCCORE := $(BUILD)/lib/libccore.a
+HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.stamp
+
+.SECONDEXPANSION:
+.SECONDARY:
+
+.PHONY: all demo check test bench clean deps deps-check help
+.DEFAULT_GOAL := all
+
+all: $(LIBCCORE) $(TOOLS) $(TESTS) $(FW_BINS) $(HDR_CHECKS)
+
+# The uAPI header must compile on its own, in C and in C++.
+HDR_CHECK_SRC := selftests/uapi/header_standalone.c
+$(BUILD)/tests/uapi/header_c.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  HDRCHK  C   $<"
+	$(Q)$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -I/usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
+	$(Q)touch $@
+$(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  HDRCHK  C++ $<"
+	$(Q)$(CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -I/usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
+	$(Q)touch $@
+
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	$(Q)scripts/deps.sh $(DEPS_BUILD)
+
+deps-check:
+	$(Q)scripts/deps.sh $(DEPS_CHECK)
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(OBJ)/gen/%.o: $(GEN)/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIBCCORE): $(MODEL_OBJS) $(ISA_OBJS) $(RUNTIME_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ccore-as is needed to build the firmware the library embeds, so it links
+# only the ISA code, never libccore itself.
+$(BIN)/ccore-as: $(call objs,$(wildcard tools/ccore-as/*.c)) $(ISA_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+$(BIN)/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+$(FW)/ccore/%.bin: firmware-programs/%.ccs $(BIN)/ccore-as
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	$(Q)$(BIN)/ccore-as -o $@ $<
+
+$(FW_GEN): $(FW_SRCS) $(BIN)/ccore-as
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(BIN)/ccore-as --c-array -o $@ $(FW_SRCS)
+
+$(BUILD)/tests/%: selftests/%.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+# --- running ---------------------------------------------------------------
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh $(BIN)
+
+# The normal build and the sanitizer build run the same tests.
+check: deps-check
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 all
+	$(Q)selftests/run.sh $(BUILD) $(BUILD)/asan
+
+test: check
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(BIN)/ccore-bench --copy
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ccm: the ccore device model, the hardware in software.
+ *
+ * A fabric is a set of devices (nodes of devices linked in a ring or 2D
+ * torus, nodes joined by NICs).  Each device has logical cores; each core
+ * has CC cores, DMA engines with up to 16 rings, and a semaphore bank.
+ * CC cores and DMA engines are state machines stepped by a small worker
+ * pool (or, with workers == 0, inline and deterministically by whoever
+ * waits).  Descriptors reach the model already validated and translated
+ * (see ccm_verify.h); the model itself trusts nothing else it is given and
+ * bounds-checks every index.
+ */
+#ifndef CCM_H
+#define CCM_H
+
+#include "ccm_os.h"
+#include "ccore_accel.h"
+
+#define CCM_MAX_RINGS 16
+#define CCM_MAX_DEVICES 255
+#define CCM_MAX_CORES 64
+#define CCM_MAX_CC_CORES 8
+#define CCM_MAX_ENGINES 16
+#define CCM_MAX_SEMS 65535
+#define CCM_ERR_LEN 200
+#define CCM_NO_INDEX 0xffffffffu
+
+/**
+ * struct ccm_err - why a model call failed
+ * @index: descriptor or instruction index at fault, or CCM_NO_INDEX
+ * @msg: human-readable reason naming the bad field and what is allowed
+ */
+struct ccm_err {
+	u32 index;
+	char msg[CCM_ERR_LEN];
+};
+
+/* Record a failure in @err (may be NULL) and return @errno_neg. */
+int ccm_fail(struct ccm_err *err, int errno_neg, u32 index, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
+ * struct ccm_config - the shape and limits of a fabric
+ *
+ * Every field can be set with ccm_config_parse() ("key=value,...").
+ */
+struct ccm_config {
+	u32 nodes;
+	u32 devices_per_node;
+	u32 topology;		/* DRM_CCORE_TOPO_* */
+	u32 torus_x, torus_y;	/* torus: x * y == devices_per_node */
+	u32 cores;		/* logical cores (ranks) per device */
+	u32 cc_cores;		/* CC cores per logical core, >= 2 */
+	u32 engines;		/* DMA engines per logical core */
+	u32 rings;		/* rings per engine, <= 16 */
+	u32 sems;		/* semaphores per core (some are reserved) */
+	u64 hbm_size;		/* device memory per device */
+	u32 min_packet_size;
+	u32 max_packet_size;
+	u32 cc_dma_packet_size;	/* default CC ring packet size */
+	u32 dma_packetization_size;	/* default compute ring packet size */
+	u32 max_ring_size;	/* descriptor slots */
+	u32 max_program_size;	/* instructions per CC core */
+	u32 job_timeout_ms;	/* default job timeout */
+	u32 workers;		/* 0: inline deterministic; else worker threads */
+	u64 seed;		/* inline mode: order in which ready agents run */
+};
+
+void ccm_config_default(struct ccm_config *cfg);
+/* Parse "key=value,key=value" onto @cfg; errors name the key and range. */
+int ccm_config_parse(struct ccm_config *cfg, const char *spec, struct ccm_err *err);
+int ccm_config_check(const struct ccm_config *cfg, struct ccm_err *err);
+/* Write the keys ccm_config_parse() accepts, with their ranges. */
+int ccm_config_help(char *buf, size_t len);
+
+/**
+ * struct ccm_hwdesc - a validated, translated descriptor as a ring holds it
+ *
+ * Addresses are host pointers into device memory; @dst_dev and @src_dev
+ * name the devices that memory belongs to (for link accounting).
+ */
+struct ccm_hwdesc {
+	u8 op, dtype, redop, flags;
+	u32 signal_sem;
+	u32 signal_value;
+	u32 value;
+	u64 len;
+	u8 *dst;
+	const u8 *src0;
+	const u8 *src1;
+	u32 sem_target;		/* SEM_WRITE */
+	u16 dst_dev, src_dev;
+};
+
+struct ccm_fabric;
+
+/**
+ * struct ccm_host_ops - how the model reports to its host
+ * @job_done: a job's program returned (status 0) or faulted (negative)
+ * @notify: a CC core executed NOTIFY
+ *
+ * Both are called from worker context with no model lock held; they must
+ * not block.  Host waiters are woken through ccm_fabric_wait() anyway.
+ */
+struct ccm_host_ops {
+	void (*job_done)(void *host, u64 cookie, int status);
+	void (*notify)(void *host, u32 dev, u32 cc_core, u32 value);
+};
+
+struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
+				     const struct ccm_host_ops *ops, void *host,
+				     struct ccm_err *err);
+void ccm_fabric_destroy(struct ccm_fabric *f);
+const struct ccm_config *ccm_fabric_config(const struct ccm_fabric *f);
+u32 ccm_fabric_num_devices(const struct ccm_fabric *f);
+
+/*
+ * Runtime-writable device defaults (the packet-size knobs).  Rules: the CC
+ * packet size may only be lowered from max_packet_size, the compute
+ * packetization only raised from its built-in default.
+ */
+int ccm_device_set_cc_packet_size(struct ccm_fabric *f, u32 dev, u32 bytes,
+				  struct ccm_err *err);
+int ccm_device_set_dma_packetization(struct ccm_fabric *f, u32 dev, u32 bytes,
+				     struct ccm_err *err);
+u32 ccm_device_cc_packet_size(const struct ccm_fabric *f, u32 dev);
+u32 ccm_device_dma_packetization(const struct ccm_fabric *f, u32 dev);
+/* Check a ring packet size: power of two within the device limits. */
+int ccm_check_packet_size(const struct ccm_config *cfg, u32 bytes, const char *what,
+			  struct ccm_err *err);
+
+/* Device memory accounting (the host allocates the bytes). */
+int ccm_device_mem_reserve(struct ccm_fabric *f, u32 dev, u64 bytes, struct ccm_err *err);
+void ccm_device_mem_release(struct ccm_fabric *f, u32 dev, u64 bytes);
+u64 ccm_device_mem_used(const struct ccm_fabric *f, u32 dev);
+
+/* --- rings ----------------------------------------------------------------
+ * A ring slot (dev, core, engine, ring) is claimed by one owner at a time.
+ */
+struct ccm_ring_stats {
+	u32 packet_size;
+	u32 size;		/* slots */
+	u32 written;		/* descriptors written */
+	u64 bytes, packets, started, completed, errors;
+};
+
+int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   u32 slots, u32 packet_size, void *owner, struct ccm_err *err);
+/* The owner given to ccm_ring_claim(), or NULL for a free ring slot. */
+void *ccm_ring_owner(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
+/* Fails with -EBUSY while descriptors are in flight. */
+int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		     struct ccm_err *err);
+/* Append descriptors (already translated) to an idle ring; -ENOSPC past
+ * the slots, -EBUSY while descriptors are in flight. */
+int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   const struct ccm_hwdesc *descs, u32 count, struct ccm_err *err);
+/* Start the next @count written descriptors (wrapping), as START does. */
+int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   u32 count, struct ccm_err *err);
+int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   struct ccm_ring_stats *st);
+bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
+
+/* --- semaphores -------------------------------------------------------- */
+bool ccm_sem_valid(const struct ccm_fabric *f, u32 ref);
+/* Allocate @count consecutive free semaphores of a core for @owner. */
+int ccm_sem_alloc(struct ccm_fabric *f, u32 dev, u32 core, u32 count, void *owner,
+		  u32 *first, struct ccm_err *err);
+/* Free the block starting at @first; only its owner may. */
+int ccm_sem_free(struct ccm_fabric *f, u32 first, void *owner, struct ccm_err *err);
+/* Free every semaphore of @owner (on context close). */
+void ccm_sem_free_owner(struct ccm_fabric *f, void *owner);
+void *ccm_sem_owner(const struct ccm_fabric *f, u32 ref);
+/* Length of @owner's block starting at @first; -EINVAL if it is none. */
+int ccm_sem_block(const struct ccm_fabric *f, u32 first, void *owner, u32 *count);
+u32 ccm_sem_read(const struct ccm_fabric *f, u32 ref);
+void ccm_sem_set(struct ccm_fabric *f, u32 ref, u32 value);
+void ccm_sem_add(struct ccm_fabric *f, u32 ref, u32 value);
+
+/* --- CC cores -----------------------------------------------------------
+ * cc is the device-wide CC core index: core * cc_cores + CC core of core.
+ */
+enum ccm_cc_state {
+	CCM_CC_IDLE,		/* halted or never started */
+	CCM_CC_RUNNING,		/* executing or ready */
+	CCM_CC_WAITING,		/* blocked on a semaphore, ring, trigger or queue */
+	CCM_CC_FAULT,		/* stopped on a runtime fault until reset */
+};
+
+struct ccm_cc_info {
+	enum ccm_cc_state state;
+	u32 pc;
+	u32 regs[DRM_CCORE_NUM_REGS];
+	u32 depth;
+	u32 trigger;		/* pending triggers */
+	u32 queued;		/* scheduled programs not yet started */
+	u64 insns;		/* instructions executed */
+	u64 notifies;
+	u32 last_notify;
+	char fault[CCM_ERR_LEN];
+};
+
+/* Load the resident firmware at pc 0 of every CC core and start them. */
+int ccm_load_firmware(struct ccm_fabric *f, const struct drm_ccore_insn *insns, u32 count,
+		      struct ccm_err *err);
+/* Copy a verified program into a CC core's instruction memory. */
+int ccm_cc_load(struct ccm_fabric *f, u32 dev, u32 cc, const struct drm_ccore_insn *insns,
+		u32 count, u32 *base, struct ccm_err *err);
+void ccm_cc_unload(struct ccm_fabric *f, u32 dev, u32 cc, u32 base);
+/* Queue the program at @base as a job; NEXT in the dispatcher calls it. */
+int ccm_cc_enqueue(struct ccm_fabric *f, u32 dev, u32 cc, u32 base, u64 cookie,
+		   struct ccm_err *err);
+void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 cc, u32 count);
+/* Stop a CC core, fail its queued and running jobs with @status, restart
+ * the firmware.  Used after a job timeout. */
+void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 cc, int status);
+void ccm_cc_info(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_cc_info *info);
+
+/* --- links --------------------------------------------------------------- */
+enum ccm_link_tier {
+	CCM_TIER_LOCAL,		/* same device */
+	CCM_TIER_DEVICE,	/* devices of one node */
+	CCM_TIER_NODE,		/* across nodes */
+};
+
+struct ccm_link_stats {
+	u64 bytes_out[3];	/* per tier, bytes this device sent */
+	u64 bytes_in[3];
+};
+
+enum ccm_link_tier ccm_route_tier(const struct ccm_fabric *f, u32 from, u32 to);
+/* Intra-node hops between two devices (ring or torus distance). */
+u32 ccm_route_hops(const struct ccm_fabric *f, u32 from, u32 to);
+void ccm_link_stats(const struct ccm_fabric *f, u32 dev, struct ccm_link_stats *st);
+/* Devices linked directly to @dev inside its node; returns the count. */
+u32 ccm_link_neighbours(const struct ccm_fabric *f, u32 dev, u32 *out, u32 max);
+
+/* --- running ------------------------------------------------------------- */
+/*
+ * Wait until @cond(arg) is true or the absolute CLOCK_MONOTONIC @deadline_ns
+ * passes (-ETIMEDOUT).  With workers, sleeps until the model reports
+ * progress; inline, runs the model on the calling thread, and fails with
+ * -ETIMEDOUT at once if the model goes quiescent with @cond still false.
+ */
+int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
+		    s64 deadline_ns);
+/* Inline mode only: run at most @steps agent steps; returns steps run. */
+u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps);
+/* True when no CC core or engine can make progress right now. */
+bool ccm_fabric_quiescent(struct ccm_fabric *f);
+
+/* --- reductions (ccm_reduce.c) -------------------------------------------- */
+/* Size in bytes of a DRM_CCORE_DTYPE_*, 0 if unknown. */
+u32 ccm_dtype_size(u32 dtype);
+const char *ccm_dtype_name(u32 dtype);
+const char *ccm_redop_name(u32 redop);
+/* dst[i] = a[i] (redop) b[i] over @bytes; dst may alias a or b. */
+void ccm_reduce(u32 dtype, u32 redop, void *dst, const void *a, const void *b, u64 bytes);
+float ccm_f16_to_f32(u16 h);
+u16 ccm_f32_to_f16(float f);
+float ccm_bf16_to_f32(u16 h);
+u16 ccm_f32_to_bf16(float f);
+
+#endif

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CC cores: each executes CC-ISA instructions from its own instruction
+ * memory.  The resident firmware sits at pc 0; programs loaded for jobs sit
+ * above it.  A step runs instructions until the core blocks (on a
+ * semaphore, a ring, a trigger or an empty job queue), halts, faults, or
+ * uses its budget.  Job completions and notifications are reported to the
+ * host after the core's lock is dropped.
+ */
+#include "ccm_internal.h"
+
+#include <stdarg.h>
+
+struct cc_events {
+	bool job_done;
+	u64 cookie;
+	int status;
+	bool notify;
+	u32 notify_value;
+};
+
+int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index)
+{
+	cc->agent.kind = CCM_AGENT_CC;
+	cc->agent.f = core->dev->f;
+	cc->core = core;
+	cc->index = index;
+	cc->state = CCM_CC_IDLE;
+	ccm_mutex_init(&cc->lock);
+	cc->imem = ccm_calloc(core->dev->f->cfg.max_program_size, sizeof(*cc->imem));
+	cc->regions = ccm_calloc(core->dev->f->cfg.max_program_size, sizeof(*cc->regions));
+	if (!cc->imem || !cc->regions)
+		return -ENOMEM;
+	return 0;
+}
+
+void ccm_cc_fini(struct ccm_cc *cc)
+{
+	ccm_free(cc->imem);
+	ccm_free(cc->regions);
+	ccm_mutex_destroy(&cc->lock);
+}
+
+void ccm_core_wake_cc(struct ccm_core *core)
+{
+	u32 i;
+
+	/* Wake unconditionally: a core about to block re-checks (rerun). */
+	for (i = 0; i < core->dev->f->cfg.cc_cores; i++)
+		ccm_agent_wake(&core->cc[i].agent);
+}
+
+static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(cc->fault, sizeof(cc->fault), "pc %u: ", cc->pc);
+	va_start(ap, fmt);
+	vsnprintf(cc->fault + n, sizeof(cc->fault) - (size_t)n, fmt, ap);
+	va_end(ap);
+	ccm_store32(&cc->state, CCM_CC_FAULT);
+	if (cc->job_running) {
+		cc->job_running = false;
+		ev->job_done = true;
+		ev->cookie = cc->job_cookie;
+		ev->status = -EIO;
+	}
+}
+
+static u32 *cc_sem(struct ccm_cc *cc, u32 ref)
+{
+	if (ref == DRM_CCORE_SEM_TRIGGER)
+		return &cc->trigger;
+	return ccm_sem_slot(cc->agent.f, ref);
+}
+
+static void cc_sem_write(struct ccm_cc *cc, u32 ref, u32 value, bool set)
+{
+	struct ccm_fabric *f = cc->agent.f;
+
+	if (ref == DRM_CCORE_SEM_TRIGGER) {
+		if (set)
+			ccm_store32(&cc->trigger, value);
+		else
+			ccm_add32(&cc->trigger, value);
+		return;
+	}
+	if (set)
+		ccm_sem_set(f, ref, value);
+	else
+		ccm_sem_add(f, ref, value);
+}
+
+/* Wait-style instructions: true if the core may go on. */
+static bool cc_acquire(u32 *sem, u32 want)
+{
+	u32 v = ccm_load32(sem);
+
+	while (v >= want)
+		if (ccm_cas32(sem, &v, v - want))
+			return true;
+	return false;
+}
+
+static bool pc_in_imem(const struct ccm_cc *cc, u32 pc)
+{
+	return pc < cc->agent.f->cfg.max_program_size;
+}
+
+static void cc_branch(struct ccm_cc *cc, const struct drm_ccore_insn *in)
+{
+	cc->pc += (u32)in->target;
+}
+
+static bool cc_call(struct ccm_cc *cc, struct cc_events *ev, u32 target, bool job)
+{
+	if (cc->depth >= DRM_CCORE_CALL_DEPTH) {
+		cc_fault(cc, ev, "call stack overflow (depth %u)", DRM_CCORE_CALL_DEPTH);
+		return false;
+	}
+	cc->stack[cc->depth] = cc->pc + 1;
+	cc->stack_job[cc->depth] = job;
+	cc->depth++;
+	cc->pc = target;
+	return true;
+}
+
+static void cc_ret(struct ccm_cc *cc, struct cc_events *ev)
+{
+	if (cc->depth == 0) {
+		cc_fault(cc, ev, "ret with an empty call stack");
+		return;
+	}
+	cc->depth--;
+	cc->pc = cc->stack[cc->depth];
+	if (cc->stack_job[cc->depth] && cc->job_running) {
+		cc->job_running = false;
+		ev->job_done = true;
+		ev->cookie = cc->job_cookie;
+		ev->status = 0;
+	}
+}
+
+static bool cc_next(struct ccm_cc *cc, struct cc_events *ev)
+{
+	struct ccm_job_slot *j;
+
+	if (cc->qcount == 0)
+		return false;
+	j = &cc->queue[cc->qhead];
+	cc->qhead = (cc->qhead + 1) % CCM_CC_QUEUE;
+	cc->qcount--;
+	if (!cc_call(cc, ev, j->base, true))
+		return true;
+	cc->job_running = true;
+	cc->job_cookie = j->cookie;
+	return true;
+}
+
+/* Execute one instruction; false when the core blocked or stopped. */
+static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
+{
+	struct ccm_fabric *f = cc->agent.f;
+	const struct drm_ccore_insn *in;
+	struct ccm_ring *r;
+	u32 *sem;
+
+	if (!pc_in_imem(cc, cc->pc)) {
+		cc_fault(cc, ev, "pc outside instruction memory");
+		return false;
+	}
+	in = &cc->imem[cc->pc];
+	switch (in->opcode) {
+	case DRM_CCORE_OP_NOP:
+		break;
+	case DRM_CCORE_OP_HALT:
+		ccm_store32(&cc->state, CCM_CC_IDLE);
+		return false;
+	case DRM_CCORE_OP_WAIT:
+	case DRM_CCORE_OP_ACQUIRE:
+	case DRM_CCORE_OP_BGE:
+		sem = cc_sem(cc, in->sem);
+		if (!sem) {
+			cc_fault(cc, ev, "semaphore 0x%08x does not exist", in->sem);
+			return false;
+		}
+		if (in->opcode == DRM_CCORE_OP_BGE) {
+			if (ccm_load32(sem) >= in->imm) {
+				cc_branch(cc, in);
+				return true;
+			}
+			break;
+		}
+		if (in->opcode == DRM_CCORE_OP_WAIT ? ccm_load32(sem) < in->imm
+						     : !cc_acquire(sem, in->imm)) {
+			ccm_store32(&cc->state, CCM_CC_WAITING);
+			return false;
+		}
+		break;
+	case DRM_CCORE_OP_SET:
+	case DRM_CCORE_OP_ADD:
+		if (in->sem != DRM_CCORE_SEM_TRIGGER && !ccm_sem_valid(f, in->sem)) {
+			cc_fault(cc, ev, "semaphore 0x%08x does not exist", in->sem);
+			return false;
+		}
+		cc_sem_write(cc, in->sem, in->imm, in->opcode == DRM_CCORE_OP_SET);
+		break;
+	case DRM_CCORE_OP_START:
+		if (ccm_ring_start(f, cc->core->dev->index, cc->core->index, in->engine,
+				   in->ring, in->imm, NULL)) {
+			cc_fault(cc, ev, "start on ring(%u,%u), which has no descriptors",
+				 in->engine, in->ring);
+			return false;
+		}
+		break;
+	case DRM_CCORE_OP_RWAIT:
+		r = ccm_core_ring(cc->core, in->engine, in->ring);
+		if (!r) {
+			cc_fault(cc, ev, "ring(%u,%u) does not exist", in->engine, in->ring);
+			return false;
+		}
+		if (ccm_load64(&r->started) != ccm_load64(&r->completed)) {
+			ccm_store32(&cc->state, CCM_CC_WAITING);
+			return false;
+		}
+		break;
+	case DRM_CCORE_OP_JUMP:
+		cc_branch(cc, in);
+		return true;
+	case DRM_CCORE_OP_MOVI:
+		cc->regs[in->reg % DRM_CCORE_NUM_REGS] = in->imm;
+		break;
+	case DRM_CCORE_OP_ADDI:
+		cc->regs[in->reg % DRM_CCORE_NUM_REGS] += in->imm;
+		break;
+	case DRM_CCORE_OP_LOOP:
+		if (--cc->regs[in->reg % DRM_CCORE_NUM_REGS] != 0) {
+			cc_branch(cc, in);
+			return true;
+		}
+		break;
+	case DRM_CCORE_OP_CALL:
+		return cc_call(cc, ev, cc->pc + (u32)in->target, false);
+	case DRM_CCORE_OP_RET:
+		cc_ret(cc, ev);
+		return ccm_load32(&cc->state) != CCM_CC_FAULT;
+	case DRM_CCORE_OP_NEXT:
+		if (!cc_next(cc, ev)) {
+			ccm_store32(&cc->state, CCM_CC_WAITING);
+			return false;
+		}
+		return ccm_load32(&cc->state) != CCM_CC_FAULT;
+	case DRM_CCORE_OP_NOTIFY:
+		cc->notifies++;
+		cc->last_notify = in->imm;
+		ev->notify = true;
+		ev->notify_value = in->imm;
+		break;
+	default:
+		cc_fault(cc, ev, "unknown opcode 0x%02x", in->opcode);
+		return false;
+	}
+	cc->pc++;
+	return true;
+}
+
+static void report(struct ccm_cc *cc, const struct cc_events *ev)
+{
+	struct ccm_fabric *f = cc->agent.f;
+
+	if (ev->notify && f->ops && f->ops->notify)
+		f->ops->notify(f->host, cc->core->dev->index, cc->index, ev->notify_value);
+	if (ev->job_done && f->ops && f->ops->job_done)
+		f->ops->job_done(f->host, ev->cookie, ev->status);
+	if (ev->notify || ev->job_done)
+		ccm_host_kick(f);
+}
+
+enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
+{
+	struct cc_events ev = { 0 };
+	enum ccm_step_result r = CCM_STEP_BLOCKED;
+	u32 i;
+
+	ccm_mutex_lock(&cc->lock);
+	if (cc->state == CCM_CC_WAITING)
+		ccm_store32(&cc->state, CCM_CC_RUNNING);
+	for (i = 0; cc->state == CCM_CC_RUNNING; i++) {
+		if (i == CCM_CC_BUDGET_INSNS) {
+			r = CCM_STEP_RUNNABLE;
+			break;
+		}
+		if (!cc_exec(cc, &ev))
+			break;
+		cc->insns++;
+		/* Report events one at a time, outside the lock. */
+		if (ev.job_done || ev.notify) {
+			r = CCM_STEP_RUNNABLE;
+			break;
+		}
+	}
+	ccm_mutex_unlock(&cc->lock);
+	report(cc, &ev);
+	return r;
+}
+
+static struct ccm_cc *cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err)
+{
+	u32 per = f->cfg.cc_cores;
+	struct ccm_core *core = ccm_core_of(f, dev, cc / per);
+
+	if (!core || cc >= per * f->cfg.cores) {
+		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			 "CC core %u of device %u does not exist (0..%u)", cc, dev,
+			 per * f->cfg.cores - 1);
+		return NULL;
+	}
+	return &core->cc[cc % per];
+}
+
+static void cc_restart(struct ccm_cc *cc)
+{
+	memset(cc->regs, 0, sizeof(cc->regs));
+	cc->depth = 0;
+	cc->pc = 0;
+	cc->fault[0] = '\0';
+	ccm_store32(&cc->state, cc->fw_size ? CCM_CC_RUNNING : CCM_CC_IDLE);
+}
+
+int ccm_load_firmware(struct ccm_fabric *f, const struct drm_ccore_insn *insns, u32 count,
+		      struct ccm_err *err)
+{
+	u32 d, i;
+	struct ccm_cc *cc;
+
+	if (count == 0 || count > f->cfg.max_program_size / 2)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"firmware of %u instructions (1..%u allowed)", count,
+				f->cfg.max_program_size / 2);
+	for (d = 0; d < f->ndev; d++) {
+		for (i = 0; i < f->cfg.cores * f->cfg.cc_cores; i++) {
+			cc = cc_of(f, d, i, err);
+			ccm_mutex_lock(&cc->lock);
+			memcpy(cc->imem, insns, (size_t)count * sizeof(*insns));
+			cc->fw_size = count;
+			cc_restart(cc);
+			ccm_mutex_unlock(&cc->lock);
+			ccm_agent_wake(&cc->agent);
+		}
+	}
+	return 0;
+}
+
+/* First fit above the firmware; regions are kept sorted by base. */
+int ccm_cc_load(struct ccm_fabric *f, u32 dev, u32 ccidx, const struct drm_ccore_insn *insns,
+		u32 count, u32 *base, struct ccm_err *err)
+{
+	struct ccm_cc *cc = cc_of(f, dev, ccidx, err);
+	u32 at, i;
+
+	if (!cc)
+		return -EINVAL;
+	if (count == 0)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "empty program");
+	ccm_mutex_lock(&cc->lock);
+	at = cc->fw_size;
+	for (i = 0; i < cc->nregions; i++) {
+		if (cc->regions[i].base - at >= count)
+			break;
+		at = cc->regions[i].base + cc->regions[i].count;
+	}
+	if (f->cfg.max_program_size - at < count) {
+		ccm_mutex_unlock(&cc->lock);
+		return ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
+				"CC core %u has no room for %u instructions (memory holds %u)",
+				ccidx, count, f->cfg.max_program_size);
+	}
+	memmove(&cc->regions[i + 1], &cc->regions[i],
+		(cc->nregions - i) * sizeof(*cc->regions));
+	cc->regions[i].base = at;
+	cc->regions[i].count = count;
+	cc->nregions++;
+	memcpy(&cc->imem[at], insns, (size_t)count * sizeof(*insns));
+	ccm_mutex_unlock(&cc->lock);
+	*base = at;
+	return 0;
+}
+
+void ccm_cc_unload(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 base)
+{
+	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+	u32 i;
+
+	if (!cc)
+		return;
+	ccm_mutex_lock(&cc->lock);
+	for (i = 0; i < cc->nregions; i++) {
+		if (cc->regions[i].base != base)
+			continue;
+		memset(&cc->imem[base], 0, cc->regions[i].count * sizeof(*cc->imem));
+		memmove(&cc->regions[i], &cc->regions[i + 1],
+			(cc->nregions - i - 1) * sizeof(*cc->regions));
+		cc->nregions--;
+		break;
+	}
+	ccm_mutex_unlock(&cc->lock);
+}
+
+int ccm_cc_enqueue(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 base, u64 cookie,
+		   struct ccm_err *err)
+{
+	struct ccm_cc *cc = cc_of(f, dev, ccidx, err);
+	int rc = 0;
+
+	if (!cc)
+		return -EINVAL;
+	ccm_mutex_lock(&cc->lock);
+	if (cc->qcount == CCM_CC_QUEUE) {
+		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
+			      "CC core %u already has %u jobs queued", ccidx, CCM_CC_QUEUE);
+	} else {
+		cc->queue[(cc->qhead + cc->qcount) % CCM_CC_QUEUE] =
+			(struct ccm_job_slot){ .base = base, .cookie = cookie };
+		cc->qcount++;
+	}
+	ccm_mutex_unlock(&cc->lock);
+	if (!rc)
+		ccm_agent_wake(&cc->agent);
+	return rc;
+}
+
+void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 count)
+{
+	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+
+	if (!cc)
+		return;
+	ccm_add32(&cc->trigger, count);
+	ccm_agent_wake(&cc->agent);
+}
+
+void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
+{
+	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+	u64 *failed;
+	u32 n = 0, i;
+
+	if (!cc)
+		return;
+	failed = ccm_calloc(CCM_CC_QUEUE + 1, sizeof(*failed));
+	ccm_mutex_lock(&cc->lock);
+	if (cc->job_running && failed)
+		failed[n++] = cc->job_cookie;
+	cc->job_running = false;
+	for (i = 0; i < cc->qcount && failed; i++)
+		failed[n++] = cc->queue[(cc->qhead + i) % CCM_CC_QUEUE].cookie;
+	cc->qcount = 0;
+	ccm_store32(&cc->trigger, 0);
+	cc_restart(cc);
+	ccm_mutex_unlock(&cc->lock);
+	for (i = 0; i < n; i++)
+		if (f->ops && f->ops->job_done)
+			f->ops->job_done(f->host, failed[i], status);
+	ccm_free(failed);
+	ccm_agent_wake(&cc->agent);
+	ccm_host_kick(f);
+}
+
+void ccm_cc_info(const struct ccm_fabric *f, u32 dev, u32 ccidx, struct ccm_cc_info *info)
+{
+	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+
+	memset(info, 0, sizeof(*info));
+	if (!cc)
+		return;
+	ccm_mutex_lock(&cc->lock);
+	info->state = cc->state;
+	info->pc = cc->pc;
+	memcpy(info->regs, cc->regs, sizeof(info->regs));
+	info->depth = cc->depth;
+	info->trigger = ccm_load32(&cc->trigger);
+	info->queued = cc->qcount;
+	info->insns = cc->insns;
+	info->notifies = cc->notifies;
+	info->last_notify = cc->last_notify;
+	memcpy(info->fault, cc->fault, sizeof(info->fault));
+	ccm_mutex_unlock(&cc->lock);
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fabric configuration: Trainium2-like defaults, a "key=value,..." parser
+ * shared by the embedded backend (CCORE_SIM) and the kernel's new_device,
+ * and the checks that keep every shape within what the model supports.
+ */
+#include "ccm.h"
+
+#ifndef __KERNEL__
+#include <stdio.h>
+#endif
+
+void ccm_config_default(struct ccm_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nodes = 1;
+	c->devices_per_node = 2;
+	c->topology = DRM_CCORE_TOPO_RING;
+	c->torus_x = 2;
+	c->torus_y = 1;
+	c->cores = 4;
+	c->cc_cores = 2;
+	c->engines = 4;
+	c->rings = 16;
+	c->sems = 256;
+	c->hbm_size = 16ull << 30;
+	c->min_packet_size = 512;
+	c->max_packet_size = 65536;
+	c->cc_dma_packet_size = 65536;
+	c->dma_packetization_size = 4096;
+	c->max_ring_size = 4096;
+	c->max_program_size = 4096;
+	c->job_timeout_ms = 10000;
+	c->workers = 2;
+	c->seed = 1;
+}
+
+enum key_kind { KEY_U32, KEY_U64, KEY_SIZE, KEY_TOPO, KEY_TORUS };
+
+struct config_key {
+	const char *name;
+	enum key_kind kind;
+	size_t offset;
+	u64 min, max;
+	const char *help;
+};
+
+#define KEY(n, k, field, lo, hi, h) { n, k, offsetof(struct ccm_config, field), lo, hi, h }
+
+static const struct config_key keys[] = {
+	KEY("nodes", KEY_U32, nodes, 1, 64, "nodes in the fabric"),
+	KEY("devices", KEY_U32, devices_per_node, 1, 64, "devices per node"),
+	KEY("topology", KEY_TOPO, topology, 0, 1, "ring or torus (links inside a node)"),
+	KEY("torus", KEY_TORUS, torus_x, 1, 64, "torus shape XxY, X*Y = devices"),
+	KEY("cores", KEY_U32, cores, 1, CCM_MAX_CORES, "logical cores (ranks) per device"),
+	KEY("cc_cores", KEY_U32, cc_cores, 2, CCM_MAX_CC_CORES, "CC cores per logical core"),
+	KEY("engines", KEY_U32, engines, 1, CCM_MAX_ENGINES, "DMA engines per logical core"),
+	KEY("rings", KEY_U32, rings, 1, CCM_MAX_RINGS, "rings per DMA engine"),
+	KEY("sems", KEY_U32, sems, 8, CCM_MAX_SEMS, "semaphores per logical core"),
+	KEY("hbm", KEY_SIZE, hbm_size, 1ull << 20, 1ull << 40, "device memory per device (K/M/G suffixes)"),
+	KEY("cc_packet", KEY_SIZE, cc_dma_packet_size, 512, 65536, "default CC ring packet size"),
+	KEY("dma_packet", KEY_SIZE, dma_packetization_size, 512, 65536, "default compute ring packet size"),
+	KEY("ring_size", KEY_U32, max_ring_size, 16, 1u << 20, "descriptor slots per ring at most"),
+	KEY("program_size", KEY_U32, max_program_size, 64, 1u << 20, "instructions per CC core"),
+	KEY("job_timeout_ms", KEY_U32, job_timeout_ms, 1, 3600000, "default job timeout"),
+	KEY("workers", KEY_U32, workers, 0, 64, "worker threads; 0 = inline, deterministic"),
+	KEY("seed", KEY_U64, seed, 0, ~0ull, "inline mode: order of ready agents"),
+};
+
+static bool parse_num(const char *s, size_t len, bool suffixes, u64 *out)
+{
+	u64 v = 0, mul = 1;
+	size_t i = 0;
+
+	if (len == 0)
+		return false;
+	if (suffixes) {
+		switch (s[len - 1]) {
+		case 'k': case 'K': mul = 1ull << 10; len--; break;
+		case 'm': case 'M': mul = 1ull << 20; len--; break;
+		case 'g': case 'G': mul = 1ull << 30; len--; break;
+		default: break;
+		}
+		if (len == 0)
+			return false;
+	}
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (~0ull - 9) / 10)
+			return false;
+		v = v * 10 + (u64)(s[i] - '0');
+	}
+	if (v > ~0ull / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+static int set_key(struct ccm_config *c, const struct config_key *k, const char *v,
+		   size_t vlen, struct ccm_err *err)
+{
+	u8 *field = (u8 *)c + k->offset;
+	u64 num = 0;
+	size_t x;
+
+	switch (k->kind) {
+	case KEY_TOPO:
+		if (vlen == 4 && !memcmp(v, "ring", 4))
+			c->topology = DRM_CCORE_TOPO_RING;
+		else if (vlen == 5 && !memcmp(v, "torus", 5))
+			c->topology = DRM_CCORE_TOPO_TORUS;
+		else
+			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+					"topology=%.*s: expected ring or torus", (int)vlen, v);
+		return 0;
+	case KEY_TORUS:
+		for (x = 0; x < vlen && v[x] != 'x'; x++)
+			;
+		if (x == vlen || !parse_num(v, x, false, &num) || num < 1 || num > 64 ||
+		    (c->torus_x = (u32)num, !parse_num(v + x + 1, vlen - x - 1, false, &num)) ||
+		    num < 1 || num > 64)
+			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+					"torus=%.*s: expected XxY with X and Y from 1 to 64",
+					(int)vlen, v);
+		c->torus_y = (u32)num;
+		c->topology = DRM_CCORE_TOPO_TORUS;
+		return 0;
+	default:
+		break;
+	}
+	if (!parse_num(v, vlen, k->kind == KEY_SIZE, &num) || num < k->min || num > k->max)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"%s=%.*s: expected a number from %llu to %llu (%s)", k->name,
+				(int)vlen, v, (unsigned long long)k->min,
+				(unsigned long long)k->max, k->help);
+	if (k->kind == KEY_U32 || (k->kind == KEY_SIZE && k->max <= 0xffffffffull))
+		*(u32 *)field = (u32)num;
+	else
+		*(u64 *)field = num;
+	return 0;
+}
+
+int ccm_config_parse(struct ccm_config *c, const char *spec, struct ccm_err *err)
+{
+	const char *p = spec, *end, *eq;
+	size_t i, klen;
+	int rc;
+
+	while (p && *p) {
+		for (end = p; *end && *end != ',' && *end != ' '; end++)
+			;
+		for (eq = p; eq < end && *eq != '='; eq++)
+			;
+		if (eq == end)
+			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+					"'%.*s': expected key=value", (int)(end - p), p);
+		klen = (size_t)(eq - p);
+		for (i = 0; i < CCM_ARRAY_SIZE(keys); i++)
+			if (strlen(keys[i].name) == klen && !memcmp(keys[i].name, p, klen))
+				break;
+		if (i == CCM_ARRAY_SIZE(keys))
+			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+					"unknown key '%.*s' (known: nodes, devices, topology, torus, cores, cc_cores, engines, rings, sems, hbm, cc_packet, dma_packet, ring_size, program_size, job_timeout_ms, workers, seed)",
+					(int)klen, p);
+		rc = set_key(c, &keys[i], eq + 1, (size_t)(end - eq - 1), err);
+		if (rc)
+			return rc;
+		p = *end ? end + 1 : end;
+	}
+	return ccm_config_check(c, err);
+}
+
+int ccm_config_check(const struct ccm_config *c, struct ccm_err *err)
+{
+	u64 ndev = (u64)c->nodes * c->devices_per_node;
+
+	if (ndev == 0 || ndev > CCM_MAX_DEVICES)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"nodes * devices = %llu; allowed 1..%u", (unsigned long long)ndev,
+				CCM_MAX_DEVICES);
+	if (c->topology == DRM_CCORE_TOPO_TORUS && c->torus_x * c->torus_y != c->devices_per_node)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"torus %ux%u does not hold devices=%u", c->torus_x, c->torus_y,
+				c->devices_per_node);
+	if (c->cores == 0 || c->cores > CCM_MAX_CORES || c->cc_cores < 2 ||
+	    c->cc_cores > CCM_MAX_CC_CORES || c->engines == 0 || c->engines > CCM_MAX_ENGINES ||
+	    c->rings == 0 || c->rings > CCM_MAX_RINGS || c->sems == 0 || c->sems > CCM_MAX_SEMS)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"core shape out of range: cores 1..%u, cc_cores 2..%u, engines 1..%u, rings 1..%u, sems 1..%u",
+				CCM_MAX_CORES, CCM_MAX_CC_CORES, CCM_MAX_ENGINES, CCM_MAX_RINGS,
+				CCM_MAX_SEMS);
+	if (c->min_packet_size == 0 || c->min_packet_size > c->max_packet_size ||
+	    c->cc_dma_packet_size < c->min_packet_size ||
+	    c->cc_dma_packet_size > c->max_packet_size ||
+	    c->dma_packetization_size < c->min_packet_size ||
+	    c->dma_packetization_size > c->max_packet_size ||
+	    (c->cc_dma_packet_size & (c->cc_dma_packet_size - 1)) ||
+	    (c->dma_packetization_size & (c->dma_packetization_size - 1)))
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"packet sizes must be powers of two from %u to %u bytes",
+				c->min_packet_size, c->max_packet_size);
+	if (c->max_ring_size == 0 || c->max_program_size < 64 || c->job_timeout_ms == 0)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"ring_size, program_size (>= 64) and job_timeout_ms must be set");
+	return 0;
+}
+
+int ccm_config_help(char *buf, size_t len)
+{
+	size_t i, n = 0;
+	int w;
+
+	for (i = 0; i < CCM_ARRAY_SIZE(keys); i++) {
+		if (keys[i].kind == KEY_TOPO || keys[i].kind == KEY_TORUS)
+			w = snprintf(buf + n, len > n ? len - n : 0, "  %-15s %s\n",
+				     keys[i].name, keys[i].help);
+		else
+			w = snprintf(buf + n, len > n ? len - n : 0, "  %-15s %s (%llu..%llu)\n",
+				     keys[i].name, keys[i].help,
+				     (unsigned long long)keys[i].min,
+				     (unsigned long long)keys[i].max);
+		if (w < 0)
+			return w;
+		n += (size_t)w;
+	}
+	return (int)n;
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA engines and their rings.
+ *
+ * An engine serves up to 16 rings round-robin and switches ring only at a
+ * packet boundary: each turn moves one packet (the ring's packet size, or
+ * what is left of the descriptor) of the ring whose turn it is, then the
+ * turn passes to the next ring with work.  A ring with bigger packets thus
+ * gets a proportionally bigger share of the engine: packet size is the
+ * priority knob.  Per-ring byte and packet counters make this observable.
+ *
+ * Rings are pre-built: descriptors are written while the ring is idle, and
+ * START makes the next N of them (wrapping past the last written one) run.
+ */
+#include "ccm_internal.h"
+
+int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index)
+{
+	e->agent.kind = CCM_AGENT_ENGINE;
+	e->agent.f = core->dev->f;
+	e->core = core;
+	e->index = index;
+	ccm_mutex_init(&e->lock);
+	return 0;
+}
+
+void ccm_engine_fini(struct ccm_engine *e)
+{
+	u32 i;
+
+	for (i = 0; i < CCM_MAX_RINGS; i++)
+		ccm_free(e->rings[i].descs);
+	ccm_mutex_destroy(&e->lock);
+}
+
+struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring)
+{
+	const struct ccm_config *c = &core->dev->f->cfg;
+
+	if (engine >= c->engines || ring >= c->rings)
+		return NULL;
+	return &core->engines[engine].rings[ring];
+}
+
+static bool ring_busy(struct ccm_ring *r)
+{
+	return ccm_load64(&r->started) != ccm_load64(&r->completed);
+}
+
+/* The next ring, from the one whose turn it is, with a started descriptor. */
+static struct ccm_ring *pick_ring(struct ccm_engine *e)
+{
+	u32 n = e->agent.f->cfg.rings, i, idx;
+
+	for (i = 0; i < n; i++) {
+		idx = (e->rr + i) % n;
+		if (e->rings[idx].owner && ring_busy(&e->rings[idx])) {
+			e->rr = (idx + 1) % n;
+			return &e->rings[idx];
+		}
+	}
+	return NULL;
+}
+
+static void do_packet(struct ccm_fabric *f, const struct ccm_hwdesc *d, u64 off, u64 len)
+{
+	switch (d->op) {
+	case DRM_CCORE_DESC_COPY:
+		memmove(d->dst + off, d->src0 + off, len);
+		break;
+	case DRM_CCORE_DESC_REDUCE:
+		ccm_reduce(d->dtype, d->redop, d->dst + off, d->src0 + off, d->src1 + off, len);
+		break;
+	default:
+		return;
+	}
+	if (d->src_dev != d->dst_dev)
+		ccm_link_account(f, d->src_dev, d->dst_dev, len);
+}
+
+static void complete_desc(struct ccm_engine *e, const struct ccm_hwdesc *d)
+{
+	struct ccm_fabric *f = e->agent.f;
+
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
+		if (d->flags & DRM_CCORE_DESC_F_SEM_SET)
+			ccm_sem_set(f, d->sem_target, d->value);
+		else
+			ccm_sem_add(f, d->sem_target, d->value);
+	}
+	if (d->flags & DRM_CCORE_DESC_F_SIGNAL)
+		ccm_sem_add(f, d->signal_sem, d->signal_value);
+}
+
+/* Move one packet of @r's current descriptor; true if it completed. */
+static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
+{
+	u32 written = ccm_load32(&r->written);
+	const struct ccm_hwdesc *d = &r->descs[r->exec_slot];
+	u64 chunk = d->len - r->exec_off;
+
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+		chunk = sizeof(u32);
+	else if (chunk > r->packet_size)
+		chunk = r->packet_size;
+	do_packet(e->agent.f, d, r->exec_off, chunk);
+	ccm_add64(&r->bytes, chunk);
+	ccm_add64(&r->packets, 1);
+	r->exec_off += chunk;
+	if (d->op != DRM_CCORE_DESC_SEM_WRITE && r->exec_off < d->len)
+		return false;
+	r->exec_off = 0;
+	r->exec_slot = (r->exec_slot + 1) % written;
+	complete_desc(e, d);
+	ccm_add64(&r->completed, 1);
+	return true;
+}
+
+enum ccm_step_result ccm_engine_step(struct ccm_engine *e)
+{
+	struct ccm_ring *r;
+	bool progressed = false;
+	u32 i;
+
+	for (i = 0; i < CCM_ENGINE_BUDGET_PACKETS; i++) {
+		r = pick_ring(e);
+		if (!r)
+			break;
+		progressed |= ring_packet(e, r);
+	}
+	if (progressed) {
+		ccm_core_wake_cc(e->core);
+		ccm_host_kick(e->agent.f);
+	}
+	return i == CCM_ENGINE_BUDGET_PACKETS ? CCM_STEP_RUNNABLE : CCM_STEP_BLOCKED;
+}
+
+static struct ccm_engine *engine_of(const struct ccm_fabric *f, u32 dev, u32 core,
+				    u32 engine, u32 ring, struct ccm_err *err)
+{
+	struct ccm_core *c = ccm_core_of(f, dev, core);
+
+	if (!c) {
+		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			 "core %u of device %u does not exist (devices 0..%u, cores 0..%u)",
+			 core, dev, f->ndev - 1, f->cfg.cores - 1);
+		return NULL;
+	}
+	if (engine >= f->cfg.engines || ring >= f->cfg.rings) {
+		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			 "ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
+			 ring, engine, f->cfg.engines - 1, f->cfg.rings - 1);
+		return NULL;
+	}
+	return &c->engines[engine];
+}
+
+int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   u32 slots, u32 packet_size, void *owner, struct ccm_err *err)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
+	struct ccm_hwdesc *descs;
+	struct ccm_ring *r;
+	int rc;
+
+	if (!e)
+		return -EINVAL;
+	if (!owner)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "ring owner must be set");
+	if (slots == 0 || slots > f->cfg.max_ring_size)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"ring size %u out of range (1..%u descriptors)", slots,
+				f->cfg.max_ring_size);
+	rc = ccm_check_packet_size(&f->cfg, packet_size, "packet_size", err);
+	if (rc)
+		return rc;
+	descs = ccm_calloc(slots, sizeof(*descs));
+	if (!descs)
+		return ccm_fail(err, -ENOMEM, CCM_NO_INDEX, "no memory for %u descriptors", slots);
+
+	ccm_mutex_lock(&e->lock);
+	r = &e->rings[ring];
+	if (r->owner) {
+		ccm_mutex_unlock(&e->lock);
+		ccm_free(descs);
+		return ccm_fail(err, -EBUSY, CCM_NO_INDEX,
+				"ring %u of engine %u on core %u is already in use", ring,
+				engine, core);
+	}
+	ccm_free(r->descs);
+	memset(r, 0, sizeof(*r));
+	r->descs = descs;
+	r->slots = slots;
+	r->packet_size = packet_size;
+	r->owner = owner;
+	ccm_mutex_unlock(&e->lock);
+	return 0;
+}
+
+void *ccm_ring_owner(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, NULL);
+
+	return e ? e->rings[ring].owner : NULL;
+}
+
+int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		     struct ccm_err *err)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
+	struct ccm_ring *r;
+	int rc = 0;
+
+	if (!e)
+		return -EINVAL;
+	ccm_mutex_lock(&e->lock);
+	r = &e->rings[ring];
+	if (ring_busy(r)) {
+		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
+			      "ring %u of engine %u has descriptors in flight", ring, engine);
+	} else {
+		/* descs stay allocated until reuse or engine teardown: the
+		 * engine may still be looking at this slot's cursor. */
+		r->owner = NULL;
+		r->written = 0;
+	}
+	ccm_mutex_unlock(&e->lock);
+	return rc;
+}
+
+int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   const struct ccm_hwdesc *descs, u32 count, struct ccm_err *err)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
+	struct ccm_ring *r;
+	int rc = 0;
+
+	if (!e)
+		return -EINVAL;
+	ccm_mutex_lock(&e->lock);
+	r = &e->rings[ring];
+	if (!r->owner) {
+		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX, "ring %u of engine %u is not claimed",
+			      ring, engine);
+	} else if (ring_busy(r)) {
+		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
+			      "ring %u of engine %u has descriptors in flight; write it while idle",
+			      ring, engine);
+	} else if (count > r->slots - r->written) {
+		rc = ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
+			      "ring %u of engine %u has %u free slots, %u descriptors given",
+			      ring, engine, r->slots - r->written, count);
+	} else {
+		memcpy(&r->descs[r->written], descs, (size_t)count * sizeof(*descs));
+		ccm_store32(&r->written, r->written + count);
+	}
+	ccm_mutex_unlock(&e->lock);
+	return rc;
+}
+
+int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   u32 count, struct ccm_err *err)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
+	struct ccm_ring *r;
+	int rc = 0;
+
+	if (!e)
+		return -EINVAL;
+	ccm_mutex_lock(&e->lock);
+	r = &e->rings[ring];
+	if (!r->owner || r->written == 0)
+		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX,
+			      "START on ring %u of engine %u, which has no descriptors", ring,
+			      engine);
+	else if (count)
+		ccm_add64(&r->started, count);
+	ccm_mutex_unlock(&e->lock);
+	if (!rc && count)
+		ccm_agent_wake(&e->agent);
+	return rc;
+}
+
+int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   struct ccm_ring_stats *st)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, NULL);
+	struct ccm_ring *r;
+
+	if (!e)
+		return -EINVAL;
+	r = &e->rings[ring];
+	st->packet_size = r->packet_size;
+	st->size = r->slots;
+	st->written = ccm_load32(&r->written);
+	st->bytes = ccm_load64(&r->bytes);
+	st->packets = ccm_load64(&r->packets);
+	st->started = ccm_load64(&r->started);
+	st->completed = ccm_load64(&r->completed);
+	st->errors = ccm_load64(&r->errors);
+	return 0;
+}
+
+bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, NULL);
+
+	return !e || !ring_busy(&e->rings[ring]);
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Userspace implementation of the model's OS shim. */
+#ifndef __KERNEL__
+#include "ccm_os.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+void *ccm_zalloc(size_t size)
+{
+	return calloc(1, size ? size : 1);
+}
+
+void *ccm_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void ccm_free(void *p)
+{
+	free(p);
+}
+
+void *ccm_big_zalloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void ccm_big_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
+void ccm_mutex_init(struct ccm_mutex *m)
+{
+	pthread_mutex_init(&m->m, NULL);
+}
+
+void ccm_mutex_destroy(struct ccm_mutex *m)
+{
+	pthread_mutex_destroy(&m->m);
+}
+
+void ccm_mutex_lock(struct ccm_mutex *m)
+{
+	pthread_mutex_lock(&m->m);
+}
+
+void ccm_mutex_unlock(struct ccm_mutex *m)
+{
+	pthread_mutex_unlock(&m->m);
+}
+
+void ccm_cond_init(struct ccm_cond *c)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->c, &a);
+	pthread_condattr_destroy(&a);
+}
+
+void ccm_cond_destroy(struct ccm_cond *c)
+{
+	pthread_cond_destroy(&c->c);
+}
+
+void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
+{
+	pthread_cond_wait(&c->c, &m->m);
+}
+
+bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
+{
+	struct timespec ts;
+
+	if (deadline_ns < 0)
+		deadline_ns = 0;
+	ts.tv_sec = deadline_ns / 1000000000;
+	ts.tv_nsec = deadline_ns % 1000000000;
+	return pthread_cond_timedwait(&c->c, &m->m, &ts) != ETIMEDOUT;
+}
+
+void ccm_cond_broadcast(struct ccm_cond *c)
+{
+	pthread_cond_broadcast(&c->c);
+}
+
+struct thread_start {
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct thread_start s = *(struct thread_start *)p;
+
+	free(p);
+	s.fn(s.arg);
+	return NULL;
+}
+
+int ccm_thread_start(struct ccm_thread *t, void (*fn)(void *), void *arg)
+{
+	struct thread_start *s = malloc(sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->fn = fn;
+	s->arg = arg;
+	rc = pthread_create(&t->t, NULL, thread_trampoline, s);
+	if (rc) {
+		free(s);
+		return -rc;
+	}
+	return 0;
+}
+
+void ccm_thread_join(struct ccm_thread *t)
+{
+	pthread_join(t->t, NULL);
+}
+
+unsigned int ccm_host_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+s64 ccm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (s64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+#endif

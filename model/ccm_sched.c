@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The model's scheduler: CC cores and DMA engines are agents stepped by a
+ * small pool of workers sized to the host, not one thread per engine.  With
+ * zero workers the model runs inline on the thread that waits, picking the
+ * next ready agent with a seeded generator: deterministic for a given seed.
+ *
+ * Each step is bounded (a few packets, a few dozen instructions) so agents
+ * share workers fairly; the timed mode replaces the run queue with an
+ * event queue ordered by virtual time and reuses the same step functions.
+ */
+#include "ccm_internal.h"
+
+static enum ccm_step_result agent_step(struct ccm_agent *a)
+{
+	if (a->kind == CCM_AGENT_ENGINE)
+		return ccm_engine_step((struct ccm_engine *)a);
+	return ccm_cc_step((struct ccm_cc *)a);
+}
+
+static void queue_push(struct ccm_sched *s, struct ccm_agent *a)
+{
+	s->queue[(s->head + s->count) % s->cap] = a;
+	s->count++;
+}
+
+static u64 xorshift64(u64 *state)
+{
+	u64 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
+
+/* FIFO with workers; seeded random choice inline. */
+static struct ccm_agent *queue_pop(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+	struct ccm_agent *a;
+	u32 pick, slot, head_slot;
+
+	if (f->cfg.workers == 0 && s->count > 1) {
+		pick = (u32)(xorshift64(&s->rng) % s->count);
+		slot = (s->head + pick) % s->cap;
+		head_slot = s->head;
+		a = s->queue[slot];
+		s->queue[slot] = s->queue[head_slot];
+	} else {
+		a = s->queue[s->head];
+	}
+	s->head = (s->head + 1) % s->cap;
+	s->count--;
+	return a;
+}
+
+void ccm_agent_wake(struct ccm_agent *a)
+{
+	struct ccm_sched *s = &a->f->sched;
+
+	ccm_mutex_lock(&s->lock);
+	if (a->state == CCM_AGENT_IDLE) {
+		a->state = CCM_AGENT_QUEUED;
+		queue_push(s, a);
+		ccm_cond_broadcast(&s->work);
+	} else if (a->state == CCM_AGENT_RUNNING) {
+		a->rerun = true;
+	}
+	ccm_mutex_unlock(&s->lock);
+}
+
+void ccm_host_kick(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+
+	/* Pairs with the increment in ccm_fabric_wait(): either the waiter
+	 * sees our state change or we see the waiter. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&s->host_waiters, __ATOMIC_SEQ_CST))
+		return;
+	ccm_mutex_lock(&s->lock);
+	s->gen++;
+	ccm_cond_broadcast(&s->host);
+	ccm_mutex_unlock(&s->lock);
+}
+
+/* Run one agent step; called with the scheduler lock held, drops it. */
+static void run_one(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+	struct ccm_agent *a = queue_pop(f);
+	enum ccm_step_result r;
+
+	a->state = CCM_AGENT_RUNNING;
+	a->rerun = false;
+	s->running++;
+	ccm_mutex_unlock(&s->lock);
+
+	r = agent_step(a);
+
+	ccm_mutex_lock(&s->lock);
+	s->running--;
+	if (r == CCM_STEP_RUNNABLE || a->rerun) {
+		a->state = CCM_AGENT_QUEUED;
+		queue_push(s, a);
+	} else {
+		a->state = CCM_AGENT_IDLE;
+	}
+}
+
+static void worker_main(void *arg)
+{
+	struct ccm_fabric *f = arg;
+	struct ccm_sched *s = &f->sched;
+
+	ccm_mutex_lock(&s->lock);
+	while (!s->stop) {
+		if (s->count == 0) {
+			ccm_cond_wait(&s->work, &s->lock);
+			continue;
+		}
+		run_one(f);
+		if (s->count)
+			ccm_cond_broadcast(&s->work);
+	}
+	ccm_mutex_unlock(&s->lock);
+}
+
+int ccm_sched_init(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+	const struct ccm_config *c = &f->cfg;
+
+	s->cap = f->ndev * c->cores * (c->engines + c->cc_cores);
+	s->queue = ccm_calloc(s->cap, sizeof(*s->queue));
+	if (!s->queue)
+		return -ENOMEM;
+	ccm_mutex_init(&s->lock);
+	ccm_cond_init(&s->work);
+	ccm_cond_init(&s->host);
+	s->rng = c->seed ? c->seed : 0x9e3779b97f4a7c15ull;
+	return 0;
+}
+
+void ccm_sched_start(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+	u32 i;
+
+	if (!f->cfg.workers)
+		return;
+	s->threads = ccm_calloc(f->cfg.workers, sizeof(*s->threads));
+	if (!s->threads)
+		return;
+	for (i = 0; i < f->cfg.workers; i++) {
+		if (ccm_thread_start(&s->threads[i], worker_main, f))
+			break;
+		s->nthreads++;
+	}
+}
+
+void ccm_sched_fini(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+	u32 i;
+
+	if (!s->queue)
+		return;
+	ccm_mutex_lock(&s->lock);
+	s->stop = true;
+	ccm_cond_broadcast(&s->work);
+	ccm_mutex_unlock(&s->lock);
+	for (i = 0; i < s->nthreads; i++)
+		ccm_thread_join(&s->threads[i]);
+	ccm_free(s->threads);
+	ccm_cond_destroy(&s->work);
+	ccm_cond_destroy(&s->host);
+	ccm_mutex_destroy(&s->lock);
+	ccm_free(s->queue);
+	s->queue = NULL;
+}
+
+bool ccm_fabric_quiescent(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+	bool q;
+
+	ccm_mutex_lock(&s->lock);
+	q = s->count == 0 && s->running == 0;
+	ccm_mutex_unlock(&s->lock);
+	return q;
+}
+
+u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps)
+{
+	struct ccm_sched *s = &f->sched;
+	u64 done = 0;
+
+	if (f->cfg.workers)
+		return 0;
+	ccm_mutex_lock(&s->lock);
+	while (done < steps && s->count) {
+		run_one(f);
+		done++;
+	}
+	ccm_mutex_unlock(&s->lock);
+	return done;
+}
+
+static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
+		       s64 deadline_ns)
+{
+	struct ccm_sched *s = &f->sched;
+	int rc = 0;
+
+	ccm_mutex_lock(&s->lock);
+	for (;;) {
+		ccm_mutex_unlock(&s->lock);
+		if (cond(arg))
+			return 0;
+		ccm_mutex_lock(&s->lock);
+		if (!s->count || ccm_now_ns() >= deadline_ns) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		run_one(f);
+	}
+	ccm_mutex_unlock(&s->lock);
+	return cond(arg) ? 0 : rc;
+}
+
+/*
+ * @cond runs without any model lock held (it may take the host's own locks);
+ * a generation count bumped by every kick closes the window between a false
+ * @cond and going to sleep.
+ */
+int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
+		    s64 deadline_ns)
+{
+	struct ccm_sched *s = &f->sched;
+	int rc = 0;
+	u64 gen;
+
+	if (!f->cfg.workers)
+		return wait_inline(f, cond, arg, deadline_ns);
+
+	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+		if (cond(arg))
+			break;
+		ccm_mutex_lock(&s->lock);
+		while (s->gen == gen && rc == 0)
+			if (!ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
+				rc = -ETIMEDOUT;
+		ccm_mutex_unlock(&s->lock);
+		if (rc) {
+			rc = cond(arg) ? 0 : rc;
+			break;
+		}
+	}
+	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}

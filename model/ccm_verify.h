@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Validation and translation of what a context submits: descriptors (checked
+ * against the context's address space and semaphores, then translated into
+ * host pointers) and CC programs (checked instruction by instruction).
+ * Shared by the kernel driver and the embedded backend: this is the
+ * security boundary, so it lives in one place.
+ */
+#ifndef CCM_VERIFY_H
+#define CCM_VERIFY_H
+
+#include "ccm.h"
+#include "ccm_vm.h"
+
+/**
+ * struct ccm_verify_ctx - what a submission may touch
+ * @f: the fabric (limits, semaphore bank sizes)
+ * @dev: device of the ring or CC core
+ * @core: logical core of the ring or CC core
+ * @vm: the context's address space
+ * @sem_owned: true if the context may use semaphore @ref
+ * @ring_owned: true if the context owns ring @engine/@ring of @core
+ * @owner: passed to the callbacks
+ */
+struct ccm_verify_ctx {
+	const struct ccm_fabric *f;
+	u32 dev;
+	u32 core;
+	const struct ccm_vm *vm;
+	bool (*sem_owned)(void *owner, u32 ref);
+	bool (*ring_owned)(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
+	void *owner;
+};
+
+/* Validate descriptor @index and translate it into @out. */
+int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_desc *d,
+		       u32 index, struct ccm_hwdesc *out, struct ccm_err *err);
+/* Validate a whole program; err->index names the first bad instruction. */
+int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *insns,
+		       u32 count, struct ccm_err *err);
+
+#endif

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A context's device address space (see ccm_vm.h). */
+#include "ccm_vm.h"
+
+void ccm_vm_init(struct ccm_vm *vm)
+{
+	memset(vm, 0, sizeof(*vm));
+	vm->next_va = CCM_VM_BASE;
+}
+
+void ccm_vm_fini(struct ccm_vm *vm)
+{
+	ccm_free(vm->maps);
+	memset(vm, 0, sizeof(*vm));
+}
+
+int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va)
+{
+	struct ccm_vm_map *maps;
+	u64 span = (size + CCM_VM_PAGE - 1) & ~(CCM_VM_PAGE - 1);
+
+	if (size == 0 || span < size)
+		return -EINVAL;
+	if (vm->count == vm->cap) {
+		u32 cap = vm->cap ? vm->cap * 2 : 16;
+
+		maps = ccm_calloc(cap, sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		if (vm->count)
+			memcpy(maps, vm->maps, vm->count * sizeof(*maps));
+		ccm_free(vm->maps);
+		vm->maps = maps;
+		vm->cap = cap;
+	}
+	/* Addresses only grow, so appending keeps the array sorted. */
+	*va = vm->next_va;
+	vm->maps[vm->count++] = (struct ccm_vm_map){
+		.va = *va, .size = size, .host = host, .dev = dev, .bo = bo,
+	};
+	vm->next_va += span + CCM_VM_PAGE;
+	return 0;
+}
+
+static s64 vm_index(const struct ccm_vm *vm, u64 va)
+{
+	u32 lo = 0, hi = vm->count;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (vm->maps[mid].va <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (s64)lo - 1;	/* last mapping starting at or below va */
+}
+
+int ccm_vm_unmap(struct ccm_vm *vm, u64 va)
+{
+	s64 i = vm_index(vm, va);
+
+	if (i < 0 || vm->maps[i].va != va)
+		return -ENOENT;
+	memmove(&vm->maps[i], &vm->maps[i + 1], (vm->count - (u32)i - 1) * sizeof(*vm->maps));
+	vm->count--;
+	return 0;
+}
+
+const struct ccm_vm_map *ccm_vm_find(const struct ccm_vm *vm, u64 va, u64 len)
+{
+	s64 i = vm_index(vm, va);
+	const struct ccm_vm_map *m;
+
+	if (i < 0)
+		return NULL;
+	m = &vm->maps[i];
+	if (va - m->va > m->size || len > m->size - (va - m->va))
+		return NULL;
+	return m;
+}

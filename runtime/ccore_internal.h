@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* libccore internals shared across runtime/ files. */
+#ifndef CCORE_INTERNAL_H
+#define CCORE_INTERNAL_H
+
+#include "ccore_device.h"
+
+#include <errno.h>
+
+/* Set the last error and return @rc (a negative errno). */
+int ccore_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct ccore_backend_ops {
+	const char *name;
+	int (*ioctl)(struct ccore_dev *dev, unsigned long request, void *arg);
+	void *(*bo_map)(struct ccore_dev *dev, uint32_t handle);
+	/* Export @handle / block @first of @from so that @dev can import it. */
+	int (*bo_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t handle,
+			uint32_t *new_handle);
+	int (*sem_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t first);
+	void (*close)(struct ccore_system *sys);
+};
+
+struct ccore_dev {
+	const struct ccore_backend_ops *ops;
+	struct ccore_system *sys;
+	unsigned int index;
+};
+
+struct ccore_system {
+	const struct ccore_backend_ops *ops;
+	unsigned int ndev;
+	struct ccore_dev **devs;
+	struct ccm_fabric *model;
+};
+
+int ccore_sim_open(const char *config, struct ccore_system **out);
+/* Name of a DRM_IOCTL_* request, for messages. */
+const char *ccore_ioctl_name(unsigned long request);
+
+#endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libccore device layer: the operations every backend provides, expressed
+ * in the uAPI of uapi/drm/ccore_accel.h.
+ *
+ * A system is the set of devices one backend exposes; each device is opened
+ * as one context, as a process opening /dev/accel/accelN would.  Backends:
+ *   sim    the device model in-process (default; no root, no module)
+ *   accel  the kernel driver (not in this build yet)
+ * chosen by the backend argument, else $CCORE_DEVICE, else sim.
+ */
+#ifndef CCORE_DEVICE_H
+#define CCORE_DEVICE_H
+
+#include "ccore.h"
+#include "ccore_accel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ccore_system;
+struct ccore_dev;
+struct ccm_fabric;
+
+/*
+ * Open every device of a backend.  @sim_config ("key=value,...", see
+ * ccore-info --sim-help) shapes the simulated fabric; NULL means $CCORE_SIM,
+ * else the defaults.
+ */
+int ccore_system_open(const char *backend, const char *sim_config, struct ccore_system **out);
+void ccore_system_close(struct ccore_system *sys);
+const char *ccore_system_backend(const struct ccore_system *sys);
+unsigned int ccore_system_num_devices(const struct ccore_system *sys);
+struct ccore_dev *ccore_system_device(struct ccore_system *sys, unsigned int index);
+/* The device model behind a sim system (NULL for other backends). */
+struct ccm_fabric *ccore_system_model(struct ccore_system *sys);
+
+/* Raw uAPI call: DRM_IOCTL_CCORE_*, DRM_IOCTL_GEM_CLOSE, DRM_IOCTL_PRIME_*. */
+int ccore_dev_ioctl(struct ccore_dev *dev, unsigned long request, void *arg);
+unsigned int ccore_dev_index(const struct ccore_dev *dev);
+
+int ccore_dev_param(struct ccore_dev *dev, uint32_t param, uint64_t *value);
+int ccore_dev_set_param(struct ccore_dev *dev, uint32_t param, uint64_t value);
+
+int ccore_dev_bo_create(struct ccore_dev *dev, uint64_t size, uint32_t *handle,
+			uint64_t *dev_addr);
+/* Host view of a buffer (mmap for accel); valid until the buffer is closed. */
+void *ccore_dev_bo_map(struct ccore_dev *dev, uint32_t handle);
+int ccore_dev_bo_close(struct ccore_dev *dev, uint32_t handle);
+/* Make @from's buffer @handle usable by @dev's descriptors (dma-buf). */
+int ccore_dev_bo_import(struct ccore_dev *dev, struct ccore_dev *from, uint32_t handle,
+			uint32_t *new_handle, uint64_t *dev_addr);
+
+int ccore_dev_sem_alloc(struct ccore_dev *dev, uint32_t core, uint32_t count,
+			uint32_t *first);
+int ccore_dev_sem_free(struct ccore_dev *dev, uint32_t first);
+/* Let @dev use the block @first that @from allocated. */
+int ccore_dev_sem_import(struct ccore_dev *dev, struct ccore_dev *from, uint32_t first);
+int ccore_dev_sem_read(struct ccore_dev *dev, uint32_t sem, uint32_t *value);
+int ccore_dev_sem_write(struct ccore_dev *dev, uint32_t sem, uint32_t op, uint32_t value);
+/* Wait until @sem >= @value for at most @timeout_ns (relative). */
+int ccore_dev_sem_wait(struct ccore_dev *dev, uint32_t sem, uint32_t value,
+		       int64_t timeout_ns);
+
+int ccore_dev_ring_create(struct ccore_dev *dev, uint32_t core, uint32_t engine, uint32_t ring,
+			  uint32_t size, uint32_t packet_size, uint32_t flags, uint32_t *handle);
+int ccore_dev_ring_destroy(struct ccore_dev *dev, uint32_t handle);
+int ccore_dev_ring_submit(struct ccore_dev *dev, uint32_t handle,
+			  const struct drm_ccore_desc *descs, uint32_t count, uint32_t flags);
+int ccore_dev_ring_stats(struct ccore_dev *dev, uint32_t handle,
+			 struct drm_ccore_ring_stats *stats);
+
+int ccore_dev_program_load(struct ccore_dev *dev, uint32_t cc_core,
+			   const struct drm_ccore_insn *insns, uint32_t count, uint32_t *handle);
+int ccore_dev_program_free(struct ccore_dev *dev, uint32_t handle);
+int ccore_dev_submit(struct ccore_dev *dev, uint32_t program, uint32_t flags, uint64_t *job);
+/* Wait for a job at most @timeout_ns (relative); *status is its result. */
+int ccore_dev_job_wait(struct ccore_dev *dev, uint64_t job, int64_t timeout_ns, int *status);
+int ccore_dev_trigger(struct ccore_dev *dev, uint32_t cc_core, uint32_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sim backend: the uAPI implemented in-process on the device model.
+ * One sim_ctx per device plays the part of an open /dev/accel/accelN file;
+ * its handles, address space and ownership rules follow the kernel driver's
+ * so the same runtime code runs on either.  File descriptors the uAPI
+ * passes between contexts (dma-buf, semaphore export) are emulated as
+ * tokens valid within the process.
+ */
+#ifndef CCORE_SIM_H
+#define CCORE_SIM_H
+
+#include <fcntl.h>
+
+#include "ccore_internal.h"
+#include "ccm.h"
+#include "ccm_verify.h"
+
+#define SIM_JOB_SLOTS 4096	/* jobs in flight per context */
+#define SIM_TOKEN_BASE 0x40000000
+
+/* Device memory, shared by a buffer and its imports. */
+struct sim_mem {
+	u8 *host;
+	u64 size;		/* requested */
+	u64 span;		/* allocated, page multiple */
+	u32 dev;
+	u32 refs;		/* under the system lock */
+};
+
+struct sim_bo {
+	struct sim_mem *mem;
+	u64 va;
+};
+
+struct sim_ring {
+	u32 core, engine, ring;
+	struct sim_mem **mems;	/* memory its descriptors reach */
+	u32 nmems, cap;
+};
+
+struct sim_prog {
+	u32 cc;
+	u32 base;
+	u32 count;
+	u32 pending;		/* atomic: jobs queued or running */
+};
+
+struct sim_job {
+	u64 seq;
+	u32 done;		/* atomic */
+	s32 status;
+	u32 cc;
+	s64 deadline_ns;
+	struct sim_prog *prog;
+};
+
+/* A table of objects named by small integer handles (1..). */
+struct sim_handles {
+	void **slot;
+	u32 cap;
+};
+
+struct sim_grant {
+	u32 first, count;
+};
+
+struct sim_ctx {
+	struct ccore_dev base;
+	struct sim_system *sys;
+	u32 dev;
+	struct ccm_vm vm;
+	struct sim_handles bos, rings, progs;
+	struct sim_grant *grants;
+	u32 ngrants;
+	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
+	u64 next_seq;
+};
+
+struct sim_token {
+	bool sem;
+	struct sim_mem *mem;	/* dma-buf */
+	u32 first, count;	/* semaphore block */
+};
+
+struct sim_system {
+	struct ccore_system base;
+	struct ccm_fabric *f;
+	struct ccm_mutex lock;	/* every table below and in the contexts */
+	struct sim_ctx **ctx;
+	struct sim_token *tokens;
+	u32 ntokens;
+	u32 fw_size;		/* resident firmware instructions */
+};
+
+static inline struct sim_ctx *to_ctx(struct ccore_dev *dev)
+{
+	return (struct sim_ctx *)dev;
+}
+
+/* Report a model failure as the last error of an ioctl. */
+int sim_fail(unsigned long request, int rc, const struct ccm_err *err);
+
+/* sim_handles.c */
+int sim_handle_add(struct sim_handles *h, void *obj, u32 *handle);
+void *sim_handle_get(const struct sim_handles *h, u32 handle);
+void *sim_handle_remove(struct sim_handles *h, u32 handle);
+void sim_handles_fini(struct sim_handles *h);
+
+/* the ioctl families, each in its own file; called with the lock held */
+int sim_param_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+int sim_bo_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+/* waits run without the lock */
+int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a);
+int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a);
+
+void sim_mem_put(struct sim_system *s, struct sim_mem *m);
+/* Verifier callback: @owner (a sim_ctx) allocated or imported @ref. */
+bool sim_sem_usable(void *owner, u32 ref);
+bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
+void sim_bo_fini(struct sim_ctx *c);
+void sim_ring_fini(struct sim_ctx *c);
+void sim_job_fini(struct sim_ctx *c);
+int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd);
+const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd);
+
+#endif

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* Handle tables: the lowest free handle is reused, as GEM's idr does. */
+#include "sim.h"
+
+#include <stdlib.h>
+
+int sim_handle_add(struct sim_handles *h, void *obj, u32 *handle)
+{
+	u32 i, cap;
+	void **slot;
+
+	for (i = 0; i < h->cap; i++)
+		if (!h->slot[i])
+			goto found;
+	cap = h->cap ? h->cap * 2 : 16;
+	slot = realloc(h->slot, cap * sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	memset(slot + h->cap, 0, (cap - h->cap) * sizeof(*slot));
+	h->slot = slot;
+	i = h->cap;
+	h->cap = cap;
+found:
+	h->slot[i] = obj;
+	*handle = i + 1;
+	return 0;
+}
+
+void *sim_handle_get(const struct sim_handles *h, u32 handle)
+{
+	return handle && handle <= h->cap ? h->slot[handle - 1] : NULL;
+}
+
+void *sim_handle_remove(struct sim_handles *h, u32 handle)
+{
+	void *obj = sim_handle_get(h, handle);
+
+	if (obj)
+		h->slot[handle - 1] = NULL;
+	return obj;
+}
+
+void sim_handles_fini(struct sim_handles *h)
+{
+	free(h->slot);
+	h->slot = NULL;
+	h->cap = 0;
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CC programs and jobs on the sim backend: programs are verified before
+ * they reach a CC core's memory; a job queues a program for the resident
+ * dispatcher; a job that outlives its timeout gets its CC core reset and
+ * fails with -ETIMEDOUT instead of hanging.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+
+static int cc_check(struct sim_ctx *c, unsigned long req, u32 cc)
+{
+	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
+
+	if (cc >= cfg->cores * cfg->cc_cores)
+		return ccore_error(-EINVAL, "%s: CC core %u does not exist (0..%u)",
+				   ccore_ioctl_name(req), cc, cfg->cores * cfg->cc_cores - 1);
+	return 0;
+}
+
+static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
+{
+	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
+	const struct drm_ccore_insn *insns = (const void *)(uintptr_t)a->insns;
+	struct ccm_verify_ctx v = {
+		.f = c->sys->f, .dev = c->dev, .vm = &c->vm,
+		.sem_owned = sim_sem_usable, .ring_owned = sim_ring_owned, .owner = c,
+	};
+	struct ccm_err err = { .index = CCM_NO_INDEX };
+	struct sim_prog *p;
+	int rc;
+
+	a->bad_index = CCM_NO_INDEX;
+	rc = cc_check(c, DRM_IOCTL_CCORE_PROGRAM_LOAD, a->cc_core);
+	if (rc)
+		return rc;
+	if (!insns)
+		return ccore_error(-EFAULT, "PROGRAM_LOAD: insns pointer is NULL");
+	v.core = a->cc_core / cfg->cc_cores;
+	rc = ccm_program_verify(&v, insns, a->count, &err);
+	if (rc) {
+		a->bad_index = err.index;
+		return sim_fail(DRM_IOCTL_CCORE_PROGRAM_LOAD, rc, &err);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return ccore_error(-ENOMEM, "PROGRAM_LOAD: out of memory");
+	rc = ccm_cc_load(c->sys->f, c->dev, a->cc_core, insns, a->count, &p->base, &err);
+	if (rc) {
+		free(p);
+		return sim_fail(DRM_IOCTL_CCORE_PROGRAM_LOAD, rc, &err);
+	}
+	p->cc = a->cc_core;
+	p->count = a->count;
+	rc = sim_handle_add(&c->progs, p, &a->handle);
+	if (rc) {
+		ccm_cc_unload(c->sys->f, c->dev, p->cc, p->base);
+		free(p);
+		return ccore_error(rc, "PROGRAM_LOAD: out of memory");
+	}
+	return 0;
+}
+
+static struct sim_prog *prog_get(struct sim_ctx *c, unsigned long req, u32 handle)
+{
+	struct sim_prog *p = sim_handle_get(&c->progs, handle);
+
+	if (!p)
+		ccore_error(-ENOENT, "%s: no program with handle %u in this context",
+			    ccore_ioctl_name(req), handle);
+	return p;
+}
+
+static int program_free(struct sim_ctx *c, struct drm_ccore_program_free *a)
+{
+	struct sim_prog *p;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "PROGRAM_FREE: pad must be zero");
+	p = prog_get(c, DRM_IOCTL_CCORE_PROGRAM_FREE, a->handle);
+	if (!p)
+		return -ENOENT;
+	if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
+		return ccore_error(-EBUSY, "PROGRAM_FREE: program %u still has %u jobs queued or running",
+				   a->handle, p->pending);
+	ccm_cc_unload(c->sys->f, c->dev, p->cc, p->base);
+	sim_handle_remove(&c->progs, a->handle);
+	free(p);
+	return 0;
+}
+
+static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
+{
+	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
+	struct ccm_err err = { 0 };
+	struct sim_prog *p;
+	struct sim_job *j;
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "SUBMIT: pad must be zero");
+	if (a->flags & ~DRM_CCORE_JOB_F_TRIGGER)
+		return ccore_error(-EINVAL, "SUBMIT: unknown flags 0x%x (allowed 0x%x TRIGGER)",
+				   a->flags, DRM_CCORE_JOB_F_TRIGGER);
+	if (a->in_syncobj || a->out_syncobj)
+		return ccore_error(-EOPNOTSUPP,
+				   "SUBMIT: syncobjs are a kernel-driver feature; the sim backend waits with JOB_WAIT (set in_syncobj and out_syncobj to 0)");
+	p = prog_get(c, DRM_IOCTL_CCORE_SUBMIT, a->program);
+	if (!p)
+		return -ENOENT;
+	j = &c->jobs[c->next_seq % SIM_JOB_SLOTS];
+	if (j->seq && !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+		return ccore_error(-EBUSY, "SUBMIT: %u jobs already in flight on this context",
+				   SIM_JOB_SLOTS);
+	*j = (struct sim_job){
+		.seq = c->next_seq, .cc = p->cc, .prog = p,
+		.deadline_ns = ccm_now_ns() +
+			       (s64)(a->timeout_ms ? a->timeout_ms : cfg->job_timeout_ms) * 1000000,
+	};
+	__atomic_add_fetch(&p->pending, 1, __ATOMIC_ACQ_REL);
+	rc = ccm_cc_enqueue(c->sys->f, c->dev, p->cc, p->base, (u64)(uintptr_t)j, &err);
+	if (rc) {
+		__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL);
+		j->seq = 0;
+		return sim_fail(DRM_IOCTL_CCORE_SUBMIT, rc, &err);
+	}
+	if (a->flags & DRM_CCORE_JOB_F_TRIGGER)
+		ccm_cc_trigger(c->sys->f, c->dev, p->cc, 1);
+	a->job = c->next_seq++;
+	return 0;
+}
+
+static int trigger(struct sim_ctx *c, struct drm_ccore_cc_trigger *a)
+{
+	int rc = cc_check(c, DRM_IOCTL_CCORE_CC_TRIGGER, a->cc_core);
+
+	if (rc)
+		return rc;
+	if (a->count == 0 || a->count > 0xffff)
+		return ccore_error(-EINVAL, "CC_TRIGGER: count %u out of range (1..65535)", a->count);
+	ccm_cc_trigger(c->sys->f, c->dev, a->cc_core, a->count);
+	return 0;
+}
+
+int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
+{
+	switch (req) {
+	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
+		return program_load(c, arg);
+	case DRM_IOCTL_CCORE_PROGRAM_FREE:
+		return program_free(c, arg);
+	case DRM_IOCTL_CCORE_SUBMIT:
+		return submit(c, arg);
+	default:
+		return trigger(c, arg);
+	}
+}
+
+static bool job_done(void *p)
+{
+	return __atomic_load_n(&((struct sim_job *)p)->done, __ATOMIC_ACQUIRE);
+}
+
+int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
+{
+	struct sim_job *j = &c->jobs[a->job % SIM_JOB_SLOTS];
+	s64 deadline;
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "JOB_WAIT: pad must be zero");
+	if (!a->job || j->seq != a->job)
+		return ccore_error(-EINVAL, "JOB_WAIT: job %llu is unknown or too old (the last %u are kept)",
+				   (unsigned long long)a->job, SIM_JOB_SLOTS);
+	deadline = a->timeout_ns < j->deadline_ns ? a->timeout_ns : j->deadline_ns;
+	rc = ccm_fabric_wait(c->sys->f, job_done, j, deadline);
+	if (rc && deadline == j->deadline_ns) {
+		/* The job's own timeout: recover its CC core, fail the job. */
+		ccm_cc_reset(c->sys->f, c->dev, j->cc, -ETIMEDOUT);
+		rc = 0;
+	}
+	if (rc)
+		return ccore_error(rc, "JOB_WAIT: job %llu still running at the deadline",
+				   (unsigned long long)a->job);
+	a->status = j->status;
+	return 0;
+}
+
+void sim_job_fini(struct sim_ctx *c)
+{
+	struct sim_prog *p;
+	u32 h;
+
+	/* Jobs still queued would reference freed programs: recover the
+	 * CC cores this context used before letting its programs go. */
+	if (c->sys->f) {
+		for (h = 1; h <= c->progs.cap; h++) {
+			p = sim_handle_get(&c->progs, h);
+			if (p && __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
+				ccm_cc_reset(c->sys->f, c->dev, p->cc, -ECANCELED);
+		}
+		return;
+	}
+	for (h = 1; h <= c->progs.cap; h++)
+		free(sim_handle_remove(&c->progs, h));
+	sim_handles_fini(&c->progs);
+}

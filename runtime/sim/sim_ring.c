@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DMA rings on the sim backend.  Submission validates and translates every
+ * descriptor before writing any (ccm_desc_translate is the security
+ * boundary) and keeps the memory the descriptors reach alive for as long as
+ * the ring exists.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+
+bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	struct sim_ctx *c = owner;
+
+	return ccm_ring_owner(c->sys->f, dev, core, engine, ring) == c;
+}
+
+static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
+{
+	struct ccm_fabric *f = c->sys->f;
+	struct ccm_err err = { 0 };
+	struct sim_ring *r;
+	u32 psize = a->packet_size;
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "RING_CREATE: pad must be zero");
+	if (a->flags & ~DRM_CCORE_RING_F_COMPUTE)
+		return ccore_error(-EINVAL, "RING_CREATE: unknown flags 0x%x (allowed 0x%x COMPUTE)",
+				   a->flags, DRM_CCORE_RING_F_COMPUTE);
+	if (!psize)
+		psize = a->flags & DRM_CCORE_RING_F_COMPUTE ? ccm_device_dma_packetization(f, c->dev)
+							    : ccm_device_cc_packet_size(f, c->dev);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return ccore_error(-ENOMEM, "RING_CREATE: out of memory");
+	rc = ccm_ring_claim(f, c->dev, a->core, a->engine, a->ring, a->size, psize, c, &err);
+	if (rc) {
+		free(r);
+		return sim_fail(DRM_IOCTL_CCORE_RING_CREATE, rc, &err);
+	}
+	r->core = a->core;
+	r->engine = a->engine;
+	r->ring = a->ring;
+	rc = sim_handle_add(&c->rings, r, &a->handle);
+	if (rc) {
+		ccm_ring_release(f, c->dev, a->core, a->engine, a->ring, NULL);
+		free(r);
+		return ccore_error(rc, "RING_CREATE: out of memory");
+	}
+	return 0;
+}
+
+static struct sim_ring *ring_get(struct sim_ctx *c, unsigned long req, u32 handle)
+{
+	struct sim_ring *r = sim_handle_get(&c->rings, handle);
+
+	if (!r)
+		ccore_error(-ENOENT, "%s: no ring with handle %u in this context",
+			    ccore_ioctl_name(req), handle);
+	return r;
+}
+
+static void ring_free(struct sim_ctx *c, struct sim_ring *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nmems; i++)
+		sim_mem_put(c->sys, r->mems[i]);
+	free(r->mems);
+	free(r);
+}
+
+static int ring_destroy(struct sim_ctx *c, struct drm_ccore_ring_destroy *a)
+{
+	struct ccm_err err = { 0 };
+	struct sim_ring *r;
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "RING_DESTROY: pad must be zero");
+	r = ring_get(c, DRM_IOCTL_CCORE_RING_DESTROY, a->handle);
+	if (!r)
+		return -ENOENT;
+	rc = ccm_ring_release(c->sys->f, c->dev, r->core, r->engine, r->ring, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_RING_DESTROY, rc, &err);
+	sim_handle_remove(&c->rings, a->handle);
+	ring_free(c, r);
+	return 0;
+}
+
+/* Remember that @r reaches the memory behind [va, va + len). */
+static int ring_ref(struct sim_ctx *c, struct sim_ring *r, u64 va, u64 len)
+{
+	const struct ccm_vm_map *m = ccm_vm_find(&c->vm, va, len);
+	struct sim_mem *mem, **mems;
+	u32 i;
+
+	if (!m)
+		return 0;
+	mem = ((struct sim_bo *)m->bo)->mem;
+	for (i = 0; i < r->nmems; i++)
+		if (r->mems[i] == mem)
+			return 0;
+	if (r->nmems == r->cap) {
+		mems = realloc(r->mems, (r->cap ? r->cap * 2 : 8) * sizeof(*mems));
+		if (!mems)
+			return -ENOMEM;
+		r->mems = mems;
+		r->cap = r->cap ? r->cap * 2 : 8;
+	}
+	r->mems[r->nmems++] = mem;
+	mem->refs++;
+	return 0;
+}
+
+static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
+{
+	const struct drm_ccore_desc *in = (const void *)(uintptr_t)a->descs;
+	struct ccm_verify_ctx v = {
+		.f = c->sys->f, .dev = c->dev, .vm = &c->vm,
+		.sem_owned = sim_sem_usable, .owner = c,
+	};
+	struct ccm_err err = { .index = CCM_NO_INDEX };
+	struct ccm_hwdesc *hw;
+	struct sim_ring *r;
+	u32 i;
+	int rc = 0;
+
+	a->bad_index = CCM_NO_INDEX;
+	if (a->flags & ~DRM_CCORE_SUBMIT_F_START)
+		return ccore_error(-EINVAL, "RING_SUBMIT: unknown flags 0x%x (allowed 0x%x START)",
+				   a->flags, DRM_CCORE_SUBMIT_F_START);
+	r = ring_get(c, DRM_IOCTL_CCORE_RING_SUBMIT, a->handle);
+	if (!r)
+		return -ENOENT;
+	if (a->count == 0)
+		return ccore_error(-EINVAL, "RING_SUBMIT: count is 0; expected 1 or more descriptors");
+	if (!in)
+		return ccore_error(-EFAULT, "RING_SUBMIT: descs pointer is NULL");
+	v.core = r->core;
+	hw = calloc(a->count, sizeof(*hw));
+	if (!hw)
+		return ccore_error(-ENOMEM, "RING_SUBMIT: out of memory for %u descriptors",
+				   a->count);
+	for (i = 0; i < a->count && !rc; i++)
+		rc = ccm_desc_translate(&v, &in[i], i, &hw[i], &err);
+	/* Take the memory references before the descriptors can run. */
+	for (i = 0; i < a->count && !rc; i++)
+		if (in[i].op != DRM_CCORE_DESC_SEM_WRITE)
+			rc = ring_ref(c, r, in[i].dst, in[i].len) ?:
+			     ring_ref(c, r, in[i].src0, in[i].len) ?:
+			     ring_ref(c, r, in[i].src1, in[i].len);
+	if (rc == -ENOMEM)
+		rc = ccm_fail(&err, rc, CCM_NO_INDEX, "out of memory");
+	if (!rc)
+		rc = ccm_ring_write(c->sys->f, c->dev, r->core, r->engine, r->ring, hw, a->count,
+				    &err);
+	if (!rc && (a->flags & DRM_CCORE_SUBMIT_F_START))
+		rc = ccm_ring_start(c->sys->f, c->dev, r->core, r->engine, r->ring, a->count, &err);
+	free(hw);
+	if (rc) {
+		a->bad_index = err.index;
+		return sim_fail(DRM_IOCTL_CCORE_RING_SUBMIT, rc, &err);
+	}
+	return 0;
+}
+
+static int ring_stats(struct sim_ctx *c, struct drm_ccore_ring_stats *a)
+{
+	struct ccm_ring_stats st;
+	struct sim_ring *r = ring_get(c, DRM_IOCTL_CCORE_RING_STATS, a->handle);
+
+	if (!r)
+		return -ENOENT;
+	ccm_ring_stats(c->sys->f, c->dev, r->core, r->engine, r->ring, &st);
+	a->packet_size = st.packet_size;
+	a->bytes = st.bytes;
+	a->packets = st.packets;
+	a->started = st.started;
+	a->completed = st.completed;
+	a->errors = st.errors;
+	return 0;
+}
+
+int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
+{
+	switch (req) {
+	case DRM_IOCTL_CCORE_RING_CREATE:
+		return ring_create(c, arg);
+	case DRM_IOCTL_CCORE_RING_DESTROY:
+		return ring_destroy(c, arg);
+	case DRM_IOCTL_CCORE_RING_SUBMIT:
+		return ring_submit(c, arg);
+	default:
+		return ring_stats(c, arg);
+	}
+}
+
+void sim_ring_fini(struct sim_ctx *c)
+{
+	struct sim_ring *r;
+	u32 h;
+
+	for (h = 1; h <= c->rings.cap; h++) {
+		r = sim_handle_remove(&c->rings, h);
+		if (!r)
+			continue;
+		if (c->sys->f)
+			ccm_ring_release(c->sys->f, c->dev, r->core, r->engine, r->ring, NULL);
+		ring_free(c, r);
+	}
+	sim_handles_fini(&c->rings);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Semaphores on the sim backend: allocation from a core's bank, access and
+ * waits limited to what the context allocated or imported, and export /
+ * import so ranks on other devices may signal them.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+
+bool sim_sem_usable(void *owner, u32 ref)
+{
+	struct sim_ctx *c = owner;
+	u32 i;
+
+	if (ccm_sem_owner(c->sys->f, ref) == c)
+		return true;
+	for (i = 0; i < c->ngrants; i++)
+		if (ref >= c->grants[i].first && ref - c->grants[i].first < c->grants[i].count &&
+		    ccm_sem_owner(c->sys->f, ref))
+			return true;
+	return false;
+}
+
+static int sem_check(struct sim_ctx *c, unsigned long req, u32 ref)
+{
+	if (!ccm_sem_valid(c->sys->f, ref))
+		return ccore_error(-EINVAL, "%s: semaphore 0x%08x does not exist (device %u core %u index %u)",
+				   ccore_ioctl_name(req), ref, DRM_CCORE_SEM_REF_DEV(ref),
+				   DRM_CCORE_SEM_REF_CORE(ref), DRM_CCORE_SEM_REF_IDX(ref));
+	if (!sim_sem_usable(c, ref))
+		return ccore_error(-EACCES, "%s: semaphore 0x%08x was not allocated or imported by this context",
+				   ccore_ioctl_name(req), ref);
+	return 0;
+}
+
+static int sem_alloc(struct sim_ctx *c, struct drm_ccore_sem_alloc *a)
+{
+	struct ccm_err err = { 0 };
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "SEM_ALLOC: pad must be zero");
+	rc = ccm_sem_alloc(c->sys->f, c->dev, a->core, a->count, c, &a->first, &err);
+	return rc ? sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err) : 0;
+}
+
+static int sem_free(struct sim_ctx *c, struct drm_ccore_sem_free *a)
+{
+	struct ccm_err err = { 0 };
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "SEM_FREE: pad must be zero");
+	rc = ccm_sem_free(c->sys->f, a->first, c, &err);
+	return rc ? sim_fail(DRM_IOCTL_CCORE_SEM_FREE, rc, &err) : 0;
+}
+
+static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
+{
+	struct ccm_fabric *f = c->sys->f;
+	int rc;
+
+	if (a->pad)
+		return ccore_error(-EINVAL, "SEM_ACCESS: pad must be zero");
+	if (a->op > DRM_CCORE_SEM_ADD)
+		return ccore_error(-EINVAL, "SEM_ACCESS: unknown op %u (0 READ, 1 SET, 2 ADD)", a->op);
+	rc = sem_check(c, DRM_IOCTL_CCORE_SEM_ACCESS, a->sem);
+	if (rc)
+		return rc;
+	if (a->op == DRM_CCORE_SEM_SET)
+		ccm_sem_set(f, a->sem, a->value);
+	else if (a->op == DRM_CCORE_SEM_ADD)
+		ccm_sem_add(f, a->sem, a->value);
+	a->value = ccm_sem_read(f, a->sem);
+	return 0;
+}
+
+static int sem_export(struct sim_ctx *c, struct drm_ccore_sem_export *a)
+{
+	struct sim_token t = { .sem = true };
+	int rc;
+
+	if (a->flags || a->pad)
+		return ccore_error(-EINVAL, "SEM_EXPORT: flags and pad must be zero");
+	if (ccm_sem_block(c->sys->f, a->first, c, &t.count))
+		return ccore_error(-EINVAL, "SEM_EXPORT: semaphore 0x%08x is not the first of a block this context allocated",
+				   a->first);
+	t.first = a->first;
+	rc = sim_token_new(c->sys, &t, &a->fd);
+	return rc ? ccore_error(rc, "SEM_EXPORT: out of memory") : 0;
+}
+
+static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
+{
+	const struct sim_token *t = sim_token_get(c->sys, a->fd);
+	struct sim_grant *g;
+
+	if (a->flags)
+		return ccore_error(-EINVAL, "SEM_IMPORT: flags must be zero");
+	if (!t || !t->sem)
+		return ccore_error(-EBADF, "SEM_IMPORT: fd %d is not an exported semaphore block",
+				   a->fd);
+	g = realloc(c->grants, (c->ngrants + 1) * sizeof(*g));
+	if (!g)
+		return ccore_error(-ENOMEM, "SEM_IMPORT: out of memory");
+	c->grants = g;
+	g[c->ngrants++] = (struct sim_grant){ .first = t->first, .count = t->count };
+	a->first = t->first;
+	a->count = t->count;
+	return 0;
+}
+
+int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
+{
+	switch (req) {
+	case DRM_IOCTL_CCORE_SEM_ALLOC:
+		return sem_alloc(c, arg);
+	case DRM_IOCTL_CCORE_SEM_FREE:
+		return sem_free(c, arg);
+	case DRM_IOCTL_CCORE_SEM_ACCESS:
+		return sem_access(c, arg);
+	case DRM_IOCTL_CCORE_SEM_EXPORT:
+		return sem_export(c, arg);
+	default:
+		return sem_import(c, arg);
+	}
+}
+
+struct sem_wait_arg {
+	struct ccm_fabric *f;
+	u32 sem, value;
+};
+
+static bool sem_reached(void *p)
+{
+	struct sem_wait_arg *w = p;
+
+	return ccm_sem_read(w->f, w->sem) >= w->value;
+}
+
+int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a)
+{
+	struct sem_wait_arg w = { .f = c->sys->f, .sem = a->sem, .value = a->value };
+	int rc;
+
+	ccm_mutex_lock(&c->sys->lock);
+	rc = sem_check(c, DRM_IOCTL_CCORE_SEM_WAIT, a->sem);
+	ccm_mutex_unlock(&c->sys->lock);
+	if (rc)
+		return rc;
+	rc = ccm_fabric_wait(c->sys->f, sem_reached, &w, a->timeout_ns);
+	if (rc)
+		return ccore_error(rc, "SEM_WAIT: semaphore 0x%08x is %u, still below %u at the deadline",
+				   a->sem, ccm_sem_read(c->sys->f, a->sem), a->value);
+	return 0;
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sim backend's system: creates the device model from a configuration,
+ * loads the resident firmware on every CC core, opens one context per
+ * device and routes each uAPI request to its family's handler.
+ */
+#include "sim.h"
+#include "ccore_firmware.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int sim_fail(unsigned long request, int rc, const struct ccm_err *err)
+{
+	return ccore_error(rc, "%s: %s", ccore_ioctl_name(request), err->msg);
+}
+
+static void sim_job_done(void *host, u64 cookie, int status)
+{
+	struct sim_job *j = (struct sim_job *)(uintptr_t)cookie;
+
+	(void)host;
+	j->status = status;
+	__atomic_sub_fetch(&j->prog->pending, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+}
+
+static void sim_notify(void *host, u32 dev, u32 cc, u32 value)
+{
+	(void)host;
+	(void)dev;
+	(void)cc;
+	(void)value;	/* counted by the model; nothing else listens yet */
+}
+
+static const struct ccm_host_ops sim_host_ops = {
+	.job_done = sim_job_done,
+	.notify = sim_notify,
+};
+
+int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd)
+{
+	struct sim_token *tok = realloc(s->tokens, (s->ntokens + 1) * sizeof(*tok));
+
+	if (!tok)
+		return -ENOMEM;
+	s->tokens = tok;
+	tok[s->ntokens] = *t;
+	*fd = (s32)(SIM_TOKEN_BASE + s->ntokens);
+	s->ntokens++;
+	return 0;
+}
+
+const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd)
+{
+	if (fd < SIM_TOKEN_BASE || (u32)(fd - SIM_TOKEN_BASE) >= s->ntokens)
+		return NULL;
+	return &s->tokens[fd - SIM_TOKEN_BASE];
+}
+
+static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
+{
+	struct sim_ctx *c = to_ctx(dev);
+	struct sim_system *s = c->sys;
+	int rc;
+
+	if (!arg)
+		return ccore_error(-EFAULT, "%s: argument pointer is NULL", ccore_ioctl_name(req));
+	/* Waits must not hold the lock: the model reports completions. */
+	if (req == DRM_IOCTL_CCORE_SEM_WAIT)
+		return sim_sem_wait(c, arg);
+	if (req == DRM_IOCTL_CCORE_JOB_WAIT)
+		return sim_job_wait(c, arg);
+
+	ccm_mutex_lock(&s->lock);
+	switch (req) {
+	case DRM_IOCTL_CCORE_GET_PARAM:
+	case DRM_IOCTL_CCORE_SET_PARAM:
+		rc = sim_param_ioctl(c, req, arg);
+		break;
+	case DRM_IOCTL_CCORE_BO_CREATE:
+	case DRM_IOCTL_CCORE_BO_MMAP_OFFSET:
+	case DRM_IOCTL_CCORE_BO_INFO:
+	case DRM_IOCTL_GEM_CLOSE:
+	case DRM_IOCTL_PRIME_HANDLE_TO_FD:
+	case DRM_IOCTL_PRIME_FD_TO_HANDLE:
+		rc = sim_bo_ioctl(c, req, arg);
+		break;
+	case DRM_IOCTL_CCORE_RING_CREATE:
+	case DRM_IOCTL_CCORE_RING_DESTROY:
+	case DRM_IOCTL_CCORE_RING_SUBMIT:
+	case DRM_IOCTL_CCORE_RING_STATS:
+		rc = sim_ring_ioctl(c, req, arg);
+		break;
+	case DRM_IOCTL_CCORE_SEM_ALLOC:
+	case DRM_IOCTL_CCORE_SEM_FREE:
+	case DRM_IOCTL_CCORE_SEM_ACCESS:
+	case DRM_IOCTL_CCORE_SEM_EXPORT:
+	case DRM_IOCTL_CCORE_SEM_IMPORT:
+		rc = sim_sem_ioctl(c, req, arg);
+		break;
+	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
+	case DRM_IOCTL_CCORE_PROGRAM_FREE:
+	case DRM_IOCTL_CCORE_SUBMIT:
+	case DRM_IOCTL_CCORE_CC_TRIGGER:
+		rc = sim_job_ioctl(c, req, arg);
+		break;
+	default:
+		rc = ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
+		break;
+	}
+	ccm_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static void *sim_bo_map(struct ccore_dev *dev, uint32_t handle)
+{
+	struct sim_ctx *c = to_ctx(dev);
+	struct sim_bo *bo;
+	void *p = NULL;
+
+	ccm_mutex_lock(&c->sys->lock);
+	bo = sim_handle_get(&c->bos, handle);
+	if (bo)
+		p = bo->mem->host;
+	else
+		ccore_error(-ENOENT, "map: no buffer object with handle %u", handle);
+	ccm_mutex_unlock(&c->sys->lock);
+	return p;
+}
+
+static int sim_bo_share(struct ccore_dev *dev, struct ccore_dev *from, uint32_t handle,
+			uint32_t *new_handle)
+{
+	struct drm_prime_handle exp = { .handle = handle, .flags = DRM_CLOEXEC };
+	struct drm_prime_handle imp = { 0 };
+	int rc;
+
+	rc = sim_ioctl(from, DRM_IOCTL_PRIME_HANDLE_TO_FD, &exp);
+	if (rc)
+		return rc;
+	imp.fd = exp.fd;
+	rc = sim_ioctl(dev, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp);
+	if (rc)
+		return rc;
+	*new_handle = imp.handle;
+	return 0;
+}
+
+static int sim_sem_share(struct ccore_dev *dev, struct ccore_dev *from, uint32_t first)
+{
+	struct drm_ccore_sem_export exp = { .first = first };
+	struct drm_ccore_sem_import imp = { 0 };
+	int rc;
+
+	rc = sim_ioctl(from, DRM_IOCTL_CCORE_SEM_EXPORT, &exp);
+	if (rc)
+		return rc;
+	imp.fd = exp.fd;
+	return sim_ioctl(dev, DRM_IOCTL_CCORE_SEM_IMPORT, &imp);
+}
+
+static void ctx_fini(struct sim_ctx *c)
+{
+	sim_job_fini(c);
+	sim_ring_fini(c);
+	sim_bo_fini(c);
+	if (c->sys->f)
+		ccm_sem_free_owner(c->sys->f, c);
+	ccm_vm_fini(&c->vm);
+	free(c->grants);
+	free(c->jobs);
+	free(c);
+}
+
+static void sim_close(struct ccore_system *base)
+{
+	struct sim_system *s = (struct sim_system *)base;
+	u32 i;
+
+	/* Stop the workers first: nothing may touch memory being freed. */
+	for (i = 0; i < base->ndev; i++)
+		if (s->ctx[i])
+			sim_job_fini(s->ctx[i]);
+	ccm_fabric_destroy(s->f);
+	s->f = NULL;
+	for (i = 0; i < base->ndev; i++)
+		if (s->ctx[i])
+			ctx_fini(s->ctx[i]);
+	for (i = 0; i < s->ntokens; i++)
+		if (!s->tokens[i].sem)
+			sim_mem_put(s, s->tokens[i].mem);
+	free(s->ctx);
+	free(base->devs);
+	free(s->tokens);
+	ccm_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static const struct ccore_backend_ops sim_ops = {
+	.name = "sim",
+	.ioctl = sim_ioctl,
+	.bo_map = sim_bo_map,
+	.bo_share = sim_bo_share,
+	.sem_share = sim_sem_share,
+	.close = sim_close,
+};
+
+static int load_firmware(struct sim_system *s)
+{
+	struct ccm_err err = { 0 };
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < ccore_firmware_blob_count; i++) {
+		if (strcmp(ccore_firmware_blobs[i].name, "dispatcher"))
+			continue;
+		rc = ccm_load_firmware(s->f, ccore_firmware_blobs[i].insns,
+				       ccore_firmware_blobs[i].count, &err);
+		if (rc)
+			return ccore_error(rc, "sim: loading the dispatcher firmware: %s", err.msg);
+		s->fw_size = ccore_firmware_blobs[i].count;
+		return 0;
+	}
+	return ccore_error(-ENOENT, "sim: no dispatcher firmware was built in");
+}
+
+static int ctx_open(struct sim_system *s, u32 dev)
+{
+	struct sim_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->jobs = calloc(SIM_JOB_SLOTS, sizeof(*c->jobs));
+	if (!c->jobs) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->base.ops = &sim_ops;
+	c->base.sys = &s->base;
+	c->base.index = dev;
+	c->sys = s;
+	c->dev = dev;
+	c->next_seq = 1;
+	ccm_vm_init(&c->vm);
+	s->ctx[dev] = c;
+	s->base.devs[dev] = &c->base;
+	return 0;
+}
+
+int ccore_sim_open(const char *config, struct ccore_system **out)
+{
+	struct ccm_config cfg;
+	struct ccm_err err = { 0 };
+	struct sim_system *s;
+	u32 i;
+	int rc;
+
+	ccm_config_default(&cfg);
+	cfg.workers = ccm_host_cpus() < 2 ? 1 : 2;
+	if (config && ccm_config_parse(&cfg, config, &err))
+		return ccore_error(-EINVAL, "sim configuration \"%s\": %s", config, err.msg);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ccore_error(-ENOMEM, "sim: out of memory");
+	ccm_mutex_init(&s->lock);
+	s->base.ops = &sim_ops;
+	s->f = ccm_fabric_create(&cfg, &sim_host_ops, s, &err);
+	if (!s->f) {
+		ccm_mutex_destroy(&s->lock);
+		free(s);
+		return ccore_error(-EINVAL, "sim: %s", err.msg);
+	}
+	s->base.model = s->f;
+	s->base.ndev = ccm_fabric_num_devices(s->f);
+	s->base.devs = calloc(s->base.ndev, sizeof(*s->base.devs));
+	s->ctx = calloc(s->base.ndev, sizeof(*s->ctx));
+	rc = s->base.devs && s->ctx ? 0 : -ENOMEM;
+	for (i = 0; !rc && i < s->base.ndev; i++)
+		rc = ctx_open(s, i);
+	if (rc)
+		ccore_error(rc, "sim: out of memory opening devices");
+	else
+		rc = load_firmware(s);
+	if (rc) {
+		sim_close(&s->base);
+		return rc;
+	}
+	*out = &s->base;
+	return 0;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ccore-info: what the devices of a backend look like — devices, cores,
+ * CC cores, DMA engines, rings, semaphores, links and limits — as a table
+ * or as JSON.
+ */
+#include "ccore_device.h"
+#include "ccm.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dev_info {
+	uint64_t p[DRM_CCORE_PARAM_FIRMWARE_SIZE + 1];
+	uint32_t neigh[8];
+	uint32_t nneigh;
+};
+
+static const char *const param_names[] = {
+	[DRM_CCORE_PARAM_DEVICE_INDEX] = "device_index",
+	[DRM_CCORE_PARAM_NUM_DEVICES] = "num_devices",
+	[DRM_CCORE_PARAM_NODE_INDEX] = "node",
+	[DRM_CCORE_PARAM_DEVICES_PER_NODE] = "devices_per_node",
+	[DRM_CCORE_PARAM_TOPOLOGY] = "topology",
+	[DRM_CCORE_PARAM_TORUS_X] = "torus_x",
+	[DRM_CCORE_PARAM_TORUS_Y] = "torus_y",
+	[DRM_CCORE_PARAM_NUM_CORES] = "cores",
+	[DRM_CCORE_PARAM_CC_CORES_PER_CORE] = "cc_cores_per_core",
+	[DRM_CCORE_PARAM_ENGINES_PER_CORE] = "engines_per_core",
+	[DRM_CCORE_PARAM_RINGS_PER_ENGINE] = "rings_per_engine",
+	[DRM_CCORE_PARAM_SEMS_PER_CORE] = "semaphores_per_core",
+	[DRM_CCORE_PARAM_HBM_SIZE] = "hbm_bytes",
+	[DRM_CCORE_PARAM_MIN_PACKET_SIZE] = "min_packet_bytes",
+	[DRM_CCORE_PARAM_MAX_PACKET_SIZE] = "max_packet_bytes",
+	[DRM_CCORE_PARAM_MAX_RING_SIZE] = "max_ring_descriptors",
+	[DRM_CCORE_PARAM_MAX_PROGRAM_SIZE] = "max_program_instructions",
+	[DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE] = "cc_dma_packet_bytes",
+	[DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE] = "dma_packetization_bytes",
+	[DRM_CCORE_PARAM_ISA_VERSION] = "isa_version",
+	[DRM_CCORE_PARAM_FIRMWARE_SIZE] = "firmware_instructions",
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ccore-info [--json] [--device BACKEND] [--sim CONFIG] [--sim-help]\n"
+		"\n"
+		"Shows the devices of a backend: cores, CC cores, DMA engines, rings,\n"
+		"semaphores, links and limits.\n"
+		"\n"
+		"  --json            print one JSON object instead of tables\n"
+		"  --device BACKEND  sim (default) or accel; default $CCORE_DEVICE\n"
+		"  --sim CONFIG      shape of the simulated fabric, key=value,...;\n"
+		"                    default $CCORE_SIM (see --sim-help)\n"
+		"  --sim-help        list the simulated fabric's keys and ranges\n"
+		"  -h, --help        this text\n");
+}
+
+static int query(struct ccore_dev *dev, struct dev_info *di)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i <= DRM_CCORE_PARAM_FIRMWARE_SIZE; i++) {
+		rc = ccore_dev_param(dev, i, &di->p[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *topo_name(uint64_t t)
+{
+	return t == DRM_CCORE_TOPO_TORUS ? "torus" : "ring";
+}
+
+static void links(struct ccore_system *sys, unsigned int d, struct dev_info *di)
+{
+	struct ccm_fabric *f = ccore_system_model(sys);
+
+	di->nneigh = f ? ccm_link_neighbours(f, d, di->neigh, 8) : 0;
+	if (di->nneigh > 8)
+		di->nneigh = 8;
+}
+
+static void print_table(struct ccore_system *sys, struct dev_info *di, unsigned int n)
+{
+	const uint64_t *p = di[0].p;
+	unsigned int d, k;
+
+	printf("backend %s: %u device(s), %llu node(s) of %llu, intra-node %s %llux%llu\n\n",
+	       ccore_system_backend(sys), n,
+	       (unsigned long long)(n / p[DRM_CCORE_PARAM_DEVICES_PER_NODE]),
+	       (unsigned long long)p[DRM_CCORE_PARAM_DEVICES_PER_NODE],
+	       topo_name(p[DRM_CCORE_PARAM_TOPOLOGY]),
+	       (unsigned long long)p[DRM_CCORE_PARAM_TORUS_X],
+	       (unsigned long long)p[DRM_CCORE_PARAM_TORUS_Y]);
+	printf("%-6s %-4s %-5s %-8s %-7s %-7s %-9s %-10s %-8s %s\n", "device", "node", "cores",
+	       "cc/core", "engines", "rings", "sems", "hbm_MiB", "cc_pkt", "links");
+	for (d = 0; d < n; d++) {
+		p = di[d].p;
+		printf("%-6u %-4llu %-5llu %-8llu %-7llu %-7llu %-9llu %-10llu %-8llu ", d,
+		       (unsigned long long)p[DRM_CCORE_PARAM_NODE_INDEX],
+		       (unsigned long long)p[DRM_CCORE_PARAM_NUM_CORES],
+		       (unsigned long long)p[DRM_CCORE_PARAM_CC_CORES_PER_CORE],
+		       (unsigned long long)p[DRM_CCORE_PARAM_ENGINES_PER_CORE],
+		       (unsigned long long)p[DRM_CCORE_PARAM_RINGS_PER_ENGINE],
+		       (unsigned long long)p[DRM_CCORE_PARAM_SEMS_PER_CORE],
+		       (unsigned long long)(p[DRM_CCORE_PARAM_HBM_SIZE] >> 20),
+		       (unsigned long long)p[DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE]);
+		for (k = 0; k < di[d].nneigh; k++)
+			printf("%s%u", k ? "," : "", di[d].neigh[k]);
+		printf("%s\n", di[d].nneigh ? "" : "-");
+	}
+	p = di[0].p;
+	printf("\nlimits: packet %llu..%llu B (CC default %llu, compute default %llu), ring %llu descriptors, program %llu instructions, ISA v%llu, firmware %llu instructions\n",
+	       (unsigned long long)p[DRM_CCORE_PARAM_MIN_PACKET_SIZE],
+	       (unsigned long long)p[DRM_CCORE_PARAM_MAX_PACKET_SIZE],
+	       (unsigned long long)p[DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE],
+	       (unsigned long long)p[DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE],
+	       (unsigned long long)p[DRM_CCORE_PARAM_MAX_RING_SIZE],
+	       (unsigned long long)p[DRM_CCORE_PARAM_MAX_PROGRAM_SIZE],
+	       (unsigned long long)p[DRM_CCORE_PARAM_ISA_VERSION],
+	       (unsigned long long)p[DRM_CCORE_PARAM_FIRMWARE_SIZE]);
+	printf("ranks: %llu (one per logical core); CC cores: %llu\n",
+	       (unsigned long long)(n * p[DRM_CCORE_PARAM_NUM_CORES]),
+	       (unsigned long long)(n * p[DRM_CCORE_PARAM_NUM_CORES] *
+				    p[DRM_CCORE_PARAM_CC_CORES_PER_CORE]));
+}
+
+static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned int n)
+{
+	unsigned int d, i, k;
+
+	printf("{\"backend\":\"%s\",\"devices\":[", ccore_system_backend(sys));
+	for (d = 0; d < n; d++) {
+		printf("%s{", d ? "," : "");
+		for (i = 0; i <= DRM_CCORE_PARAM_FIRMWARE_SIZE; i++) {
+			if (i == DRM_CCORE_PARAM_TOPOLOGY)
+				printf("\"%s\":\"%s\",", param_names[i], topo_name(di[d].p[i]));
+			else
+				printf("\"%s\":%llu,", param_names[i],
+				       (unsigned long long)di[d].p[i]);
+		}
+		printf("\"links\":[");
+		for (k = 0; k < di[d].nneigh; k++)
+			printf("%s%u", k ? "," : "", di[d].neigh[k]);
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "sim", required_argument, NULL, 's' },
+		{ "sim-help", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *backend = NULL, *sim = NULL;
+	struct ccore_system *sys;
+	struct dev_info *di;
+	bool json = false;
+	unsigned int n, d;
+	char help[4096];
+	int c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'D': backend = optarg; break;
+		case 's': sim = optarg; break;
+		case 'S':
+			ccm_config_help(help, sizeof(help));
+			printf("simulated fabric keys (--sim / $CCORE_SIM, key=value,...):\n%s", help);
+			return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ccore-info: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (ccore_system_open(backend, sim, &sys)) {
+		fprintf(stderr, "ccore-info: %s\n", ccore_last_error());
+		return 1;
+	}
+	n = ccore_system_num_devices(sys);
+	di = calloc(n, sizeof(*di));
+	for (d = 0; di && d < n && !rc; d++) {
+		rc = query(ccore_system_device(sys, d), &di[d]);
+		links(sys, d, &di[d]);
+	}
+	if (!di || rc) {
+		fprintf(stderr, "ccore-info: %s\n", di ? ccore_last_error() : "out of memory");
+		rc = 1;
+	} else if (json) {
+		print_json(sys, di, n);
+	} else {
+		print_table(sys, di, n);
+	}
+	free(di);
+	ccore_system_close(sys);
+	return rc;
+}

@@ -1,0 +1,701 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ccore: collective-communication (CC) core accelerator uAPI.
+ *
+ * One header shared by the kernel driver (drivers/accel/ccore) and userspace
+ * (libccore, both its "accel" backend and its embedded "sim" backend, which
+ * implements the same ioctls in-process on the device model).
+ *
+ * Conventions: only __u32/__u64 (and, inside the hardware formats, __u8/__u16)
+ * fields; every struct is a multiple of 8 bytes with no implicit holes; user
+ * pointers are __u64; reserved fields and unknown flags must be zero or the
+ * ioctl fails with -EINVAL.  Structs are only ever extended by appending.
+ */
+#ifndef _UAPI_CCORE_ACCEL_H_
+#define _UAPI_CCORE_ACCEL_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* Ioctl numbers, relative to DRM_COMMAND_BASE.  Never reused. */
+#define DRM_CCORE_GET_PARAM		0x00
+#define DRM_CCORE_SET_PARAM		0x01
+#define DRM_CCORE_BO_CREATE		0x02
+#define DRM_CCORE_BO_MMAP_OFFSET	0x03
+#define DRM_CCORE_BO_INFO		0x04
+#define DRM_CCORE_RING_CREATE		0x05
+#define DRM_CCORE_RING_DESTROY		0x06
+#define DRM_CCORE_RING_SUBMIT		0x07
+#define DRM_CCORE_RING_STATS		0x08
+#define DRM_CCORE_SEM_ALLOC		0x09
+#define DRM_CCORE_SEM_FREE		0x0a
+#define DRM_CCORE_SEM_ACCESS		0x0b
+#define DRM_CCORE_SEM_WAIT		0x0c
+#define DRM_CCORE_PROGRAM_LOAD		0x0d
+#define DRM_CCORE_PROGRAM_FREE		0x0e
+#define DRM_CCORE_SUBMIT		0x0f
+#define DRM_CCORE_JOB_WAIT		0x10
+#define DRM_CCORE_CC_TRIGGER		0x11
+#define DRM_CCORE_SEM_EXPORT		0x12
+#define DRM_CCORE_SEM_IMPORT		0x13
+
+/* ------------------------------------------------------------------------ */
+/* Hardware formats: DMA descriptors and CC-core instructions.               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * DRM_CCORE_SEM_REF() - build a semaphore reference
+ * @dev: device index in the fabric (DRM_CCORE_PARAM_DEVICE_INDEX), 0..255
+ * @core: logical core on that device, 0..255
+ * @idx: semaphore index in that core's bank, 0..65535
+ *
+ * Semaphores are named by a 32-bit reference in descriptors, instructions and
+ * ioctls.  A reference naming another device is a remote semaphore: writes
+ * to it travel over the links.
+ */
+#define DRM_CCORE_SEM_REF(dev, core, idx) \
+	((((__u32)(dev) & 0xff) << 24) | (((__u32)(core) & 0xff) << 16) | \
+	 ((__u32)(idx) & 0xffff))
+/** DRM_CCORE_SEM_REF_DEV() - device index of a semaphore reference */
+#define DRM_CCORE_SEM_REF_DEV(ref)	(((ref) >> 24) & 0xff)
+/** DRM_CCORE_SEM_REF_CORE() - core index of a semaphore reference */
+#define DRM_CCORE_SEM_REF_CORE(ref)	(((ref) >> 16) & 0xff)
+/** DRM_CCORE_SEM_REF_IDX() - bank index of a semaphore reference */
+#define DRM_CCORE_SEM_REF_IDX(ref)	((ref) & 0xffff)
+
+/**
+ * DRM_CCORE_SEM_TRIGGER - in an instruction: this CC core's trigger semaphore
+ *
+ * Every CC core has one trigger semaphore outside the allocatable bank.
+ * DRM_IOCTL_CCORE_CC_TRIGGER (and, on the device, a compute engine's
+ * trigger write) adds to it; the resident dispatcher ACQUIREs it.
+ */
+#define DRM_CCORE_SEM_TRIGGER	0xffffffffu
+
+/**
+ * enum drm_ccore_desc_op - DMA descriptor operation
+ * @DRM_CCORE_DESC_COPY: copy @len bytes from @src0 to @dst
+ * @DRM_CCORE_DESC_REDUCE: dst[i] = src0[i] (op) src1[i] for @len bytes of
+ *	elements of @dtype, combined with @redop; @dst may alias a source
+ * @DRM_CCORE_DESC_SEM_WRITE: write @value to the semaphore named by the low
+ *	32 bits of @dst (set with %DRM_CCORE_DESC_F_SEM_SET, else add)
+ */
+enum drm_ccore_desc_op {
+	DRM_CCORE_DESC_COPY = 1,
+	DRM_CCORE_DESC_REDUCE = 2,
+	DRM_CCORE_DESC_SEM_WRITE = 3,
+};
+
+/**
+ * enum drm_ccore_dtype - element type of a REDUCE descriptor
+ * @DRM_CCORE_DTYPE_I8: signed 8-bit integer
+ * @DRM_CCORE_DTYPE_U8: unsigned 8-bit integer
+ * @DRM_CCORE_DTYPE_I32: signed 32-bit integer
+ * @DRM_CCORE_DTYPE_U32: unsigned 32-bit integer
+ * @DRM_CCORE_DTYPE_I64: signed 64-bit integer
+ * @DRM_CCORE_DTYPE_U64: unsigned 64-bit integer
+ * @DRM_CCORE_DTYPE_F16: IEEE 754 binary16
+ * @DRM_CCORE_DTYPE_BF16: bfloat16 (upper half of a binary32)
+ * @DRM_CCORE_DTYPE_F32: IEEE 754 binary32
+ * @DRM_CCORE_DTYPE_F64: IEEE 754 binary64
+ *
+ * Integer arithmetic wraps (two's complement); f16 and bf16 are computed in
+ * binary32 and rounded to nearest even.
+ */
+enum drm_ccore_dtype {
+	DRM_CCORE_DTYPE_I8 = 1,
+	DRM_CCORE_DTYPE_U8 = 2,
+	DRM_CCORE_DTYPE_I32 = 3,
+	DRM_CCORE_DTYPE_U32 = 4,
+	DRM_CCORE_DTYPE_I64 = 5,
+	DRM_CCORE_DTYPE_U64 = 6,
+	DRM_CCORE_DTYPE_F16 = 7,
+	DRM_CCORE_DTYPE_BF16 = 8,
+	DRM_CCORE_DTYPE_F32 = 9,
+	DRM_CCORE_DTYPE_F64 = 10,
+};
+
+/**
+ * enum drm_ccore_redop - reduction operator of a REDUCE descriptor
+ * @DRM_CCORE_REDOP_SUM: a + b
+ * @DRM_CCORE_REDOP_PROD: a * b
+ * @DRM_CCORE_REDOP_MAX: max(a, b)
+ * @DRM_CCORE_REDOP_MIN: min(a, b)
+ */
+enum drm_ccore_redop {
+	DRM_CCORE_REDOP_SUM = 1,
+	DRM_CCORE_REDOP_PROD = 2,
+	DRM_CCORE_REDOP_MAX = 3,
+	DRM_CCORE_REDOP_MIN = 4,
+};
+
+/** DRM_CCORE_DESC_F_SIGNAL - on completion add @signal_value to @signal_sem */
+#define DRM_CCORE_DESC_F_SIGNAL		(1u << 0)
+/** DRM_CCORE_DESC_F_SEM_SET - SEM_WRITE sets the semaphore instead of adding */
+#define DRM_CCORE_DESC_F_SEM_SET	(1u << 1)
+/** DRM_CCORE_DESC_FLAGS - every defined descriptor flag */
+#define DRM_CCORE_DESC_FLAGS	(DRM_CCORE_DESC_F_SIGNAL | DRM_CCORE_DESC_F_SEM_SET)
+
+/**
+ * struct drm_ccore_desc - one DMA descriptor (48 bytes)
+ *
+ * Addresses are device virtual addresses of the submitting context (see
+ * &drm_ccore_bo_create.dev_addr).  A descriptor may only touch buffer objects
+ * its context owns or imported; submission rejects anything else.
+ */
+struct drm_ccore_desc {
+	/** @op: one of &enum drm_ccore_desc_op */
+	__u8 op;
+	/** @dtype: &enum drm_ccore_dtype for REDUCE, otherwise 0 */
+	__u8 dtype;
+	/** @redop: &enum drm_ccore_redop for REDUCE, otherwise 0 */
+	__u8 redop;
+	/** @flags: DRM_CCORE_DESC_F_* */
+	__u8 flags;
+	/** @signal_sem: semaphore reference signalled on completion */
+	__u32 signal_sem;
+	/** @signal_value: amount added to @signal_sem on completion */
+	__u32 signal_value;
+	/** @value: SEM_WRITE value, otherwise 0 */
+	__u32 value;
+	/** @len: bytes to move (COPY, REDUCE; multiple of the dtype size) */
+	__u64 len;
+	/** @dst: destination address, or semaphore reference for SEM_WRITE */
+	__u64 dst;
+	/** @src0: source address (first operand of REDUCE) */
+	__u64 src0;
+	/** @src1: second operand of REDUCE, otherwise 0 */
+	__u64 src1;
+};
+
+/**
+ * enum drm_ccore_opcode - CC-core instruction opcodes
+ * @DRM_CCORE_OP_NOP: do nothing
+ * @DRM_CCORE_OP_HALT: stop the CC core until it is reset
+ * @DRM_CCORE_OP_WAIT: wait until local semaphore @sem >= @imm
+ * @DRM_CCORE_OP_ACQUIRE: wait until local @sem >= @imm, then subtract @imm
+ * @DRM_CCORE_OP_SET: set semaphore @sem (local or remote) to @imm
+ * @DRM_CCORE_OP_ADD: add @imm to semaphore @sem (local or remote)
+ * @DRM_CCORE_OP_START: start the next @imm descriptors of ring @ring of
+ *	engine @engine of this core
+ * @DRM_CCORE_OP_RWAIT: wait until every started descriptor of @engine/@ring
+ *	has completed
+ * @DRM_CCORE_OP_JUMP: pc += @target
+ * @DRM_CCORE_OP_BGE: if local @sem >= @imm then pc += @target
+ * @DRM_CCORE_OP_MOVI: register @reg = @imm
+ * @DRM_CCORE_OP_ADDI: register @reg += @imm (modulo 2^32)
+ * @DRM_CCORE_OP_LOOP: register @reg -= 1; if it is not zero, pc += @target
+ * @DRM_CCORE_OP_CALL: push pc + 1, pc += @target
+ * @DRM_CCORE_OP_RET: pop pc; returning from a scheduled program completes
+ *	its job
+ * @DRM_CCORE_OP_NEXT: call the next scheduled program (wait for one)
+ * @DRM_CCORE_OP_NOTIFY: raise a host notification carrying @imm
+ *
+ * Branch targets are relative to the branching instruction and must stay
+ * inside the program.  Fields an instruction does not use must be zero.
+ */
+enum drm_ccore_opcode {
+	DRM_CCORE_OP_NOP = 0x00,
+	DRM_CCORE_OP_HALT = 0x01,
+	DRM_CCORE_OP_WAIT = 0x02,
+	DRM_CCORE_OP_ACQUIRE = 0x03,
+	DRM_CCORE_OP_SET = 0x04,
+	DRM_CCORE_OP_ADD = 0x05,
+	DRM_CCORE_OP_START = 0x06,
+	DRM_CCORE_OP_RWAIT = 0x07,
+	DRM_CCORE_OP_JUMP = 0x08,
+	DRM_CCORE_OP_BGE = 0x09,
+	DRM_CCORE_OP_MOVI = 0x0a,
+	DRM_CCORE_OP_ADDI = 0x0b,
+	DRM_CCORE_OP_LOOP = 0x0c,
+	DRM_CCORE_OP_CALL = 0x0d,
+	DRM_CCORE_OP_RET = 0x0e,
+	DRM_CCORE_OP_NEXT = 0x0f,
+	DRM_CCORE_OP_NOTIFY = 0x10,
+};
+
+/** DRM_CCORE_NUM_REGS - general registers r0..r7 of a CC core */
+#define DRM_CCORE_NUM_REGS	8
+/** DRM_CCORE_CALL_DEPTH - depth of a CC core's return stack */
+#define DRM_CCORE_CALL_DEPTH	8
+
+/**
+ * struct drm_ccore_insn - one CC-core instruction (16 bytes)
+ */
+struct drm_ccore_insn {
+	/** @opcode: one of &enum drm_ccore_opcode */
+	__u8 opcode;
+	/** @reg: register operand, 0..DRM_CCORE_NUM_REGS-1 */
+	__u8 reg;
+	/** @engine: DMA engine operand */
+	__u8 engine;
+	/** @ring: ring operand, 0..15 */
+	__u8 ring;
+	/** @sem: semaphore reference operand (DRM_CCORE_SEM_REF()) */
+	__u32 sem;
+	/** @imm: immediate operand */
+	__u32 imm;
+	/** @target: branch offset relative to this instruction */
+	__s32 target;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Parameters                                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * enum drm_ccore_param - device parameters
+ * @DRM_CCORE_PARAM_DEVICE_INDEX: index of this device in its fabric
+ * @DRM_CCORE_PARAM_NUM_DEVICES: devices in the fabric
+ * @DRM_CCORE_PARAM_NODE_INDEX: node this device belongs to
+ * @DRM_CCORE_PARAM_DEVICES_PER_NODE: devices in one node
+ * @DRM_CCORE_PARAM_TOPOLOGY: intra-node topology, &enum drm_ccore_topology
+ * @DRM_CCORE_PARAM_TORUS_X: torus width (ring: devices per node)
+ * @DRM_CCORE_PARAM_TORUS_Y: torus height (ring: 1)
+ * @DRM_CCORE_PARAM_NUM_CORES: logical cores (ranks) on this device
+ * @DRM_CCORE_PARAM_CC_CORES_PER_CORE: CC cores per logical core
+ * @DRM_CCORE_PARAM_ENGINES_PER_CORE: DMA engines per logical core
+ * @DRM_CCORE_PARAM_RINGS_PER_ENGINE: rings per DMA engine (at most 16)
+ * @DRM_CCORE_PARAM_SEMS_PER_CORE: semaphores per logical core
+ * @DRM_CCORE_PARAM_HBM_SIZE: device memory in bytes
+ * @DRM_CCORE_PARAM_MIN_PACKET_SIZE: smallest ring packet size in bytes
+ * @DRM_CCORE_PARAM_MAX_PACKET_SIZE: largest ring packet size in bytes
+ * @DRM_CCORE_PARAM_MAX_RING_SIZE: most descriptors one ring holds
+ * @DRM_CCORE_PARAM_MAX_PROGRAM_SIZE: most instructions in a CC core's memory
+ * @DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE: default packet size of CC rings;
+ *	writable, may only be lowered (power of two, MIN..MAX_PACKET_SIZE)
+ * @DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE: default packet size of compute
+ *	DMA rings; writable, may only be raised (power of two, up to
+ *	MAX_PACKET_SIZE)
+ * @DRM_CCORE_PARAM_ISA_VERSION: CC ISA version (1)
+ * @DRM_CCORE_PARAM_FIRMWARE_SIZE: instructions of the resident firmware
+ */
+enum drm_ccore_param {
+	DRM_CCORE_PARAM_DEVICE_INDEX = 0,
+	DRM_CCORE_PARAM_NUM_DEVICES = 1,
+	DRM_CCORE_PARAM_NODE_INDEX = 2,
+	DRM_CCORE_PARAM_DEVICES_PER_NODE = 3,
+	DRM_CCORE_PARAM_TOPOLOGY = 4,
+	DRM_CCORE_PARAM_TORUS_X = 5,
+	DRM_CCORE_PARAM_TORUS_Y = 6,
+	DRM_CCORE_PARAM_NUM_CORES = 7,
+	DRM_CCORE_PARAM_CC_CORES_PER_CORE = 8,
+	DRM_CCORE_PARAM_ENGINES_PER_CORE = 9,
+	DRM_CCORE_PARAM_RINGS_PER_ENGINE = 10,
+	DRM_CCORE_PARAM_SEMS_PER_CORE = 11,
+	DRM_CCORE_PARAM_HBM_SIZE = 12,
+	DRM_CCORE_PARAM_MIN_PACKET_SIZE = 13,
+	DRM_CCORE_PARAM_MAX_PACKET_SIZE = 14,
+	DRM_CCORE_PARAM_MAX_RING_SIZE = 15,
+	DRM_CCORE_PARAM_MAX_PROGRAM_SIZE = 16,
+	DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE = 17,
+	DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE = 18,
+	DRM_CCORE_PARAM_ISA_VERSION = 19,
+	DRM_CCORE_PARAM_FIRMWARE_SIZE = 20,
+};
+
+/**
+ * enum drm_ccore_topology - how the devices of a node are linked
+ * @DRM_CCORE_TOPO_RING: a bidirectional ring
+ * @DRM_CCORE_TOPO_TORUS: a 2D torus of TORUS_X by TORUS_Y devices
+ */
+enum drm_ccore_topology {
+	DRM_CCORE_TOPO_RING = 0,
+	DRM_CCORE_TOPO_TORUS = 1,
+};
+
+/**
+ * struct drm_ccore_param_args - argument of GET_PARAM and SET_PARAM
+ */
+struct drm_ccore_param_args {
+	/** @param: &enum drm_ccore_param */
+	__u32 param;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @value: result of GET_PARAM, new value for SET_PARAM */
+	__u64 value;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Buffer objects                                                            */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct drm_ccore_bo_create - allocate device memory
+ *
+ * The buffer is mapped into the context's device address space at
+ * @dev_addr, which descriptors use.  Release it with DRM_IOCTL_GEM_CLOSE.
+ */
+struct drm_ccore_bo_create {
+	/** @size: bytes, rounded up to a page; 1..HBM_SIZE */
+	__u64 size;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @handle: out: GEM handle */
+	__u32 handle;
+	/** @dev_addr: out: device virtual address */
+	__u64 dev_addr;
+};
+
+/**
+ * struct drm_ccore_bo_mmap_offset - get the fake offset to mmap a buffer
+ */
+struct drm_ccore_bo_mmap_offset {
+	/** @handle: GEM handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @offset: out: pass to mmap() on the device file */
+	__u64 offset;
+};
+
+/**
+ * struct drm_ccore_bo_info - describe a buffer object
+ */
+struct drm_ccore_bo_info {
+	/** @handle: GEM handle */
+	__u32 handle;
+	/** @device_index: out: device whose memory backs the buffer */
+	__u32 device_index;
+	/** @size: out: size in bytes */
+	__u64 size;
+	/** @dev_addr: out: device virtual address in this context */
+	__u64 dev_addr;
+};
+
+/* ------------------------------------------------------------------------ */
+/* DMA rings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** DRM_CCORE_RING_F_COMPUTE - compute DMA ring: default packet size is
+ *  DMA_PACKETIZATION_SIZE instead of CC_DMA_PACKET_SIZE */
+#define DRM_CCORE_RING_F_COMPUTE	(1u << 0)
+
+/**
+ * struct drm_ccore_ring_create - claim ring @ring of engine @engine
+ *
+ * A DMA engine arbitrates round-robin across its rings and switches ring
+ * only at packet boundaries, so the packet size is the ring's priority.
+ */
+struct drm_ccore_ring_create {
+	/** @core: logical core, 0..NUM_CORES-1 */
+	__u32 core;
+	/** @engine: DMA engine of that core, 0..ENGINES_PER_CORE-1 */
+	__u32 engine;
+	/** @ring: ring of that engine, 0..RINGS_PER_ENGINE-1 */
+	__u32 ring;
+	/** @size: descriptor slots, 1..MAX_RING_SIZE */
+	__u32 size;
+	/** @packet_size: bytes per packet, power of two in
+	 *  MIN..MAX_PACKET_SIZE, or 0 for the device default */
+	__u32 packet_size;
+	/** @flags: DRM_CCORE_RING_F_* */
+	__u32 flags;
+	/** @handle: out: ring handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_ring_destroy - release a ring; it must be idle
+ */
+struct drm_ccore_ring_destroy {
+	/** @handle: ring handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/** DRM_CCORE_SUBMIT_F_START - start the written descriptors right away */
+#define DRM_CCORE_SUBMIT_F_START	(1u << 0)
+
+/**
+ * struct drm_ccore_ring_submit - append descriptors to a ring
+ *
+ * Every descriptor is validated and translated before any is written; on
+ * error nothing is written and @bad_index names the offending descriptor.
+ * Written descriptors run when a CC core executes START on the ring (or
+ * at once with %DRM_CCORE_SUBMIT_F_START).  START past the last written
+ * descriptor wraps to the first, so a pre-built ring is reused by every
+ * execution of its program.
+ */
+struct drm_ccore_ring_submit {
+	/** @handle: ring handle */
+	__u32 handle;
+	/** @count: number of descriptors at @descs */
+	__u32 count;
+	/** @descs: user pointer to &struct drm_ccore_desc[@count] */
+	__u64 descs;
+	/** @flags: DRM_CCORE_SUBMIT_F_* */
+	__u32 flags;
+	/** @bad_index: out: index of the rejected descriptor, or ~0 */
+	__u32 bad_index;
+};
+
+/**
+ * struct drm_ccore_ring_stats - per-ring counters
+ */
+struct drm_ccore_ring_stats {
+	/** @handle: ring handle */
+	__u32 handle;
+	/** @packet_size: out: the ring's packet size */
+	__u32 packet_size;
+	/** @bytes: out: bytes moved */
+	__u64 bytes;
+	/** @packets: out: packets moved */
+	__u64 packets;
+	/** @started: out: descriptors started */
+	__u64 started;
+	/** @completed: out: descriptors completed */
+	__u64 completed;
+	/** @errors: out: descriptors that failed */
+	__u64 errors;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Semaphores                                                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct drm_ccore_sem_alloc - allocate @count consecutive semaphores
+ *
+ * The semaphores start at zero and belong to the context until freed.
+ */
+struct drm_ccore_sem_alloc {
+	/** @core: logical core whose bank to allocate from */
+	__u32 core;
+	/** @count: how many, 1..SEMS_PER_CORE */
+	__u32 count;
+	/** @first: out: reference of the first one (DRM_CCORE_SEM_REF()) */
+	__u32 first;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_sem_free - free semaphores allocated together
+ */
+struct drm_ccore_sem_free {
+	/** @first: reference returned by SEM_ALLOC */
+	__u32 first;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * enum drm_ccore_sem_op - what SEM_ACCESS does
+ * @DRM_CCORE_SEM_READ: return the value
+ * @DRM_CCORE_SEM_SET: set to @value
+ * @DRM_CCORE_SEM_ADD: add @value (modulo 2^32)
+ */
+enum drm_ccore_sem_op {
+	DRM_CCORE_SEM_READ = 0,
+	DRM_CCORE_SEM_SET = 1,
+	DRM_CCORE_SEM_ADD = 2,
+};
+
+/**
+ * struct drm_ccore_sem_access - read, set or add to a semaphore
+ */
+struct drm_ccore_sem_access {
+	/** @sem: semaphore reference owned by the context */
+	__u32 sem;
+	/** @op: &enum drm_ccore_sem_op */
+	__u32 op;
+	/** @value: operand; out: the value after the operation */
+	__u32 value;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_sem_wait - wait until a semaphore is >= @value
+ */
+struct drm_ccore_sem_wait {
+	/** @sem: semaphore reference owned by the context */
+	__u32 sem;
+	/** @value: threshold */
+	__u32 value;
+	/** @timeout_ns: absolute CLOCK_MONOTONIC deadline; -ETIMEDOUT after */
+	__s64 timeout_ns;
+};
+
+/**
+ * struct drm_ccore_sem_export - share a semaphore block with another context
+ *
+ * Returns a file descriptor that another context (of any device of the
+ * fabric, in this or another process) passes to SEM_IMPORT to be allowed
+ * to signal, wait on and read those semaphores: the way a rank lets its
+ * peers signal it.  Close the fd when it has been imported.
+ */
+struct drm_ccore_sem_export {
+	/** @first: reference returned by SEM_ALLOC */
+	__u32 first;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @fd: out: file descriptor naming the block */
+	__s32 fd;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_sem_import - accept a semaphore block exported elsewhere
+ */
+struct drm_ccore_sem_import {
+	/** @fd: file descriptor from SEM_EXPORT */
+	__s32 fd;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @first: out: reference of the first semaphore */
+	__u32 first;
+	/** @count: out: semaphores in the block */
+	__u32 count;
+};
+
+/* ------------------------------------------------------------------------ */
+/* CC programs and jobs                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct drm_ccore_program_load - verify and load a program on a CC core
+ *
+ * The program is verified (opcodes, operands, branch targets, ownership of
+ * every semaphore and ring it names) before the CC core may run it; on
+ * error @bad_index names the offending instruction.
+ */
+struct drm_ccore_program_load {
+	/** @cc_core: core * CC_CORES_PER_CORE + CC core of that core */
+	__u32 cc_core;
+	/** @count: number of instructions at @insns */
+	__u32 count;
+	/** @insns: user pointer to &struct drm_ccore_insn[@count] */
+	__u64 insns;
+	/** @handle: out: program handle */
+	__u32 handle;
+	/** @bad_index: out: index of the rejected instruction, or ~0 */
+	__u32 bad_index;
+};
+
+/**
+ * struct drm_ccore_program_free - unload a program that has no job queued
+ */
+struct drm_ccore_program_free {
+	/** @handle: program handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/** DRM_CCORE_JOB_F_TRIGGER - also trigger the CC core once (host trigger) */
+#define DRM_CCORE_JOB_F_TRIGGER		(1u << 0)
+
+/**
+ * struct drm_ccore_submit - queue a program on its CC core as a job
+ *
+ * The resident dispatcher runs queued programs in order, one per trigger.
+ * The job completes when the program returns to the dispatcher.
+ */
+struct drm_ccore_submit {
+	/** @program: program handle */
+	__u32 program;
+	/** @flags: DRM_CCORE_JOB_F_* */
+	__u32 flags;
+	/** @in_syncobj: syncobj to wait on before queueing, or 0 */
+	__u32 in_syncobj;
+	/** @out_syncobj: syncobj signalled on completion, or 0 */
+	__u32 out_syncobj;
+	/** @timeout_ms: job timeout, 0 for the device default */
+	__u32 timeout_ms;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @job: out: job sequence number for JOB_WAIT */
+	__u64 job;
+};
+
+/**
+ * struct drm_ccore_job_wait - wait for a job to complete
+ */
+struct drm_ccore_job_wait {
+	/** @job: sequence number from SUBMIT */
+	__u64 job;
+	/** @timeout_ns: absolute CLOCK_MONOTONIC deadline */
+	__s64 timeout_ns;
+	/** @status: out: 0, or a negative errno the job failed with */
+	__s32 status;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_cc_trigger - trigger a CC core, as a compute engine does
+ */
+struct drm_ccore_cc_trigger {
+	/** @cc_core: core * CC_CORES_PER_CORE + CC core of that core */
+	__u32 cc_core;
+	/** @count: triggers to add, 1..65535 */
+	__u32 count;
+};
+
+#define DRM_IOCTL_CCORE_GET_PARAM \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_GET_PARAM, struct drm_ccore_param_args)
+#define DRM_IOCTL_CCORE_SET_PARAM \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_SET_PARAM, struct drm_ccore_param_args)
+#define DRM_IOCTL_CCORE_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_BO_CREATE, struct drm_ccore_bo_create)
+#define DRM_IOCTL_CCORE_BO_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_BO_MMAP_OFFSET, \
+		 struct drm_ccore_bo_mmap_offset)
+#define DRM_IOCTL_CCORE_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_BO_INFO, struct drm_ccore_bo_info)
+#define DRM_IOCTL_CCORE_RING_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_RING_CREATE, \
+		 struct drm_ccore_ring_create)
+#define DRM_IOCTL_CCORE_RING_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_RING_DESTROY, \
+		struct drm_ccore_ring_destroy)
+#define DRM_IOCTL_CCORE_RING_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_RING_SUBMIT, \
+		 struct drm_ccore_ring_submit)
+#define DRM_IOCTL_CCORE_RING_STATS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_RING_STATS, \
+		 struct drm_ccore_ring_stats)
+#define DRM_IOCTL_CCORE_SEM_ALLOC \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_SEM_ALLOC, struct drm_ccore_sem_alloc)
+#define DRM_IOCTL_CCORE_SEM_FREE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_SEM_FREE, struct drm_ccore_sem_free)
+#define DRM_IOCTL_CCORE_SEM_ACCESS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_SEM_ACCESS, \
+		 struct drm_ccore_sem_access)
+#define DRM_IOCTL_CCORE_SEM_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_SEM_WAIT, struct drm_ccore_sem_wait)
+#define DRM_IOCTL_CCORE_PROGRAM_LOAD \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_PROGRAM_LOAD, \
+		 struct drm_ccore_program_load)
+#define DRM_IOCTL_CCORE_PROGRAM_FREE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_PROGRAM_FREE, \
+		struct drm_ccore_program_free)
+#define DRM_IOCTL_CCORE_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_SUBMIT, struct drm_ccore_submit)
+#define DRM_IOCTL_CCORE_JOB_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_JOB_WAIT, struct drm_ccore_job_wait)
+#define DRM_IOCTL_CCORE_CC_TRIGGER \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_CC_TRIGGER, \
+		struct drm_ccore_cc_trigger)
+
+#define DRM_IOCTL_CCORE_SEM_EXPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_SEM_EXPORT, \
+		 struct drm_ccore_sem_export)
+#define DRM_IOCTL_CCORE_SEM_IMPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_SEM_IMPORT, \
+		 struct drm_ccore_sem_import)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_CCORE_ACCEL_H_ */
