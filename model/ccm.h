@@ -111,6 +111,8 @@ struct ccm_host_ops {
 struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
 				     const struct ccm_host_ops *ops, void *host,
 				     struct ccm_err *err);
+/* Stop the workers: nothing runs afterwards (before freeing host memory). */
+void ccm_fabric_stop(struct ccm_fabric *f);
 void ccm_fabric_destroy(struct ccm_fabric *f);
 const struct ccm_config *ccm_fabric_config(const struct ccm_fabric *f);
 u32 ccm_fabric_num_devices(const struct ccm_fabric *f);

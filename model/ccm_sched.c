@@ -161,7 +161,7 @@ void ccm_sched_start(struct ccm_fabric *f)
 	}
 }
 
-void ccm_sched_fini(struct ccm_fabric *f)
+void ccm_fabric_stop(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = &f->sched;
 	u32 i;
@@ -175,6 +175,17 @@ void ccm_sched_fini(struct ccm_fabric *f)
 	for (i = 0; i < s->nthreads; i++)
 		ccm_thread_join(&s->threads[i]);
 	ccm_free(s->threads);
+	s->threads = NULL;
+	s->nthreads = 0;
+}
+
+void ccm_sched_fini(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+
+	if (!s->queue)
+		return;
+	ccm_fabric_stop(f);
 	ccm_cond_destroy(&s->work);
 	ccm_cond_destroy(&s->host);
 	ccm_mutex_destroy(&s->lock);

@@ -119,13 +119,17 @@ static bool is_label_name(const struct ccas_tok *t)
 	return memchr(t->s, '.', t->len) == NULL;
 }
 
-/* Register number of "r0".."r9..." (any digits), or -1. */
+/*
+ * Register number of "r0", "r1", ... "r99999", or -1.  Numbers above 7 are
+ * still registers, so "r8" reads as an out-of-range register; a leading
+ * zero ("r01") is not one, so every register has a single spelling.
+ */
 static long reg_number(const struct ccas_tok *t)
 {
 	long n = 0;
 
 	if (t->kind != CCAS_TOK_IDENT || t->len < 2 || t->len > 6 ||
-	    t->s[0] != 'r')
+	    t->s[0] != 'r' || (t->len > 2 && t->s[1] == '0'))
 		return -1;
 	for (size_t i = 1; i < t->len; i++) {
 		if (t->s[i] < '0' || t->s[i] > '9')

@@ -181,7 +181,7 @@ static void emit_line(struct sbuf *b, const struct drm_ccore_insn *insns,
 		fmt_mnemonic(&insns[i], label, text, sizeof(text));
 	}
 	/* The pc comment lets a reader match a verifier's bad_index. */
-	snprintf(line, sizeof(line), "\t%-*s; %zu%s%s\n", CCAS_COMMENT_COL, text,
+	snprintf(line, sizeof(line), "\t%-*s ; %zu%s%s\n", CCAS_COMMENT_COL - 1, text,
 		 i, why ? ": " : "", why ? why : "");
 	sb_add(b, line);
 }

@@ -2,8 +2,9 @@
 /*
  * Internal to runtime/isa: the opcode table.  Each opcode lists the operands
  * its assembly form takes, in order; from that follow which instruction
- * fields it uses (all others must be zero) and its usage line.  Assembler,
- * disassembler and documentation all follow this one table.
+ * fields it uses (all others must be zero) and its usage line.  The
+ * assembler, the disassembler and ccore-as --help all follow this one table
+ * (Documentation/cc-isa.rst restates it).
  */
 #ifndef CCAS_ISA_H
 #define CCAS_ISA_H

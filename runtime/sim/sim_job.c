@@ -162,6 +162,18 @@ static bool job_done(void *p)
 	return __atomic_load_n(&((struct sim_job *)p)->done, __ATOMIC_ACQUIRE);
 }
 
+/* A CC core that faulted stays stopped until reset; the driver would
+ * reset it from the fault interrupt, the sim does so when the failed job
+ * is collected.  Jobs queued behind it fail with -ECANCELED. */
+static void recover_faulted(struct sim_ctx *c, u32 cc)
+{
+	struct ccm_cc_info info;
+
+	ccm_cc_info(c->sys->f, c->dev, cc, &info);
+	if (info.state == CCM_CC_FAULT)
+		ccm_cc_reset(c->sys->f, c->dev, cc, -ECANCELED);
+}
+
 int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 {
 	struct sim_job *j = &c->jobs[a->job % SIM_JOB_SLOTS];
@@ -184,24 +196,16 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 		return ccore_error(rc, "JOB_WAIT: job %llu still running at the deadline",
 				   (unsigned long long)a->job);
 	a->status = j->status;
+	if (a->status == -EIO)
+		recover_faulted(c, j->cc);
 	return 0;
 }
 
+/* Called with the model stopped: no job can still be running. */
 void sim_job_fini(struct sim_ctx *c)
 {
-	struct sim_prog *p;
 	u32 h;
 
-	/* Jobs still queued would reference freed programs: recover the
-	 * CC cores this context used before letting its programs go. */
-	if (c->sys->f) {
-		for (h = 1; h <= c->progs.cap; h++) {
-			p = sim_handle_get(&c->progs, h);
-			if (p && __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
-				ccm_cc_reset(c->sys->f, c->dev, p->cc, -ECANCELED);
-		}
-		return;
-	}
 	for (h = 1; h <= c->progs.cap; h++)
 		free(sim_handle_remove(&c->progs, h));
 	sim_handles_fini(&c->progs);

@@ -208,8 +208,6 @@ void sim_ring_fini(struct sim_ctx *c)
 		r = sim_handle_remove(&c->rings, h);
 		if (!r)
 			continue;
-		if (c->sys->f)
-			ccm_ring_release(c->sys->f, c->dev, r->core, r->engine, r->ring, NULL);
 		ring_free(c, r);
 	}
 	sim_handles_fini(&c->rings);

@@ -165,8 +165,7 @@ static void ctx_fini(struct sim_ctx *c)
 	sim_job_fini(c);
 	sim_ring_fini(c);
 	sim_bo_fini(c);
-	if (c->sys->f)
-		ccm_sem_free_owner(c->sys->f, c);
+	ccm_sem_free_owner(c->sys->f, c);
 	ccm_vm_fini(&c->vm);
 	free(c->grants);
 	free(c->jobs);
@@ -179,17 +178,15 @@ static void sim_close(struct ccore_system *base)
 	u32 i;
 
 	/* Stop the workers first: nothing may touch memory being freed. */
+	if (s->f)
+		ccm_fabric_stop(s->f);
 	for (i = 0; i < base->ndev; i++)
-		if (s->ctx[i])
-			sim_job_fini(s->ctx[i]);
-	ccm_fabric_destroy(s->f);
-	s->f = NULL;
-	for (i = 0; i < base->ndev; i++)
-		if (s->ctx[i])
+		if (s->ctx && s->ctx[i])
 			ctx_fini(s->ctx[i]);
 	for (i = 0; i < s->ntokens; i++)
 		if (!s->tokens[i].sem)
 			sim_mem_put(s, s->tokens[i].mem);
+	ccm_fabric_destroy(s->f);
 	free(s->ctx);
 	free(base->devs);
 	free(s->tokens);

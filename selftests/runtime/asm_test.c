@@ -453,6 +453,7 @@ static const struct err_case err_cases[] = {
 	{ "nop \x01\n", "t.ccs:1: ", "takes no operands", ", got '\\x01'" },
 	/* out-of-range numbers */
 	{ "movi r8, 1\n", "t.ccs:1: ", "expected a register r0..r7", ", got 'r8'" },
+	{ "movi r01, 1\n", "t.ccs:1: ", "expected a register r0..r7", ", got 'r01'" },
 	{ "start ring(0,16), 1\n", "t.ccs:1: ", "expected a ring index 0..15", ", got '16'" },
 	{ "rwait ring(256,0)\n", "t.ccs:1: ", "expected an engine 0..255", ", got '256'" },
 	{ "set sem(256,0,0), 1\n", "t.ccs:1: ", "expected a device index 0..255", ", got '256'" },
