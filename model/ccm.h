@@ -77,8 +77,9 @@ int ccm_config_help(char *buf, size_t len);
 /**
  * struct ccm_hwdesc - a validated, translated descriptor as a ring holds it
  *
- * Addresses are host pointers into device memory; @dst_dev and @src_dev
- * name the devices that memory belongs to (for link accounting).
+ * Addresses are host pointers into device memory; the *_dev fields name the
+ * device each operand's memory belongs to: reading or writing another
+ * device's memory crosses the links from or to the engine's device.
  */
 struct ccm_hwdesc {
 	u8 op, dtype, redop, flags;
@@ -90,7 +91,7 @@ struct ccm_hwdesc {
 	const u8 *src0;
 	const u8 *src1;
 	u32 sem_target;		/* SEM_WRITE */
-	u16 dst_dev, src_dev;
+	u16 dst_dev, src0_dev, src1_dev;
 };
 
 struct ccm_fabric;

@@ -62,7 +62,21 @@ static struct ccm_ring *pick_ring(struct ccm_engine *e)
 	return NULL;
 }
 
-static void do_packet(struct ccm_fabric *f, const struct ccm_hwdesc *d, u64 off, u64 len)
+/* Bytes an engine reads from or writes to other devices cross the links. */
+static void account_links(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 len)
+{
+	struct ccm_fabric *f = e->agent.f;
+	u32 here = e->core->dev->index;
+
+	if (d->src0_dev != here)
+		ccm_link_account(f, d->src0_dev, here, len);
+	if (d->op == DRM_CCORE_DESC_REDUCE && d->src1_dev != here)
+		ccm_link_account(f, d->src1_dev, here, len);
+	if (d->dst_dev != here)
+		ccm_link_account(f, here, d->dst_dev, len);
+}
+
+static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off, u64 len)
 {
 	switch (d->op) {
 	case DRM_CCORE_DESC_COPY:
@@ -74,8 +88,7 @@ static void do_packet(struct ccm_fabric *f, const struct ccm_hwdesc *d, u64 off,
 	default:
 		return;
 	}
-	if (d->src_dev != d->dst_dev)
-		ccm_link_account(f, d->src_dev, d->dst_dev, len);
+	account_links(e, d, len);
 }
 
 static void complete_desc(struct ccm_engine *e, const struct ccm_hwdesc *d)
@@ -97,22 +110,26 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 {
 	u32 written = ccm_load32(&r->written);
 	const struct ccm_hwdesc *d = &r->descs[r->exec_slot];
+	struct ccm_hwdesc done;
 	u64 chunk = d->len - r->exec_off;
 
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
 		chunk = sizeof(u32);
 	else if (chunk > r->packet_size)
 		chunk = r->packet_size;
-	do_packet(e->agent.f, d, r->exec_off, chunk);
+	do_packet(e, d, r->exec_off, chunk);
 	ccm_add64(&r->bytes, chunk);
 	ccm_add64(&r->packets, 1);
 	r->exec_off += chunk;
 	if (d->op != DRM_CCORE_DESC_SEM_WRITE && r->exec_off < d->len)
 		return false;
+	/* Count it complete before signalling: whoever the signal wakes may
+	 * find the ring idle and rewrite it, so keep a copy for the signal. */
+	done = *d;
 	r->exec_off = 0;
 	r->exec_slot = (r->exec_slot + 1) % written;
-	complete_desc(e, d);
 	ccm_add64(&r->completed, 1);
+	complete_desc(e, &done);
 	return true;
 }
 

@@ -188,29 +188,70 @@ static inline double prod_f64(double x, double y) { return x * y; }
  */
 static inline s32 f32_key(s32 x) { return x ^ (-(s32)(x < 0) & 0x7fffffff); }
 static inline s64 f64_key(s64 x) { return x ^ (-(s64)(x < 0) & 0x7fffffffffffffffll); }
+/* f16 and bf16 share the sign-magnitude layout, so one key serves both. */
 static inline u16 f16_key(u16 x) { return (x & 0x8000) ? (u16)~x : (u16)(x | 0x8000); }
-static inline u16 bf16_key(u16 x) { return f16_key(x); }
 
-#define CCM_FLOAT_MINMAX(T, name, absmask, inf, quiet)			\
-static inline T name##_nanpick(T x, T y, T r)				\
-{									\
-	r = (T)(y & (absmask)) > (inf) ? (T)(y | (quiet)) : r;		\
-	return (T)(x & (absmask)) > (inf) ? (T)(x | (quiet)) : r;	\
-}									\
-static inline T max_##name(T x, T y)					\
-{									\
-	return name##_nanpick(x, y, name##_key(x) >= name##_key(y) ? x : y); \
-}									\
-static inline T min_##name(T x, T y)					\
-{									\
-	return name##_nanpick(x, y, name##_key(x) <= name##_key(y) ? x : y); \
+/* A NaN operand wins, quieted; @x first, so both NaN gives x's payload. */
+static inline u16 nanpick16(u16 x, u16 y, u16 r, u16 inf, u16 quiet)
+{
+	r = (y & 0x7fff) > inf ? y | quiet : r;
+	return (x & 0x7fff) > inf ? x | quiet : r;
 }
 
-CCM_FLOAT_MINMAX(u16, f16, 0x7fff, 0x7c00, 0x0200)
-CCM_FLOAT_MINMAX(u16, bf16, 0x7fff, 0x7f80, 0x0040)
-CCM_FLOAT_MINMAX(s32, f32, 0x7fffffff, 0x7f800000, 0x00400000)
-CCM_FLOAT_MINMAX(s64, f64, 0x7fffffffffffffffll, 0x7ff0000000000000ll,
-		 0x0008000000000000ll)
+static inline s32 nanpick32(s32 x, s32 y, s32 r)
+{
+	r = (y & 0x7fffffff) > 0x7f800000 ? y | 0x00400000 : r;
+	return (x & 0x7fffffff) > 0x7f800000 ? x | 0x00400000 : r;
+}
+
+static inline s64 nanpick64(s64 x, s64 y, s64 r)
+{
+	const s64 abs = 0x7fffffffffffffffll, inf = 0x7ff0000000000000ll;
+	const s64 quiet = 0x0008000000000000ll;
+
+	r = (y & abs) > inf ? y | quiet : r;
+	return (x & abs) > inf ? x | quiet : r;
+}
+
+static inline u16 max_f16(u16 x, u16 y)
+{
+	return nanpick16(x, y, f16_key(x) >= f16_key(y) ? x : y, 0x7c00, 0x0200);
+}
+
+static inline u16 min_f16(u16 x, u16 y)
+{
+	return nanpick16(x, y, f16_key(x) <= f16_key(y) ? x : y, 0x7c00, 0x0200);
+}
+
+static inline u16 max_bf16(u16 x, u16 y)
+{
+	return nanpick16(x, y, f16_key(x) >= f16_key(y) ? x : y, 0x7f80, 0x0040);
+}
+
+static inline u16 min_bf16(u16 x, u16 y)
+{
+	return nanpick16(x, y, f16_key(x) <= f16_key(y) ? x : y, 0x7f80, 0x0040);
+}
+
+static inline s32 max_f32(s32 x, s32 y)
+{
+	return nanpick32(x, y, f32_key(x) >= f32_key(y) ? x : y);
+}
+
+static inline s32 min_f32(s32 x, s32 y)
+{
+	return nanpick32(x, y, f32_key(x) <= f32_key(y) ? x : y);
+}
+
+static inline s64 max_f64(s64 x, s64 y)
+{
+	return nanpick64(x, y, f64_key(x) >= f64_key(y) ? x : y);
+}
+
+static inline s64 min_f64(s64 x, s64 y)
+{
+	return nanpick64(x, y, f64_key(x) <= f64_key(y) ? x : y);
+}
 
 static inline u32 sum_f16(u32 x, u32 y)
 {

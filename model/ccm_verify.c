@@ -51,7 +51,6 @@ static int desc_data(const struct ccm_verify_ctx *c, const struct drm_ccore_desc
 	bool reduce = d->op == DRM_CCORE_DESC_REDUCE;
 	const char *op = reduce ? "REDUCE" : "COPY";
 	u32 size = 1;
-	u16 dev1;
 	u8 *p = NULL;
 	int rc;
 
@@ -87,12 +86,12 @@ static int desc_data(const struct ccm_verify_ctx *c, const struct drm_ccore_desc
 	rc = map_range(c, i, "dst", d->dst, d->len, &out->dst, &out->dst_dev, err);
 	if (rc)
 		return rc;
-	rc = map_range(c, i, "src0", d->src0, d->len, &p, &out->src_dev, err);
+	rc = map_range(c, i, "src0", d->src0, d->len, &p, &out->src0_dev, err);
 	if (rc)
 		return rc;
 	out->src0 = p;
 	if (reduce) {
-		rc = map_range(c, i, "src1", d->src1, d->len, &p, &dev1, err);
+		rc = map_range(c, i, "src1", d->src1, d->len, &p, &out->src1_dev, err);
 		if (rc)
 			return rc;
 		out->src1 = p;
@@ -118,7 +117,7 @@ static int desc_sem_write(const struct ccm_verify_ctx *c, const struct drm_ccore
 	if (rc)
 		return rc;
 	out->sem_target = (u32)d->dst;
-	out->dst_dev = out->src_dev = (u16)c->dev;
+	out->dst_dev = (u16)c->dev;
 	return 0;
 }
 
