@@ -4,10 +4,13 @@
  *
  * This runs on every byte of every collective, so each (dtype, redop) pair
  * gets its own loop, generated from one macro and picked once per call from
- * a table.  The loop works on fixed-size blocks copied into local arrays:
- * the fixed trip count and the private arrays let the compiler vectorize the
- * arithmetic even at -O2 (no alias checks or peeling), and memcpy() makes
- * unaligned and aliasing buffers safe.  Leftover elements take a scalar tail.
+ * a table.  The loop goes a block at a time: it loads the block's elements
+ * of a and b with memcpy() (safe at any alignment), computes into a local
+ * array and only then stores that to dst.  The fixed trip count and the
+ * private array let the compiler vectorize even at -O2, whose cost model
+ * adds no run-time alias checks, and because a block of dst is written
+ * after the same block of a and b was read, dst may be a or b.  Leftover
+ * elements take a scalar tail.
  *
  * The same file is built into the kernel module with the FPU enabled around
  * it, so it uses only the ccm_os.h types, memcpy(), and float/double
@@ -20,18 +23,22 @@
  *    unsigned arithmetic, which gives the same bits without overflow UB;
  *  - f16 and bf16 are widened to f32, computed, and rounded back to nearest
  *    even.  For one sum or product this double rounding is harmless (f32
- *    carries more than 2p + 2 bits for both), so the result is the
+ *    has at least 2p + 2 significand bits for both), so the result is the
  *    correctly rounded one;
  *  - max and min propagate NaN: if either operand is a NaN the result is a
- *    quiet NaN (the first NaN operand, quieted).  Silently dropping a NaN
- *    would hide a diverged training step behind a plausible number;
+ *    quiet NaN (a's if a is a NaN, else b's, quieted).  Silently dropping
+ *    a NaN would hide a diverged training step behind a plausible number;
  *  - otherwise max and min order -0 below +0 (IEEE 754-2019 maximum and
  *    minimum), so both are commutative to the bit and every reduction
- *    schedule gives the same answer.
+ *    schedule gives the same answer (up to which NaN payload survives).
  */
 #include "ccm.h"
 
-/* Bytes per vector block; 64 is one cache line and fits any vector ISA. */
+/*
+ * Bytes per block.  256 amortises the extra pass through the local array
+ * (f32 sum on cached data: 19 GB/s against 13 with 64) and is still a
+ * modest kernel stack frame.
+ */
 #define CCM_RED_BLOCK 256
 
 /* --- bit casts ------------------------------------------------------------ */
@@ -147,11 +154,12 @@ static inline u32 bf16_narrow(u32 x)
 
 /* --- element operations ----------------------------------------------------
  * One inline function per (type, op); the block loop below is generic.
- * Integer sum and product are the same bits for signed and unsigned types.
+ * Integer sum and product are the same bits for signed and unsigned types;
+ * 1u * keeps a product unsigned where the operands would promote to int.
  */
 
 static inline u8 sum_u8(u8 x, u8 y) { return (u8)(x + y); }
-static inline u8 prod_u8(u8 x, u8 y) { return (u8)(x * y); }
+static inline u8 prod_u8(u8 x, u8 y) { return (u8)(1u * x * y); }
 static inline u8 max_u8(u8 x, u8 y) { return x > y ? x : y; }
 static inline u8 min_u8(u8 x, u8 y) { return x < y ? x : y; }
 /* Flipping the sign bit maps i8 order onto u8 order. */
@@ -159,7 +167,6 @@ static inline u8 max_i8(u8 x, u8 y) { return (x ^ 0x80) > (y ^ 0x80) ? x : y; }
 static inline u8 min_i8(u8 x, u8 y) { return (x ^ 0x80) < (y ^ 0x80) ? x : y; }
 
 static inline u32 sum_u32(u32 x, u32 y) { return x + y; }
-/* 1u * keeps the product unsigned even where int is wider than u32. */
 static inline u32 prod_u32(u32 x, u32 y) { return (u32)(1u * x * y); }
 static inline u32 max_u32(u32 x, u32 y) { return x > y ? x : y; }
 static inline u32 min_u32(u32 x, u32 y) { return x < y ? x : y; }

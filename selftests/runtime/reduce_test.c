@@ -19,6 +19,7 @@
 #include "ccore_test.h"
 #include "ccm.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NUM_DTYPES 10	/* DRM_CCORE_DTYPE_I8 .. DRM_CCORE_DTYPE_F64 */
 #define NUM_REDOPS 4	/* DRM_CCORE_REDOP_SUM .. DRM_CCORE_REDOP_MIN */
 
@@ -401,7 +402,7 @@ struct specials {
 
 static struct specials specials_of(uint32_t dtype)
 {
-#define SP(a) ((struct specials){ a, sizeof(a) / sizeof(a[0]) })
+#define SP(a) ((struct specials){ a, ARRAY_SIZE(a) })
 	switch (dtype) {
 	case DRM_CCORE_DTYPE_I8:
 	case DRM_CCORE_DTYPE_U8:
@@ -584,8 +585,8 @@ TEST(reduce_matches_reference)
 	bufs_alloc(&bf);
 	for (uint32_t dt = 1; dt <= NUM_DTYPES; dt++) {
 		for (uint32_t op = 1; op <= NUM_REDOPS; op++) {
-			for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
-				for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++, cases++)
+			for (size_t li = 0; li < ARRAY_SIZE(lens); li++) {
+				for (size_t o = 0; o < ARRAY_SIZE(offsets); o++, cases++)
 					run_case(&bf, dt, op, lens[li], L_SEPARATE, offsets[o]);
 				for (int lay = L_DST_IS_A; lay < NUM_LAYOUTS; lay++, cases++)
 					run_case(&bf, dt, op, lens[li], (enum layout)lay,
@@ -653,43 +654,42 @@ TEST(reduce_minmax_commutative)
  * Bytes around dst stay untouched, also when the length is not a multiple
  * of the element size (the partial element is left alone).
  */
+enum { GUARD = 64 };
+
+static void guard_case(uint8_t *buf, uint8_t *a, uint8_t *b, uint32_t dt, uint32_t op,
+		       size_t n, unsigned int off)
+{
+	size_t sz = dsize(dt), extra = sz > 1 ? (off % (sz - 1)) + 1 : 0;
+	size_t bytes = n * sz + extra;
+	uint8_t *d = buf + GUARD + off;
+
+	memset(buf, 0xa5, GUARD + off + bytes + GUARD);
+	gen(dt, a + off, n + 1);
+	gen(dt, b + 7 - off, n + 1);
+	ccm_reduce(dt, op, d, a + off, b + 7 - off, bytes);
+	for (size_t i = 0; i < GUARD + off; i++)
+		if (buf[i] != 0xa5)
+			FAIL("%s %s: byte %ld before dst written", ccm_dtype_name(dt),
+			     ccm_redop_name(op), (long)i - (long)(GUARD + off));
+	for (size_t i = n * sz; i < bytes + GUARD; i++)
+		if (d[i] != 0xa5)
+			FAIL("%s %s, %zu bytes: byte %zu after the last element written",
+			     ccm_dtype_name(dt), ccm_redop_name(op), bytes, i - n * sz);
+}
+
 TEST(reduce_guard_bytes)
 {
-	enum { GUARD = 64 };
 	static const size_t lens[] = { 1, 7, 33, 255, 1000 };
 	uint8_t *buf = malloc(GUARD + 8 + MAX_ELEMS * 8 + 8 + GUARD);
 	uint8_t *a = malloc(MAX_ELEMS * 8 + 16), *b = malloc(MAX_ELEMS * 8 + 16);
 
 	ASSERT_TRUE(buf && a && b);
 	rng_seed("reduce_guard_bytes");
-	for (uint32_t dt = 1; dt <= NUM_DTYPES; dt++) {
-		for (uint32_t op = 1; op <= NUM_REDOPS; op++) {
-			for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
-				for (unsigned int off = 0; off < 8; off++) {
-					size_t sz = dsize(dt), n = lens[li];
-					size_t extra = sz > 1 ? (off % (sz - 1)) + 1 : 0;
-					size_t bytes = n * sz + extra, total;
-					uint8_t *d = buf + GUARD + off;
-
-					total = GUARD + off + bytes + GUARD;
-					memset(buf, 0xa5, total);
-					gen(dt, a + off, n + 1);
-					gen(dt, b + 7 - off, n + 1);
-					ccm_reduce(dt, op, d, a + off, b + 7 - off, bytes);
-					for (size_t i = 0; i < GUARD + off; i++)
-						if (buf[i] != 0xa5)
-							FAIL("%s %s: byte %ld before dst written",
-							     ccm_dtype_name(dt), ccm_redop_name(op),
-							     (long)i - (long)(GUARD + off));
-					for (size_t i = n * sz; i < bytes + GUARD; i++)
-						if (d[i] != 0xa5)
-							FAIL("%s %s, %zu bytes: byte %zu after the last element written",
-							     ccm_dtype_name(dt), ccm_redop_name(op),
-							     bytes, i - n * sz);
-				}
-			}
-		}
-	}
+	for (uint32_t dt = 1; dt <= NUM_DTYPES; dt++)
+		for (uint32_t op = 1; op <= NUM_REDOPS; op++)
+			for (size_t li = 0; li < ARRAY_SIZE(lens); li++)
+				for (unsigned int off = 0; off < 8; off++)
+					guard_case(buf, a, b, dt, op, lens[li], off);
 	free(buf);
 	free(a);
 	free(b);
@@ -737,17 +737,17 @@ TEST(reduce_unknown_is_noop)
 	memset(b, 2, sizeof(b));
 	memset(d, 0x77, sizeof(d));
 	memcpy(saved, d, sizeof(d));
-	for (size_t i = 0; i < sizeof(bad_dtypes) / sizeof(bad_dtypes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad_dtypes); i++) {
 		for (uint32_t op = 0; op <= NUM_REDOPS + 1; op++)
 			ccm_reduce(bad_dtypes[i], op, d, a, b, sizeof(d));
 		ASSERT_EQ(ccm_dtype_size(bad_dtypes[i]), 0);
 		ASSERT_STR_CONTAINS(ccm_dtype_name(bad_dtypes[i]), "?");
 	}
 	for (uint32_t dt = 1; dt <= NUM_DTYPES; dt++)
-		for (size_t i = 0; i < sizeof(bad_ops) / sizeof(bad_ops[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(bad_ops); i++)
 			ccm_reduce(dt, bad_ops[i], d, a, b, sizeof(d));
 	ASSERT_MEM_EQ(d, saved, sizeof(d));
-	for (size_t i = 0; i < sizeof(bad_ops) / sizeof(bad_ops[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad_ops); i++)
 		ASSERT_TRUE(strcmp(ccm_redop_name(bad_ops[i]), "?") == 0);
 	/* A length shorter than one element touches nothing either. */
 	for (uint32_t dt = 1; dt <= NUM_DTYPES; dt++)
