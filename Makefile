@@ -78,12 +78,12 @@ HDR_CHECK_SRC := selftests/uapi/header_standalone.c
 $(BUILD)/tests/uapi/header_c.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	@mkdir -p $(dir $@)
 	@echo "  HDRCHK  C   $<"
-	$(Q)$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -I/usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
+	$(Q)$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -isystem /usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
 	$(Q)touch $@
 $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	@mkdir -p $(dir $@)
 	@echo "  HDRCHK  C++ $<"
-	$(Q)$(CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -I/usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
+	$(Q)$(CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -isystem /usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
 	$(Q)touch $@
 
 help:
