@@ -25,17 +25,9 @@ static void sim_job_done(void *host, u64 cookie, int status)
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 }
 
-static void sim_notify(void *host, u32 dev, u32 cc, u32 value)
-{
-	(void)host;
-	(void)dev;
-	(void)cc;
-	(void)value;	/* counted by the model; nothing else listens yet */
-}
-
 static const struct ccm_host_ops sim_host_ops = {
 	.job_done = sim_job_done,
-	.notify = sim_notify,
+	/* NOTIFY is counted by the model (ccm_cc_info); no host listener yet */
 };
 
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd)
@@ -254,7 +246,8 @@ int ccore_sim_open(const char *config, struct ccore_system **out)
 	int rc;
 
 	ccm_config_default(&cfg);
-	cfg.workers = ccm_host_cpus() < 2 ? 1 : 2;
+	/* One worker per host CPU (at most 8): the pool is sized to the host. */
+	cfg.workers = ccm_host_cpus() < 8 ? ccm_host_cpus() : 8;
 	if (config && ccm_config_parse(&cfg, config, &err))
 		return ccore_error(-EINVAL, "sim configuration \"%s\": %s", config, err.msg);
 	s = calloc(1, sizeof(*s));
