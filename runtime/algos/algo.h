@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Collective algorithms: each turns a collective's shape into a schedule
+ * (runtime/sched/cs.h).  The registry (algos.c) lists them with the
+ * collectives they serve and when they apply.
+ */
+#ifndef CCORE_ALGO_H
+#define CCORE_ALGO_H
+
+#include "sched/cs.h"
+
+struct algo_opts {
+	uint32_t slices;		/* pipeline slices per chunk, >= 1 */
+	uint32_t channels;		/* parallel rings (flat ring), >= 1 */
+	uint32_t ranks_per_node;	/* hierarchical grouping; 0: flat */
+	uint32_t ranks_per_device;	/* KangaRing pairs ranks of a device */
+	uint32_t pat_buffer;		/* PAT: staging elements per rank, 0: auto */
+};
+
+struct algo {
+	const char *name;
+	uint32_t colls;			/* 1 << enum cs_coll */
+	/* NULL if it applies; else why not (e.g. "needs a power-of-two N") */
+	const char *(*rejects)(const struct cs_shape *s, const struct algo_opts *o);
+	struct cs_sched *(*gen)(const struct cs_shape *s, const struct algo_opts *o);
+};
+
+/* Every registered algorithm; names repeat across collectives. */
+unsigned int algo_count(void);
+const struct algo *algo_at(unsigned int i);
+/* The algorithm called @name that serves @coll, or NULL. */
+const struct algo *algo_find(const char *name, unsigned int coll);
+
+/* Helpers for generators. */
+/* Block c of n over count elements: ceil-split, possibly empty at the end. */
+void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len);
+static inline uint32_t algo_mod(int64_t a, uint32_t n)
+{
+	int64_t m = a % (int64_t)n;
+
+	return (uint32_t)(m < 0 ? m + n : m);
+}
+
+#endif

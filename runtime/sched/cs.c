@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/* The schedule IR: shapes, builders and the printer (see cs.h). */
+#include "cs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const coll_names[CS_NCOLL] = {
+	[CS_ALLREDUCE] = "allreduce", [CS_ALLGATHER] = "allgather",
+	[CS_REDUCESCATTER] = "reducescatter", [CS_ALLTOALL] = "alltoall",
+	[CS_BROADCAST] = "broadcast", [CS_REDUCE_COLL] = "reduce",
+	[CS_SENDRECV] = "sendrecv",
+};
+
+const char *cs_coll_name(unsigned int coll)
+{
+	return coll < CS_NCOLL ? coll_names[coll] : "?";
+}
+
+int cs_coll_parse(const char *name)
+{
+	for (int i = 0; i < CS_NCOLL; i++)
+		if (!strcmp(name, coll_names[i]))
+			return i;
+	return -1;
+}
+
+uint64_t cs_send_count(const struct cs_shape *s)
+{
+	switch (s->coll) {
+	case CS_REDUCESCATTER:
+	case CS_ALLTOALL:
+		return s->count * s->nranks;
+	default:
+		return s->count;
+	}
+}
+
+uint64_t cs_recv_count(const struct cs_shape *s)
+{
+	switch (s->coll) {
+	case CS_ALLGATHER:
+	case CS_ALLTOALL:
+		return s->count * s->nranks;
+	default:
+		return s->count;
+	}
+}
+
+uint64_t cs_inplace_layout(const struct cs_shape *s, uint32_t rank, uint64_t *send_off,
+			   uint64_t *recv_off)
+{
+	*send_off = 0;
+	*recv_off = 0;
+	if (s->coll == CS_ALLGATHER)
+		*send_off = rank * s->count;
+	else if (s->coll == CS_REDUCESCATTER)
+		*recv_off = rank * s->count;
+	return cs_send_count(s) > cs_recv_count(s) ? cs_send_count(s) : cs_recv_count(s);
+}
+
+struct cs_sched *cs_new(const struct cs_shape *shape, const char *algo)
+{
+	struct cs_sched *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->shape = *shape;
+	s->algo = algo;
+	s->ranks = calloc(shape->nranks ? shape->nranks : 1, sizeof(*s->ranks));
+	if (!s->ranks) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cs_free(struct cs_sched *s)
+{
+	if (!s)
+		return;
+	for (uint32_t r = 0; r < s->shape.nranks; r++)
+		free(s->ranks[r].steps);
+	free(s->ranks);
+	free(s);
+}
+
+static uint32_t append(struct cs_sched *s, uint32_t rank, const struct cs_step *st)
+{
+	struct cs_rank *r = &s->ranks[rank];
+
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 16;
+		struct cs_step *n = realloc(r->steps, cap * sizeof(*n));
+
+		if (!n) {
+			s->oom = true;
+			return r->n ? r->n - 1 : 0;
+		}
+		r->steps = n;
+		r->cap = cap;
+	}
+	r->steps[r->n] = *st;
+	return r->n++;
+}
+
+uint32_t cs_copy(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,
+		 uint64_t count)
+{
+	struct cs_step st = { .op = CS_COPY, .dst = dst, .src = src, .count = count };
+
+	return append(s, rank, &st);
+}
+
+uint32_t cs_reduce(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref a,
+		   struct cs_ref b, uint64_t count)
+{
+	struct cs_step st = { .op = CS_REDUCE, .dst = dst, .src = a, .src2 = b, .count = count };
+
+	return append(s, rank, &st);
+}
+
+uint32_t cs_send(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref src,
+		 uint64_t count)
+{
+	struct cs_step st = { .op = CS_SEND_OP, .peer = peer, .src = src, .count = count };
+
+	return append(s, rank, &st);
+}
+
+uint32_t cs_recv(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref dst,
+		 uint64_t count)
+{
+	struct cs_step st = { .op = CS_RECV_OP, .peer = peer, .dst = dst, .count = count };
+
+	return append(s, rank, &st);
+}
+
+uint32_t cs_recv_reduce(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref dst,
+			struct cs_ref acc, uint64_t count)
+{
+	struct cs_step st = {
+		.op = CS_RECV_REDUCE, .peer = peer, .dst = dst, .src = acc, .count = count,
+	};
+
+	return append(s, rank, &st);
+}
+
+void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
+{
+	struct cs_step *st = &s->ranks[rank].steps[step];
+
+	for (uint32_t i = 0; i < st->ndeps; i++)
+		if (st->deps[i] == on)
+			return;
+	if (st->ndeps == CS_MAX_DEPS) {
+		/* more would be a generator bug; keep the schedule unusable */
+		s->oom = true;
+		return;
+	}
+	st->deps[st->ndeps++] = on;
+}
+
+static const char *const buf_names[CS_NBUF] = { "send", "recv", "tmp" };
+
+static void print_ref(FILE *out, struct cs_ref r)
+{
+	fprintf(out, "%s[%llu]", r.buf < CS_NBUF ? buf_names[r.buf] : "?",
+		(unsigned long long)r.off);
+}
+
+void cs_print(const struct cs_sched *s, FILE *out)
+{
+	static const char *const ops[] = { "copy", "reduce", "send", "recv", "recv+reduce" };
+
+	fprintf(out, "schedule %s: %s, %u ranks, count %llu%s, tmp %llu\n", s->algo,
+		cs_coll_name(s->shape.coll), s->shape.nranks, (unsigned long long)s->shape.count,
+		s->shape.in_place ? ", in place" : "", (unsigned long long)s->tmp_count);
+	for (uint32_t r = 0; r < s->shape.nranks; r++) {
+		fprintf(out, "rank %u:\n", r);
+		for (uint32_t i = 0; i < s->ranks[r].n; i++) {
+			const struct cs_step *st = &s->ranks[r].steps[i];
+
+			fprintf(out, "  %3u %-11s", i, st->op < 5 ? ops[st->op] : "?");
+			if (st->op == CS_SEND_OP || st->op == CS_RECV_OP || st->op == CS_RECV_REDUCE)
+				fprintf(out, " %s %u", st->op == CS_SEND_OP ? "to" : "from", st->peer);
+			if (st->op != CS_SEND_OP) {
+				fputc(' ', out);
+				print_ref(out, st->dst);
+				fputs(" <-", out);
+			}
+			if (st->op != CS_RECV_OP) {
+				fputc(' ', out);
+				print_ref(out, st->src);
+			}
+			if (st->op == CS_REDUCE) {
+				fputs(" +", out);
+				print_ref(out, st->src2);
+			}
+			if (st->op == CS_RECV_REDUCE)
+				fputs(" + incoming", out);
+			fprintf(out, " x%llu", (unsigned long long)st->count);
+			for (uint32_t d = 0; d < st->ndeps; d++)
+				fprintf(out, "%s%u", d ? "," : "  after ", st->deps[d]);
+			fputc('\n', out);
+		}
+	}
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cs: the collective schedule IR.
+ *
+ * A schedule says, per rank, which ordered steps move and reduce which
+ * element ranges of which buffers, and which earlier steps each waits for.
+ * Algorithms (runtime/algos/) generate schedules; the verifier (cs_verify.c)
+ * checks a schedule's postcondition symbolically; the lowering
+ * (runtime/lower/) turns it into CC programs and DMA rings.
+ *
+ * Buffers, per rank: SEND (the input), RECV (the output) and TMP (scratch
+ * of cs_sched.tmp_count elements).  In place, SEND and RECV share one
+ * allocation as nccl lays them out (see cs_inplace_layout()): AllGather's
+ * input is block `rank` of its output, ReduceScatter's output is block
+ * `rank` of its input, the others coincide.  Offsets and counts are in
+ * elements.
+ *
+ * Transfers are pairs: a SEND on rank a to peer b matches, in order, the
+ * RECV or RECV_REDUCE steps on rank b from peer a.  The k-th SEND a->b
+ * matches the k-th receive of b from a; counts must agree.
+ *   RECV         dst = peer's src
+ *   RECV_REDUCE  dst = src (a local accumulator) (+) peer's src
+ * A receive step's deps are what must be done before the data may land
+ * (e.g. an earlier send that still reads dst); the receiver grants the
+ * sender a credit once they are complete.
+ */
+#ifndef CCORE_CS_H
+#define CCORE_CS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum cs_buf { CS_SEND = 0, CS_RECV = 1, CS_TMP = 2, CS_NBUF = 3 };
+
+enum cs_op {
+	CS_COPY,		/* local: dst = src */
+	CS_REDUCE,		/* local: dst = src (+) src2 */
+	CS_SEND_OP,		/* to peer: its matching receive gets src */
+	CS_RECV_OP,		/* from peer: dst = peer's src */
+	CS_RECV_REDUCE,		/* from peer: dst = src (+) peer's src */
+};
+
+enum cs_coll {
+	CS_ALLREDUCE, CS_ALLGATHER, CS_REDUCESCATTER, CS_ALLTOALL,
+	CS_BROADCAST, CS_REDUCE_COLL, CS_SENDRECV, CS_NCOLL,
+};
+
+#define CS_MAX_DEPS 6
+
+struct cs_ref {
+	uint8_t buf;		/* enum cs_buf */
+	uint64_t off;		/* elements */
+};
+
+struct cs_step {
+	uint8_t op;		/* enum cs_op */
+	uint32_t peer;		/* SEND/RECV*: the other rank */
+	struct cs_ref dst, src, src2;
+	uint64_t count;		/* elements; 0 steps are not allowed */
+	uint32_t ndeps;
+	uint32_t deps[CS_MAX_DEPS];	/* indices of earlier steps of this rank */
+};
+
+struct cs_rank {
+	struct cs_step *steps;
+	uint32_t n, cap;
+};
+
+/*
+ * Shape of a collective.  count is what nccl calls count: elements per rank
+ * of AllReduce/Broadcast/Reduce, of each rank's *output* block for
+ * ReduceScatter, of each rank's *input* for AllGather, of each
+ * destination's block for AllToAll, of the message for Send/Recv.
+ */
+struct cs_shape {
+	uint8_t coll;		/* enum cs_coll */
+	uint32_t nranks;
+	uint64_t count;
+	uint32_t root;		/* Broadcast, Reduce; Send/Recv: the sender */
+	uint32_t peer;		/* Send/Recv: the receiver */
+	bool in_place;
+};
+
+struct cs_sched {
+	struct cs_shape shape;
+	const char *algo;	/* name of the generating algorithm */
+	uint64_t tmp_count;	/* TMP elements per rank */
+	struct cs_rank *ranks;
+	bool oom;		/* an append failed: the schedule is unusable */
+};
+
+/* Element counts of each rank's SEND and RECV buffers for a shape. */
+uint64_t cs_send_count(const struct cs_shape *s);
+uint64_t cs_recv_count(const struct cs_shape *s);
+/* In place: offsets of SEND and RECV in the shared allocation of @rank,
+ * and that allocation's size (elements). */
+uint64_t cs_inplace_layout(const struct cs_shape *s, uint32_t rank, uint64_t *send_off,
+			   uint64_t *recv_off);
+const char *cs_coll_name(unsigned int coll);
+int cs_coll_parse(const char *name);	/* -1 if unknown */
+
+struct cs_sched *cs_new(const struct cs_shape *shape, const char *algo);
+void cs_free(struct cs_sched *s);
+
+/* Builders: each appends one step to @rank and returns its index. */
+uint32_t cs_copy(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,
+		 uint64_t count);
+uint32_t cs_reduce(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref a,
+		   struct cs_ref b, uint64_t count);
+uint32_t cs_send(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref src,
+		 uint64_t count);
+uint32_t cs_recv(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref dst,
+		 uint64_t count);
+uint32_t cs_recv_reduce(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref dst,
+			struct cs_ref acc, uint64_t count);
+/* Make step @step of @rank wait for step @on of the same rank. */
+void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on);
+
+static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
+{
+	struct cs_ref r = { (uint8_t)buf, off };
+
+	return r;
+}
+
+/*
+ * Where in @rk's program the credit for receive @j is granted: 0 (the
+ * prologue) without dependencies, else the first receive after its last
+ * dependency (at the latest, @j itself).  The lowering and the verifier
+ * share this rule.
+ */
+uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j);
+
+/* Human-readable dump, one line per step. */
+void cs_print(const struct cs_sched *s, FILE *out);
+
+/*
+ * Check the schedule symbolically: structure (peers, matching, counts,
+ * ranges, deps), that every transfer pairs up without deadlock, and the
+ * collective's postcondition (which contributions each rank ends up holding
+ * for each element).  Returns 0, or -EINVAL with @err saying what is wrong.
+ */
+int cs_verify(const struct cs_sched *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The schedule verifier.  It runs a schedule symbolically: every element
+ * holds (position in the input, set of ranks whose contributions it sums),
+ * and checks, in order:
+ *   1. structure: ops, peers, counts, buffer ranges, deps point backwards;
+ *   2. matching: the k-th send a->b pairs with the k-th receive of b from a
+ *      and counts agree;
+ *   3. hazards: two steps of a rank that the lowering may run concurrently
+ *      never touch the same elements unless both only read;
+ *   4. progress: executing every rank in program order, with the credit
+ *      rules of the lowering, finishes (no deadlock), and no reduction adds
+ *      a contribution twice;
+ *   5. the postcondition of the collective.
+ *
+ * Ordering, as the lowering realises it: step j comes after step i < j if
+ * j depends on i (transitively), or if i is a receive and j is not (the CC
+ * core passes a receive only once its data has landed).  The data of a
+ * receive j may land as soon as j's own dependencies are done — even before
+ * earlier steps were issued.
+ *
+ * Credits: the receiver of j lets the sender go (grants a credit) at the
+ * start of its program if j has no dependencies, otherwise just before the
+ * first receive after j's last dependency — the first point where its CC
+ * core would block anyway (cs_credit_point()).
+ */
+#include "cs.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_VERIFY_RANKS 64
+
+struct val {
+	uint64_t pos;
+	uint64_t mask;		/* 0: undefined */
+};
+
+struct vstate {
+	const struct cs_sched *s;
+	char *err;
+	size_t errlen;
+	struct val *store[MAX_VERIFY_RANKS][CS_NBUF];
+	uint64_t size[CS_NBUF];
+	uint32_t *match_rank, *match_step;	/* per (rank, step), flattened */
+	uint32_t *base;				/* first flat index of each rank */
+	struct val **captured;			/* per flat send step */
+};
+
+static int fail(struct vstate *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct vstate *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->err, v->errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool is_recv(uint8_t op)
+{
+	return op == CS_RECV_OP || op == CS_RECV_REDUCE;
+}
+
+static bool reads_src(uint8_t op)
+{
+	return op != CS_RECV_OP;
+}
+
+static bool writes_dst(uint8_t op)
+{
+	return op != CS_SEND_OP;
+}
+
+/* --- 1. structure ------------------------------------------------------ */
+
+static int check_ref(struct vstate *v, uint32_t r, uint32_t i, const char *what,
+		     struct cs_ref ref, uint64_t count)
+{
+	if (ref.buf >= CS_NBUF)
+		return fail(v, "rank %u step %u: %s names buffer %u (send, recv, tmp)", r, i, what,
+			    ref.buf);
+	if (ref.off > v->size[ref.buf] || count > v->size[ref.buf] - ref.off)
+		return fail(v, "rank %u step %u: %s [%llu, +%llu) is outside its buffer of %llu elements",
+			    r, i, what, (unsigned long long)ref.off, (unsigned long long)count,
+			    (unsigned long long)v->size[ref.buf]);
+	return 0;
+}
+
+static int check_structure(struct vstate *v)
+{
+	const struct cs_sched *s = v->s;
+	uint32_t n = s->shape.nranks;
+	int rc = 0;
+
+	for (uint32_t r = 0; r < n && !rc; r++) {
+		for (uint32_t i = 0; i < s->ranks[r].n && !rc; i++) {
+			const struct cs_step *st = &s->ranks[r].steps[i];
+
+			if (st->op > CS_RECV_REDUCE)
+				return fail(v, "rank %u step %u: unknown op %u", r, i, st->op);
+			if (st->count == 0)
+				return fail(v, "rank %u step %u: count is 0", r, i);
+			if ((st->op >= CS_SEND_OP) && (st->peer >= n || st->peer == r))
+				return fail(v, "rank %u step %u: peer %u is not another rank (0..%u)",
+					    r, i, st->peer, n - 1);
+			for (uint32_t d = 0; d < st->ndeps; d++)
+				if (st->deps[d] >= i)
+					return fail(v, "rank %u step %u: depends on step %u, which is not earlier",
+						    r, i, st->deps[d]);
+			if (writes_dst(st->op))
+				rc = check_ref(v, r, i, "dst", st->dst, st->count);
+			if (!rc && reads_src(st->op))
+				rc = check_ref(v, r, i, "src", st->src, st->count);
+			if (!rc && st->op == CS_REDUCE)
+				rc = check_ref(v, r, i, "src2", st->src2, st->count);
+		}
+	}
+	return rc;
+}
+
+/* --- 2. matching --------------------------------------------------------- */
+
+static int match_transfers(struct vstate *v)
+{
+	const struct cs_sched *s = v->s;
+	uint32_t n = s->shape.nranks;
+
+	for (uint32_t a = 0; a < n; a++) {
+		for (uint32_t b = 0; b < n; b++) {
+			uint32_t i = 0, j = 0, k = 0;
+			const struct cs_rank *ra = &s->ranks[a], *rb = &s->ranks[b];
+
+			if (a == b)
+				continue;
+			for (;;) {
+				while (i < ra->n && !(ra->steps[i].op == CS_SEND_OP && ra->steps[i].peer == b))
+					i++;
+				while (j < rb->n && !(is_recv(rb->steps[j].op) && rb->steps[j].peer == a))
+					j++;
+				if (i == ra->n && j == rb->n)
+					break;
+				if (i == ra->n)
+					return fail(v, "rank %u step %u receives from %u, but %u sends it only %u times",
+						    b, j, a, a, k);
+				if (j == rb->n)
+					return fail(v, "rank %u step %u sends to %u, but %u receives from it only %u times",
+						    a, i, b, b, k);
+				if (ra->steps[i].count != rb->steps[j].count)
+					return fail(v, "send %u->%u #%u: rank %u step %u sends %llu elements, rank %u step %u receives %llu",
+						    a, b, k, a, i, (unsigned long long)ra->steps[i].count,
+						    b, j, (unsigned long long)rb->steps[j].count);
+				v->match_rank[v->base[a] + i] = b;
+				v->match_step[v->base[a] + i] = j;
+				v->match_rank[v->base[b] + j] = a;
+				v->match_step[v->base[b] + j] = i;
+				i++;
+				j++;
+				k++;
+			}
+		}
+	}
+	return 0;
+}
+
+/* --- 3. hazards ---------------------------------------------------------- */
+
+struct access {
+	uint8_t store;		/* storage the range lives in */
+	uint64_t lo, hi;
+	bool write;
+};
+
+/* Map a buffer range onto storage: in place, send and recv share one. */
+static struct access to_access(const struct cs_sched *s, uint32_t r, struct cs_ref ref,
+			       uint64_t count, bool write)
+{
+	struct access a = { ref.buf, ref.off, ref.off + count, write };
+	uint64_t so, ro;
+
+	if (s->shape.in_place && ref.buf != CS_TMP) {
+		cs_inplace_layout(&s->shape, r, &so, &ro);
+		a.store = CS_RECV;
+		a.lo += ref.buf == CS_SEND ? so : ro;
+		a.hi += ref.buf == CS_SEND ? so : ro;
+	}
+	return a;
+}
+
+static int accesses(const struct cs_sched *s, uint32_t r, const struct cs_step *st,
+		    struct access out[3])
+{
+	int n = 0;
+
+	if (writes_dst(st->op))
+		out[n++] = to_access(s, r, st->dst, st->count, true);
+	if (reads_src(st->op))
+		out[n++] = to_access(s, r, st->src, st->count, false);
+	if (st->op == CS_REDUCE)
+		out[n++] = to_access(s, r, st->src2, st->count, false);
+	return n;
+}
+
+static bool conflict(const struct access *a, int na, const struct access *b, int nb)
+{
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			if (a[i].store == b[j].store && (a[i].write || b[j].write) &&
+			    a[i].lo < b[j].hi && b[j].lo < a[i].hi)
+				return true;
+	return false;
+}
+
+static int check_hazards(struct vstate *v, uint32_t r)
+{
+	const struct cs_rank *rk = &v->s->ranks[r];
+	size_t words = (rk->n + 63) / 64;
+	uint64_t *reach = calloc((size_t)rk->n * words + words, sizeof(uint64_t));
+	uint64_t *recvs = reach + (size_t)rk->n * words;	/* receives so far, with their reach */
+	struct access ai[3], aj[3];
+	int rc = 0;
+
+	if (!reach)
+		return fail(v, "out of memory");
+	for (uint32_t j = 0; j < rk->n && !rc; j++) {
+		const struct cs_step *st = &rk->steps[j];
+		uint64_t *rj = reach + (size_t)j * words;
+
+		for (uint32_t d = 0; d < st->ndeps; d++) {
+			uint64_t *rd = reach + (size_t)st->deps[d] * words;
+
+			for (size_t w = 0; w < words; w++)
+				rj[w] |= rd[w];
+			rj[st->deps[d] / 64] |= 1ull << (st->deps[d] % 64);
+		}
+		if (!is_recv(st->op))
+			for (size_t w = 0; w < words; w++)
+				rj[w] |= recvs[w];
+		int nj = accesses(v->s, r, st, aj);
+
+		for (uint32_t i = 0; i < j; i++) {
+			if (rj[i / 64] & (1ull << (i % 64)))
+				continue;
+			int ni = accesses(v->s, r, &rk->steps[i], ai);
+
+			if (conflict(ai, ni, aj, nj))
+				rc = fail(v, "rank %u: steps %u and %u may run concurrently and touch the same elements (add a dependency)",
+					  r, i, j);
+		}
+		if (is_recv(st->op)) {
+			for (size_t w = 0; w < words; w++)
+				recvs[w] |= rj[w];
+			recvs[j / 64] |= 1ull << (j % 64);
+		}
+	}
+	free(reach);
+	return rc;
+}
+
+/* --- 4. progress ----------------------------------------------------------- */
+
+static struct val *slot(struct vstate *v, uint32_t r, struct cs_ref ref)
+{
+	return v->store[r][ref.buf] + ref.off;
+}
+
+static int combine(struct vstate *v, uint32_t r, uint32_t i, struct val *dst,
+		   const struct val *a, const struct val *b, uint64_t count)
+{
+	for (uint64_t e = 0; e < count; e++) {
+		if (!a[e].mask || !b[e].mask)
+			return fail(v, "rank %u step %u: reduces element %llu, which holds no data yet",
+				    r, i, (unsigned long long)e);
+		if (a[e].pos != b[e].pos)
+			return fail(v, "rank %u step %u: reduces element %llu of input position %llu with position %llu",
+				    r, i, (unsigned long long)e, (unsigned long long)a[e].pos,
+				    (unsigned long long)b[e].pos);
+		if (a[e].mask & b[e].mask)
+			return fail(v, "rank %u step %u: element %llu would count rank contributions 0x%llx twice",
+				    r, i, (unsigned long long)e,
+				    (unsigned long long)(a[e].mask & b[e].mask));
+		dst[e].pos = a[e].pos;
+		dst[e].mask = a[e].mask | b[e].mask;
+	}
+	return 0;
+}
+
+uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
+{
+	const struct cs_step *st = &rk->steps[j];
+	uint32_t last = 0, q;
+
+	if (!st->ndeps)
+		return 0;
+	for (uint32_t d = 0; d < st->ndeps; d++)
+		if (st->deps[d] > last)
+			last = st->deps[d];
+	for (q = last + 1; q < j; q++)
+		if (is_recv(rk->steps[q].op))
+			break;
+	return q;
+}
+
+/* Execute step @i of rank @r; 1 if it must wait, 0 done, <0 error. */
+static int exec_step(struct vstate *v, uint32_t r, uint32_t i, const uint32_t *pc)
+{
+	const struct cs_step *st = &v->s->ranks[r].steps[i];
+	uint32_t flat = v->base[r] + i, pr = v->match_rank[flat], ps = v->match_step[flat];
+	struct val *tmp;
+
+	switch (st->op) {
+	case CS_COPY:
+		memmove(slot(v, r, st->dst), slot(v, r, st->src), st->count * sizeof(struct val));
+		return 0;
+	case CS_REDUCE:
+		return combine(v, r, i, slot(v, r, st->dst), slot(v, r, st->src),
+			       slot(v, r, st->src2), st->count);
+	case CS_SEND_OP:
+		/* wait for the receiver's credit */
+		if (pc[pr] < cs_credit_point(&v->s->ranks[pr], ps))
+			return 1;
+		tmp = malloc(st->count * sizeof(*tmp));
+		if (!tmp)
+			return fail(v, "out of memory");
+		memcpy(tmp, slot(v, r, st->src), st->count * sizeof(*tmp));
+		v->captured[flat] = tmp;
+		return 0;
+	default:
+		tmp = v->captured[v->base[pr] + ps];
+		if (!tmp)
+			return 1;
+		if (st->op == CS_RECV_OP)
+			memcpy(slot(v, r, st->dst), tmp, st->count * sizeof(*tmp));
+		else if (combine(v, r, i, slot(v, r, st->dst), slot(v, r, st->src), tmp, st->count))
+			return -EINVAL;
+		return 0;
+	}
+}
+
+static int run(struct vstate *v)
+{
+	uint32_t n = v->s->shape.nranks, *pc = calloc(n, sizeof(*pc));
+	bool progress = true, done = false;
+	int rc = 0;
+
+	if (!pc)
+		return fail(v, "out of memory");
+	while (!rc && progress && !done) {
+		progress = false;
+		done = true;
+		for (uint32_t r = 0; r < n && !rc; r++) {
+			while (pc[r] < v->s->ranks[r].n) {
+				rc = exec_step(v, r, pc[r], pc);
+				if (rc)
+					break;
+				pc[r]++;
+				progress = true;
+			}
+			if (rc == 1)
+				rc = 0;
+			if (pc[r] < v->s->ranks[r].n)
+				done = false;
+		}
+	}
+	if (!rc && !done) {
+		for (uint32_t r = 0; r < n; r++)
+			if (pc[r] < v->s->ranks[r].n) {
+				const struct cs_step *st = &v->s->ranks[r].steps[pc[r]];
+
+				rc = fail(v, "deadlock: rank %u is stuck at step %u (%s %u)", r, pc[r],
+					  st->op == CS_SEND_OP ? "send to" : "receive from", st->peer);
+				break;
+			}
+	}
+	free(pc);
+	return rc;
+}
+
+/* --- 5. postcondition ----------------------------------------------------- */
+
+static int expect(struct vstate *v, uint32_t r, uint64_t e, uint64_t pos, uint64_t mask)
+{
+	const struct val *got = &v->store[r][CS_RECV][e];
+
+	if (got->mask == mask && got->pos == pos)
+		return 0;
+	if (!got->mask)
+		return fail(v, "rank %u: output element %llu holds no data; expected input position %llu from ranks 0x%llx",
+			    r, (unsigned long long)e, (unsigned long long)pos,
+			    (unsigned long long)mask);
+	return fail(v, "rank %u: output element %llu holds input position %llu from ranks 0x%llx; expected position %llu from ranks 0x%llx",
+		    r, (unsigned long long)e, (unsigned long long)got->pos,
+		    (unsigned long long)got->mask, (unsigned long long)pos,
+		    (unsigned long long)mask);
+}
+
+static int postcondition(struct vstate *v)
+{
+	const struct cs_shape *sh = &v->s->shape;
+	uint64_t all = sh->nranks == 64 ? ~0ull : (1ull << sh->nranks) - 1, c = sh->count;
+	int rc = 0;
+
+	for (uint32_t r = 0; r < sh->nranks && !rc; r++) {
+		for (uint64_t e = 0; e < cs_recv_count(sh) && !rc; e++) {
+			switch (sh->coll) {
+			case CS_ALLREDUCE:
+				rc = expect(v, r, e, e, all);
+				break;
+			case CS_REDUCESCATTER:
+				rc = expect(v, r, e, r * c + e, all);
+				break;
+			case CS_ALLGATHER:
+				rc = expect(v, r, e, e % c, 1ull << (e / c));
+				break;
+			case CS_ALLTOALL:
+				rc = expect(v, r, e, r * c + e % c, 1ull << (e / c));
+				break;
+			case CS_BROADCAST:
+				rc = expect(v, r, e, e, 1ull << sh->root);
+				break;
+			case CS_REDUCE_COLL:
+				if (r == sh->root)
+					rc = expect(v, r, e, e, all);
+				break;
+			default:
+				if (r == sh->peer)
+					rc = expect(v, r, e, e, 1ull << sh->root);
+				break;
+			}
+		}
+	}
+	return rc;
+}
+
+/* --- driver ---------------------------------------------------------------- */
+
+static int setup(struct vstate *v)
+{
+	const struct cs_shape *sh = &v->s->shape;
+	uint32_t n = sh->nranks, total = 0;
+	uint64_t so, ro, home;
+
+	v->size[CS_SEND] = cs_send_count(sh);
+	v->size[CS_RECV] = cs_recv_count(sh);
+	v->size[CS_TMP] = v->s->tmp_count;
+	v->base = calloc(n + 1, sizeof(*v->base));
+	if (!v->base)
+		return fail(v, "out of memory");
+	for (uint32_t r = 0; r < n; r++) {
+		v->base[r] = total;
+		total += v->s->ranks[r].n;
+	}
+	v->base[n] = total;
+	v->match_rank = calloc(total + 1, sizeof(uint32_t));
+	v->match_step = calloc(total + 1, sizeof(uint32_t));
+	v->captured = calloc(total + 1, sizeof(*v->captured));
+	if (!v->match_rank || !v->match_step || !v->captured)
+		return fail(v, "out of memory");
+	for (uint32_t r = 0; r < n; r++) {
+		home = cs_inplace_layout(sh, r, &so, &ro);
+		if (sh->in_place) {
+			v->store[r][CS_RECV] = calloc(home + 1, sizeof(struct val));
+			v->store[r][CS_SEND] = v->store[r][CS_RECV];
+		} else {
+			so = ro = 0;
+			v->store[r][CS_RECV] = calloc(v->size[CS_RECV] + 1, sizeof(struct val));
+			v->store[r][CS_SEND] = calloc(v->size[CS_SEND] + 1, sizeof(struct val));
+		}
+		v->store[r][CS_TMP] = calloc(v->size[CS_TMP] + 1, sizeof(struct val));
+		if (!v->store[r][CS_RECV] || !v->store[r][CS_SEND] || !v->store[r][CS_TMP])
+			return fail(v, "out of memory");
+		for (uint64_t e = 0; e < v->size[CS_SEND]; e++)
+			v->store[r][CS_SEND][so + e] = (struct val){ e, 1ull << r };
+		/* views into the shared allocation */
+		v->store[r][CS_SEND] += so;
+		v->store[r][CS_RECV] += ro;
+	}
+	return 0;
+}
+
+static void teardown(struct vstate *v)
+{
+	const struct cs_shape *sh = &v->s->shape;
+	uint64_t so, ro;
+
+	for (uint32_t r = 0; r < sh->nranks && r < MAX_VERIFY_RANKS; r++) {
+		cs_inplace_layout(sh, r, &so, &ro);
+		if (!sh->in_place)
+			so = ro = 0;
+		if (v->store[r][CS_RECV])
+			free(v->store[r][CS_RECV] - ro);
+		if (!sh->in_place && v->store[r][CS_SEND])
+			free(v->store[r][CS_SEND] - so);
+		free(v->store[r][CS_TMP]);
+	}
+	if (v->captured && v->base)
+		for (uint32_t i = 0; i < v->base[sh->nranks]; i++)
+			free(v->captured[i]);
+	free(v->captured);
+	free(v->match_rank);
+	free(v->match_step);
+	free(v->base);
+}
+
+int cs_verify(const struct cs_sched *s, char *err, size_t errlen)
+{
+	struct vstate v = { .s = s, .err = err, .errlen = errlen };
+	int rc;
+
+	if (s->oom)
+		return fail(&v, "the schedule is incomplete (out of memory or too many deps)");
+	if (s->shape.nranks == 0 || s->shape.nranks > MAX_VERIFY_RANKS)
+		return fail(&v, "the verifier handles 1..%d ranks, not %u", MAX_VERIFY_RANKS,
+			    s->shape.nranks);
+	rc = setup(&v);
+	if (!rc)
+		rc = check_structure(&v);
+	if (!rc)
+		rc = match_transfers(&v);
+	for (uint32_t r = 0; !rc && r < s->shape.nranks; r++)
+		rc = check_hazards(&v, r);
+	if (!rc)
+		rc = run(&v);
+	if (!rc)
+		rc = postcondition(&v);
+	teardown(&v);
+	return rc;
+}
