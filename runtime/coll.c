@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collective calls.  Each rank's call is checked and posted; when every
+ * rank of the communicator has posted its next collective (send/recv: when
+ * both sides have), the set is launched as one plan — or, inside a group,
+ * when the outermost ccore_group_end() comes.
+ */
+#include "comm.h"
+#include "ccm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dtype_names[] = {
+	[ccore_i8] = "i8", [ccore_u8] = "u8", [ccore_i32] = "i32", [ccore_u32] = "u32",
+	[ccore_i64] = "i64", [ccore_u64] = "u64", [ccore_f16] = "f16", [ccore_bf16] = "bf16",
+	[ccore_f32] = "f32", [ccore_f64] = "f64",
+};
+static const char *const redop_names[] = {
+	[ccore_sum] = "sum", [ccore_prod] = "prod", [ccore_max] = "max", [ccore_min] = "min",
+	[ccore_avg] = "avg",
+};
+
+size_t ccore_dtype_size(enum ccore_dtype t)
+{
+	return ccm_dtype_size((uint32_t)t);
+}
+
+const char *ccore_dtype_name(enum ccore_dtype t)
+{
+	return (unsigned int)t < 11 && t ? dtype_names[t] : "?";
+}
+
+const char *ccore_redop_name(enum ccore_redop op)
+{
+	return (unsigned int)op < 6 && op ? redop_names[op] : "?";
+}
+
+int ccore_dtype_parse(const char *s)
+{
+	for (int i = 1; i <= ccore_f64; i++)
+		if (s && !strcmp(s, dtype_names[i]))
+			return i;
+	return -1;
+}
+
+int ccore_redop_parse(const char *s)
+{
+	for (int i = 1; i <= ccore_avg; i++)
+		if (s && !strcmp(s, redop_names[i]))
+			return i;
+	return -1;
+}
+
+/* --- groups ---------------------------------------------------------------- */
+
+struct ready {
+	struct clique *q;
+	struct op *ops;		/* one per rank */
+};
+
+static _Thread_local int group_depth;
+static _Thread_local struct ready *group_ready;
+static _Thread_local uint32_t group_n, group_cap;
+
+int ccore_group_start(void)
+{
+	group_depth++;
+	return 0;
+}
+
+static int launch(struct clique *q, struct op *ops)
+{
+	int rc;
+
+	if (group_depth) {
+		if (group_n == group_cap) {
+			uint32_t cap = group_cap ? group_cap * 2 : 8;
+			struct ready *r = realloc(group_ready, cap * sizeof(*r));
+
+			if (!r) {
+				free(ops);
+				return ccore_error(-ENOMEM, "out of memory");
+			}
+			group_ready = r;
+			group_cap = cap;
+		}
+		group_ready[group_n++] = (struct ready){ q, ops };
+		return 0;
+	}
+	rc = plan_launch(q, ops);
+	free(ops);
+	return rc;
+}
+
+int ccore_group_end(void)
+{
+	int rc = 0, r;
+
+	if (group_depth == 0)
+		return ccore_error(-EINVAL, "ccore_group_end without ccore_group_start");
+	if (--group_depth)
+		return 0;
+	for (uint32_t i = 0; i < group_n; i++) {
+		r = plan_launch(group_ready[i].q, group_ready[i].ops);
+		if (r && !rc)
+			rc = r;
+		free(group_ready[i].ops);
+	}
+	group_n = 0;
+	free(group_ready);
+	group_ready = NULL;
+	group_cap = 0;
+	return rc;
+}
+
+/* --- posting ------------------------------------------------------------ */
+
+static int push(struct op_queue *oq, const struct op *op)
+{
+	if (oq->head + oq->n == oq->cap) {
+		if (oq->head) {
+			memmove(oq->ops, oq->ops + oq->head, oq->n * sizeof(*oq->ops));
+			oq->head = 0;
+		} else {
+			uint32_t cap = oq->cap ? oq->cap * 2 : 8;
+			struct op *o = realloc(oq->ops, cap * sizeof(*o));
+
+			if (!o)
+				return ccore_error(-ENOMEM, "out of memory");
+			oq->ops = o;
+			oq->cap = cap;
+		}
+	}
+	oq->ops[oq->head + oq->n++] = *op;
+	return 0;
+}
+
+static struct op *head(struct op_queue *oq)
+{
+	return oq->n ? &oq->ops[oq->head] : NULL;
+}
+
+static void pop(struct op_queue *oq)
+{
+	oq->head++;
+	oq->n--;
+}
+
+static bool same_shape(const struct op *a, const struct op *b)
+{
+	return a->coll == b->coll && a->count == b->count && a->dtype == b->dtype &&
+	       a->redop == b->redop && a->root == b->root && a->stream->id == b->stream->id;
+}
+
+/* Every rank posted: take the heads if they agree. */
+static int try_collective(struct clique *q)
+{
+	struct op *ops, *first;
+
+	for (uint32_t r = 0; r < q->n; r++)
+		if (!head(&q->posted[r]) || head(&q->posted[r])->coll == CS_SENDRECV)
+			return 0;
+	first = head(&q->posted[0]);
+	ops = calloc(q->n, sizeof(*ops));
+	if (!ops)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < q->n; r++) {
+		struct op *o = head(&q->posted[r]);
+
+		if (!same_shape(first, o)) {
+			for (uint32_t k = 0; k < q->n; k++)
+				pop(&q->posted[k]);
+			free(ops);
+			return ccore_error(-EINVAL,
+					   "rank %u posted %s count %llu %s (root %u, stream %u) while rank 0 posted %s count %llu %s (root %u, stream %u): every rank must call the same collective in the same order",
+					   r, cs_coll_name(o->coll), (unsigned long long)o->count,
+					   ccore_dtype_name(o->dtype), o->root, o->stream->id,
+					   cs_coll_name(first->coll), (unsigned long long)first->count,
+					   ccore_dtype_name(first->dtype), first->root, first->stream->id);
+		}
+		ops[r] = *o;
+	}
+	for (uint32_t r = 0; r < q->n; r++)
+		pop(&q->posted[r]);
+	return launch(q, ops);
+}
+
+/* A send and a receive that match, at the heads of their ranks' queues. */
+static int try_p2p(struct clique *q, uint32_t a)
+{
+	struct op *s = head(&q->posted[a]), *rv, *ops;
+	uint32_t b;
+
+	if (!s || s->coll != CS_SENDRECV)
+		return 0;
+	b = s->root == a ? s->peer : s->root;
+	rv = head(&q->posted[b]);
+	if (!rv || rv->coll != CS_SENDRECV || rv->root != s->root || rv->peer != s->peer)
+		return 0;
+	if (rv->count != s->count || rv->dtype != s->dtype)
+		return ccore_error(-EINVAL, "send %u->%u of %llu %s does not match the receive of %llu %s",
+				   s->root, s->peer, (unsigned long long)s->count,
+				   ccore_dtype_name(s->dtype), (unsigned long long)rv->count,
+				   ccore_dtype_name(rv->dtype));
+	ops = calloc(q->n, sizeof(*ops));
+	if (!ops)
+		return ccore_error(-ENOMEM, "out of memory");
+	ops[a] = *s;
+	ops[b] = *rv;
+	for (uint32_t r = 0; r < q->n; r++)
+		if (r != a && r != b)
+			ops[r] = (struct op){ .coll = CS_SENDRECV, .root = s->root, .peer = s->peer,
+					      .count = s->count, .dtype = s->dtype, .stream = NULL };
+	pop(&q->posted[a]);
+	pop(&q->posted[b]);
+	return launch(q, ops);
+}
+
+int coll_post(struct ccore_comm *c, const struct op *op)
+{
+	struct clique *q = c->q;
+	int rc = push(&q->posted[c->rank], op);
+
+	if (rc)
+		return rc;
+	if (op->coll == CS_SENDRECV)
+		return try_p2p(q, c->rank);
+	return try_collective(q);
+}
+
+/* --- argument checks ------------------------------------------------------ */
+
+static int check_common(const char *fn, struct ccore_comm *c, enum ccore_dtype dt)
+{
+	if (!c)
+		return ccore_error(-EINVAL, "%s: comm is NULL", fn);
+	if (!ccore_dtype_size(dt))
+		return ccore_error(-EINVAL, "%s: dtype %d is not one of i8, u8, i32, u32, i64, u64, f16, bf16, f32, f64 (1..10)",
+				   fn, (int)dt);
+	return 0;
+}
+
+static int check_redop(const char *fn, enum ccore_redop op)
+{
+	if (op < ccore_sum || op > ccore_avg)
+		return ccore_error(-EINVAL, "%s: redop %d is not one of sum, prod, max, min, avg (1..5)",
+				   fn, (int)op);
+	if (op == ccore_avg)
+		return ccore_error(-EOPNOTSUPP, "%s: redop avg is not implemented yet; use sum and scale",
+				   fn);
+	return 0;
+}
+
+static int check_buf(const char *fn, const char *what, struct ccore_comm *c, ccore_ptr p,
+		     uint64_t bytes)
+{
+	if (!bytes)
+		return 0;
+	if (!rt_find(c->q->rt, c->q->ranks[c->rank].dev, p, bytes))
+		return ccore_error(-EINVAL, "%s: %s [0x%llx, +%llu bytes) is not inside one device allocation of rank %u (ccore_mem_alloc)",
+				   fn, what, (unsigned long long)p, (unsigned long long)bytes,
+				   c->rank);
+	return 0;
+}
+
+static int check_root(const char *fn, const char *what, struct ccore_comm *c, int root)
+{
+	if (root < 0 || (uint32_t)root >= c->q->n)
+		return ccore_error(-EINVAL, "%s: %s %d out of range (0..%u)", fn, what, root,
+				   c->q->n - 1);
+	return 0;
+}
+
+static int post(const char *fn, struct ccore_comm *c, struct ccore_stream *s, struct op *op)
+{
+	struct cs_shape sh = { .coll = op->coll, .nranks = c->q->n, .count = op->count };
+	uint64_t es = ccore_dtype_size(op->dtype);
+	int rc;
+
+	op->stream = comm_stream(c, s);
+	if (op->stream->comm != c)
+		return ccore_error(-EINVAL, "%s: the stream belongs to another communicator", fn);
+	rc = check_buf(fn, "send buffer", c, op->send,
+		       op->coll == CS_SENDRECV && op->root != c->rank ? 0 : cs_send_count(&sh) * es);
+	if (!rc)
+		rc = check_buf(fn, "recv buffer", c, op->recv,
+			       op->coll == CS_SENDRECV && op->peer != c->rank ? 0 :
+			       cs_recv_count(&sh) * es);
+	return rc ? rc : coll_post(c, op);
+}
+
+int ccore_all_reduce(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
+		     enum ccore_redop op, struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_ALLREDUCE, .send = send, .recv = recv, .count = count,
+			.dtype = dt, .redop = op };
+	int rc = check_common("ccore_all_reduce", c, dt) ?: check_redop("ccore_all_reduce", op);
+
+	return rc ? rc : post("ccore_all_reduce", c, s, &o);
+}
+
+int ccore_all_gather(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
+		     struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_ALLGATHER, .send = send, .recv = recv, .count = count,
+			.dtype = dt };
+	int rc = check_common("ccore_all_gather", c, dt);
+
+	return rc ? rc : post("ccore_all_gather", c, s, &o);
+}
+
+int ccore_reduce_scatter(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
+			 enum ccore_redop op, struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_REDUCESCATTER, .send = send, .recv = recv, .count = count,
+			.dtype = dt, .redop = op };
+	int rc = check_common("ccore_reduce_scatter", c, dt) ?:
+		 check_redop("ccore_reduce_scatter", op);
+
+	return rc ? rc : post("ccore_reduce_scatter", c, s, &o);
+}
+
+int ccore_all_to_all(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
+		     struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_ALLTOALL, .send = send, .recv = recv, .count = count,
+			.dtype = dt };
+	int rc = check_common("ccore_all_to_all", c, dt);
+
+	return rc ? rc : post("ccore_all_to_all", c, s, &o);
+}
+
+int ccore_broadcast(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt, int root,
+		    struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_BROADCAST, .send = send, .recv = recv, .count = count,
+			.dtype = dt, .root = (uint32_t)root };
+	int rc = check_common("ccore_broadcast", c, dt) ?:
+		 check_root("ccore_broadcast", "root", c, root);
+
+	return rc ? rc : post("ccore_broadcast", c, s, &o);
+}
+
+int ccore_reduce(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
+		 enum ccore_redop op, int root, struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_REDUCE_COLL, .send = send, .recv = recv, .count = count,
+			.dtype = dt, .redop = op, .root = (uint32_t)root };
+	int rc = check_common("ccore_reduce", c, dt) ?: check_redop("ccore_reduce", op) ?:
+		 check_root("ccore_reduce", "root", c, root);
+
+	return rc ? rc : post("ccore_reduce", c, s, &o);
+}
+
+int ccore_send(ccore_ptr send, size_t count, enum ccore_dtype dt, int peer,
+	       struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_SENDRECV, .send = send, .count = count, .dtype = dt };
+	int rc = check_common("ccore_send", c, dt) ?: check_root("ccore_send", "peer", c, peer);
+
+	if (rc)
+		return rc;
+	if ((uint32_t)peer == c->rank)
+		return ccore_error(-EINVAL, "ccore_send: peer %d is this rank; send to another rank",
+				   peer);
+	o.root = c->rank;
+	o.peer = (uint32_t)peer;
+	return post("ccore_send", c, s, &o);
+}
+
+int ccore_recv(ccore_ptr recv, size_t count, enum ccore_dtype dt, int peer,
+	       struct ccore_comm *c, struct ccore_stream *s)
+{
+	struct op o = { .coll = CS_SENDRECV, .recv = recv, .count = count, .dtype = dt };
+	int rc = check_common("ccore_recv", c, dt) ?: check_root("ccore_recv", "peer", c, peer);
+
+	if (rc)
+		return rc;
+	if ((uint32_t)peer == c->rank)
+		return ccore_error(-EINVAL, "ccore_recv: peer %d is this rank; receive from another rank",
+				   peer);
+	o.root = (uint32_t)peer;
+	o.peer = c->rank;
+	return post("ccore_recv", c, s, &o);
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Communicators: a clique holds the ranks of one communicator (device and
+ * core of each), their semaphore blocks per stream, the collectives posted
+ * but not launched, and the plan cache; each rank's ccore_comm points at it.
+ */
+#include "comm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
+{
+	struct clique *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return ccore_error(-ENOMEM, "out of memory");
+	q->rt = rt;
+	q->n = n;
+	q->nstreams = rt->cc_cores;
+	q->ranks = calloc(n, sizeof(*q->ranks));
+	q->comms = calloc(n, sizeof(*q->comms));
+	q->sems = calloc((size_t)n * q->nstreams, sizeof(*q->sems));
+	q->sems_ok = calloc(q->nstreams, sizeof(*q->sems_ok));
+	q->posted = calloc(n, sizeof(*q->posted));
+	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->posted) {
+		free(q->ranks);
+		free(q->comms);
+		free(q->sems);
+		free(q->sems_ok);
+		free(q->posted);
+		free(q);
+		return ccore_error(-ENOMEM, "out of memory");
+	}
+	rt_get(rt);
+	*out = q;
+	return 0;
+}
+
+static void clique_free(struct clique *q)
+{
+	plan_flush(q);
+	for (uint32_t s = 0; s < q->nstreams; s++)
+		if (q->sems_ok[s])
+			for (uint32_t r = 0; r < q->n; r++)
+				ccore_dev_sem_free(q->rt->devs[q->ranks[r].dev].dev,
+						   q->sems[s * q->n + r]);
+	for (uint32_t r = 0; r < q->n; r++)
+		free(q->posted[r].ops);
+	rt_put(q->rt);
+	free(q->ranks);
+	free(q->comms);
+	free(q->sems);
+	free(q->sems_ok);
+	free(q->posted);
+	free(q);
+}
+
+static int stream_new(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
+{
+	struct ccore_stream *s = calloc(1, sizeof(*s));
+	struct clique *q = c->q;
+
+	if (!s)
+		return ccore_error(-ENOMEM, "out of memory");
+	s->comm = c;
+	s->id = id;
+	s->cc = q->ranks[c->rank].core * q->rt->cc_cores + id % q->rt->cc_cores;
+	*out = s;
+	return 0;
+}
+
+static int comms_create(struct clique *q, struct ccore_comm **out)
+{
+	for (uint32_t r = 0; r < q->n; r++) {
+		struct ccore_comm *c = calloc(1, sizeof(*c));
+
+		if (c) {
+			c->q = q;
+			c->rank = r;
+		}
+		if (!c || stream_new(c, 0, &c->stream0)) {
+			free(c);
+			while (r-- > 0) {
+				free(q->comms[r]->stream0);
+				free(q->comms[r]);
+			}
+			return ccore_error(-ENOMEM, "out of memory");
+		}
+		c->stream0->is_default = true;
+		q->comms[r] = c;
+		out[r] = c;
+	}
+	q->alive = q->n;
+	return 0;
+}
+
+int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **comms)
+{
+	struct clique *q;
+	struct rt *rt;
+	uint32_t n;
+	int rc;
+
+	if (!comms)
+		return ccore_error(-EINVAL, "ccore_comm_init_all: comms is NULL");
+	rc = rt_open(topo, &rt);
+	if (rc)
+		return rc;
+	n = topo->nodes * topo->devices_per_node * topo->ranks_per_device;
+	rc = clique_new(rt, n, &q);
+	rt_put(rt);
+	if (rc)
+		return rc;
+	for (uint32_t r = 0; r < n; r++) {
+		q->ranks[r].dev = r / topo->ranks_per_device;
+		q->ranks[r].core = r % topo->ranks_per_device;
+	}
+	rc = comms_create(q, comms);
+	if (rc)
+		clique_free(q);
+	return rc;
+}
+
+struct split_member {
+	int key;
+	uint32_t old;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct split_member *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->old < y->old ? -1 : x->old > y->old;
+}
+
+int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
+		     struct ccore_comm **out)
+{
+	struct clique *parent;
+	struct split_member *m;
+	int rc = 0;
+
+	if (!comms || !color || !key || !out || n <= 0)
+		return ccore_error(-EINVAL, "ccore_comm_split: comms, color, key and out must be set and n > 0");
+	parent = comms[0]->q;
+	if ((uint32_t)n != parent->n)
+		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all %u ranks of the communicator",
+				   n, parent->n);
+	for (int i = 0; i < n; i++) {
+		if (!comms[i] || comms[i]->q != parent || comms[i]->rank != (uint32_t)i)
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is not rank %d of the same communicator",
+					   i, i);
+		out[i] = NULL;
+	}
+	m = calloc((size_t)n, sizeof(*m));
+	if (!m)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (int c0 = 0; c0 < n && !rc; c0++) {
+		struct clique *q;
+		struct ccore_comm **tmp;
+		uint32_t k = 0;
+
+		if (color[c0] < 0)
+			continue;
+		/* the first rank of each color builds that color's communicator */
+		bool first = true;
+
+		for (int i = 0; i < c0; i++)
+			if (color[i] == color[c0])
+				first = false;
+		if (!first)
+			continue;
+		for (int i = 0; i < n; i++)
+			if (color[i] == color[c0])
+				m[k++] = (struct split_member){ key[i], (uint32_t)i };
+		qsort(m, k, sizeof(*m), by_key);
+		rc = clique_new(parent->rt, k, &q);
+		if (rc)
+			break;
+		for (uint32_t r = 0; r < k; r++)
+			q->ranks[r] = parent->ranks[m[r].old];
+		tmp = calloc(k, sizeof(*tmp));
+		rc = tmp ? comms_create(q, tmp) : ccore_error(-ENOMEM, "out of memory");
+		if (rc) {
+			free(tmp);
+			clique_free(q);
+			break;
+		}
+		for (uint32_t r = 0; r < k; r++)
+			out[m[r].old] = tmp[r];
+		free(tmp);
+	}
+	free(m);
+	return rc;
+}
+
+int ccore_comm_destroy(struct ccore_comm *c)
+{
+	struct clique *q;
+
+	if (!c)
+		return ccore_error(-EINVAL, "ccore_comm_destroy: comm is NULL");
+	q = c->q;
+	/* cached plans name this rank's streams and buffers */
+	plan_flush(q);
+	ccore_stream_sync(c->stream0);
+	free(c->stream0->jobs);
+	free(c->stream0);
+	q->comms[c->rank] = NULL;
+	free(c);
+	if (--q->alive == 0)
+		clique_free(q);
+	return 0;
+}
+
+int ccore_comm_rank(const struct ccore_comm *c)
+{
+	return c ? (int)c->rank : -1;
+}
+
+int ccore_comm_count(const struct ccore_comm *c)
+{
+	return c ? (int)c->q->n : -1;
+}
+
+const char *ccore_comm_last_algo(const struct ccore_comm *c)
+{
+	return c && c->q->last_algo ? c->q->last_algo : "";
+}
+
+struct ccore_dev *comm_dev(const struct ccore_comm *c)
+{
+	return c->q->rt->devs[c->q->ranks[c->rank].dev].dev;
+}
+
+int clique_sems(struct clique *q, uint32_t stream, uint32_t *unused)
+{
+	uint32_t count = 1 + 2 * q->n;
+	int rc = 0;
+
+	(void)unused;
+	if (q->sems_ok[stream])
+		return 0;
+	for (uint32_t r = 0; r < q->n && !rc; r++)
+		rc = ccore_dev_sem_alloc(q->rt->devs[q->ranks[r].dev].dev, q->ranks[r].core, count,
+					 &q->sems[stream * q->n + r]);
+	/* every other device signals these: let each device context use them */
+	for (uint32_t r = 0; r < q->n && !rc; r++) {
+		uint32_t home = q->ranks[r].dev;
+		bool seen[256] = { 0 };
+
+		for (uint32_t p = 0; p < q->n && !rc; p++) {
+			uint32_t d = q->ranks[p].dev;
+
+			if (d == home || seen[d])
+				continue;
+			seen[d] = true;
+			rc = ccore_dev_sem_import(q->rt->devs[d].dev, q->rt->devs[home].dev,
+						  q->sems[stream * q->n + r]);
+		}
+	}
+	if (!rc)
+		q->sems_ok[stream] = true;
+	return rc;
+}
+
+/* --- memory -------------------------------------------------------------- */
+
+int ccore_mem_alloc(struct ccore_comm *c, size_t bytes, ccore_ptr *ptr)
+{
+	if (!c || !ptr)
+		return ccore_error(-EINVAL, "ccore_mem_alloc: comm and ptr must be set");
+	if (!bytes)
+		return ccore_error(-EINVAL, "ccore_mem_alloc: bytes is 0");
+	return rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
+}
+
+int ccore_mem_free(struct ccore_comm *c, ccore_ptr ptr)
+{
+	if (!c)
+		return ccore_error(-EINVAL, "ccore_mem_free: comm is NULL");
+	/* plans bake buffer addresses in: drop them before the memory goes */
+	plan_flush(c->q);
+	return rt_free(c->q->rt, c->q->ranks[c->rank].dev, ptr);
+}
+
+void *ccore_mem_host(struct ccore_comm *c, ccore_ptr ptr)
+{
+	const struct rt_alloc *a;
+
+	if (!c)
+		return NULL;
+	a = rt_find(c->q->rt, c->q->ranks[c->rank].dev, ptr, 0);
+	if (!a) {
+		ccore_error(-EINVAL, "ccore_mem_host: 0x%llx is not device memory of rank %u",
+			    (unsigned long long)ptr, c->rank);
+		return NULL;
+	}
+	return (char *)a->host + (ptr - a->va);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Communicators, streams and the ranks they span (internal). */
+#ifndef CCORE_COMM_H
+#define CCORE_COMM_H
+
+#include "rt.h"
+#include "sched/cs.h"
+
+struct plan;
+
+struct clique_rank {
+	uint32_t dev, core;
+};
+
+/* A posted collective, waiting for the other ranks. */
+struct op {
+	uint8_t coll;
+	uint64_t send, recv;
+	uint64_t count;
+	uint32_t dtype, redop;
+	uint32_t root, peer;
+	struct ccore_stream *stream;
+};
+
+struct op_queue {
+	struct op *ops;
+	uint32_t head, n, cap;
+};
+
+/* All ranks of one communicator. */
+struct clique {
+	struct rt *rt;
+	uint32_t n;
+	struct clique_rank *ranks;
+	struct ccore_comm **comms;
+	uint32_t alive;
+	uint32_t nstreams;		/* = CC cores per core */
+	uint32_t *sems;			/* [stream * n + rank] semaphore block */
+	bool *sems_ok;
+	struct op_queue *posted;	/* per rank */
+	struct plan *plans;		/* most recently used first */
+	uint32_t nplans;
+	const char *last_algo;
+};
+
+struct ccore_stream {
+	struct ccore_comm *comm;
+	uint32_t id;
+	uint32_t cc;			/* device-wide CC core */
+	uint64_t *jobs;
+	uint32_t njobs, cap;
+	bool is_default;
+};
+
+struct ccore_comm {
+	struct clique *q;
+	uint32_t rank;
+	struct ccore_stream *stream0;
+};
+
+/* Semaphore block of (rank, stream), allocated and shared on first use. */
+int clique_sems(struct clique *q, uint32_t stream, uint32_t *first_of_rank0);
+struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);
+int stream_add_job(struct ccore_stream *s, uint64_t job);
+struct ccore_dev *comm_dev(const struct ccore_comm *c);
+
+/* coll.c / plan.c */
+int coll_post(struct ccore_comm *c, const struct op *op);
+int plan_launch(struct clique *q, const struct op *ops);
+void plan_flush(struct clique *q);
+
+#endif

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Lowering a schedule into CC programs and DMA rings (see lower.h).
+ *
+ * Per rank the program is: a prologue that resets the local completion
+ * counter and grants the credits that need nothing; then each step in
+ * schedule order, preceded by waits for its dependencies (WAIT on the
+ * local counter for local steps, RWAIT on the ring for sends — receives are
+ * already behind us); credit grants just before the receive where
+ * cs_credit_point() puts them; an epilogue that drains every ring and waits
+ * for the last local signal (so the next run's reset cannot race it).
+ */
+#include "lower.h"
+#include "ccore_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ENGINES 16
+
+struct emit {
+	struct drm_ccore_insn *insn;
+	uint32_t n, cap;
+	struct drm_ccore_desc *desc[MAX_ENGINES];
+	uint32_t nd[MAX_ENGINES], dcap[MAX_ENGINES];
+	uint32_t started_at_rwait[MAX_ENGINES];	/* descs started when last drained */
+	uint32_t local;				/* local descriptors so far */
+	uint32_t local_waited;			/* highest L already waited for */
+	uint32_t *step_local;			/* per step: L after it (local steps) */
+	uint8_t *step_engine;			/* per step: ring engine (sends) */
+	bool oom;
+};
+
+struct lower_job {
+	const struct cs_sched *s;
+	const struct lower_ctx *c;
+	uint32_t n;
+	/* recv_of[(p * n + r)]: receive steps of p from r, in order */
+	uint32_t **recv_of;
+	uint32_t *nrecv_of;
+};
+
+static void insn(struct emit *e, struct drm_ccore_insn in)
+{
+	if (e->n == e->cap) {
+		uint32_t cap = e->cap ? e->cap * 2 : 64;
+		struct drm_ccore_insn *p = realloc(e->insn, cap * sizeof(*p));
+
+		if (!p) {
+			e->oom = true;
+			return;
+		}
+		e->insn = p;
+		e->cap = cap;
+	}
+	e->insn[e->n++] = in;
+}
+
+static void desc(struct emit *e, uint32_t engine, const struct drm_ccore_desc *d)
+{
+	if (e->nd[engine] == e->dcap[engine]) {
+		uint32_t cap = e->dcap[engine] ? e->dcap[engine] * 2 : 16;
+		struct drm_ccore_desc *p = realloc(e->desc[engine], cap * sizeof(*p));
+
+		if (!p) {
+			e->oom = true;
+			return;
+		}
+		e->desc[engine] = p;
+		e->dcap[engine] = cap;
+	}
+	e->desc[engine][e->nd[engine]++] = *d;
+	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_START,
+					 .engine = (uint8_t)engine, .ring = 0, .imm = 1 });
+}
+
+static uint32_t local_engine(const struct lower_ctx *c, uint32_t r)
+{
+	return (r + c->nranks) % c->engines;
+}
+
+static uint32_t peer_engine(const struct lower_ctx *c, uint32_t p)
+{
+	return p % c->engines;
+}
+
+static void wait_local(struct emit *e, uint32_t sem, uint32_t upto)
+{
+	if (upto <= e->local_waited)
+		return;
+	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_WAIT, .sem = sem, .imm = upto });
+	e->local_waited = upto;
+}
+
+static void drain(struct emit *e, uint32_t engine)
+{
+	if (e->started_at_rwait[engine] == e->nd[engine])
+		return;
+	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT, .engine = (uint8_t)engine });
+	e->started_at_rwait[engine] = e->nd[engine];
+}
+
+/* Wait until the dependencies of step @i of rank @r are complete. */
+static void wait_deps(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+{
+	const struct cs_step *st = &j->s->ranks[r].steps[i];
+	uint32_t lsem = lower_sem_local(j->c->ranks[r].sems);
+
+	for (uint32_t d = 0; d < st->ndeps; d++) {
+		const struct cs_step *dep = &j->s->ranks[r].steps[st->deps[d]];
+
+		if (dep->op == CS_COPY || dep->op == CS_REDUCE)
+			wait_local(e, lsem, e->step_local[st->deps[d]]);
+		else if (dep->op == CS_SEND_OP)
+			drain(e, e->step_engine[st->deps[d]]);
+	}
+}
+
+static uint64_t own(const struct lower_ctx *c, uint32_t r, struct cs_ref ref)
+{
+	return c->ranks[r].va[ref.buf] + ref.off * c->elem_size;
+}
+
+static uint64_t theirs(const struct lower_ctx *c, uint32_t r, uint32_t q, struct cs_ref ref)
+{
+	return c->peer_va(c->arg, r, q, ref.buf) + ref.off * c->elem_size;
+}
+
+static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+{
+	const struct lower_ctx *c = j->c;
+	const struct cs_step *st = &j->s->ranks[r].steps[i];
+	struct drm_ccore_desc d = {
+		.op = st->op == CS_COPY ? DRM_CCORE_DESC_COPY : DRM_CCORE_DESC_REDUCE,
+		.flags = DRM_CCORE_DESC_F_SIGNAL,
+		.signal_sem = lower_sem_local(c->ranks[r].sems), .signal_value = 1,
+		.len = st->count * c->elem_size,
+		.dst = own(c, r, st->dst), .src0 = own(c, r, st->src),
+	};
+
+	if (st->op == CS_REDUCE) {
+		d.dtype = (uint8_t)c->dtype;
+		d.redop = (uint8_t)c->redop;
+		d.src1 = own(c, r, st->src2);
+	}
+	desc(e, local_engine(c, r), &d);
+	e->step_local[i] = ++e->local;
+}
+
+static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i,
+		      uint32_t *sent_to)
+{
+	const struct lower_ctx *c = j->c;
+	const struct cs_step *st = &j->s->ranks[r].steps[i];
+	uint32_t p = st->peer, k = sent_to[p]++;
+	const struct cs_step *rv = &j->s->ranks[p].steps[j->recv_of[p * j->n + r][k]];
+	uint32_t eng = peer_engine(c, p);
+	struct drm_ccore_desc d = {
+		.flags = DRM_CCORE_DESC_F_SIGNAL,
+		.signal_sem = lower_sem_arrival(c->ranks[p].sems, r), .signal_value = 1,
+		.len = st->count * c->elem_size,
+		.dst = theirs(c, r, p, rv->dst),
+	};
+
+	if (rv->op == CS_RECV_OP) {
+		d.op = DRM_CCORE_DESC_COPY;
+		d.src0 = own(c, r, st->src);
+	} else {
+		d.op = DRM_CCORE_DESC_REDUCE;
+		d.dtype = (uint8_t)c->dtype;
+		d.redop = (uint8_t)c->redop;
+		d.src0 = theirs(c, r, p, rv->src);
+		d.src1 = own(c, r, st->src);
+	}
+	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
+					 .sem = lower_sem_credit(c->ranks[r].sems, j->n, p),
+					 .imm = 1 });
+	desc(e, eng, &d);
+	e->step_engine[i] = (uint8_t)eng;
+}
+
+/* Grant the credits whose point is receive @q (after their deps). */
+static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t q)
+{
+	const struct cs_rank *rk = &j->s->ranks[r];
+	const struct lower_ctx *c = j->c;
+
+	for (uint32_t i = q; i < rk->n; i++) {
+		const struct cs_step *st = &rk->steps[i];
+
+		if ((st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE) || !st->ndeps ||
+		    cs_credit_point(rk, i) != q)
+			continue;
+		wait_deps(j, e, r, i);
+		insn(e, (struct drm_ccore_insn){
+			.opcode = DRM_CCORE_OP_ADD,
+			.sem = lower_sem_credit(c->ranks[st->peer].sems, j->n, r), .imm = 1 });
+	}
+}
+
+static void prologue(const struct lower_job *j, struct emit *e, uint32_t r)
+{
+	const struct lower_ctx *c = j->c;
+	const struct cs_rank *rk = &j->s->ranks[r];
+	uint32_t *free_credits = calloc(j->n, sizeof(*free_credits));
+
+	if (!free_credits) {
+		e->oom = true;
+		return;
+	}
+	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET,
+					 .sem = lower_sem_local(c->ranks[r].sems) });
+	for (uint32_t i = 0; i < rk->n; i++)
+		if ((rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE) &&
+		    !rk->steps[i].ndeps)
+			free_credits[rk->steps[i].peer]++;
+	for (uint32_t p = 0; p < j->n; p++)
+		if (free_credits[p])
+			insn(e, (struct drm_ccore_insn){
+				.opcode = DRM_CCORE_OP_ADD,
+				.sem = lower_sem_credit(c->ranks[p].sems, j->n, r),
+				.imm = free_credits[p] });
+	free(free_credits);
+}
+
+static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
+{
+	const struct cs_rank *rk = &j->s->ranks[r];
+	const struct lower_ctx *c = j->c;
+	uint32_t *sent_to = calloc(j->n, sizeof(*sent_to));
+
+	e->step_local = calloc(rk->n + 1, sizeof(*e->step_local));
+	e->step_engine = calloc(rk->n + 1, sizeof(*e->step_engine));
+	if (!sent_to || !e->step_local || !e->step_engine) {
+		e->oom = true;
+		free(sent_to);
+		return;
+	}
+	prologue(j, e, r);
+	for (uint32_t i = 0; i < rk->n && !e->oom; i++) {
+		const struct cs_step *st = &rk->steps[i];
+
+		switch (st->op) {
+		case CS_COPY:
+		case CS_REDUCE:
+			wait_deps(j, e, r, i);
+			emit_local(j, e, r, i);
+			break;
+		case CS_SEND_OP:
+			wait_deps(j, e, r, i);
+			emit_send(j, e, r, i, sent_to);
+			break;
+		default:
+			grant_credits(j, e, r, i);
+			insn(e, (struct drm_ccore_insn){
+				.opcode = DRM_CCORE_OP_ACQUIRE,
+				.sem = lower_sem_arrival(c->ranks[r].sems, st->peer), .imm = 1 });
+			break;
+		}
+	}
+	for (uint32_t eng = 0; eng < c->engines; eng++)
+		drain(e, eng);
+	wait_local(e, lower_sem_local(c->ranks[r].sems), e->local);
+	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
+	free(sent_to);
+}
+
+/* Point START/RWAIT at the plan's ring index on each engine. */
+static void fix_rings(struct emit *e, uint32_t ring)
+{
+	for (uint32_t i = 0; i < e->n; i++)
+		if (e->insn[i].opcode == DRM_CCORE_OP_START || e->insn[i].opcode == DRM_CCORE_OP_RWAIT)
+			e->insn[i].ring = (uint8_t)ring;
+}
+
+static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
+		     struct lowered_rank *out)
+{
+	const struct lower_rank *lr = &c->ranks[r];
+	int rc = 0;
+
+	fix_rings(e, lr->ring);
+	for (uint32_t eng = 0; eng < c->engines && !rc; eng++) {
+		if (!e->nd[eng])
+			continue;
+		rc = ccore_dev_ring_create(lr->dev, lr->core, eng, lr->ring, e->nd[eng],
+					   c->packet_size, 0, &out->rings[eng]);
+		if (!rc)
+			rc = ccore_dev_ring_submit(lr->dev, out->rings[eng], e->desc[eng],
+						   e->nd[eng], 0);
+		out->ndescs += e->nd[eng];
+	}
+	if (!rc)
+		rc = ccore_dev_program_load(lr->dev, lr->cc, e->insn, e->n, &out->prog);
+	out->ninsns = e->n;
+	return rc;
+}
+
+static void emit_free(struct emit *e)
+{
+	free(e->insn);
+	for (uint32_t i = 0; i < MAX_ENGINES; i++)
+		free(e->desc[i]);
+	free(e->step_local);
+	free(e->step_engine);
+}
+
+static int index_receives(struct lower_job *j)
+{
+	uint32_t n = j->n;
+
+	j->recv_of = calloc((size_t)n * n, sizeof(*j->recv_of));
+	j->nrecv_of = calloc((size_t)n * n, sizeof(*j->nrecv_of));
+	if (!j->recv_of || !j->nrecv_of)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < n; p++) {
+		const struct cs_rank *rk = &j->s->ranks[p];
+
+		for (uint32_t i = 0; i < rk->n; i++) {
+			const struct cs_step *st = &rk->steps[i];
+			uint32_t k;
+			uint32_t **list;
+
+			if (st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
+				continue;
+			k = p * n + st->peer;
+			list = &j->recv_of[k];
+			uint32_t *grown = realloc(*list, (j->nrecv_of[k] + 1) * sizeof(**list));
+
+			if (!grown)
+				return -ENOMEM;
+			*list = grown;
+			grown[j->nrecv_of[k]++] = i;
+		}
+	}
+	return 0;
+}
+
+void lower_release(struct lowered *l, const struct lower_ctx *c)
+{
+	if (!l)
+		return;
+	for (uint32_t r = 0; r < l->nranks; r++) {
+		struct lowered_rank *lr = &l->ranks[r];
+
+		if (lr->prog)
+			ccore_dev_program_free(c->ranks[r].dev, lr->prog);
+		for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
+			if (lr->rings[eng])
+				ccore_dev_ring_destroy(c->ranks[r].dev, lr->rings[eng]);
+	}
+	free(l->ranks);
+	free(l);
+}
+
+int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
+{
+	struct lower_job j = { .s = s, .c = c, .n = s->shape.nranks };
+	struct lowered *l = calloc(1, sizeof(*l));
+	int rc;
+
+	if (c->engines == 0 || c->engines > MAX_ENGINES)
+		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
+				   MAX_ENGINES);
+	if (!l || !(l->ranks = calloc(j.n, sizeof(*l->ranks)))) {
+		free(l);
+		return ccore_error(-ENOMEM, "lowering: out of memory");
+	}
+	l->nranks = j.n;
+	rc = index_receives(&j);
+	for (uint32_t r = 0; r < j.n && !rc; r++) {
+		struct emit e = { 0 };
+
+		emit_rank(&j, &e, r);
+		rc = e.oom ? ccore_error(-ENOMEM, "lowering: out of memory") : load_rank(c, r, &e, &l->ranks[r]);
+		emit_free(&e);
+	}
+	for (uint32_t k = 0; j.recv_of && k < j.n * j.n; k++)
+		free(j.recv_of[k]);
+	free(j.recv_of);
+	free(j.nrecv_of);
+	if (rc) {
+		lower_release(l, c);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lowering: a verified schedule becomes, per rank, one CC program and a few
+ * pre-built DMA rings on that rank's device.
+ *
+ * Per rank and stream the communicator provides a semaphore block:
+ *   [0]            L: completions of the rank's local descriptors (counts up
+ *                  within one run; the prologue resets it)
+ *   [1 + p]        A(p): data from peer p has landed (ACQUIREd per receive)
+ *   [1 + N + p]    C(p): peer p may receive from us (a credit; ACQUIREd per
+ *                  send to p)
+ * A send to p is one descriptor on the ring that carries all our puts to p
+ * (so they land in program order): COPY into p's buffer for a plain
+ * receive, REDUCE (p.dst = p.acc (+) ours) for a receive-reduce, signalling
+ * p's A(us).  Before it the CC core ACQUIREs C(p).  The receiver grants
+ * credits where cs_credit_point() says: in the prologue for receives without
+ * dependencies, otherwise just before the receive at the credit point, once
+ * the dependencies are complete.
+ */
+#ifndef CCORE_LOWER_H
+#define CCORE_LOWER_H
+
+#include "ccore_device.h"
+#include "sched/cs.h"
+
+struct lower_rank {
+	struct ccore_dev *dev;		/* the rank's device context */
+	uint32_t core;			/* logical core */
+	uint32_t cc;			/* CC core (device-wide) running the program */
+	uint32_t ring;			/* ring index this plan may use on every engine */
+	uint64_t va[CS_NBUF];		/* own buffers, in own context */
+	uint32_t sems;			/* first of the 1 + 2N block */
+};
+
+struct lower_ctx {
+	uint32_t nranks;
+	const struct lower_rank *ranks;
+	/* address of rank @q's buffer @buf as rank @r's descriptors name it */
+	uint64_t (*peer_va)(void *arg, uint32_t r, uint32_t q, uint32_t buf);
+	void *arg;
+	uint32_t elem_size;
+	uint32_t dtype, redop;		/* DRM_CCORE_DTYPE_*, DRM_CCORE_REDOP_* */
+	uint32_t engines;		/* DMA engines per core */
+	uint32_t packet_size;		/* ring packet size, 0: device default */
+};
+
+struct lowered_rank {
+	uint32_t prog;
+	uint32_t rings[16];		/* handles, per engine; 0: unused */
+	uint32_t ninsns, ndescs;
+};
+
+struct lowered {
+	uint32_t nranks;
+	struct lowered_rank *ranks;
+};
+
+/* Semaphore index helpers for the 1 + 2N block. */
+static inline uint32_t lower_sem_local(uint32_t first)
+{
+	return first;
+}
+
+static inline uint32_t lower_sem_arrival(uint32_t first, uint32_t peer)
+{
+	return first + 1 + peer;
+}
+
+static inline uint32_t lower_sem_credit(uint32_t first, uint32_t n, uint32_t peer)
+{
+	return first + 1 + n + peer;
+}
+
+/* Build and load everything; on failure nothing stays loaded. */
+int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
+/* Unload programs and destroy rings (all must be idle). */
+void lower_release(struct lowered *l, const struct lower_ctx *c);
+
+#endif

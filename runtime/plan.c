@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Plans: a launched collective's schedule, lowered onto the devices, kept
+ * so that repeating the same collective on the same buffers costs only a
+ * trigger per rank.  The key is everything the programs bake in: the
+ * collective, count, dtype, redop, root/peer, stream, and every rank's
+ * buffer addresses.  A plan holds one ring index per rank's core; when a
+ * core has none left, the least recently used plans go.
+ */
+#include "comm.h"
+#include "select.h"
+#include "log.h"
+#include "lower/lower.h"
+#include "ccm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct plan {
+	struct plan *next;
+	struct op *ops;			/* the key: per rank */
+	uint32_t n;
+	const struct algo *algo;
+	struct algo_opts opts;
+	struct lower_rank *lr;
+	struct lower_ctx ctx;
+	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
+	struct lowered *low;
+	bool *active;			/* ranks with steps */
+};
+
+static bool same_key(const struct plan *p, const struct op *ops, uint32_t n)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		const struct op *a = &p->ops[r], *b = &ops[r];
+
+		if (a->coll != b->coll || a->send != b->send || a->recv != b->recv ||
+		    a->count != b->count || a->dtype != b->dtype || a->redop != b->redop ||
+		    a->root != b->root || a->peer != b->peer ||
+		    (a->stream ? a->stream->id : ~0u) != (b->stream ? b->stream->id : ~0u))
+			return false;
+	}
+	return true;
+}
+
+static uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
+{
+	struct plan *p = arg;
+
+	return p->peer[((size_t)r * p->n + q) * CS_NBUF + buf];
+}
+
+static void plan_free(struct clique *q, struct plan *p)
+{
+	/* its jobs must be done before rings and programs go */
+	for (uint32_t r = 0; r < p->n; r++)
+		if (p->ops[r].stream)
+			ccore_stream_sync(p->ops[r].stream);
+	lower_release(p->low, &p->ctx);
+	for (uint32_t r = 0; r < p->n && p->lr; r++) {
+		if (p->lr[r].va[CS_TMP])
+			rt_free(q->rt, q->ranks[r].dev, p->lr[r].va[CS_TMP]);
+		if (p->lr[r].ring != ~0u)
+			rt_ring_put(q->rt, q->ranks[r].dev, q->ranks[r].core, p->lr[r].ring);
+	}
+	free(p->lr);
+	free(p->peer);
+	free(p->ops);
+	free(p->active);
+	free(p);
+}
+
+void plan_flush(struct clique *q)
+{
+	while (q->plans) {
+		struct plan *p = q->plans;
+
+		q->plans = p->next;
+		plan_free(q, p);
+	}
+	q->nplans = 0;
+}
+
+/* Drop the least recently used plan; false if there is none. */
+static bool evict_one(struct clique *q)
+{
+	struct plan **pp = &q->plans;
+
+	if (!*pp)
+		return false;
+	while ((*pp)->next)
+		pp = &(*pp)->next;
+	plan_free(q, *pp);
+	*pp = NULL;
+	q->nplans--;
+	return true;
+}
+
+static bool detect_in_place(const struct cs_shape *sh, const struct op *o, uint32_t r,
+			    uint64_t es)
+{
+	switch (sh->coll) {
+	case CS_ALLGATHER:
+		return o->send == o->recv + r * sh->count * es;
+	case CS_REDUCESCATTER:
+		return o->recv == o->send + r * sh->count * es;
+	case CS_SENDRECV:
+		return false;
+	default:
+		return o->send == o->recv;
+	}
+}
+
+static int shape_of(struct clique *q, const struct op *ops, struct cs_shape *sh)
+{
+	uint64_t es = ccm_dtype_size(ops[0].dtype);
+	const struct op *any = NULL;
+
+	for (uint32_t r = 0; r < q->n && !any; r++)
+		if (ops[r].stream)
+			any = &ops[r];
+	*sh = (struct cs_shape){ .coll = any->coll, .nranks = q->n, .count = any->count,
+				 .root = any->root, .peer = any->peer };
+	if (sh->coll == CS_SENDRECV)
+		return 0;
+	sh->in_place = detect_in_place(sh, &ops[0], 0, es);
+	for (uint32_t r = 1; r < q->n; r++)
+		if (detect_in_place(sh, &ops[r], r, es) != sh->in_place)
+			return ccore_error(-EINVAL, "%s: rank 0 is %s in place but rank %u is not the same; all ranks must agree",
+					   cs_coll_name(sh->coll), sh->in_place ? "" : "not", r);
+	return 0;
+}
+
+static uint32_t default_slices(const struct cs_shape *sh, uint64_t es)
+{
+	uint64_t block = sh->count * es / (sh->nranks ? sh->nranks : 1);
+	uint64_t s = block / (256 * 1024);
+
+	return s < 1 ? 1 : s > 8 ? 8 : (uint32_t)s;
+}
+
+static int resolve_addresses(struct clique *q, struct plan *p)
+{
+	for (uint32_t r = 0; r < p->n; r++) {
+		for (uint32_t k = 0; k < p->n; k++) {
+			for (uint32_t b = 0; b < CS_NBUF; b++) {
+				uint64_t va = b == CS_SEND ? p->ops[k].send :
+					      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
+				uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
+				int rc;
+
+				if (!va || !p->active[r] || !p->active[k]) {
+					*out = 0;
+					continue;
+				}
+				rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *s)
+{
+	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n; r++) {
+		struct lower_rank *lr = &p->lr[r];
+		uint32_t stream = p->ops[r].stream ? p->ops[r].stream->id : 0;
+
+		lr->ring = ~0u;
+		p->active[r] = s->ranks[r].n > 0;
+		if (!p->active[r])
+			continue;
+		lr->dev = q->rt->devs[q->ranks[r].dev].dev;
+		lr->core = q->ranks[r].core;
+		lr->cc = p->ops[r].stream->cc;
+		lr->va[CS_SEND] = p->ops[r].send;
+		lr->va[CS_RECV] = p->ops[r].recv;
+		lr->sems = q->sems[(stream % q->nstreams) * q->n + r];
+		if (s->tmp_count) {
+			rc = rt_alloc(q->rt, q->ranks[r].dev, s->tmp_count * es, &lr->va[CS_TMP]);
+			if (rc)
+				return rc;
+		}
+		while ((rc = rt_ring_get(q->rt, q->ranks[r].dev, lr->core, &lr->ring)) == -ENOSPC)
+			if (!evict_one(q))
+				break;
+		if (rc) {
+			lr->ring = ~0u;
+			return ccore_error(rc, "no free DMA ring index on core %u of device %u",
+					   lr->core, q->ranks[r].dev);
+		}
+	}
+	return 0;
+}
+
+static void log_plan(const struct plan *p, const struct cs_shape *sh, const struct lowered *l)
+{
+	uint32_t insns = 0, descs = 0;
+
+	if (log_level() < LOG_INFO)
+		return;
+	for (uint32_t r = 0; r < p->n; r++) {
+		insns += l->ranks[r].ninsns;
+		descs += l->ranks[r].ndescs;
+	}
+	log_msg(LOG_INFO, "%s count %llu %s%s%s N=%u%s: algorithm %s, slices %u, stream %u (CC core %u on rank 0), %u instructions and %u descriptors in all",
+		cs_coll_name(sh->coll), (unsigned long long)sh->count,
+		ccore_dtype_name(p->ops[0].dtype), sh->coll == CS_ALLREDUCE ||
+		sh->coll == CS_REDUCESCATTER || sh->coll == CS_REDUCE_COLL ? " " : "",
+		sh->coll == CS_ALLREDUCE || sh->coll == CS_REDUCESCATTER ||
+		sh->coll == CS_REDUCE_COLL ? ccore_redop_name(p->ops[0].redop) : "",
+		sh->nranks, sh->in_place ? " in place" : "", p->algo->name, p->opts.slices,
+		p->ops[sh->coll == CS_SENDRECV ? sh->root : 0].stream->id,
+		p->lr[sh->coll == CS_SENDRECV ? sh->root : 0].cc, insns, descs);
+}
+
+static int plan_build(struct clique *q, const struct op *ops, struct plan **out)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+	struct cs_shape sh;
+	struct cs_sched *s = NULL;
+	uint32_t n = q->n;
+	char err[512];
+	int rc;
+
+	if (!p)
+		return ccore_error(-ENOMEM, "out of memory");
+	p->n = n;
+	p->ops = malloc(n * sizeof(*p->ops));
+	p->lr = calloc(n, sizeof(*p->lr));
+	p->peer = calloc((size_t)n * n * CS_NBUF, sizeof(*p->peer));
+	p->active = calloc(n, sizeof(*p->active));
+	if (!p->ops || !p->lr || !p->peer || !p->active) {
+		rc = ccore_error(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(p->ops, ops, n * sizeof(*ops));
+	rc = shape_of(q, ops, &sh);
+	if (rc)
+		goto fail;
+	p->opts = (struct algo_opts){ .slices = default_slices(&sh, ccm_dtype_size(ops[0].dtype)),
+				      .channels = 1 };
+	rc = select_algo(&sh, sh.count * ccm_dtype_size(ops[0].dtype) *
+			 (sh.coll == CS_ALLGATHER ? n : 1), &p->opts, &p->algo);
+	if (rc)
+		goto fail;
+	s = p->algo->gen(&sh, &p->opts);
+	if (!s) {
+		rc = ccore_error(-ENOMEM, "%s: out of memory generating the schedule", p->algo->name);
+		goto fail;
+	}
+	if (getenv("CCORE_VERIFY") && cs_verify(s, err, sizeof(err))) {
+		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
+		goto fail;
+	}
+	for (uint32_t st = 0; st < q->nstreams; st++)
+		for (uint32_t r = 0; r < n; r++)
+			if (ops[r].stream && ops[r].stream->id % q->nstreams == st)
+				rc = rc ?: clique_sems(q, st, NULL);
+	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p);
+	if (rc)
+		goto fail;
+	p->ctx = (struct lower_ctx){
+		.nranks = n, .ranks = p->lr, .peer_va = plan_peer_va, .arg = p,
+		.elem_size = (uint32_t)ccm_dtype_size(ops[0].dtype),
+		.dtype = ops[0].dtype, .redop = ops[0].redop ? ops[0].redop : DRM_CCORE_REDOP_SUM,
+		.engines = q->rt->engines,
+	};
+	rc = lower_schedule(s, &p->ctx, &p->low);
+	if (rc)
+		goto fail;
+	log_plan(p, &sh, p->low);
+	cs_free(s);
+	*out = p;
+	return 0;
+fail:
+	cs_free(s);
+	plan_free(q, p);
+	return rc;
+}
+
+int plan_launch(struct clique *q, const struct op *ops)
+{
+	struct plan *p, **pp;
+	int rc = 0;
+
+	for (uint32_t r = 0; r < q->n; r++)
+		if (ops[r].stream)
+			rc |= ops[r].count != 0;
+	if (!rc)
+		return 0;	/* nothing to move: nccl treats count 0 as a no-op */
+	rc = 0;
+	for (pp = &q->plans; *pp; pp = &(*pp)->next)
+		if (same_key(*pp, ops, q->n))
+			break;
+	if (*pp) {
+		/* most recently used goes first */
+		p = *pp;
+		*pp = p->next;
+	} else {
+		rc = plan_build(q, ops, &p);
+		if (rc)
+			return rc;
+		q->nplans++;
+	}
+	p->next = q->plans;
+	q->plans = p;
+	q->last_algo = p->algo->name;
+	for (uint32_t r = 0; r < q->n && !rc; r++) {
+		uint64_t job;
+
+		if (!p->active[r])
+			continue;
+		rc = ccore_dev_submit(p->lr[r].dev, p->low->ranks[r].prog, DRM_CCORE_JOB_F_TRIGGER,
+				      &job);
+		if (!rc)
+			rc = stream_add_job(ops[r].stream, job);
+	}
+	return rc;
+}

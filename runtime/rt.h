@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's shared state behind every communicator of a process:
+ * the opened devices, the device allocations of each device (so a user
+ * pointer can be resolved to its buffer), the cache of buffers imported
+ * into other devices' contexts, and which ring indices of each core plans
+ * hold.
+ */
+#ifndef CCORE_RT_H
+#define CCORE_RT_H
+
+#include "ccore.h"
+#include "ccore_internal.h"
+
+#define RT_RINGS 16
+
+struct rt_alloc {
+	uint64_t va, size;
+	uint32_t handle;
+	void *host;
+};
+
+struct rt_import {
+	uint32_t from_dev, handle;	/* the exporter's buffer */
+	uint32_t to_dev;
+	uint64_t va;			/* where the importer sees it */
+};
+
+struct rt_dev {
+	struct ccore_dev *dev;
+	struct rt_alloc *allocs;
+	uint32_t nallocs, cap;
+	uint16_t *rings_used;		/* per core: bitmap of ring indices */
+};
+
+struct rt {
+	struct ccore_system *sys;
+	uint32_t refs;
+	uint32_t ndev;
+	uint32_t cores, cc_cores, engines, sems;
+	uint64_t max_program;
+	struct rt_dev *devs;
+	struct rt_import *imports;
+	uint32_t nimports;
+};
+
+/* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */
+int rt_open(const struct ccore_topology *topo, struct rt **out);
+void rt_get(struct rt *rt);
+void rt_put(struct rt *rt);
+
+int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va);
+int rt_free(struct rt *rt, uint32_t dev, uint64_t va);
+/* The allocation holding [va, va + len) on @dev, or NULL. */
+const struct rt_alloc *rt_find(const struct rt *rt, uint32_t dev, uint64_t va, uint64_t len);
+/* Address of @dev's [va..] as @to's descriptors name it (importing once). */
+int rt_peer_va(struct rt *rt, uint32_t dev, uint64_t va, uint32_t to, uint64_t *out);
+
+/* A ring index free on every engine of (dev, core); -ENOSPC if none. */
+int rt_ring_get(struct rt *rt, uint32_t dev, uint32_t core, uint32_t *ring);
+void rt_ring_put(struct rt *rt, uint32_t dev, uint32_t core, uint32_t ring);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/* Streams: the jobs posted on one CC core of a rank, waited for in order. */
+#include "comm.h"
+
+#include <stdlib.h>
+
+#define STREAM_WAIT_NS (120ll * 1000000000)
+
+int ccore_stream_create(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
+{
+	struct ccore_stream *s;
+
+	if (!c || !out)
+		return ccore_error(-EINVAL, "ccore_stream_create: comm and out must be set");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ccore_error(-ENOMEM, "out of memory");
+	s->comm = c;
+	s->id = id;
+	s->cc = c->q->ranks[c->rank].core * c->q->rt->cc_cores + id % c->q->rt->cc_cores;
+	*out = s;
+	return 0;
+}
+
+int ccore_stream_destroy(struct ccore_stream *s)
+{
+	if (!s || s->is_default)
+		return ccore_error(-EINVAL, "ccore_stream_destroy: not a stream made by ccore_stream_create");
+	plan_flush(s->comm->q);
+	ccore_stream_sync(s);
+	free(s->jobs);
+	free(s);
+	return 0;
+}
+
+struct ccore_stream *ccore_comm_stream(struct ccore_comm *c)
+{
+	return c ? c->stream0 : NULL;
+}
+
+struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s)
+{
+	return s ? s : c->stream0;
+}
+
+int stream_add_job(struct ccore_stream *s, uint64_t job)
+{
+	if (s->njobs == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		uint64_t *j = realloc(s->jobs, cap * sizeof(*j));
+
+		if (!j)
+			return ccore_error(-ENOMEM, "out of memory");
+		s->jobs = j;
+		s->cap = cap;
+	}
+	s->jobs[s->njobs++] = job;
+	return 0;
+}
+
+int ccore_stream_sync(struct ccore_stream *s)
+{
+	struct ccore_dev *dev;
+	int rc = 0, status;
+
+	if (!s)
+		return ccore_error(-EINVAL, "ccore_stream_sync: stream is NULL");
+	dev = comm_dev(s->comm);
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		int r = ccore_dev_job_wait(dev, s->jobs[i], STREAM_WAIT_NS, &status);
+
+		if (!r && status)
+			r = ccore_error(status, "a collective on rank %u failed on its CC core: %d",
+					s->comm->rank, status);
+		if (!rc)
+			rc = r;
+	}
+	s->njobs = 0;
+	return rc;
+}
+
+int ccore_stream_query(struct ccore_stream *s)
+{
+	struct ccore_dev *dev;
+	int status;
+
+	if (!s)
+		return ccore_error(-EINVAL, "ccore_stream_query: stream is NULL");
+	dev = comm_dev(s->comm);
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (ccore_dev_job_wait(dev, s->jobs[i], 0, &status) == -ETIMEDOUT)
+			return -EAGAIN;
+	return 0;
+}
