@@ -159,7 +159,7 @@ static int try_collective(struct clique *q)
 	struct op *ops, *first;
 
 	for (uint32_t r = 0; r < q->n; r++)
-		if (!head(&q->posted[r]) || head(&q->posted[r])->coll == CS_SENDRECV)
+		if (!head(&q->posted[r]))
 			return 0;
 	first = head(&q->posted[0]);
 	ops = calloc(q->n, sizeof(*ops));
@@ -186,46 +186,55 @@ static int try_collective(struct clique *q)
 	return launch(q, ops);
 }
 
-/* A send and a receive that match, at the heads of their ranks' queues. */
-static int try_p2p(struct clique *q, uint32_t a)
+/*
+ * Sends and receives pair up per (sender, receiver), in posting order,
+ * whatever else either rank posted in between.
+ */
+static int try_p2p(struct clique *q, const struct op *posted)
 {
-	struct op *s = head(&q->posted[a]), *rv, *ops;
-	uint32_t b;
+	uint32_t k = posted->root * q->n + posted->peer;
+	struct op_queue *sq = &q->sends[k], *rq = &q->recvs[k];
+	struct op *s, *rv, *ops;
 
-	if (!s || s->coll != CS_SENDRECV)
+	if (!head(sq) || !head(rq))
 		return 0;
-	b = s->root == a ? s->peer : s->root;
-	rv = head(&q->posted[b]);
-	if (!rv || rv->coll != CS_SENDRECV || rv->root != s->root || rv->peer != s->peer)
-		return 0;
-	if (rv->count != s->count || rv->dtype != s->dtype)
+	s = head(sq);
+	rv = head(rq);
+	if (rv->count != s->count || rv->dtype != s->dtype) {
+		pop(sq);
+		pop(rq);
 		return ccore_error(-EINVAL, "send %u->%u of %llu %s does not match the receive of %llu %s",
 				   s->root, s->peer, (unsigned long long)s->count,
 				   ccore_dtype_name(s->dtype), (unsigned long long)rv->count,
 				   ccore_dtype_name(rv->dtype));
+	}
 	ops = calloc(q->n, sizeof(*ops));
 	if (!ops)
 		return ccore_error(-ENOMEM, "out of memory");
-	ops[a] = *s;
-	ops[b] = *rv;
 	for (uint32_t r = 0; r < q->n; r++)
-		if (r != a && r != b)
-			ops[r] = (struct op){ .coll = CS_SENDRECV, .root = s->root, .peer = s->peer,
-					      .count = s->count, .dtype = s->dtype, .stream = NULL };
-	pop(&q->posted[a]);
-	pop(&q->posted[b]);
+		ops[r] = (struct op){ .coll = CS_SENDRECV, .root = s->root, .peer = s->peer,
+				      .count = s->count, .dtype = s->dtype };
+	ops[s->root] = *s;
+	ops[s->peer] = *rv;
+	pop(sq);
+	pop(rq);
 	return launch(q, ops);
 }
 
 int coll_post(struct ccore_comm *c, const struct op *op)
 {
 	struct clique *q = c->q;
-	int rc = push(&q->posted[c->rank], op);
+	struct op_queue *oq = &q->posted[c->rank];
+	int rc;
 
+	if (op->coll == CS_SENDRECV)
+		oq = c->rank == op->root ? &q->sends[op->root * q->n + op->peer]
+					 : &q->recvs[op->root * q->n + op->peer];
+	rc = push(oq, op);
 	if (rc)
 		return rc;
 	if (op->coll == CS_SENDRECV)
-		return try_p2p(q, c->rank);
+		return try_p2p(q, op);
 	return try_collective(q);
 }
 

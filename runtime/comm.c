@@ -23,7 +23,12 @@ static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
 	q->sems = calloc((size_t)n * q->nstreams, sizeof(*q->sems));
 	q->sems_ok = calloc(q->nstreams, sizeof(*q->sems_ok));
 	q->posted = calloc(n, sizeof(*q->posted));
-	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->posted) {
+	q->sends = calloc((size_t)n * n, sizeof(*q->sends));
+	q->recvs = calloc((size_t)n * n, sizeof(*q->recvs));
+	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->posted || !q->sends ||
+	    !q->recvs) {
+		free(q->sends);
+		free(q->recvs);
 		free(q->ranks);
 		free(q->comms);
 		free(q->sems);
@@ -47,6 +52,12 @@ static void clique_free(struct clique *q)
 						   q->sems[s * q->n + r]);
 	for (uint32_t r = 0; r < q->n; r++)
 		free(q->posted[r].ops);
+	for (uint32_t k = 0; k < q->n * q->n; k++) {
+		free(q->sends[k].ops);
+		free(q->recvs[k].ops);
+	}
+	free(q->sends);
+	free(q->recvs);
 	rt_put(q->rt);
 	free(q->ranks);
 	free(q->comms);

@@ -37,7 +37,8 @@ struct clique {
 	uint32_t nstreams;		/* = CC cores per core */
 	uint32_t *sems;			/* [stream * n + rank] semaphore block */
 	bool *sems_ok;
-	struct op_queue *posted;	/* per rank */
+	struct op_queue *posted;	/* per rank: collectives */
+	struct op_queue *sends, *recvs;	/* per (sender * n + receiver) */
 	struct plan *plans;		/* most recently used first */
 	uint32_t nplans;
 	const char *last_algo;

@@ -1,31 +1,45 @@
 // SPDX-License-Identifier: MIT
-/* ccore-bench: benchmarks of the ccore device model and runtime. */
+/* ccore-bench: nccl-tests-style benchmarks of ccore collectives. */
 #include "bench.h"
 
 #include <getopt.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const bench_op_names[OP_COUNT] = {
+	"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv",
+};
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ccore-bench [--copy] [options]\n"
+		"usage: ccore-bench [--op OP] [options]\n"
+		"       ccore-bench --copy [-e SIZE]\n"
 		"\n"
-		"Default mode: ring AllReduce over simulated ranks, printed as an nccl-tests\n"
-		"table (in place, float, sum).\n"
-		"  --copy            instead: device COPY throughput vs host memcpy (max size)\n"
+		"Runs a collective over simulated (or kernel) devices like nccl-tests and prints\n"
+		"the nccl-tests table: size, count, type, redop, root, then time, algbw, busbw\n"
+		"and #wrong out of place and in place, plus the algorithm that ran.\n"
 		"\n"
-		"  --ranks N         ranks (logical cores across devices), default 8\n"
-		"  -b, --minbytes S  smallest size, default 8 (K/M/G suffixes)\n"
-		"  -e, --maxbytes S  largest size, default 64M\n"
-		"  -f, --stepfactor F  multiply the size by F each step, default 2\n"
-		"  -n, --iters N     timed iterations per size, default 20\n"
-		"  -w, --warmup_iters N  untimed iterations first, default 2\n"
-		"  -c, --check 0|1   check results, default 1\n"
-		"  --device BACKEND  sim (default) or accel; default $CCORE_DEVICE\n"
-		"  --sim CONFIG      simulated fabric (see ccore-info --sim-help); default $CCORE_SIM\n"
-		"  -h, --help        this text\n");
+		"  --op OP              allreduce (default), allgather, reducescatter, alltoall,\n"
+		"                       broadcast, reduce, sendrecv (a ring shift)\n"
+		"  --ranks N            ranks (default 8)\n"
+		"  --nodes N            nodes (default 1)\n"
+		"  --ranks-per-device N ranks per device (default: up to 4, dividing the ranks)\n"
+		"  -b, --minbytes S     smallest size (default 8; K/M/G suffixes)\n"
+		"  -e, --maxbytes S     largest size (default 64M)\n"
+		"  -f, --stepfactor F   multiply the size by F per step (default 2; 1: only -b)\n"
+		"  -n, --iters N        timed iterations per size (default 20)\n"
+		"  -w, --warmup_iters N untimed iterations first (default 5)\n"
+		"  -c, --check 0|1      check results on verifiable inputs (default 1)\n"
+		"  -d, --datatype T     i8 u8 i32 u32 i64 u64 f16 bf16 f32 (default) f64\n"
+		"  -o, --op_type OP     sum (default), prod, max, min\n"
+		"  -r, --root R         root of broadcast/reduce (default 0)\n"
+		"  --algo LIST          CCORE_ALGO for this run, e.g. ring or ^mesh\n"
+		"  --json FILE          also write the rows as JSON\n"
+		"  --copy               instead: device COPY throughput next to host memcpy\n"
+		"  --device BACKEND     sim (default) or accel; default $CCORE_DEVICE\n"
+		"  --sim CONFIG         extra simulated-fabric keys (see ccore-info --sim-help)\n"
+		"  -h, --help           this text\n");
 }
 
 static int parse_size(const char *flag, const char *s, size_t *out)
@@ -33,7 +47,7 @@ static int parse_size(const char *flag, const char *s, size_t *out)
 	char *end;
 	unsigned long long v = strtoull(s, &end, 10);
 
-	if (end == s)
+	if (end == s || *s == '-')
 		goto bad;
 	switch (*end) {
 	case 'K': case 'k': v <<= 10; end++; break;
@@ -41,12 +55,12 @@ static int parse_size(const char *flag, const char *s, size_t *out)
 	case 'G': case 'g': v <<= 30; end++; break;
 	default: break;
 	}
-	if (*end || v == 0 || v > (1ull << 40))
+	if (*end || v == 0 || v > (1ull << 36))
 		goto bad;
 	*out = (size_t)v;
 	return 0;
 bad:
-	fprintf(stderr, "ccore-bench: %s '%s': expected a size from 1 to 1T bytes, e.g. 8, 64K, 1M\n",
+	fprintf(stderr, "ccore-bench: %s '%s': expected a size from 1 byte to 64G, e.g. 8, 64K, 1M\n",
 		flag, s);
 	return -1;
 }
@@ -65,39 +79,98 @@ static int parse_int(const char *flag, const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
+static int parse_name(const char *flag, const char *s, const char *const *names, int n,
+		      int *out)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], s)) {
+			*out = i;
+			return 0;
+		}
+	fprintf(stderr, "ccore-bench: %s '%s': expected one of", flag, s);
+	for (int i = 0; i < n; i++)
+		if (names[i])
+			fprintf(stderr, " %s", names[i]);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int topology(struct bench_opts *o, int nodes, int rpd)
+{
+	int per_node;
+
+	if (o->ranks % nodes) {
+		fprintf(stderr, "ccore-bench: --ranks %d is not a multiple of --nodes %d\n", o->ranks,
+			nodes);
+		return -1;
+	}
+	per_node = o->ranks / nodes;
+	if (!rpd)
+		for (rpd = per_node < 4 ? per_node : 4; per_node % rpd; rpd--)
+			;
+	if (per_node % rpd) {
+		fprintf(stderr, "ccore-bench: %d ranks per node are not a multiple of --ranks-per-device %d\n",
+			per_node, rpd);
+		return -1;
+	}
+	o->topo = (struct ccore_topology){ (uint32_t)nodes, (uint32_t)(per_node / rpd),
+					   (uint32_t)rpd };
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "copy", no_argument, NULL, 'C' },
-		{ "ranks", required_argument, NULL, 'r' },
+		{ "op", required_argument, NULL, 'O' },
+		{ "ranks", required_argument, NULL, 'N' },
+		{ "nodes", required_argument, NULL, 'X' },
+		{ "ranks-per-device", required_argument, NULL, 'P' },
 		{ "minbytes", required_argument, NULL, 'b' },
 		{ "maxbytes", required_argument, NULL, 'e' },
 		{ "stepfactor", required_argument, NULL, 'f' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "warmup_iters", required_argument, NULL, 'w' },
 		{ "check", required_argument, NULL, 'c' },
+		{ "datatype", required_argument, NULL, 'd' },
+		{ "op_type", required_argument, NULL, 'o' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "algo", required_argument, NULL, 'A' },
+		{ "json", required_argument, NULL, 'J' },
+		{ "copy", no_argument, NULL, 'C' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char *const dtypes[] = { NULL, "i8", "u8", "i32", "u32", "i64", "u64", "f16",
+					      "bf16", "f32", "f64" };
+	static const char *const redops[] = { NULL, "sum", "prod", "max", "min", "avg" };
 	struct bench_opts o = {
-		.ranks = 8, .min_bytes = 8, .max_bytes = 64u << 20, .step_factor = 2,
-		.iters = 20, .warmup = 2, .check = true,
+		.op = OP_ALLREDUCE, .ranks = 8, .min_bytes = 8, .max_bytes = 64u << 20,
+		.step_factor = 2, .iters = 20, .warmup = 5, .check = true, .dtype = ccore_f32,
+		.redop = ccore_sum,
 	};
+	int c, v, bad = 0, nodes = 1, rpd = 0;
 	bool copy = false;
-	int c, v, bad = 0;
 
-	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'C': copy = true; break;
-		case 'r': bad |= parse_int("--ranks", optarg, 1, 4096, &o.ranks); break;
+		case 'O': bad |= parse_name("--op", optarg, bench_op_names, OP_COUNT, &v); o.op = v; break;
+		case 'N': bad |= parse_int("--ranks", optarg, 1, 1024, &o.ranks); break;
+		case 'X': bad |= parse_int("--nodes", optarg, 1, 64, &nodes); break;
+		case 'P': bad |= parse_int("--ranks-per-device", optarg, 1, 64, &rpd); break;
 		case 'b': bad |= parse_size("-b", optarg, &o.min_bytes); break;
 		case 'e': bad |= parse_size("-e", optarg, &o.max_bytes); break;
 		case 'f': bad |= parse_int("-f", optarg, 1, 1024, &o.step_factor); break;
 		case 'n': bad |= parse_int("-n", optarg, 1, 1000000, &o.iters); break;
 		case 'w': bad |= parse_int("-w", optarg, 0, 1000000, &o.warmup); break;
 		case 'c': bad |= parse_int("-c", optarg, 0, 1, &v); o.check = v; break;
+		case 'd': bad |= parse_name("-d", optarg, dtypes, 11, &v); o.dtype = v; break;
+		case 'o': bad |= parse_name("-o", optarg, redops, 6, &v); o.redop = v; break;
+		case 'r': bad |= parse_int("-r", optarg, 0, 1023, &o.root); break;
+		case 'A': o.algo = optarg; break;
+		case 'J': o.json = optarg; break;
+		case 'C': copy = true; break;
 		case 'D': o.backend = optarg; break;
 		case 's': o.sim = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -113,7 +186,20 @@ int main(int argc, char **argv)
 			o.max_bytes);
 		bad = 1;
 	}
+	if (!bad && o.root >= o.ranks) {
+		fprintf(stderr, "ccore-bench: --root %d out of range (0..%d)\n", o.root, o.ranks - 1);
+		bad = 1;
+	}
+	if (!bad && !copy)
+		bad = topology(&o, nodes, rpd);
 	if (bad)
 		return 2;
-	return copy ? bench_copy(&o) : bench_ring_allreduce(&o);
+	/* explicit arguments win over the environment */
+	if (o.backend)
+		setenv("CCORE_DEVICE", o.backend, 1);
+	if (o.sim)
+		setenv("CCORE_SIM", o.sim, 1);
+	if (o.algo)
+		setenv("CCORE_ALGO", o.algo, 1);
+	return copy ? bench_copy(&o) : bench_collective(&o);
 }

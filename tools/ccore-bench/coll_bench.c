@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collective benchmark, modelled on nccl-tests: for each size, the
+ * out-of-place and the in-place collective, checked on verifiable inputs,
+ * then timed over -n iterations after -w warm-up ones; the nccl-tests table
+ * with the same bus-bandwidth factors, the average bus bandwidth, and the
+ * host memcpy bandwidth measured in the same run.
+ */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RANKS 1024
+
+struct bctx {
+	const struct bench_opts *o;
+	struct ccore_comm **comm;
+	ccore_ptr *sbuf, *rbuf;
+	int n;
+	size_t es;
+	FILE *json;
+	int json_rows;
+	double host_gbps;
+	/* per size */
+	size_t count;		/* the count argument of the call */
+	size_t in_elems, out_elems;	/* per rank */
+};
+
+static const double bus_factor_num[OP_COUNT] = { 2, 1, 1, 1, 0, 0, 0 };
+
+static double busbw_factor(enum bench_op op, int n)
+{
+	if (op == OP_BROADCAST || op == OP_REDUCE || op == OP_SENDRECV || n == 1)
+		return 1;
+	return bus_factor_num[op] * (n - 1) / n;
+}
+
+static void shape(struct bctx *b, size_t bytes)
+{
+	size_t elems = bytes / b->es, n = (size_t)b->n;
+
+	switch (b->o->op) {
+	case OP_ALLGATHER:
+		b->count = elems / n;
+		b->in_elems = b->count;
+		b->out_elems = b->count * n;
+		break;
+	case OP_REDUCESCATTER:
+		b->count = elems / n;
+		b->in_elems = b->count * n;
+		b->out_elems = b->count;
+		break;
+	case OP_ALLTOALL:
+		b->count = elems / n;
+		b->in_elems = b->out_elems = b->count * n;
+		break;
+	default:
+		b->count = b->in_elems = b->out_elems = elems;
+		break;
+	}
+}
+
+/* Send and receive pointers of rank @r, out of place or in place. */
+static void bufs(const struct bctx *b, int r, bool in_place, ccore_ptr *s, ccore_ptr *rv)
+{
+	*s = b->sbuf[r];
+	*rv = b->rbuf[r];
+	if (!in_place)
+		return;
+	*s = *rv = b->rbuf[r];
+	if (b->o->op == OP_ALLGATHER)
+		*s = b->rbuf[r] + (size_t)r * b->count * b->es;
+	else if (b->o->op == OP_REDUCESCATTER)
+		*rv = b->rbuf[r] + (size_t)r * b->count * b->es;
+}
+
+static int post_rank(struct bctx *b, int r, bool in_place)
+{
+	const struct bench_opts *o = b->o;
+	struct ccore_comm *c = b->comm[r];
+	ccore_ptr s, rv;
+
+	bufs(b, r, in_place, &s, &rv);
+	switch (o->op) {
+	case OP_ALLREDUCE:
+		return ccore_all_reduce(s, rv, b->count, o->dtype, o->redop, c, NULL);
+	case OP_ALLGATHER:
+		return ccore_all_gather(s, rv, b->count, o->dtype, c, NULL);
+	case OP_REDUCESCATTER:
+		return ccore_reduce_scatter(s, rv, b->count, o->dtype, o->redop, c, NULL);
+	case OP_ALLTOALL:
+		return ccore_all_to_all(s, rv, b->count, o->dtype, c, NULL);
+	case OP_BROADCAST:
+		return ccore_broadcast(s, rv, b->count, o->dtype, o->root, c, NULL);
+	case OP_REDUCE:
+		return ccore_reduce(s, rv, b->count, o->dtype, o->redop, o->root, c, NULL);
+	default:
+		return ccore_send(s, b->count, o->dtype, (r + 1) % b->n, c, NULL) ?:
+		       ccore_recv(rv, b->count, o->dtype, (r + b->n - 1) % b->n, c, NULL);
+	}
+}
+
+static int run_once(struct bctx *b, bool in_place)
+{
+	int rc = ccore_group_start();
+
+	for (int r = 0; r < b->n && !rc; r++)
+		rc = post_rank(b, r, in_place);
+	if (!rc)
+		rc = ccore_group_end();
+	return rc;
+}
+
+static int sync_all(struct bctx *b)
+{
+	int rc = 0;
+
+	for (int r = 0; r < b->n; r++) {
+		int x = ccore_stream_sync(ccore_comm_stream(b->comm[r]));
+
+		rc = rc ? rc : x;
+	}
+	return rc;
+}
+
+static void fill_inputs(struct bctx *b, bool in_place)
+{
+	const struct bench_opts *o = b->o;
+
+	for (int r = 0; r < b->n; r++) {
+		ccore_ptr s, rv;
+
+		bufs(b, r, in_place, &s, &rv);
+		/* poison the output so stale results cannot pass */
+		memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x7b, b->out_elems * b->es +
+		       (o->op == OP_REDUCESCATTER && in_place ? b->in_elems * b->es : 0));
+		bench_fill(ccore_mem_host(b->comm[r], s), b->in_elems, o->dtype, o->redop,
+			   o->op == OP_BROADCAST ? o->root : r, 0);
+	}
+}
+
+static long check_outputs(struct bctx *b, bool in_place)
+{
+	const struct bench_opts *o = b->o;
+	long wrong = 0;
+
+	for (int r = 0; r < b->n; r++) {
+		ccore_ptr s, rv;
+		const char *out;
+
+		bufs(b, r, in_place, &s, &rv);
+		out = ccore_mem_host(b->comm[r], rv);
+		switch (o->op) {
+		case OP_ALLREDUCE:
+			wrong += bench_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
+			break;
+		case OP_REDUCE:
+			if (r == o->root)
+				wrong += bench_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
+			break;
+		case OP_REDUCESCATTER:
+			wrong += bench_check_reduced(out, b->count, o->dtype, o->redop, b->n,
+						     (size_t)r * b->count);
+			break;
+		case OP_ALLGATHER:
+			for (int j = 0; j < b->n; j++)
+				wrong += bench_check_from(out + (size_t)j * b->count * b->es, b->count,
+							  o->dtype, o->redop, j, 0);
+			break;
+		case OP_ALLTOALL:
+			for (int j = 0; j < b->n; j++)
+				wrong += bench_check_from(out + (size_t)j * b->count * b->es, b->count,
+							  o->dtype, o->redop, j, (size_t)r * b->count);
+			break;
+		case OP_BROADCAST:
+			wrong += bench_check_from(out, b->count, o->dtype, o->redop, o->root, 0);
+			break;
+		default:
+			wrong += bench_check_from(out, b->count, o->dtype, o->redop,
+						  (r + b->n - 1) % b->n, 0);
+			break;
+		}
+	}
+	return wrong;
+}
+
+struct result {
+	double time_us, algbw, busbw;
+	long wrong;
+	bool skipped;
+};
+
+static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *res)
+{
+	const struct bench_opts *o = b->o;
+	double t;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (in_place && o->op == OP_SENDRECV) {
+		res->skipped = true;	/* a ring shift cannot run in place */
+		return 0;
+	}
+	for (int i = 0; i < o->warmup && !rc; i++)
+		rc = run_once(b, in_place);
+	rc = rc ?: sync_all(b);
+	if (!rc && o->check) {
+		fill_inputs(b, in_place);
+		rc = run_once(b, in_place) ?: sync_all(b);
+		if (!rc)
+			res->wrong = check_outputs(b, in_place);
+	}
+	t = bench_now_us();
+	for (int i = 0; i < o->iters && !rc; i++)
+		rc = run_once(b, in_place);
+	rc = rc ?: sync_all(b);
+	t = (bench_now_us() - t) / o->iters;
+	res->time_us = t;
+	res->algbw = (double)bytes / t / 1e3;
+	res->busbw = res->algbw * busbw_factor(o->op, b->n);
+	return rc;
+}
+
+static void json_row(struct bctx *b, size_t bytes, size_t count, bool in_place,
+		     const struct result *r)
+{
+	const struct bench_opts *o = b->o;
+
+	if (!b->json || r->skipped)
+		return;
+	fprintf(b->json,
+		"%s\n    {\"size\": %zu, \"count\": %zu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, \"in_place\": %s, \"time_us\": %.3f, \"algbw\": %.4f, \"busbw\": %.4f, \"wrong\": %ld, \"algo\": \"%s\", \"host_memcpy_gbps\": %.3f}",
+		b->json_rows++ ? "," : "", bytes, count, ccore_dtype_name(o->dtype),
+		ccore_redop_name(o->redop),
+		o->op == OP_BROADCAST || o->op == OP_REDUCE ? o->root : -1,
+		in_place ? "true" : "false", r->time_us, r->algbw, r->busbw, r->wrong,
+		ccore_comm_last_algo(b->comm[0]), b->host_gbps);
+}
+
+static void print_result(const struct result *r)
+{
+	if (r->skipped)
+		printf(" %9s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
+	else
+		printf(" %9.1f %7.2f %7.2f %6ld", r->time_us, r->algbw, r->busbw, r->wrong);
+}
+
+static void header(const struct bctx *b)
+{
+	const struct bench_opts *o = b->o;
+
+	printf("# ccore-bench %s: %d ranks (%u node(s) x %u device(s) x %u ranks), %s, -b %zu -e %zu -f %d -n %d -w %d -c %d\n",
+	       bench_op_names[o->op], b->n, o->topo.nodes, o->topo.devices_per_node,
+	       o->topo.ranks_per_device, o->algo ? o->algo : "algorithm chosen by ccore",
+	       o->min_bytes, o->max_bytes, o->step_factor, o->iters, o->warmup, o->check);
+	printf("# host memcpy bandwidth (same run): %.2f GB/s\n", b->host_gbps);
+	printf("#\n#%72s%32s\n", "out-of-place", "in-place");
+	printf("#%11s %12s %8s %6s %6s %9s %7s %7s %6s %9s %7s %7s %6s  %s\n", "size", "count",
+	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+	       "busbw", "#wrong", "algo");
+	printf("#%11s %12s %8s %6s %6s %9s %7s %7s %6s %9s %7s %7s %6s\n", "(B)", "(elements)",
+	       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+}
+
+static int setup(struct bctx *b)
+{
+	const struct bench_opts *o = b->o;
+	int rc;
+
+	b->comm = calloc((size_t)b->n, sizeof(*b->comm));
+	b->sbuf = calloc((size_t)b->n, sizeof(*b->sbuf));
+	b->rbuf = calloc((size_t)b->n, sizeof(*b->rbuf));
+	if (!b->comm || !b->sbuf || !b->rbuf)
+		return -ENOMEM;
+	rc = ccore_comm_init_all(&o->topo, b->comm);
+	for (int r = 0; r < b->n && !rc; r++)
+		rc = ccore_mem_alloc(b->comm[r], o->max_bytes, &b->sbuf[r]) ?:
+		     ccore_mem_alloc(b->comm[r], o->max_bytes, &b->rbuf[r]);
+	return rc;
+}
+
+static void teardown(struct bctx *b)
+{
+	for (int r = 0; b->comm && r < b->n; r++)
+		if (b->comm[r])
+			ccore_comm_destroy(b->comm[r]);
+	free(b->comm);
+	free(b->sbuf);
+	free(b->rbuf);
+}
+
+int bench_collective(const struct bench_opts *o)
+{
+	struct bctx b = { .o = o, .n = o->ranks, .es = ccore_dtype_size(o->dtype) };
+	struct result oop, ip;
+	double sum = 0;
+	long wrong = 0;
+	int sizes = 0, rc;
+
+	if (o->json && !(b.json = fopen(o->json, "w"))) {
+		fprintf(stderr, "ccore-bench: --json %s: %s\n", o->json, strerror(errno));
+		return 2;
+	}
+	rc = setup(&b);
+	if (!rc) {
+		b.host_gbps = bench_host_memcpy_gbps(o->max_bytes < (64u << 20) ? (64u << 20)
+									  : o->max_bytes);
+		header(&b);
+		if (b.json)
+			fprintf(b.json, "{\n  \"op\": \"%s\", \"ranks\": %d, \"host_memcpy_gbps\": %.3f,\n  \"rows\": [",
+				bench_op_names[o->op], b.n, b.host_gbps);
+	}
+	for (size_t bytes = o->min_bytes; !rc && bytes <= o->max_bytes;
+	     bytes = o->step_factor > 1 ? bytes * (size_t)o->step_factor : o->max_bytes + 1) {
+		size_t printed;
+
+		shape(&b, bytes);
+		printed = b.out_elems > b.in_elems ? b.out_elems : b.in_elems;
+		if (o->op == OP_ALLREDUCE || o->op == OP_BROADCAST || o->op == OP_REDUCE ||
+		    o->op == OP_SENDRECV)
+			printed = b.count;
+		fprintf(stderr, "ccore-bench: %s %zu bytes...\n", bench_op_names[o->op],
+			printed * b.es);
+		rc = measure(&b, printed * b.es, false, &oop) ?: measure(&b, printed * b.es, true, &ip);
+		if (rc)
+			break;
+		printf("%12zu %12zu %8s %6s %6d", printed * b.es, printed, ccore_dtype_name(o->dtype),
+		       ccore_redop_name(o->redop),
+		       o->op == OP_BROADCAST || o->op == OP_REDUCE ? o->root : -1);
+		print_result(&oop);
+		print_result(&ip);
+		printf("  %s\n", ccore_comm_last_algo(b.comm[0]));
+		fflush(stdout);
+		json_row(&b, printed * b.es, printed, false, &oop);
+		json_row(&b, printed * b.es, printed, true, &ip);
+		sum += ip.skipped ? oop.busbw : (oop.busbw + ip.busbw) / 2;
+		wrong += oop.wrong + ip.wrong;
+		sizes++;
+	}
+	if (rc) {
+		fprintf(stderr, "ccore-bench: %s\n", ccore_last_error());
+	} else {
+		printf("# Out of bounds values : %ld %s\n", wrong, wrong ? "FAILED" : "OK");
+		printf("# Avg bus bandwidth    : %g\n", sizes ? sum / sizes : 0.0);
+	}
+	if (b.json) {
+		fprintf(b.json, "\n  ],\n  \"avg_busbw\": %.4f, \"wrong\": %ld\n}\n",
+			sizes ? sum / sizes : 0.0, wrong);
+		fclose(b.json);
+	}
+	teardown(&b);
+	return rc ? 1 : wrong ? 1 : 0;
+}
