@@ -5,6 +5,7 @@
 
 #include "ccore.h"
 #include "ccore_device.h"
+#include "ccore_verifiable.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -42,14 +43,5 @@ double bench_host_memcpy_gbps(size_t bytes);
 
 int bench_copy(const struct bench_opts *o);
 int bench_collective(const struct bench_opts *o);
-
-/* check.c: verifiable inputs and their expected results */
-void bench_fill(void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op, int rank,
-		size_t first);
-/* Elements of @buf[0..count) that differ from the expectation. */
-long bench_check_reduced(const void *buf, size_t count, enum ccore_dtype dt,
-			 enum ccore_redop op, int nranks, size_t first);
-long bench_check_from(const void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op,
-		      int rank, size_t first);
 
 #endif

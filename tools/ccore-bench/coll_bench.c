@@ -135,7 +135,7 @@ static void fill_inputs(struct bctx *b, bool in_place)
 		/* poison the output so stale results cannot pass */
 		memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x7b, b->out_elems * b->es +
 		       (o->op == OP_REDUCESCATTER && in_place ? b->in_elems * b->es : 0));
-		bench_fill(ccore_mem_host(b->comm[r], s), b->in_elems, o->dtype, o->redop,
+		ccore_verifiable_fill(ccore_mem_host(b->comm[r], s), b->in_elems, o->dtype, o->redop,
 			   o->op == OP_BROADCAST ? o->root : r, 0);
 	}
 }
@@ -153,31 +153,31 @@ static long check_outputs(struct bctx *b, bool in_place)
 		out = ccore_mem_host(b->comm[r], rv);
 		switch (o->op) {
 		case OP_ALLREDUCE:
-			wrong += bench_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
+			wrong += ccore_verifiable_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
 			break;
 		case OP_REDUCE:
 			if (r == o->root)
-				wrong += bench_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
+				wrong += ccore_verifiable_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
 			break;
 		case OP_REDUCESCATTER:
-			wrong += bench_check_reduced(out, b->count, o->dtype, o->redop, b->n,
+			wrong += ccore_verifiable_check_reduced(out, b->count, o->dtype, o->redop, b->n,
 						     (size_t)r * b->count);
 			break;
 		case OP_ALLGATHER:
 			for (int j = 0; j < b->n; j++)
-				wrong += bench_check_from(out + (size_t)j * b->count * b->es, b->count,
+				wrong += ccore_verifiable_check_from(out + (size_t)j * b->count * b->es, b->count,
 							  o->dtype, o->redop, j, 0);
 			break;
 		case OP_ALLTOALL:
 			for (int j = 0; j < b->n; j++)
-				wrong += bench_check_from(out + (size_t)j * b->count * b->es, b->count,
+				wrong += ccore_verifiable_check_from(out + (size_t)j * b->count * b->es, b->count,
 							  o->dtype, o->redop, j, (size_t)r * b->count);
 			break;
 		case OP_BROADCAST:
-			wrong += bench_check_from(out, b->count, o->dtype, o->redop, o->root, 0);
+			wrong += ccore_verifiable_check_from(out, b->count, o->dtype, o->redop, o->root, 0);
 			break;
 		default:
-			wrong += bench_check_from(out, b->count, o->dtype, o->redop,
+			wrong += ccore_verifiable_check_from(out, b->count, o->dtype, o->redop,
 						  (r + b->n - 1) % b->n, 0);
 			break;
 		}

@@ -5,7 +5,7 @@
  * rank, products of +-1, max/min of small integers), so checks are exact.
  * Element i of rank r's input depends on (r, first + i) only.
  */
-#include "bench.h"
+#include "ccore_verifiable.h"
 #include "ccm.h"
 
 #include <string.h>
@@ -83,14 +83,14 @@ static double load(const void *buf, size_t i, enum ccore_dtype dt)
 	return v;
 }
 
-void bench_fill(void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op, int rank,
+void ccore_verifiable_fill(void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op, int rank,
 		size_t first)
 {
 	for (size_t i = 0; i < count; i++)
 		store(buf, i, dt, input(op, rank, first + i));
 }
 
-long bench_check_reduced(const void *buf, size_t count, enum ccore_dtype dt,
+long ccore_verifiable_check_reduced(const void *buf, size_t count, enum ccore_dtype dt,
 			 enum ccore_redop op, int nranks, size_t first)
 {
 	long wrong = 0;
@@ -109,7 +109,7 @@ long bench_check_reduced(const void *buf, size_t count, enum ccore_dtype dt,
 	return wrong;
 }
 
-long bench_check_from(const void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op,
+long ccore_verifiable_check_from(const void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op,
 		      int rank, size_t first)
 {
 	long wrong = 0;
