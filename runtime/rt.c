@@ -150,6 +150,17 @@ int rt_free(struct rt *rt, uint32_t dev, uint64_t va)
 	if (i < 0 || d->allocs[i].va != va)
 		return ccore_error(-EINVAL, "ccore_mem_free: 0x%llx is not an allocation of device %u",
 				   (unsigned long long)va, dev);
+	/* imports of it elsewhere go too: the handle may be reused */
+	for (uint32_t k = 0; k < rt->nimports;) {
+		struct rt_import *imp = &rt->imports[k];
+
+		if (imp->from_dev == dev && imp->handle == d->allocs[i].handle) {
+			ccore_dev_bo_close(rt->devs[imp->to_dev].dev, imp->to_handle);
+			*imp = rt->imports[--rt->nimports];
+		} else {
+			k++;
+		}
+	}
 	ccore_dev_bo_close(d->dev, d->allocs[i].handle);
 	d->allocs[i] = d->allocs[--d->nallocs];
 	return 0;
@@ -184,7 +195,7 @@ int rt_peer_va(struct rt *rt, uint32_t dev, uint64_t va, uint32_t to, uint64_t *
 	if (!imp)
 		return ccore_error(-ENOMEM, "out of memory");
 	rt->imports = imp;
-	imp[rt->nimports++] = (struct rt_import){ dev, a->handle, to, base };
+	imp[rt->nimports++] = (struct rt_import){ dev, a->handle, to, h, base };
 	*out = base + (va - a->va);
 	return 0;
 }

@@ -23,6 +23,7 @@ struct rt_alloc {
 struct rt_import {
 	uint32_t from_dev, handle;	/* the exporter's buffer */
 	uint32_t to_dev;
+	uint32_t to_handle;		/* the importer's handle */
 	uint64_t va;			/* where the importer sees it */
 };
 

@@ -371,6 +371,8 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 	for (uint32_t r = 0; r < j.n && !rc; r++) {
 		struct emit e = { 0 };
 
+		if (!s->ranks[r].n)
+			continue;	/* no part in it (e.g. a send/recv elsewhere) */
 		emit_rank(&j, &e, r);
 		rc = e.oom ? ccore_error(-ENOMEM, "lowering: out of memory") : load_rank(c, r, &e, &l->ranks[r]);
 		emit_free(&e);

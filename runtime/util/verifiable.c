@@ -10,14 +10,21 @@
 
 #include <string.h>
 
-static double input(enum ccore_redop op, int rank, size_t i)
+static bool is_unsigned(enum ccore_dtype dt)
+{
+	return dt == ccore_u8 || dt == ccore_u32 || dt == ccore_u64;
+}
+
+static double input(enum ccore_redop op, enum ccore_dtype dt, int rank, size_t i)
 {
 	switch (op) {
 	case ccore_prod:
+		/* -1 wraps for unsigned types, and so do its products: still exact */
 		return (i + (size_t)rank) % 5 == 0 ? -1 : 1;
 	case ccore_max:
 	case ccore_min:
-		return (double)((i * 7 + (size_t)rank * 13) % 50) - 25;
+		/* comparisons need values inside the type's own range */
+		return (double)((i * 7 + (size_t)rank * 13) % 50) - (is_unsigned(dt) ? 0 : 25);
 	default:
 		return (double)((i + 3 * (size_t)rank) % 3);
 	}
@@ -87,7 +94,7 @@ void ccore_verifiable_fill(void *buf, size_t count, enum ccore_dtype dt, enum cc
 		size_t first)
 {
 	for (size_t i = 0; i < count; i++)
-		store(buf, i, dt, input(op, rank, first + i));
+		store(buf, i, dt, input(op, dt, rank, first + i));
 }
 
 long ccore_verifiable_check_reduced(const void *buf, size_t count, enum ccore_dtype dt,
@@ -96,10 +103,10 @@ long ccore_verifiable_check_reduced(const void *buf, size_t count, enum ccore_dt
 	long wrong = 0;
 
 	for (size_t i = 0; i < count; i++) {
-		double want = input(op, 0, first + i);
+		double want = input(op, dt, 0, first + i);
 
 		for (int r = 1; r < nranks; r++) {
-			double x = input(op, r, first + i);
+			double x = input(op, dt, r, first + i);
 
 			want = op == ccore_prod ? want * x : op == ccore_max ? (x > want ? x : want) :
 			       op == ccore_min ? (x < want ? x : want) : want + x;
@@ -115,6 +122,6 @@ long ccore_verifiable_check_from(const void *buf, size_t count, enum ccore_dtype
 	long wrong = 0;
 
 	for (size_t i = 0; i < count; i++)
-		wrong += load(buf, i, dt) != stored(dt, input(op, rank, first + i));
+		wrong += load(buf, i, dt) != stored(dt, input(op, dt, rank, first + i));
 	return wrong;
 }

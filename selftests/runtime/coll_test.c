@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The collectives, end to end through the public API on the sim backend:
+ * every op x every algorithm that serves it x N in {1,2,3,4,5,7,8,16} x
+ * counts 0, 1, a prime, non-divisible ones x in and out of place (f32 sum,
+ * u8 for data movement); every dtype x reduce op for the reducing ops; then
+ * a seeded random sample of the rest of the cross product, with unaligned
+ * buffer offsets.  Inputs are verifiable (ccore_verifiable.h), so every
+ * result is checked exactly.  Also: a collective makes no progress while
+ * the CC cores are held — the runtime never moves data itself.
+ */
+#include "tsim.h"
+#include "ccore_verifiable.h"
+#include "algos/algo.h"
+#include "comm.h"
+
+#include <unistd.h>
+
+#define MAXN 16
+#define MAX_COUNT 5000
+#define BUF_BYTES ((size_t)MAX_COUNT * MAXN * 8 + 64)
+
+static const uint32_t ranks_list[] = { 1, 2, 3, 4, 5, 7, 8, 16 };
+
+struct world {
+	uint32_t n;
+	struct ccore_comm *c[MAXN];
+	ccore_ptr sb[MAXN], rb[MAXN];
+};
+
+static struct world worlds[sizeof(ranks_list) / sizeof(ranks_list[0])];
+
+/* Ranks spread over devices so transfers cross devices and stay inside. */
+static struct ccore_topology topo_for(uint32_t n)
+{
+	uint32_t rpd = n >= 8 ? 4 : n == 4 ? 2 : n;
+
+	return (struct ccore_topology){ 1, n / rpd, rpd };
+}
+
+static struct world *world(uint32_t n)
+{
+	for (size_t i = 0; i < sizeof(ranks_list) / sizeof(ranks_list[0]); i++) {
+		struct world *w = &worlds[i];
+		struct ccore_topology t;
+
+		if (ranks_list[i] != n)
+			continue;
+		if (w->n)
+			return w;
+		t = topo_for(n);
+		if (ccore_comm_init_all(&t, w->c))
+			FAIL("init %u ranks: %s", n, ccore_last_error());
+		for (uint32_t r = 0; r < n; r++)
+			if (ccore_mem_alloc(w->c[r], BUF_BYTES, &w->sb[r]) ||
+			    ccore_mem_alloc(w->c[r], BUF_BYTES, &w->rb[r]))
+				FAIL("alloc: %s", ccore_last_error());
+		w->n = n;
+		return w;
+	}
+	FAIL("no world for %u ranks", n);
+}
+
+struct run {
+	uint8_t coll;
+	const char *algo;
+	uint32_t n;
+	uint64_t count;
+	enum ccore_dtype dt;
+	enum ccore_redop op;
+	bool in_place;
+	uint32_t root;
+	size_t offset;		/* bytes added to every buffer pointer */
+};
+
+static void describe(const struct run *x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s algo=%s N=%u count=%llu %s %s %s root=%u offset=%zu",
+		 cs_coll_name(x->coll), x->algo, x->n, (unsigned long long)x->count,
+		 ccore_dtype_name(x->dt), ccore_redop_name(x->op),
+		 x->in_place ? "in-place" : "out-of-place", x->root, x->offset);
+}
+
+static void ptrs(const struct world *w, const struct run *x, uint32_t r, ccore_ptr *s,
+		 ccore_ptr *rv)
+{
+	size_t es = ccore_dtype_size(x->dt);
+
+	*s = w->sb[r] + x->offset;
+	*rv = w->rb[r] + x->offset;
+	if (!x->in_place)
+		return;
+	*s = *rv;
+	if (x->coll == CS_ALLGATHER)
+		*s = *rv + r * x->count * es;
+	else if (x->coll == CS_REDUCESCATTER)
+		*rv = *s + r * x->count * es;
+}
+
+static int post(const struct world *w, const struct run *x, uint32_t r)
+{
+	struct ccore_comm *c = w->c[r];
+	ccore_ptr s, rv;
+
+	ptrs(w, x, r, &s, &rv);
+	switch (x->coll) {
+	case CS_ALLREDUCE:
+		return ccore_all_reduce(s, rv, x->count, x->dt, x->op, c, NULL);
+	case CS_ALLGATHER:
+		return ccore_all_gather(s, rv, x->count, x->dt, c, NULL);
+	case CS_REDUCESCATTER:
+		return ccore_reduce_scatter(s, rv, x->count, x->dt, x->op, c, NULL);
+	case CS_ALLTOALL:
+		return ccore_all_to_all(s, rv, x->count, x->dt, c, NULL);
+	case CS_BROADCAST:
+		return ccore_broadcast(s, rv, x->count, x->dt, (int)x->root, c, NULL);
+	case CS_REDUCE_COLL:
+		return ccore_reduce(s, rv, x->count, x->dt, x->op, (int)x->root, c, NULL);
+	default:
+		/* a ring shift: everyone sends to the next rank */
+		return ccore_send(s, x->count, x->dt, (int)((r + 1) % w->n), c, NULL) ?:
+		       ccore_recv(rv, x->count, x->dt, (int)((r + w->n - 1) % w->n), c, NULL);
+	}
+}
+
+static uint64_t in_elems(const struct run *x)
+{
+	return x->coll == CS_REDUCESCATTER || x->coll == CS_ALLTOALL ? x->count * x->n : x->count;
+}
+
+static uint64_t out_elems(const struct run *x)
+{
+	return x->coll == CS_ALLGATHER || x->coll == CS_ALLTOALL ? x->count * x->n : x->count;
+}
+
+static long check(const struct world *w, const struct run *x)
+{
+	size_t es = ccore_dtype_size(x->dt);
+	long wrong = 0;
+
+	for (uint32_t r = 0; r < w->n; r++) {
+		ccore_ptr s, rv;
+		const char *out;
+
+		ptrs(w, x, r, &s, &rv);
+		out = ccore_mem_host(w->c[r], rv);
+		switch (x->coll) {
+		case CS_ALLREDUCE:
+			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op, (int)x->n, 0);
+			break;
+		case CS_REDUCE_COLL:
+			if (r == x->root)
+				wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
+									(int)x->n, 0);
+			break;
+		case CS_REDUCESCATTER:
+			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op, (int)x->n,
+								r * x->count);
+			break;
+		case CS_ALLGATHER:
+		case CS_ALLTOALL:
+			for (uint32_t j = 0; j < w->n; j++)
+				wrong += ccore_verifiable_check_from(out + j * x->count * es, x->count,
+								     x->dt, x->op, (int)j,
+								     x->coll == CS_ALLTOALL ?
+								     r * x->count : 0);
+			break;
+		case CS_BROADCAST:
+			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op, (int)x->root, 0);
+			break;
+		default:
+			if (w->n > 1)
+				wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op,
+								     (int)((r + w->n - 1) % w->n), 0);
+			break;
+		}
+	}
+	return wrong;
+}
+
+static unsigned long long runs_done;
+
+static void run_one(const struct run *x)
+{
+	struct world *w = world(x->n);
+	char what[256];
+	long wrong;
+	int rc = 0;
+
+	describe(x, what, sizeof(what));
+	setenv("CCORE_ALGO", x->algo, 1);
+	for (uint32_t r = 0; r < w->n; r++) {
+		ccore_ptr s, rv;
+
+		ptrs(w, x, r, &s, &rv);
+		memset(ccore_mem_host(w->c[r], w->rb[r]), 0x5c, BUF_BYTES);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], s), in_elems(x), x->dt, x->op,
+				      x->coll == CS_BROADCAST ? (int)x->root : (int)r, 0);
+	}
+	if (x->coll == CS_SENDRECV && w->n == 1)
+		return;		/* no other rank to send to */
+	rc = ccore_group_start();
+	for (uint32_t r = 0; r < w->n && !rc; r++)
+		rc = post(w, x, r);
+	rc = rc ?: ccore_group_end();
+	for (uint32_t r = 0; r < w->n && !rc; r++)
+		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
+	if (rc)
+		FAIL("%s: %d: %s", what, rc, ccore_last_error());
+	if (x->count && strcmp(ccore_comm_last_algo(w->c[0]), x->algo))
+		FAIL("%s: ran %s instead", what, ccore_comm_last_algo(w->c[0]));
+	wrong = check(w, x);
+	if (wrong)
+		FAIL("%s: %ld wrong elements", what, wrong);
+	(void)out_elems;
+	runs_done++;
+}
+
+/* Algorithms that serve @coll for @n ranks with default options. */
+static uint32_t algos_for(uint8_t coll, uint32_t n, uint64_t count, const struct algo **out)
+{
+	struct algo_opts o = { .slices = 1, .channels = 1 };
+	struct cs_shape sh = { .coll = coll, .nranks = n, .count = count, .root = n > 2 ? 2 : 0,
+			       .peer = n > 1 ? 1 : 0 };
+	uint32_t k = 0;
+
+	for (unsigned int i = 0; i < algo_count(); i++) {
+		const struct algo *a = algo_at(i);
+
+		if ((a->colls & (1u << coll)) && !a->rejects(&sh, &o))
+			out[k++] = a;
+	}
+	return k;
+}
+
+static void teardown_worlds(void)
+{
+	for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++) {
+		for (uint32_t r = 0; r < worlds[i].n; r++)
+			ccore_comm_destroy(worlds[i].c[r]);
+		worlds[i].n = 0;
+	}
+	unsetenv("CCORE_ALGO");
+}
+
+TEST(every_op_algorithm_and_rank_count)
+{
+	static const uint64_t counts[] = { 0, 1, 13, 1000 };
+	const struct algo *as[64];
+
+	for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+		for (size_t ni = 0; ni < sizeof(ranks_list) / sizeof(ranks_list[0]); ni++) {
+			uint32_t n = ranks_list[ni], na = algos_for(coll, n, 13, as);
+
+			for (uint32_t a = 0; a < na; a++)
+				for (size_t ci = 0; ci < 4; ci++)
+					for (int ip = 0; ip < 2; ip++) {
+						struct run x = {
+							.coll = coll, .algo = as[a]->name, .n = n,
+							.count = counts[ci], .in_place = ip,
+							.root = n > 2 ? 2 : 0,
+							.dt = coll == CS_ALLREDUCE || coll == CS_REDUCESCATTER ||
+							      coll == CS_REDUCE_COLL ? ccore_f32 : ccore_u8,
+							.op = ccore_sum,
+						};
+
+						if (coll == CS_SENDRECV && ip)
+							continue;
+						run_one(&x);
+					}
+		}
+	}
+	ccore_test_log("%llu collectives checked", runs_done);
+	teardown_worlds();
+}
+
+TEST(every_dtype_and_reduce_op)
+{
+	static const uint8_t colls[] = { CS_ALLREDUCE, CS_REDUCESCATTER, CS_REDUCE_COLL };
+	const struct algo *as[64];
+
+	runs_done = 0;
+	for (size_t k = 0; k < sizeof(colls); k++)
+		for (uint32_t n = 3; n <= 8; n += 5) {
+			uint32_t na = algos_for(colls[k], n, 13, as);
+
+			for (uint32_t a = 0; a < na; a++)
+				for (int dt = ccore_i8; dt <= ccore_f64; dt++)
+					for (int op = ccore_sum; op <= ccore_min; op++) {
+						struct run x = {
+							.coll = colls[k], .algo = as[a]->name, .n = n,
+							.count = 37, .dt = dt, .op = op, .root = 1,
+							.in_place = (dt + op) % 2,
+						};
+
+						run_one(&x);
+					}
+		}
+	ccore_test_log("%llu collectives checked", runs_done);
+	teardown_worlds();
+}
+
+TEST(seeded_random_sample_of_the_rest)
+{
+	uint64_t seed = tsim_seed(), st = seed | 1;
+	const struct algo *as[64];
+	int samples = getenv("CCORE_SWEEP_SAMPLES") ? atoi(getenv("CCORE_SWEEP_SAMPLES")) : 300;
+
+	runs_done = 0;
+	for (int i = 0; i < samples; i++) {
+		struct run x;
+		uint32_t na;
+
+		st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+		x.coll = (uint8_t)(st % CS_NCOLL);
+		x.n = ranks_list[(st >> 8) % 8];
+		x.count = (st >> 16) % MAX_COUNT;
+		x.dt = (enum ccore_dtype)(1 + (st >> 32) % 10);
+		x.op = (enum ccore_redop)(1 + (st >> 40) % 4);
+		x.in_place = (st >> 44) & 1 && x.coll != CS_SENDRECV;
+		x.root = (uint32_t)((st >> 45) % x.n);
+		x.offset = (st >> 50) % 2 ? 1 + (st >> 51) % 7 : 0;
+		na = algos_for(x.coll, x.n, x.count, as);
+		if (!na)
+			continue;
+		x.algo = as[(st >> 56) % na]->name;
+		run_one(&x);
+	}
+	ccore_test_log("%llu random collectives checked", runs_done);
+	teardown_worlds();
+}
+
+TEST(no_progress_while_cc_cores_are_held)
+{
+	struct run x = { .coll = CS_ALLREDUCE, .algo = "ring", .n = 4, .count = 1000,
+			 .dt = ccore_f32, .op = ccore_sum };
+	struct world *w = world(4);
+	struct clique *q = w->c[0]->q;
+	uint32_t hold[MAXN], prog[MAXN];
+	uint64_t job[MAXN];
+	int status;
+
+	setenv("CCORE_ALGO", "ring", 1);
+	/* park every rank's stream-0 CC core in a job waiting on a semaphore */
+	for (uint32_t r = 0; r < 4; r++) {
+		struct ccore_dev *d = comm_dev(w->c[r]);
+		struct drm_ccore_insn p[2] = {
+			{ .opcode = DRM_CCORE_OP_ACQUIRE, .imm = 1 },
+			{ .opcode = DRM_CCORE_OP_RET },
+		};
+
+		hold[r] = tsim_sem(d, q->ranks[r].core, 1);
+		p[0].sem = hold[r];
+		ASSERT_EQ(ccore_dev_program_load(d, w->c[r]->stream0->cc, p, 2, &prog[r]), 0);
+		ASSERT_EQ(ccore_dev_submit(d, prog[r], DRM_CCORE_JOB_F_TRIGGER, &job[r]), 0);
+	}
+	for (uint32_t r = 0; r < 4; r++) {
+		memset(ccore_mem_host(w->c[r], w->rb[r]), 0x5c, 4000);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), 1000, x.dt, x.op, (int)r, 0);
+	}
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(post(w, &x, r), 0);
+	usleep(100000);
+	/* the collective is posted and triggered, yet nothing moved */
+	for (uint32_t r = 0; r < 4; r++) {
+		const uint8_t *out = ccore_mem_host(w->c[r], w->rb[r]);
+
+		for (int i = 0; i < 4000; i++)
+			if (out[i] != 0x5c)
+				FAIL("rank %u byte %d changed while its CC core was held", r, i);
+		ASSERT_EQ(ccore_stream_query(ccore_comm_stream(w->c[r])), -EAGAIN);
+	}
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(ccore_dev_sem_write(comm_dev(w->c[r]), hold[r], DRM_CCORE_SEM_ADD, 1), 0);
+	for (uint32_t r = 0; r < 4; r++) {
+		ASSERT_EQ(ccore_dev_job_wait(comm_dev(w->c[r]), job[r], 10 * TSIM_SEC, &status), 0);
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
+	}
+	ASSERT_EQ(check(w, &x), 0);
+	teardown_worlds();
+}
+
+TEST(api_errors_name_the_argument)
+{
+	struct world *w = world(2);
+	ccore_ptr s = w->sb[0], r = w->rb[0];
+
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, (enum ccore_dtype)42, ccore_sum, w->c[0], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "dtype 42 is not one of");
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, (enum ccore_redop)9, w->c[0], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "redop 9 is not one of");
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, ccore_sum, NULL, NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "comm is NULL");
+	ASSERT_EQ(ccore_all_reduce(s + BUF_BYTES - 8, r, 10, ccore_f32, ccore_sum, w->c[0], NULL),
+		  -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "send buffer");
+	ASSERT_EQ(ccore_all_reduce(0x1234, r, 10, ccore_f32, ccore_sum, w->c[0], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "not inside one device allocation");
+	ASSERT_EQ(ccore_broadcast(s, r, 10, ccore_f32, 5, w->c[0], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "root 5 out of range (0..1)");
+	ASSERT_EQ(ccore_send(s, 10, ccore_f32, 0, w->c[0], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "peer 0 is this rank");
+	ASSERT_EQ(ccore_group_end(), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "without ccore_group_start");
+	/* mismatched collectives across ranks are an error, not a hang */
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, ccore_sum, w->c[0], NULL), 0);
+	ASSERT_EQ(ccore_all_reduce(s, r, 11, ccore_f32, ccore_sum, w->c[1], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "every rank must call the same collective");
+	/* a bad CCORE_ALGO names the problem */
+	setenv("CCORE_ALGO", "ring,warp", 1);
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, ccore_sum, w->c[0], NULL), 0);
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, ccore_sum, w->c[1], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_ALGO: unknown algorithm 'warp'");
+	setenv("CCORE_ALGO", "allreduce:^ring;reducescatter:ring", 1);
+	ASSERT_EQ(ccore_all_gather(s, r, 4, ccore_f32, w->c[0], NULL), 0);
+	ASSERT_EQ(ccore_all_gather(s, r, 4, ccore_f32, w->c[1], NULL), 0);
+	ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[0])), 0);
+	ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[1])), 0);
+	setenv("CCORE_ALGO", "bogus:ring", 1);
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, ccore_sum, w->c[0], NULL), 0);
+	ASSERT_EQ(ccore_all_reduce(s, r, 10, ccore_f32, ccore_sum, w->c[1], NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "unknown collective 'bogus'");
+	setenv("CCORE_ALGO", "reducescatter:ring", 1);
+	ASSERT_EQ(ccore_all_to_all(s, r, 4, ccore_f32, w->c[0], NULL), 0);
+	teardown_worlds();
+}
