@@ -47,19 +47,31 @@ static bool ring_busy(struct ccm_ring *r)
 	return ccm_load64(&r->started) != ccm_load64(&r->completed);
 }
 
-/* The next ring, from the one whose turn it is, with a started descriptor. */
+/*
+ * The next ring, from the one whose turn it is, with a started descriptor.
+ * @busy has a bit per ring that START set; the engine clears a ring's bit
+ * when it finds it drained (re-checking, so a racing START is not lost).
+ */
 static struct ccm_ring *pick_ring(struct ccm_engine *e)
 {
-	u32 n = e->agent.f->cfg.rings, i, idx;
+	u32 mask, idx, rot;
 
-	for (i = 0; i < n; i++) {
-		idx = (e->rr + i) % n;
-		if (e->rings[idx].owner && ring_busy(&e->rings[idx])) {
-			e->rr = (idx + 1) % n;
+	for (;;) {
+		mask = ccm_load32(&e->busy);
+		if (!mask)
+			return NULL;
+		/* rotate so the search starts at the ring whose turn it is */
+		rot = (mask >> e->rr) | (e->rr ? mask << (CCM_MAX_RINGS - e->rr) : 0);
+		rot &= (1u << CCM_MAX_RINGS) - 1;
+		idx = (e->rr + (u32)__builtin_ctz(rot)) % CCM_MAX_RINGS;
+		if (ring_busy(&e->rings[idx])) {
+			e->rr = (idx + 1) % CCM_MAX_RINGS;
 			return &e->rings[idx];
 		}
+		__atomic_fetch_and(&e->busy, ~(1u << idx), __ATOMIC_ACQ_REL);
+		if (ring_busy(&e->rings[idx]))
+			__atomic_fetch_or(&e->busy, 1u << idx, __ATOMIC_ACQ_REL);
 	}
-	return NULL;
 }
 
 /* Bytes an engine reads from or writes to other devices cross the links. */
@@ -290,8 +302,10 @@ int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX,
 			      "START on ring %u of engine %u, which has no descriptors", ring,
 			      engine);
-	else if (count)
+	else if (count) {
 		ccm_add64(&r->started, count);
+		__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
+	}
 	ccm_mutex_unlock(&e->lock);
 	if (!rc && count)
 		ccm_agent_wake(&e->agent);

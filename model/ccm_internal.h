@@ -52,6 +52,7 @@ struct ccm_engine {
 	u32 index;
 	struct ccm_mutex lock;		/* claim/write/start/release */
 	u32 rr;				/* ring that gets the next turn */
+	u32 busy;			/* atomic: rings that may have work */
 	struct ccm_ring rings[CCM_MAX_RINGS];
 };
 
@@ -116,8 +117,11 @@ struct ccm_sched {
 	struct ccm_cond work;		/* workers: an agent was queued */
 	struct ccm_cond host;		/* host waiters: something changed */
 	struct ccm_agent **queue;	/* ring buffer of queued agents */
+	u64 *stamp;			/* ccm_cycles() when each was queued, 0: long-running */
+	u64 steal_cycles;		/* CCM_STEAL_AGE_NS in cycles */
 	u32 head, count, cap;
 	u32 running;
+	u32 sleepers;			/* workers waiting on @work */
 	u32 host_waiters;		/* atomic */
 	u64 gen;			/* bumped by ccm_host_kick() */
 	bool stop;

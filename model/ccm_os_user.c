@@ -136,6 +136,24 @@ unsigned int ccm_host_cpus(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
+u64 ccm_cycles_per_us(void)
+{
+	static u64 rate;
+	struct timespec pause = { 0, 2000000 };
+	s64 t0, t1;
+	u64 c0, c1;
+
+	if (rate)
+		return rate;
+	t0 = ccm_now_ns();
+	c0 = ccm_cycles();
+	nanosleep(&pause, NULL);
+	t1 = ccm_now_ns();
+	c1 = ccm_cycles();
+	rate = t1 > t0 ? (c1 - c0) * 1000 / (u64)(t1 - t0) : 1000;
+	return rate ? rate : 1;
+}
+
 s64 ccm_now_ns(void)
 {
 	struct timespec ts;

@@ -55,6 +55,13 @@ int ccm_thread_start(struct ccm_thread *t, void (*fn)(void *), void *arg);
 void ccm_thread_join(struct ccm_thread *t);
 unsigned int ccm_host_cpus(void);
 s64 ccm_now_ns(void);
+/* A cheap monotonic cycle counter, and its rate (measured once). */
+static inline u64 ccm_cycles(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+u64 ccm_cycles_per_us(void);
 
 #define ccm_load32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define ccm_store32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)

@@ -5,6 +5,10 @@
  * zero workers the model runs inline on the thread that waits, picking the
  * next ready agent with a seeded generator: deterministic for a given seed.
  *
+ * Idle workers poll the run queue for a moment before sleeping; a host
+ * thread that waits for the model (or has just triggered work) runs ready
+ * agents itself, and workers leave it freshly woken ones for a few
+ * microseconds, so small collectives need no hand-off between threads.
  * Each step is bounded (a few packets, a few dozen instructions) so agents
  * share workers fairly; the timed mode replaces the run queue with an
  * event queue ordered by virtual time and reuses the same step functions.
@@ -18,10 +22,12 @@ static enum ccm_step_result agent_step(struct ccm_agent *a)
 	return ccm_cc_step((struct ccm_cc *)a);
 }
 
-static void queue_push(struct ccm_sched *s, struct ccm_agent *a)
+/* @fresh: just woken (a helping host gets it first); else long-running. */
+static void queue_push(struct ccm_sched *s, struct ccm_agent *a, bool fresh)
 {
+	s->stamp[(s->head + s->count) % s->cap] = fresh ? ccm_cycles() : 0;
 	s->queue[(s->head + s->count) % s->cap] = a;
-	s->count++;
+	__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);	/* spinners read it */
 }
 
 static u64 xorshift64(u64 *state)
@@ -48,11 +54,12 @@ static struct ccm_agent *queue_pop(struct ccm_fabric *f)
 		head_slot = s->head;
 		a = s->queue[slot];
 		s->queue[slot] = s->queue[head_slot];
+		s->stamp[slot] = s->stamp[head_slot];
 	} else {
 		a = s->queue[s->head];
 	}
 	s->head = (s->head + 1) % s->cap;
-	s->count--;
+	__atomic_store_n(&s->count, s->count - 1, __ATOMIC_RELEASE);
 	return a;
 }
 
@@ -63,8 +70,9 @@ void ccm_agent_wake(struct ccm_agent *a)
 	ccm_mutex_lock(&s->lock);
 	if (a->state == CCM_AGENT_IDLE) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_push(s, a);
-		ccm_cond_broadcast(&s->work);
+		queue_push(s, a, true);
+		if (s->sleepers)
+			ccm_cond_broadcast(&s->work);
 	} else if (a->state == CCM_AGENT_RUNNING) {
 		a->rerun = true;
 	}
@@ -81,7 +89,7 @@ void ccm_host_kick(struct ccm_fabric *f)
 	if (!__atomic_load_n(&s->host_waiters, __ATOMIC_SEQ_CST))
 		return;
 	ccm_mutex_lock(&s->lock);
-	s->gen++;
+	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELEASE);
 	ccm_cond_broadcast(&s->host);
 	ccm_mutex_unlock(&s->lock);
 }
@@ -104,26 +112,54 @@ static void run_one(struct ccm_fabric *f)
 	s->running--;
 	if (r == CCM_STEP_RUNNABLE || a->rerun) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_push(s, a);
+		queue_push(s, a, r != CCM_STEP_RUNNABLE);
 	} else {
 		a->state = CCM_AGENT_IDLE;
 	}
+}
+
+/* How long an idle worker polls the run queue before it sleeps. */
+#define CCM_SPIN_ROUNDS 4000
+/*
+ * Workers leave freshly woken agents to a helping host thread for this
+ * long: a small collective then runs start to finish on the thread that
+ * waits for it, with no hand-off.  Agents that used up a step's budget
+ * (long DMA work) are theirs at once.
+ */
+#define CCM_STEAL_AGE_NS 5000
+/* How long a waiting host thread polls before it sleeps (pause rounds). */
+#define CCM_WAIT_SPIN_ROUNDS 20000
+
+static bool head_aged(struct ccm_sched *s)
+{
+	return ccm_cycles() - s->stamp[s->head] >= s->steal_cycles;
 }
 
 static void worker_main(void *arg)
 {
 	struct ccm_fabric *f = arg;
 	struct ccm_sched *s = &f->sched;
+	u32 spins = 0;
 
 	ccm_mutex_lock(&s->lock);
 	while (!s->stop) {
-		if (s->count == 0) {
-			ccm_cond_wait(&s->work, &s->lock);
+		if (s->count && head_aged(s)) {
+			spins = 0;
+			run_one(f);
 			continue;
 		}
-		run_one(f);
-		if (s->count)
-			ccm_cond_broadcast(&s->work);
+		if (spins++ < CCM_SPIN_ROUNDS || s->count) {
+			/* poll without the lock: a wake then costs no syscall */
+			ccm_mutex_unlock(&s->lock);
+			for (u32 i = 0; i < 64 && !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); i++)
+				__builtin_ia32_pause();
+			ccm_mutex_lock(&s->lock);
+			continue;
+		}
+		s->sleepers++;
+		ccm_cond_wait(&s->work, &s->lock);
+		s->sleepers--;
+		spins = 0;
 	}
 	ccm_mutex_unlock(&s->lock);
 }
@@ -135,8 +171,10 @@ int ccm_sched_init(struct ccm_fabric *f)
 
 	s->cap = f->ndev * c->cores * (c->engines + c->cc_cores);
 	s->queue = ccm_calloc(s->cap, sizeof(*s->queue));
-	if (!s->queue)
+	s->stamp = ccm_calloc(s->cap, sizeof(*s->stamp));
+	if (!s->queue || !s->stamp)
 		return -ENOMEM;
+	s->steal_cycles = ccm_cycles_per_us() * CCM_STEAL_AGE_NS / 1000;
 	ccm_mutex_init(&s->lock);
 	ccm_cond_init(&s->work);
 	ccm_cond_init(&s->host);
@@ -190,7 +228,23 @@ void ccm_sched_fini(struct ccm_fabric *f)
 	ccm_cond_destroy(&s->host);
 	ccm_mutex_destroy(&s->lock);
 	ccm_free(s->queue);
+	ccm_free(s->stamp);
 	s->queue = NULL;
+}
+
+void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
+{
+	struct ccm_sched *s = &f->sched;
+	s64 deadline;
+	u32 steps = 0;
+
+	if (!f->cfg.workers)
+		return;		/* inline mode runs only when waited for */
+	deadline = ccm_now_ns() + budget_ns;
+	ccm_mutex_lock(&s->lock);
+	while (s->count && (++steps % 8 || ccm_now_ns() < deadline))
+		run_one(f);
+	ccm_mutex_unlock(&s->lock);
 }
 
 bool ccm_fabric_quiescent(struct ccm_fabric *f)
@@ -224,6 +278,7 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		       s64 deadline_ns)
 {
 	struct ccm_sched *s = &f->sched;
+	u32 steps = 0;
 	int rc = 0;
 
 	ccm_mutex_lock(&s->lock);
@@ -232,7 +287,8 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		if (cond(arg))
 			return 0;
 		ccm_mutex_lock(&s->lock);
-		if (!s->count || ccm_now_ns() >= deadline_ns) {
+		/* the clock is read every 64 steps: it costs more than a step */
+		if (!s->count || (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns)) {
 			rc = -ETIMEDOUT;
 			break;
 		}
@@ -263,7 +319,23 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		if (cond(arg))
 			break;
 		ccm_mutex_lock(&s->lock);
-		while (s->gen == gen && rc == 0)
+		/* a waiting host thread helps: small collectives then need no
+		 * hand-off to a worker at all */
+		if (s->count) {
+			run_one(f);
+			ccm_mutex_unlock(&s->lock);
+			continue;
+		}
+		ccm_mutex_unlock(&s->lock);
+		/* poll a while before sleeping: waking a sleeper is slow */
+		for (u32 i = 0; i < CCM_WAIT_SPIN_ROUNDS; i++) {
+			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen ||
+			    __atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
+				break;
+			__builtin_ia32_pause();
+		}
+		ccm_mutex_lock(&s->lock);
+		while (s->gen == gen && rc == 0 && !s->count)
 			if (!ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
 				rc = -ETIMEDOUT;
 		ccm_mutex_unlock(&s->lock);

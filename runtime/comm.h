@@ -63,6 +63,7 @@ struct ccore_comm {
 int clique_sems(struct clique *q, uint32_t stream, uint32_t *first_of_rank0);
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);
 int stream_add_job(struct ccore_stream *s, uint64_t job);
+int stream_throttle(struct ccore_stream *s);
 struct ccore_dev *comm_dev(const struct ccore_comm *c);
 
 /* coll.c / plan.c */

@@ -29,8 +29,11 @@ struct plan {
 	bool *active;			/* ranks with steps */
 };
 
-static bool same_key(const struct plan *p, const struct op *ops, uint32_t n)
+static bool same_key(const struct plan *p, const struct op *ops, uint32_t n,
+		     const struct algo *algo)
 {
+	if (p->algo != algo)
+		return false;
 	for (uint32_t r = 0; r < n; r++) {
 		const struct op *a = &p->ops[r], *b = &ops[r];
 
@@ -219,14 +222,15 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 		p->lr[sh->coll == CS_SENDRECV ? sh->root : 0].cc, insns, descs);
 }
 
-static int plan_build(struct clique *q, const struct op *ops, struct plan **out)
+static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
+		      const struct algo *algo, const struct algo_opts *opts, struct plan **out)
 {
 	struct plan *p = calloc(1, sizeof(*p));
-	struct cs_shape sh;
+	struct cs_shape sh = *shp;
 	struct cs_sched *s = NULL;
 	uint32_t n = q->n;
 	char err[512];
-	int rc;
+	int rc = 0;
 
 	if (!p)
 		return ccore_error(-ENOMEM, "out of memory");
@@ -240,15 +244,8 @@ static int plan_build(struct clique *q, const struct op *ops, struct plan **out)
 		goto fail;
 	}
 	memcpy(p->ops, ops, n * sizeof(*ops));
-	rc = shape_of(q, ops, &sh);
-	if (rc)
-		goto fail;
-	p->opts = (struct algo_opts){ .slices = default_slices(&sh, ccm_dtype_size(ops[0].dtype)),
-				      .channels = 1 };
-	rc = select_algo(&sh, sh.count * ccm_dtype_size(ops[0].dtype) *
-			 (sh.coll == CS_ALLGATHER ? n : 1), &p->opts, &p->algo);
-	if (rc)
-		goto fail;
+	p->algo = algo;
+	p->opts = *opts;
 	s = p->algo->gen(&sh, &p->opts);
 	if (!s) {
 		rc = ccore_error(-ENOMEM, "%s: out of memory generating the schedule", p->algo->name);
@@ -286,7 +283,10 @@ fail:
 
 int plan_launch(struct clique *q, const struct op *ops)
 {
-	struct plan *p, **pp;
+	const struct algo *algo;
+	struct algo_opts opts;
+	struct plan *p = NULL, **pp;
+	struct cs_shape sh;
 	int rc = 0;
 
 	for (uint32_t r = 0; r < q->n; r++)
@@ -294,16 +294,25 @@ int plan_launch(struct clique *q, const struct op *ops)
 			rc |= ops[r].count != 0;
 	if (!rc)
 		return 0;	/* nothing to move: nccl treats count 0 as a no-op */
-	rc = 0;
+	rc = shape_of(q, ops, &sh);
+	if (rc)
+		return rc;
+	/* the choice comes first: it is part of what a cached plan is */
+	opts = (struct algo_opts){ .slices = default_slices(&sh, ccm_dtype_size(ops[0].dtype)),
+				   .channels = 1 };
+	rc = select_algo(&sh, sh.count * ccm_dtype_size(ops[0].dtype) *
+			 (sh.coll == CS_ALLGATHER ? q->n : 1), &opts, &algo);
+	if (rc)
+		return rc;
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
-		if (same_key(*pp, ops, q->n))
+		if (same_key(*pp, ops, q->n, algo))
 			break;
 	if (*pp) {
 		/* most recently used goes first */
 		p = *pp;
 		*pp = p->next;
 	} else {
-		rc = plan_build(q, ops, &p);
+		rc = plan_build(q, ops, &sh, algo, &opts, &p);
 		if (rc)
 			return rc;
 		q->nplans++;
@@ -316,6 +325,9 @@ int plan_launch(struct clique *q, const struct op *ops)
 
 		if (!p->active[r])
 			continue;
+		rc = stream_throttle(ops[r].stream);
+		if (rc)
+			break;
 		rc = ccore_dev_submit(p->lr[r].dev, p->low->ranks[r].prog, DRM_CCORE_JOB_F_TRIGGER,
 				      &job);
 		if (!rc)

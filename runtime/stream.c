@@ -3,6 +3,7 @@
 #include "comm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define STREAM_WAIT_NS (120ll * 1000000000)
 
@@ -41,6 +42,33 @@ struct ccore_stream *ccore_comm_stream(struct ccore_comm *c)
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s)
 {
 	return s ? s : c->stream0;
+}
+
+/* Keep at most this many jobs of a stream queued on its CC core. */
+#define STREAM_MAX_QUEUED 128
+
+/*
+ * Backpressure: a CC core queues a bounded number of jobs, so before
+ * adding one more wait for the oldest half.
+ */
+int stream_throttle(struct ccore_stream *s)
+{
+	struct ccore_dev *dev;
+	uint32_t half = STREAM_MAX_QUEUED / 2;
+	int status, rc = 0;
+
+	if (s->njobs < STREAM_MAX_QUEUED)
+		return 0;
+	dev = comm_dev(s->comm);
+	for (uint32_t i = 0; i < half && !rc; i++) {
+		rc = ccore_dev_job_wait(dev, s->jobs[i], STREAM_WAIT_NS, &status);
+		if (!rc && status)
+			rc = ccore_error(status, "a collective on rank %u failed on its CC core: %d",
+					 s->comm->rank, status);
+	}
+	memmove(s->jobs, s->jobs + half, (s->njobs - half) * sizeof(*s->jobs));
+	s->njobs -= half;
+	return rc;
 }
 
 int stream_add_job(struct ccore_stream *s, uint64_t job)

@@ -18,6 +18,7 @@
 
 #define SIM_JOB_SLOTS 4096	/* jobs in flight per context */
 #define SIM_TOKEN_BASE 0x40000000
+#define SIM_HELP_NS 20000	/* work a triggering thread does itself */
 
 /* Device memory, shared by a buffer and its imports. */
 struct sim_mem {

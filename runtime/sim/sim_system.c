@@ -102,6 +102,11 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 		break;
 	}
 	ccm_mutex_unlock(&s->lock);
+	/* a trigger starts work: lend a hand before going back to the caller */
+	if (!rc && (req == DRM_IOCTL_CCORE_CC_TRIGGER ||
+		    (req == DRM_IOCTL_CCORE_SUBMIT &&
+		     (((struct drm_ccore_submit *)arg)->flags & DRM_CCORE_JOB_F_TRIGGER))))
+		ccm_fabric_help(s->f, SIM_HELP_NS);
 	return rc;
 }
 
@@ -246,8 +251,9 @@ int ccore_sim_open(const char *config, struct ccore_system **out)
 	int rc;
 
 	ccm_config_default(&cfg);
-	/* One worker per host CPU (at most 8): the pool is sized to the host. */
-	cfg.workers = ccm_host_cpus() < 8 ? ccm_host_cpus() : 8;
+	/* Sized to the host: the thread that waits helps, so one worker per
+	 * remaining CPU (at least one, at most 8). */
+	cfg.workers = ccm_host_cpus() > 8 ? 8 : ccm_host_cpus() > 1 ? ccm_host_cpus() - 1 : 1;
 	if (config && ccm_config_parse(&cfg, config, &err))
 		return ccore_error(-EINVAL, "sim configuration \"%s\": %s", config, err.msg);
 	s = calloc(1, sizeof(*s));
