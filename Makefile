@@ -68,7 +68,7 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 .SECONDEXPANSION:
 .SECONDARY:
 
-.PHONY: all demo check test bench clean deps deps-check help
+.PHONY: all demo check test bench bench-compare clean deps deps-check help
 .DEFAULT_GOAL := all
 
 all: $(LIBCCORE) $(TOOLS) $(TESTS) $(FW_BINS) $(HDR_CHECKS)
@@ -154,6 +154,12 @@ test: check
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BIN)/ccore-bench --copy
+
+# AllReduce next to Open MPI (shared memory, same N and sizes).
+bench-compare: deps
+	$(Q)scripts/deps.sh openmpi-bin libopenmpi-dev
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench-compare.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

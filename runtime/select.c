@@ -2,7 +2,7 @@
 /*
  * Algorithm choice (see select.h).  Until the cost-model tuner arrives the
  * default is a size/N rule per collective, tried in order:
- *   allreduce      < 64 KiB: mesh_oneshot, mesh, rdh, ring; else ring, rdh
+ *   allreduce      < 64 KiB: rdh, mesh, mesh_oneshot, ring; else ring, rdh
  *   allgather,
  *   reducescatter  < 64 KiB: mesh, rdh, ring; else ring
  *   alltoall       < 64 KiB: bruck, pairwise; else pairwise
@@ -116,7 +116,8 @@ int select_init(void)
 
 static const char *const *defaults(const struct cs_shape *sh, uint64_t bytes)
 {
-	static const char *const ar_small[] = { "mesh_oneshot", "mesh", "rdh", "ring", NULL };
+	/* fewest steps first: each step is a semaphore hand-off */
+	static const char *const ar_small[] = { "rdh", "mesh", "mesh_oneshot", "ring", NULL };
 	static const char *const ar_large[] = { "ring", "rdh", NULL };
 	static const char *const ag_small[] = { "mesh", "rdh", "ring", NULL };
 	static const char *const ag_large[] = { "ring", NULL };

@@ -1,0 +1,29 @@
+#!/bin/sh
+# AllReduce side by side: Open MPI (shared memory, same N) and ccore, same
+# sizes and iterations; prints both and the ratios.
+# Usage: scripts/bench-compare.sh BUILD_DIR [RANKS...]
+set -eu
+build=${1:-build}
+shift || true
+ranks=${*:-2 4 8}
+min=${CMP_MIN:-8}
+max=${CMP_MAX:-67108864}
+iters=${CMP_ITERS:-20}
+mkdir -p "$build/mpi"
+mpicc -O2 -o "$build/mpi/ompi_allreduce" tools/mpi-compare/ompi_allreduce.c
+run_as_root=""
+[ "$(id -u)" -eq 0 ] && run_as_root="--allow-run-as-root"
+for n in $ranks; do
+	echo "== AllReduce, f32 sum, $n ranks: Open MPI $(mpirun --version 2>&1 | head -1 | sed 's/.*) //') vs ccore (sim)"
+	# shellcheck disable=SC2086
+	mpirun $run_as_root --oversubscribe -np "$n" --mca btl self,vader \
+		"$build/mpi/ompi_allreduce" "$min" "$max" "$iters" > "$build/mpi/ompi.$n" 2>/dev/null
+	"$build/bin/ccore-bench" --op allreduce --ranks "$n" -b "$min" -e "$max" -n "$iters" \
+		-w 5 -c 0 --json "$build/mpi/ccore.$n.json" 2>/dev/null |
+		awk '/^ +[0-9]/ { print $1, $6, $8 }' > "$build/mpi/ccore.$n"
+	printf '%12s %12s %12s %12s %12s %10s %10s\n' size ompi_us ompi_busbw ccore_us \
+		ccore_busbw busbw_x lat_x
+	join "$build/mpi/ompi.$n" "$build/mpi/ccore.$n" |
+		awk '{ printf "%12d %12.2f %12.3f %12.2f %12.3f %10.2f %10.2f\n", $1, $2, $3, $4, $5, ($3 > 0 ? $5 / $3 : 0), ($4 > 0 ? $2 / $4 : 0) }'
+	echo "# busbw_x: ccore busbw / Open MPI busbw (out of place); lat_x: Open MPI time / ccore time"
+done
