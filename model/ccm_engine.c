@@ -97,6 +97,9 @@ static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off,
 	case DRM_CCORE_DESC_REDUCE:
 		ccm_reduce(d->dtype, d->redop, d->dst + off, d->src0 + off, d->src1 + off, len);
 		break;
+	case DRM_CCORE_DESC_DIV:
+		ccm_div(d->dtype, d->dst + off, d->src0 + off, len, d->value);
+		break;
 	default:
 		return;
 	}

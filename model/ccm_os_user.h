@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 /* The kernel's integer names, on the uAPI's types so both agree. */
+typedef __s8 s8;
 typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;

@@ -48,8 +48,8 @@ static int desc_zero(u32 i, const char *op, const char *field, u64 v, struct ccm
 static int desc_data(const struct ccm_verify_ctx *c, const struct drm_ccore_desc *d, u32 i,
 		     struct ccm_hwdesc *out, struct ccm_err *err)
 {
-	bool reduce = d->op == DRM_CCORE_DESC_REDUCE;
-	const char *op = reduce ? "REDUCE" : "COPY";
+	bool reduce = d->op == DRM_CCORE_DESC_REDUCE, div = d->op == DRM_CCORE_DESC_DIV;
+	const char *op = reduce ? "REDUCE" : div ? "DIV" : "COPY";
 	u32 size = 1;
 	u8 *p = NULL;
 	int rc;
@@ -60,10 +60,27 @@ static int desc_data(const struct ccm_verify_ctx *c, const struct drm_ccore_desc
 	if (d->flags & DRM_CCORE_DESC_F_SEM_SET)
 		return ccm_fail(err, -EINVAL, i, "descriptor %u: flag SEM_SET is for SEM_WRITE only",
 				i);
-	rc = desc_zero(i, op, "value", d->value, err);
+	if (div && (d->value == 0 || d->value > 0x80000000u))
+		return ccm_fail(err, -EINVAL, i,
+				"descriptor %u: DIV by %u; the divisor must be 1..2147483648", i,
+				d->value);
+	rc = div ? 0 : desc_zero(i, op, "value", d->value, err);
 	if (rc)
 		return rc;
-	if (reduce) {
+	if (div) {
+		size = ccm_dtype_size(d->dtype);
+		if (!size)
+			return ccm_fail(err, -EINVAL, i,
+					"descriptor %u: unknown dtype %u (expected 1..10)", i, d->dtype);
+		if (d->len % size)
+			return ccm_fail(err, -EINVAL, i,
+					"descriptor %u: len %llu is not a multiple of the %s size %u",
+					i, (unsigned long long)d->len, ccm_dtype_name(d->dtype), size);
+		rc = desc_zero(i, op, "redop", d->redop, err) ?:
+		     desc_zero(i, op, "src1", d->src1, err);
+		if (rc)
+			return rc;
+	} else if (reduce) {
 		size = ccm_dtype_size(d->dtype);
 		if (!size)
 			return ccm_fail(err, -EINVAL, i,
@@ -133,6 +150,7 @@ int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_de
 	switch (d->op) {
 	case DRM_CCORE_DESC_COPY:
 	case DRM_CCORE_DESC_REDUCE:
+	case DRM_CCORE_DESC_DIV:
 		rc = desc_data(c, d, i, out, err);
 		break;
 	case DRM_CCORE_DESC_SEM_WRITE:
@@ -140,7 +158,7 @@ int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_de
 		break;
 	default:
 		return ccm_fail(err, -EINVAL, i,
-				"descriptor %u: unknown op %u (expected 1 COPY, 2 REDUCE, 3 SEM_WRITE)",
+				"descriptor %u: unknown op %u (expected 1 COPY, 2 REDUCE, 3 SEM_WRITE, 4 DIV)",
 				i, d->op);
 	}
 	if (rc)

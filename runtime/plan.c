@@ -222,6 +222,16 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 		p->lr[sh->coll == CS_SENDRECV ? sh->root : 0].cc, insns, descs);
 }
 
+/* An average is a sum, then each result divided by the number of ranks. */
+static void add_divides(struct cs_sched *s)
+{
+	const struct cs_shape *sh = &s->shape;
+
+	for (uint32_t r = 0; r < sh->nranks && sh->count; r++)
+		if (sh->coll != CS_REDUCE_COLL || r == sh->root)
+			cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), sh->count);
+}
+
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
 		      const struct algo *algo, const struct algo_opts *opts, struct plan **out)
 {
@@ -251,6 +261,8 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		rc = ccore_error(-ENOMEM, "%s: out of memory generating the schedule", p->algo->name);
 		goto fail;
 	}
+	if (ops[0].redop == ccore_avg)
+		add_divides(s);
 	if (getenv("CCORE_VERIFY") && cs_verify(s, err, sizeof(err))) {
 		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
 		goto fail;
@@ -265,7 +277,8 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	p->ctx = (struct lower_ctx){
 		.nranks = n, .ranks = p->lr, .peer_va = plan_peer_va, .arg = p,
 		.elem_size = (uint32_t)ccm_dtype_size(ops[0].dtype),
-		.dtype = ops[0].dtype, .redop = ops[0].redop ? ops[0].redop : DRM_CCORE_REDOP_SUM,
+		.dtype = ops[0].dtype,
+		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
 	};
 	rc = lower_schedule(s, &p->ctx, &p->low);

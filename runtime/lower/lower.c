@@ -109,7 +109,7 @@ static void wait_deps(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	for (uint32_t d = 0; d < st->ndeps; d++) {
 		const struct cs_step *dep = &j->s->ranks[r].steps[st->deps[d]];
 
-		if (dep->op == CS_COPY || dep->op == CS_REDUCE)
+		if (dep->op == CS_COPY || dep->op == CS_REDUCE || dep->op == CS_DIVIDE)
 			wait_local(e, lsem, e->step_local[st->deps[d]]);
 		else if (dep->op == CS_SEND_OP)
 			drain(e, e->step_engine[st->deps[d]]);
@@ -131,7 +131,8 @@ static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, ui
 	const struct lower_ctx *c = j->c;
 	const struct cs_step *st = &j->s->ranks[r].steps[i];
 	struct drm_ccore_desc d = {
-		.op = st->op == CS_COPY ? DRM_CCORE_DESC_COPY : DRM_CCORE_DESC_REDUCE,
+		.op = st->op == CS_COPY ? DRM_CCORE_DESC_COPY :
+		      st->op == CS_DIVIDE ? DRM_CCORE_DESC_DIV : DRM_CCORE_DESC_REDUCE,
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
 		.signal_sem = lower_sem_local(c->ranks[r].sems), .signal_value = 1,
 		.len = st->count * c->elem_size,
@@ -142,6 +143,9 @@ static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, ui
 		d.dtype = (uint8_t)c->dtype;
 		d.redop = (uint8_t)c->redop;
 		d.src1 = own(c, r, st->src2);
+	} else if (st->op == CS_DIVIDE) {
+		d.dtype = (uint8_t)c->dtype;
+		d.value = c->nranks;
 	}
 	desc(e, local_engine(c, r), &d);
 	e->step_local[i] = ++e->local;
@@ -244,6 +248,12 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 		case CS_COPY:
 		case CS_REDUCE:
 			wait_deps(j, e, r, i);
+			emit_local(j, e, r, i);
+			break;
+		case CS_DIVIDE:
+			for (uint32_t eng = 0; eng < c->engines; eng++)
+				drain(e, eng);
+			wait_local(e, lower_sem_local(c->ranks[r].sems), e->local);
 			emit_local(j, e, r, i);
 			break;
 		case CS_SEND_OP:

@@ -147,6 +147,14 @@ uint32_t cs_recv_reduce(struct cs_sched *s, uint32_t rank, uint32_t peer, struct
 	return append(s, rank, &st);
 }
 
+uint32_t cs_divide(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,
+		   uint64_t count)
+{
+	struct cs_step st = { .op = CS_DIVIDE, .dst = dst, .src = src, .count = count };
+
+	return append(s, rank, &st);
+}
+
 void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
 {
 	struct cs_step *st = &s->ranks[rank].steps[step];
@@ -172,7 +180,8 @@ static void print_ref(FILE *out, struct cs_ref r)
 
 void cs_print(const struct cs_sched *s, FILE *out)
 {
-	static const char *const ops[] = { "copy", "reduce", "send", "recv", "recv+reduce" };
+	static const char *const ops[] = { "copy", "reduce", "send", "recv", "recv+reduce",
+					   "divide" };
 
 	fprintf(out, "schedule %s: %s, %u ranks, count %llu%s, tmp %llu\n", s->algo,
 		cs_coll_name(s->shape.coll), s->shape.nranks, (unsigned long long)s->shape.count,
@@ -182,7 +191,7 @@ void cs_print(const struct cs_sched *s, FILE *out)
 		for (uint32_t i = 0; i < s->ranks[r].n; i++) {
 			const struct cs_step *st = &s->ranks[r].steps[i];
 
-			fprintf(out, "  %3u %-11s", i, st->op < 5 ? ops[st->op] : "?");
+			fprintf(out, "  %3u %-11s", i, st->op < 6 ? ops[st->op] : "?");
 			if (st->op == CS_SEND_OP || st->op == CS_RECV_OP || st->op == CS_RECV_REDUCE)
 				fprintf(out, " %s %u", st->op == CS_SEND_OP ? "to" : "from", st->peer);
 			if (st->op != CS_SEND_OP) {

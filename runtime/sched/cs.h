@@ -40,6 +40,8 @@ enum cs_op {
 	CS_SEND_OP,		/* to peer: its matching receive gets src */
 	CS_RECV_OP,		/* from peer: dst = peer's src */
 	CS_RECV_REDUCE,		/* from peer: dst = src (+) peer's src */
+	CS_DIVIDE,		/* local: dst = src / nranks, after every earlier
+				 * step; only DIVIDE steps may follow one */
 };
 
 enum cs_coll {
@@ -115,6 +117,9 @@ uint32_t cs_recv(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref
 		 uint64_t count);
 uint32_t cs_recv_reduce(struct cs_sched *s, uint32_t rank, uint32_t peer, struct cs_ref dst,
 			struct cs_ref acc, uint64_t count);
+/* Average: divide a fully reduced range by the number of ranks. */
+uint32_t cs_divide(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,
+		   uint64_t count);
 /* Make step @step of @rank wait for step @on of the same rank. */
 void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on);
 

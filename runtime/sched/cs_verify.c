@@ -101,11 +101,15 @@ static int check_structure(struct vstate *v)
 		for (uint32_t i = 0; i < s->ranks[r].n && !rc; i++) {
 			const struct cs_step *st = &s->ranks[r].steps[i];
 
-			if (st->op > CS_RECV_REDUCE)
+			if (st->op > CS_DIVIDE)
 				return fail(v, "rank %u step %u: unknown op %u", r, i, st->op);
+			if (i && s->ranks[r].steps[i - 1].op == CS_DIVIDE && st->op != CS_DIVIDE)
+				return fail(v, "rank %u step %u: only divide steps may follow a divide",
+					    r, i);
 			if (st->count == 0)
 				return fail(v, "rank %u step %u: count is 0", r, i);
-			if ((st->op >= CS_SEND_OP) && (st->peer >= n || st->peer == r))
+			if (st->op >= CS_SEND_OP && st->op <= CS_RECV_REDUCE &&
+			    (st->peer >= n || st->peer == r))
 				return fail(v, "rank %u step %u: peer %u is not another rank (0..%u)",
 					    r, i, st->peer, n - 1);
 			for (uint32_t d = 0; d < st->ndeps; d++)
@@ -240,6 +244,9 @@ static int check_hazards(struct vstate *v, uint32_t r)
 		if (!is_recv(st->op))
 			for (size_t w = 0; w < words; w++)
 				rj[w] |= recvs[w];
+		if (st->op == CS_DIVIDE)	/* waits for everything before it */
+			for (uint32_t i = 0; i < j; i++)
+				rj[i / 64] |= 1ull << (i % 64);
 		int nj = accesses(v->s, r, st, aj);
 
 		for (uint32_t i = 0; i < j; i++) {
@@ -305,6 +312,13 @@ uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
 	return q;
 }
 
+static uint64_t all_ranks(const struct vstate *v)
+{
+	uint32_t n = v->s->shape.nranks;
+
+	return n == 64 ? ~0ull : (1ull << n) - 1;
+}
+
 /* Execute step @i of rank @r; 1 if it must wait, 0 done, <0 error. */
 static int exec_step(struct vstate *v, uint32_t r, uint32_t i, const uint32_t *pc)
 {
@@ -314,6 +328,14 @@ static int exec_step(struct vstate *v, uint32_t r, uint32_t i, const uint32_t *p
 
 	switch (st->op) {
 	case CS_COPY:
+		memmove(slot(v, r, st->dst), slot(v, r, st->src), st->count * sizeof(struct val));
+		return 0;
+	case CS_DIVIDE:
+		for (uint64_t e = 0; e < st->count; e++)
+			if (slot(v, r, st->src)[e].mask != all_ranks(v))
+				return fail(v, "rank %u step %u: divides element %llu, which is only a partial sum (ranks 0x%llx)",
+					    r, i, (unsigned long long)e,
+					    (unsigned long long)slot(v, r, st->src)[e].mask);
 		memmove(slot(v, r, st->dst), slot(v, r, st->src), st->count * sizeof(struct val));
 		return 0;
 	case CS_REDUCE:

@@ -90,6 +90,22 @@ static double load(const void *buf, size_t i, enum ccore_dtype dt)
 	return v;
 }
 
+/* The average as the device computes it: the exact sum, divided in the
+ * dtype's own arithmetic (integers truncate; f16/bf16 divide in f32). */
+static double average(enum ccore_dtype dt, double sum, int n)
+{
+	switch (dt) {
+	case ccore_f64:
+		return sum / n;
+	case ccore_f32:
+	case ccore_f16:
+	case ccore_bf16:
+		return (double)((float)sum / (float)n);
+	default:
+		return (double)((int64_t)sum / n);
+	}
+}
+
 void ccore_verifiable_fill(void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op, int rank,
 		size_t first)
 {
@@ -111,6 +127,8 @@ long ccore_verifiable_check_reduced(const void *buf, size_t count, enum ccore_dt
 			want = op == ccore_prod ? want * x : op == ccore_max ? (x > want ? x : want) :
 			       op == ccore_min ? (x < want ? x : want) : want + x;
 		}
+		if (op == ccore_avg)
+			want = average(dt, want, nranks);
 		wrong += load(buf, i, dt) != stored(dt, want);
 	}
 	return wrong;

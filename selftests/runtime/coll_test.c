@@ -286,7 +286,7 @@ TEST(every_dtype_and_reduce_op)
 
 			for (uint32_t a = 0; a < na; a++)
 				for (int dt = ccore_i8; dt <= ccore_f64; dt++)
-					for (int op = ccore_sum; op <= ccore_min; op++) {
+					for (int op = ccore_sum; op <= ccore_avg; op++) {
 						struct run x = {
 							.coll = colls[k], .algo = as[a]->name, .n = n,
 							.count = 37, .dt = dt, .op = op, .root = 1,
@@ -316,7 +316,7 @@ TEST(seeded_random_sample_of_the_rest)
 		x.n = ranks_list[(st >> 8) % 8];
 		x.count = (st >> 16) % MAX_COUNT;
 		x.dt = (enum ccore_dtype)(1 + (st >> 32) % 10);
-		x.op = (enum ccore_redop)(1 + (st >> 40) % 4);
+		x.op = (enum ccore_redop)(1 + (st >> 40) % 5);
 		x.in_place = (st >> 44) & 1 && x.coll != CS_SENDRECV;
 		x.root = (uint32_t)((st >> 45) % x.n);
 		x.offset = (st >> 50) % 2 ? 1 + (st >> 51) % 7 : 0;

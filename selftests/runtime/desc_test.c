@@ -316,3 +316,69 @@ TEST(buffer_closed_under_a_ring_stays_alive_for_it)
 	ASSERT_EQ(ccm_device_mem_used(t.f, 0), 0);
 	tsim_close(&t);
 }
+
+TEST(div_every_dtype)
+{
+	uint32_t h, ring, sem, done = 0;
+	uint64_t va;
+	uint8_t *p;
+
+	tsim_open(&t, "devices=1,cores=1");
+	d0 = t.dev[0];
+	p = tsim_bo(d0, 4096, &h, &va);
+	ring = tsim_ring(d0, 0, 0, 0, 1, 512);
+	sem = tsim_sem(d0, 0, 1);
+	for (uint32_t dt = DRM_CCORE_DTYPE_I8; dt <= DRM_CCORE_DTYPE_F64; dt++) {
+		uint32_t sz = ccm_dtype_size(dt);
+		struct drm_ccore_desc d = {
+			.op = DRM_CCORE_DESC_DIV, .dtype = (uint8_t)dt, .value = 3,
+			.flags = DRM_CCORE_DESC_F_SIGNAL, .signal_sem = sem, .signal_value = 1,
+			.len = 100 * sz, .dst = va + 2048, .src0 = va + 1,
+		};
+
+		for (int i = 0; i < 100; i++) {
+			double v = dt == DRM_CCORE_DTYPE_U8 || dt == DRM_CCORE_DTYPE_U32 ||
+				   dt == DRM_CCORE_DTYPE_U64 ? i : i - 50;
+			uint8_t tmp[8];
+
+			switch (dt) {
+			case DRM_CCORE_DTYPE_I8: { int8_t x = (int8_t)v; memcpy(tmp, &x, 1); break; }
+			case DRM_CCORE_DTYPE_U8: { uint8_t x = (uint8_t)v; memcpy(tmp, &x, 1); break; }
+			case DRM_CCORE_DTYPE_I32: { int32_t x = (int32_t)v; memcpy(tmp, &x, 4); break; }
+			case DRM_CCORE_DTYPE_U32: { uint32_t x = (uint32_t)v; memcpy(tmp, &x, 4); break; }
+			case DRM_CCORE_DTYPE_I64: { int64_t x = (int64_t)v; memcpy(tmp, &x, 8); break; }
+			case DRM_CCORE_DTYPE_U64: { uint64_t x = (uint64_t)v; memcpy(tmp, &x, 8); break; }
+			case DRM_CCORE_DTYPE_F16: { _Float16 x = (_Float16)v; memcpy(tmp, &x, 2); break; }
+			case DRM_CCORE_DTYPE_BF16: { uint16_t x = ref_bf16((float)v); memcpy(tmp, &x, 2); break; }
+			case DRM_CCORE_DTYPE_F32: { float x = (float)v; memcpy(tmp, &x, 4); break; }
+			default: memcpy(tmp, &v, 8); break;
+			}
+			memcpy(p + 1 + i * sz, tmp, sz);
+		}
+		ASSERT_EQ(ccore_dev_ring_destroy(d0, ring), 0);
+		ring = tsim_ring(d0, 0, 0, 0, 1, 512);
+		ASSERT_EQ(ccore_dev_ring_submit(d0, ring, &d, 1, DRM_CCORE_SUBMIT_F_START), 0);
+		ASSERT_EQ(ccore_dev_sem_wait(d0, sem, ++done, 10 * TSIM_SEC), 0);
+		for (int i = 0; i < 100; i++) {
+			double v = dt == DRM_CCORE_DTYPE_U8 || dt == DRM_CCORE_DTYPE_U32 ||
+				   dt == DRM_CCORE_DTYPE_U64 ? i : i - 50, got, want;
+			uint8_t *q = p + 2048 + i * sz;
+
+			switch (dt) {
+			case DRM_CCORE_DTYPE_I8: got = *(int8_t *)q; want = (int)v / 3; break;
+			case DRM_CCORE_DTYPE_U8: got = *q; want = (int)v / 3; break;
+			case DRM_CCORE_DTYPE_I32: { int32_t x; memcpy(&x, q, 4); got = x; want = (int)v / 3; break; }
+			case DRM_CCORE_DTYPE_U32: { uint32_t x; memcpy(&x, q, 4); got = x; want = (int)v / 3; break; }
+			case DRM_CCORE_DTYPE_I64: { int64_t x; memcpy(&x, q, 8); got = (double)x; want = (int)v / 3; break; }
+			case DRM_CCORE_DTYPE_U64: { uint64_t x; memcpy(&x, q, 8); got = (double)x; want = (int)v / 3; break; }
+			case DRM_CCORE_DTYPE_F16: { _Float16 x; memcpy(&x, q, 2); got = x; want = (_Float16)((float)v / 3.0f); break; }
+			case DRM_CCORE_DTYPE_BF16: { uint16_t x; memcpy(&x, q, 2); got = ref_bf16_f(x); want = ref_bf16_f(ref_bf16((float)v / 3.0f)); break; }
+			case DRM_CCORE_DTYPE_F32: { float x; memcpy(&x, q, 4); got = x; want = (float)v / 3.0f; break; }
+			default: { double x; memcpy(&x, q, 8); got = x; want = v / 3; break; }
+			}
+			if (got != want)
+				FAIL("%s: %g / 3 gave %g, want %g", ccm_dtype_name(dt), v, got, want);
+		}
+	}
+	tsim_close(&t);
+}

@@ -115,6 +115,16 @@ TEST(descriptor_bad_fields)
 	d.src1 = va[0] + BUF - 8;
 	reject_desc(d, -EINVAL, "src1");
 	d = copy_desc(va[1], va[0], 8);
+	d.op = DRM_CCORE_DESC_DIV;
+	d.dtype = DRM_CCORE_DTYPE_I32;
+	reject_desc(d, -EINVAL, "DIV by 0; the divisor must be 1..2147483648");
+	d.value = 2;
+	d.dtype = 0;
+	reject_desc(d, -EINVAL, "unknown dtype 0");
+	d.dtype = DRM_CCORE_DTYPE_I64;
+	d.len = 12;
+	reject_desc(d, -EINVAL, "not a multiple of the i64 size 8");
+	d = copy_desc(va[1], va[0], 8);
 	d.signal_sem = sem + 1;
 	reject_desc(d, -EINVAL, "without the SIGNAL flag");
 	d.signal_sem = 0;

@@ -201,3 +201,20 @@ TEST(verifier_rejects_bad_structure)
 	s->ranks[0].steps[0].src.off = 8;
 	expect_reject(s, "outside its buffer");
 }
+
+TEST(verifier_checks_divides)
+{
+	struct cs_sched *s = good();
+	char err[512];
+
+	/* an average: every rank divides its finished result */
+	for (uint32_t r = 0; r < 3; r++)
+		cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), 9);
+	ASSERT_EQ(cs_verify(s, err, sizeof(err)), 0);
+	cs_free(s);
+	/* dividing what is not the full sum is caught */
+	s = good();
+	s->tmp_count = 9;
+	cs_divide(s, 1, cs_at(CS_TMP, 0), cs_at(CS_SEND, 0), 9);
+	expect_reject(s, "partial sum");
+}

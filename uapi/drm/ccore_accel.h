@@ -82,11 +82,15 @@ extern "C" {
  *	elements of @dtype, combined with @redop; @dst may alias a source
  * @DRM_CCORE_DESC_SEM_WRITE: write @value to the semaphore named by the low
  *	32 bits of @dst (set with %DRM_CCORE_DESC_F_SEM_SET, else add)
+ * @DRM_CCORE_DESC_DIV: dst[i] = src0[i] / @value for @len bytes of elements
+ *	of @dtype (integers truncate toward zero; @value 1..2^31); what an
+ *	average needs after a sum
  */
 enum drm_ccore_desc_op {
 	DRM_CCORE_DESC_COPY = 1,
 	DRM_CCORE_DESC_REDUCE = 2,
 	DRM_CCORE_DESC_SEM_WRITE = 3,
+	DRM_CCORE_DESC_DIV = 4,
 };
 
 /**
@@ -159,7 +163,7 @@ struct drm_ccore_desc {
 	__u32 signal_sem;
 	/** @signal_value: amount added to @signal_sem on completion */
 	__u32 signal_value;
-	/** @value: SEM_WRITE value, otherwise 0 */
+	/** @value: SEM_WRITE value, DIV divisor, otherwise 0 */
 	__u32 value;
 	/** @len: bytes to move (COPY, REDUCE; multiple of the dtype size) */
 	__u64 len;
