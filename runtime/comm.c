@@ -289,6 +289,13 @@ int ccore_mem_alloc(struct ccore_comm *c, size_t bytes, ccore_ptr *ptr)
 	return rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
 }
 
+int ccore_mem_register(struct ccore_comm *c, void *host, size_t bytes, ccore_ptr *ptr)
+{
+	if (!c || !host || !ptr)
+		return ccore_error(-EINVAL, "ccore_mem_register: comm, host and ptr must be set");
+	return rt_register(c->q->rt, c->q->ranks[c->rank].dev, host, bytes, ptr);
+}
+
 int ccore_mem_free(struct ccore_comm *c, ccore_ptr ptr)
 {
 	if (!c)

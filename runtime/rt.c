@@ -98,6 +98,43 @@ void rt_put(struct rt *rt)
 	free(rt);
 }
 
+static int add_alloc(struct rt_dev *d, const struct rt_alloc *a)
+{
+	if (d->nallocs == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 16;
+		struct rt_alloc *n = realloc(d->allocs, cap * sizeof(*n));
+
+		if (!n)
+			return ccore_error(-ENOMEM, "out of memory");
+		d->allocs = n;
+		d->cap = cap;
+	}
+	d->allocs[d->nallocs++] = *a;
+	return 0;
+}
+
+int rt_register(struct rt *rt, uint32_t dev, void *host, uint64_t bytes, uint64_t *va)
+{
+	struct rt_dev *d = &rt->devs[dev];
+	struct drm_ccore_bo_create c = {
+		.size = bytes, .flags = DRM_CCORE_BO_F_USERPTR, .userptr = (uintptr_t)host,
+	};
+	struct rt_alloc a = { .size = bytes, .host = host };
+	int rc = ccore_dev_ioctl(d->dev, DRM_IOCTL_CCORE_BO_CREATE, &c);
+
+	if (rc)
+		return rc;
+	a.handle = c.handle;
+	a.va = c.dev_addr;
+	rc = add_alloc(d, &a);
+	if (rc) {
+		ccore_dev_bo_close(d->dev, a.handle);
+		return rc;
+	}
+	*va = a.va;
+	return 0;
+}
+
 int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va)
 {
 	struct rt_dev *d = &rt->devs[dev];

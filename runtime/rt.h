@@ -51,6 +51,8 @@ void rt_get(struct rt *rt);
 void rt_put(struct rt *rt);
 
 int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va);
+/* Register @host (page-aligned) as a buffer of @dev. */
+int rt_register(struct rt *rt, uint32_t dev, void *host, uint64_t bytes, uint64_t *va);
 int rt_free(struct rt *rt, uint32_t dev, uint64_t va);
 /* The allocation holding [va, va + len) on @dev, or NULL. */
 const struct rt_alloc *rt_find(const struct rt *rt, uint32_t dev, uint64_t va, uint64_t len);

@@ -77,6 +77,12 @@ int ccore_comm_count(const struct ccore_comm *comm);
 /* Device memory on the rank's device. */
 int ccore_mem_alloc(struct ccore_comm *comm, size_t bytes, ccore_ptr *ptr);
 int ccore_mem_free(struct ccore_comm *comm, ccore_ptr ptr);
+/*
+ * Register the caller's memory (page-aligned address and size) for use as
+ * device buffers of this rank, without copying; deregister with
+ * ccore_mem_free().  The memory must outlive the registration.
+ */
+int ccore_mem_register(struct ccore_comm *comm, void *host, size_t bytes, ccore_ptr *ptr);
 /* Host view of device memory (map); NULL if @ptr is not an allocation. */
 void *ccore_mem_host(struct ccore_comm *comm, ccore_ptr ptr);
 

@@ -27,6 +27,7 @@ struct sim_mem {
 	u64 span;		/* allocated, page multiple */
 	u32 dev;
 	u32 refs;		/* under the system lock */
+	bool user;		/* registered user memory: not ours to free */
 };
 
 struct sim_bo {

@@ -13,8 +13,10 @@ void sim_mem_put(struct sim_system *s, struct sim_mem *m)
 {
 	if (--m->refs)
 		return;
-	ccm_device_mem_release(s->f, m->dev, m->span);
-	ccm_big_free(m->host, m->span);
+	if (!m->user) {
+		ccm_device_mem_release(s->f, m->dev, m->span);
+		ccm_big_free(m->host, m->span);
+	}
 	free(m);
 }
 
@@ -41,6 +43,31 @@ static int bo_install(struct sim_ctx *c, struct sim_mem *m, u32 *handle, u64 *va
 	return 0;
 }
 
+/* The caller's memory as a buffer: nothing allocated, nothing accounted. */
+static int bo_register(struct sim_ctx *c, struct drm_ccore_bo_create *a)
+{
+	struct sim_mem *m;
+	int rc;
+
+	if (!a->userptr || a->userptr % CCM_VM_PAGE || !a->size || a->size % CCM_VM_PAGE)
+		return ccore_error(-EINVAL, "BO_CREATE USERPTR: userptr 0x%llx and size %llu must be non-zero multiples of the %llu-byte page",
+				   (unsigned long long)a->userptr, (unsigned long long)a->size,
+				   (unsigned long long)CCM_VM_PAGE);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return ccore_error(-ENOMEM, "BO_CREATE: out of memory");
+	m->host = (u8 *)(uintptr_t)a->userptr;
+	m->size = m->span = a->size;
+	m->dev = c->dev;
+	m->user = true;
+	rc = bo_install(c, m, &a->handle, &a->dev_addr);
+	if (rc) {
+		free(m);
+		return ccore_error(rc, "BO_CREATE: out of memory");
+	}
+	return 0;
+}
+
 static int bo_create(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 {
 	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
@@ -48,8 +75,13 @@ static int bo_create(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 	struct sim_mem *m;
 	int rc;
 
-	if (a->flags)
-		return ccore_error(-EINVAL, "BO_CREATE: unknown flags 0x%x (none defined)", a->flags);
+	if (a->flags & ~DRM_CCORE_BO_F_USERPTR)
+		return ccore_error(-EINVAL, "BO_CREATE: unknown flags 0x%x (allowed 0x%x USERPTR)",
+				   a->flags, DRM_CCORE_BO_F_USERPTR);
+	if (a->flags & DRM_CCORE_BO_F_USERPTR)
+		return bo_register(c, a);
+	if (a->userptr)
+		return ccore_error(-EINVAL, "BO_CREATE: userptr is set without the USERPTR flag");
 	if (a->size == 0 || a->size > cfg->hbm_size)
 		return ccore_error(-EINVAL, "BO_CREATE: size %llu out of range (1..%llu bytes)",
 				   (unsigned long long)a->size, (unsigned long long)cfg->hbm_size);

@@ -424,3 +424,70 @@ TEST(api_errors_name_the_argument)
 	ASSERT_EQ(ccore_all_to_all(s, r, 4, ccore_f32, w->c[0], NULL), 0);
 	teardown_worlds();
 }
+
+TEST(registered_user_memory_works_as_buffers)
+{
+	struct world *w = world(4);
+	void *host[4];
+	ccore_ptr p[4], bad;
+
+	for (uint32_t r = 0; r < 4; r++) {
+		host[r] = aligned_alloc(4096, 8192);
+		ASSERT_EQ(ccore_mem_register(w->c[r], host[r], 8192, &p[r]), 0);
+		ccore_verifiable_fill(host[r], 2048, ccore_f32, ccore_sum, (int)r, 0);
+	}
+	ASSERT_EQ(ccore_mem_register(w->c[0], (char *)host[0] + 8, 4096, &bad), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "multiples of the 4096-byte page");
+	setenv("CCORE_ALGO", "ring", 1);
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(ccore_all_reduce(p[r], p[r], 2048, ccore_f32, ccore_sum, w->c[r], NULL), 0);
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
+	/* the result is in the caller's own memory: no copy in or out */
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(ccore_verifiable_check_reduced(host[r], 2048, ccore_f32, ccore_sum, 4, 0), 0);
+	for (uint32_t r = 0; r < 4; r++) {
+		ASSERT_EQ(ccore_mem_free(w->c[r], p[r]), 0);
+		free(host[r]);
+	}
+	teardown_worlds();
+}
+
+TEST(split_by_color_and_key)
+{
+	struct world *w = world(8);
+	struct ccore_comm *sub[8];
+	int color[8], key[8];
+
+	/* evens and odds, each ordered by descending old rank */
+	for (int r = 0; r < 8; r++) {
+		color[r] = r % 2;
+		key[r] = -r;
+	}
+	color[7] = -1;	/* rank 7 takes no part */
+	ASSERT_EQ(ccore_comm_split(w->c, 8, color, key, sub), 0);
+	ASSERT_TRUE(sub[7] == NULL);
+	ASSERT_EQ(ccore_comm_count(sub[0]), 4);
+	ASSERT_EQ(ccore_comm_count(sub[1]), 3);
+	ASSERT_EQ(ccore_comm_rank(sub[6]), 0);
+	ASSERT_EQ(ccore_comm_rank(sub[0]), 3);
+	ASSERT_EQ(ccore_comm_rank(sub[5]), 0);
+	/* an AllReduce on the evens sums only their inputs */
+	for (int r = 0; r < 8; r += 2)
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), 100, ccore_f32, ccore_sum,
+				      ccore_comm_rank(sub[r]), 0);
+	setenv("CCORE_ALGO", "ring", 1);
+	for (int r = 0; r < 8; r += 2)
+		ASSERT_EQ(ccore_all_reduce(w->sb[r], w->rb[r], 100, ccore_f32, ccore_sum, sub[r], NULL), 0);
+	for (int r = 0; r < 8; r += 2)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(sub[r])), 0);
+	for (int r = 0; r < 8; r += 2)
+		ASSERT_EQ(ccore_verifiable_check_reduced(ccore_mem_host(w->c[r], w->rb[r]), 100,
+							 ccore_f32, ccore_sum, 4, 0), 0);
+	for (int r = 0; r < 7; r++)
+		ASSERT_EQ(ccore_comm_destroy(sub[r]), 0);
+	color[0] = 0;
+	ASSERT_EQ(ccore_comm_split(w->c, 3, color, key, sub), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "pass all 8 ranks");
+	teardown_worlds();
+}

@@ -78,7 +78,8 @@ FIRST(drm_ccore_bo_create, size, __u64);
 NEXT(drm_ccore_bo_create, size, flags, 8, __u32);
 NEXT(drm_ccore_bo_create, flags, handle, 12, __u32);
 NEXT(drm_ccore_bo_create, handle, dev_addr, 16, __u64);
-END(drm_ccore_bo_create, dev_addr, 24);
+NEXT(drm_ccore_bo_create, dev_addr, userptr, 24, __u64);
+END(drm_ccore_bo_create, userptr, 32);
 
 FIRST(drm_ccore_bo_mmap_offset, handle, __u32);
 NEXT(drm_ccore_bo_mmap_offset, handle, pad, 4, __u32);
@@ -309,6 +310,8 @@ TEST(flags_and_enums)
 	ASSERT_EQ(DRM_CCORE_DESC_COPY, 1);
 	ASSERT_EQ(DRM_CCORE_DESC_REDUCE, 2);
 	ASSERT_EQ(DRM_CCORE_DESC_SEM_WRITE, 3);
+	ASSERT_EQ(DRM_CCORE_DESC_DIV, 4);
+	ASSERT_EQ(DRM_CCORE_BO_F_USERPTR, 1);
 
 	/* Each flag one bit; the mask is exactly the defined flags. */
 	ASSERT_EQ(DRM_CCORE_DESC_F_SIGNAL & DRM_CCORE_DESC_F_SEM_SET, 0);

@@ -328,7 +328,14 @@ struct drm_ccore_param_args {
 /* ------------------------------------------------------------------------ */
 
 /**
- * struct drm_ccore_bo_create - allocate device memory
+ * DRM_CCORE_BO_F_USERPTR - the buffer is the caller's memory at @userptr
+ * (registered, not allocated): page-aligned address and size; the memory
+ * must stay valid until the buffer is closed
+ */
+#define DRM_CCORE_BO_F_USERPTR	(1u << 0)
+
+/**
+ * struct drm_ccore_bo_create - allocate (or register) device memory
  *
  * The buffer is mapped into the context's device address space at
  * @dev_addr, which descriptors use.  Release it with DRM_IOCTL_GEM_CLOSE.
@@ -336,12 +343,14 @@ struct drm_ccore_param_args {
 struct drm_ccore_bo_create {
 	/** @size: bytes, rounded up to a page; 1..HBM_SIZE */
 	__u64 size;
-	/** @flags: must be zero */
+	/** @flags: DRM_CCORE_BO_F_* */
 	__u32 flags;
 	/** @handle: out: GEM handle */
 	__u32 handle;
 	/** @dev_addr: out: device virtual address */
 	__u64 dev_addr;
+	/** @userptr: with %DRM_CCORE_BO_F_USERPTR the memory, else 0 */
+	__u64 userptr;
 };
 
 /**
