@@ -134,6 +134,36 @@ static int shape_of(struct clique *q, const struct op *ops, struct cs_shape *sh)
 	return 0;
 }
 
+/*
+ * Ranks per device and per node, if the communicator's ranks are laid out
+ * in equal consecutive groups (0 otherwise): what KangaRing and the
+ * hierarchical algorithms need to know.
+ */
+static uint32_t group_size(const struct clique *q, bool node)
+{
+	uint32_t per = q->rt->devices_per_node ? q->rt->devices_per_node : 1, g = 0;
+
+	for (uint32_t r = 0; r < q->n; r++) {
+		uint32_t a = node ? q->ranks[r].dev / per : q->ranks[r].dev;
+		uint32_t b = node ? q->ranks[0].dev / per : q->ranks[0].dev;
+
+		if (a != b)
+			break;
+		g++;
+	}
+	if (!g || q->n % g)
+		return 0;
+	for (uint32_t r = 0; r < q->n; r++) {
+		uint32_t a = node ? q->ranks[r].dev / per : q->ranks[r].dev;
+		uint32_t lead = node ? q->ranks[r - r % g].dev / per : q->ranks[r - r % g].dev;
+
+		if (a != lead || (r % g == 0 && r &&
+				  (node ? q->ranks[r - 1].dev / per : q->ranks[r - 1].dev) == a))
+			return 0;
+	}
+	return g;
+}
+
 static uint32_t default_slices(const struct cs_shape *sh, uint64_t es)
 {
 	uint64_t block = sh->count * es / (sh->nranks ? sh->nranks : 1);
@@ -312,7 +342,8 @@ int plan_launch(struct clique *q, const struct op *ops)
 		return rc;
 	/* the choice comes first: it is part of what a cached plan is */
 	opts = (struct algo_opts){ .slices = default_slices(&sh, ccm_dtype_size(ops[0].dtype)),
-				   .channels = 1 };
+				   .channels = 1, .ranks_per_device = group_size(q, false),
+				   .ranks_per_node = group_size(q, true) };
 	rc = select_algo(&sh, sh.count * ccm_dtype_size(ops[0].dtype) *
 			 (sh.coll == CS_ALLGATHER ? q->n : 1), &opts, &algo);
 	if (rc)

@@ -39,6 +39,7 @@ struct rt {
 	uint32_t refs;
 	uint32_t ndev;
 	uint32_t cores, cc_cores, engines, sems;
+	uint32_t devices_per_node;
 	uint64_t max_program;
 	struct rt_dev *devs;
 	struct rt_import *imports;

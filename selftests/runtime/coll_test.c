@@ -219,7 +219,10 @@ static void run_one(const struct run *x)
 /* Algorithms that serve @coll for @n ranks with default options. */
 static uint32_t algos_for(uint8_t coll, uint32_t n, uint64_t count, const struct algo **out)
 {
-	struct algo_opts o = { .slices = 1, .channels = 1 };
+	/* the options the runtime derives from the placement of topo_for(n) */
+	struct ccore_topology t = topo_for(n);
+	struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_device = t.ranks_per_device,
+			       .ranks_per_node = t.ranks_per_device * t.devices_per_node };
 	struct cs_shape sh = { .coll = coll, .nranks = n, .count = count, .root = n > 2 ? 2 : 0,
 			       .peer = n > 1 ? 1 : 0 };
 	uint32_t k = 0;
