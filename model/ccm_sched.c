@@ -58,7 +58,7 @@ static struct ccm_agent *queue_pop(struct ccm_fabric *f)
 	} else {
 		a = s->queue[s->head];
 	}
-	s->head = (s->head + 1) % s->cap;
+	__atomic_store_n(&s->head, (s->head + 1) % s->cap, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->count, s->count - 1, __ATOMIC_RELEASE);
 	return a;
 }
@@ -88,8 +88,11 @@ void ccm_host_kick(struct ccm_fabric *f)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&s->host_waiters, __ATOMIC_SEQ_CST))
 		return;
+	/* polling waiters only need the generation to move */
+	__atomic_add_fetch(&s->gen, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&s->host_sleepers, __ATOMIC_SEQ_CST))
+		return;
 	ccm_mutex_lock(&s->lock);
-	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELEASE);
 	ccm_cond_broadcast(&s->host);
 	ccm_mutex_unlock(&s->lock);
 }
@@ -130,9 +133,26 @@ static void run_one(struct ccm_fabric *f)
 /* How long a waiting host thread polls before it sleeps (pause rounds). */
 #define CCM_WAIT_SPIN_ROUNDS 20000
 
+static u64 steal_age(struct ccm_sched *s)
+{
+	return s->steal_cycles;
+}
+
 static bool head_aged(struct ccm_sched *s)
 {
-	return ccm_cycles() - s->stamp[s->head] >= s->steal_cycles;
+	return ccm_cycles() - s->stamp[s->head] >= steal_age(s);
+}
+
+/* A lock-free peek: is there work a worker may take?  (A hint only.) */
+static bool worth_locking(struct ccm_sched *s)
+{
+	u32 head;
+
+	if (!__atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
+		return false;
+	head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+	return ccm_cycles() - __atomic_load_n(&s->stamp[head % s->cap], __ATOMIC_RELAXED) >=
+	       steal_age(s);
 }
 
 static void worker_main(void *arg)
@@ -141,27 +161,30 @@ static void worker_main(void *arg)
 	struct ccm_sched *s = &f->sched;
 	u32 spins = 0;
 
-	ccm_mutex_lock(&s->lock);
-	while (!s->stop) {
-		if (s->count && head_aged(s)) {
-			spins = 0;
-			run_one(f);
-			continue;
-		}
-		if (spins++ < CCM_SPIN_ROUNDS || s->count) {
-			/* poll without the lock: a wake then costs no syscall */
-			ccm_mutex_unlock(&s->lock);
-			for (u32 i = 0; i < 64 && !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); i++)
-				__builtin_ia32_pause();
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		if (worth_locking(s)) {
 			ccm_mutex_lock(&s->lock);
+			while (s->count && head_aged(s) && !s->stop)
+				run_one(f);
+			ccm_mutex_unlock(&s->lock);
+			spins = 0;
 			continue;
 		}
-		s->sleepers++;
-		ccm_cond_wait(&s->work, &s->lock);
-		s->sleepers--;
+		if (spins++ < CCM_SPIN_ROUNDS) {
+			/* poll without the lock: a wake then costs no syscall */
+			for (u32 i = 0; i < 64; i++)
+				__builtin_ia32_pause();
+			continue;
+		}
+		ccm_mutex_lock(&s->lock);
+		if (!s->count && !s->stop) {
+			s->sleepers++;
+			ccm_cond_wait(&s->work, &s->lock);
+			s->sleepers--;
+		}
+		ccm_mutex_unlock(&s->lock);
 		spins = 0;
 	}
-	ccm_mutex_unlock(&s->lock);
 }
 
 int ccm_sched_init(struct ccm_fabric *f)
@@ -241,10 +264,12 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 	if (!f->cfg.workers)
 		return;		/* inline mode runs only when waited for */
 	deadline = ccm_now_ns() + budget_ns;
+	__atomic_add_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 	ccm_mutex_lock(&s->lock);
 	while (s->count && (++steps % 8 || ccm_now_ns() < deadline))
 		run_one(f);
 	ccm_mutex_unlock(&s->lock);
+	__atomic_sub_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 }
 
 bool ccm_fabric_quiescent(struct ccm_fabric *f)
@@ -314,6 +339,7 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		return wait_inline(f, cond, arg, deadline_ns);
 
 	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 	for (;;) {
 		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
 		if (cond(arg))
@@ -335,15 +361,18 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			__builtin_ia32_pause();
 		}
 		ccm_mutex_lock(&s->lock);
-		while (s->gen == gen && rc == 0 && !s->count)
+		__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen && rc == 0 && !s->count)
 			if (!ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
 				rc = -ETIMEDOUT;
+		__atomic_sub_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
 		ccm_mutex_unlock(&s->lock);
 		if (rc) {
 			rc = cond(arg) ? 0 : rc;
 			break;
 		}
 	}
+	__atomic_sub_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
 	return rc;
 }

@@ -19,13 +19,13 @@
  * 2i and 2i+1, so every window stays one contiguous range and halves of a
  * window may differ in size (uneven blocks are handled the same way).
  *
- * Dependencies.  A halving step's receive lands in a fresh TMP staging
- * area and is added by a local reduction, instead of a receive-reduce into
- * the accumulator: the latter would have to depend on the previous step,
- * and its credit (granted at the first receive after that step, i.e. after
- * this step's own send) would make both partners wait on each other's send
- * -- a deadlock.  Staged receives have no dependencies, so every credit is
- * granted in the prologue.  Local steps are unordered among themselves, so
+ * Dependencies.  A halving step adds the partner's half on arrival,
+ * straight into the accumulator (a receive-reduce depending on the previous
+ * step's receive): because that dependency is a receive, the credit is
+ * granted right after it, before this step's own send, so the partners
+ * never wait on each other.  Only ReduceScatter's last step, which splits
+ * its result between RECV and a folded neighbour's TMP block, still lands
+ * in a TMP staging area and is added by local reductions.  Local steps are unordered among themselves, so
  * each reduction and each later send depends on the previous reduction.
  * In the doubling phase of AllReduce, the receive at distance d overwrites
  * the range the halving send at distance d read (the same partner's half),
@@ -107,10 +107,10 @@ static void fold_in(struct rdh *h, struct rdh_rank *x)
 		return;
 	if (h->coll == CS_ALLGATHER)
 		cs_recv(s, r, r + 1, cs_at(CS_RECV, (r + 1) * c), c);
-	else
-		cs_recv_reduce(s, r, r + 1,
-			       cs_at(h->coll == CS_ALLREDUCE ? CS_RECV : CS_TMP, 0),
-			       cs_at(CS_SEND, 0), input_count(h));
+	else	/* the halving steps add onto this: they depend on it */
+		x->ready = cs_recv_reduce(s, r, r + 1,
+					  cs_at(h->coll == CS_ALLREDUCE ? CS_RECV : CS_TMP, 0),
+					  cs_at(CS_SEND, 0), input_count(h));
 }
 
 static void fold_out(struct rdh *h, struct rdh_rank *x)
@@ -202,6 +202,16 @@ static void halve(struct rdh *h, struct rdh_rank *x)
 		}
 		if (khi == klo)
 			continue;
+		if (h->coll == CS_ALLREDUCE || k + 1 < h->steps) {
+			/* add on arrival, straight into the accumulator: its
+			 * only dependency is a receive, so the credit goes out
+			 * before our own send and the partners cannot block
+			 * each other */
+			st = cs_recv_reduce(s, r, peer, cs_at(acc, klo), cs_at(src, klo), khi - klo);
+			dep_on(h, r, st, x->ready);
+			x->ready = st;
+			continue;
+		}
 		cs_recv(s, r, peer, cs_at(CS_TMP, base + x->staged), khi - klo);
 		add_staged(h, x, k + 1 == h->steps, src, klo, khi,
 			   cs_at(CS_TMP, base + x->staged));

@@ -7,7 +7,8 @@
  * schedule order, preceded by waits for its dependencies (WAIT on the
  * local counter for local steps, RWAIT on the ring for sends — receives are
  * already behind us); credit grants just before the receive where
- * cs_credit_point() puts them; an epilogue that drains every ring and waits
+ * cs_credit_point() puts them (waiting first for dependencies that are not
+ * receives); an epilogue that drains every ring and waits
  * for the last local signal (so the next run's reset cannot race it).
  */
 #include "lower.h"
@@ -183,7 +184,7 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	e->step_engine[i] = (uint8_t)eng;
 }
 
-/* Grant the credits whose point is receive @q (after their deps). */
+/* Grant the credits whose point is step @q (after their deps). */
 static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t q)
 {
 	const struct cs_rank *rk = &j->s->ranks[r];
@@ -244,6 +245,8 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 	for (uint32_t i = 0; i < rk->n && !e->oom; i++) {
 		const struct cs_step *st = &rk->steps[i];
 
+		if (i)
+			grant_credits(j, e, r, i);
 		switch (st->op) {
 		case CS_COPY:
 		case CS_REDUCE:
@@ -261,7 +264,6 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 			emit_send(j, e, r, i, sent_to);
 			break;
 		default:
-			grant_credits(j, e, r, i);
 			insn(e, (struct drm_ccore_insn){
 				.opcode = DRM_CCORE_OP_ACQUIRE,
 				.sem = lower_sem_arrival(c->ranks[r].sems, st->peer), .imm = 1 });

@@ -131,8 +131,9 @@ static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
 }
 
 /*
- * Where in @rk's program the credit for receive @j is granted: 0 (the
- * prologue) without dependencies, else the first receive after its last
+ * Where in @rk's program (before which step) the credit for receive @j is
+ * granted: 0 (the prologue) without dependencies; right after the last one
+ * if they are all receives; else the first receive after its last
  * dependency (at the latest, @j itself).  The lowering and the verifier
  * share this rule.
  */

@@ -20,9 +20,10 @@
  * earlier steps were issued.
  *
  * Credits: the receiver of j lets the sender go (grants a credit) at the
- * start of its program if j has no dependencies, otherwise just before the
- * first receive after j's last dependency — the first point where its CC
- * core would block anyway (cs_credit_point()).
+ * start of its program if j has no dependencies; right after the last of
+ * them if they are all receives (passing a receive means it is complete);
+ * otherwise just before the first receive after j's last dependency — the
+ * first point where its CC core would block anyway (cs_credit_point()).
  */
 #include "cs.h"
 
@@ -300,12 +301,18 @@ uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
 {
 	const struct cs_step *st = &rk->steps[j];
 	uint32_t last = 0, q;
+	bool all_recv = true;
 
 	if (!st->ndeps)
 		return 0;
-	for (uint32_t d = 0; d < st->ndeps; d++)
+	for (uint32_t d = 0; d < st->ndeps; d++) {
 		if (st->deps[d] > last)
 			last = st->deps[d];
+		all_recv &= is_recv(rk->steps[st->deps[d]].op);
+	}
+	/* a passed receive is complete: grant right after it, no waiting */
+	if (all_recv)
+		return last + 1;
 	for (q = last + 1; q < j; q++)
 		if (is_recv(rk->steps[q].op))
 			break;
