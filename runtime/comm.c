@@ -247,12 +247,11 @@ struct ccore_dev *comm_dev(const struct ccore_comm *c)
 	return c->q->rt->devs[c->q->ranks[c->rank].dev].dev;
 }
 
-int clique_sems(struct clique *q, uint32_t stream, uint32_t *unused)
+int clique_sems(struct clique *q, uint32_t stream)
 {
 	uint32_t count = 1 + 2 * q->n;
 	int rc = 0;
 
-	(void)unused;
 	if (q->sems_ok[stream])
 		return 0;
 	for (uint32_t r = 0; r < q->n && !rc; r++)

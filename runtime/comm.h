@@ -59,8 +59,9 @@ struct ccore_comm {
 	struct ccore_stream *stream0;
 };
 
-/* Semaphore block of (rank, stream), allocated and shared on first use. */
-int clique_sems(struct clique *q, uint32_t stream, uint32_t *first_of_rank0);
+/* Allocate the semaphore blocks of a stream on first use and let every
+ * device context of the clique signal them. */
+int clique_sems(struct clique *q, uint32_t stream);
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);
 int stream_add_job(struct ccore_stream *s, uint64_t job);
 int stream_throttle(struct ccore_stream *s);

@@ -233,7 +233,9 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 
 static void log_plan(const struct plan *p, const struct cs_shape *sh, const struct lowered *l)
 {
-	uint32_t insns = 0, descs = 0;
+	uint32_t insns = 0, descs = 0, lead = sh->coll == CS_SENDRECV ? sh->root : 0;
+	bool reduces = sh->coll == CS_ALLREDUCE || sh->coll == CS_REDUCESCATTER ||
+		       sh->coll == CS_REDUCE_COLL;
 
 	if (log_level() < LOG_INFO)
 		return;
@@ -241,15 +243,12 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 		insns += l->ranks[r].ninsns;
 		descs += l->ranks[r].ndescs;
 	}
-	log_msg(LOG_INFO, "%s count %llu %s%s%s N=%u%s: algorithm %s, slices %u, stream %u (CC core %u on rank 0), %u instructions and %u descriptors in all",
+	log_msg(LOG_INFO, "%s count %llu %s %s N=%u%s: algorithm %s, slices %u, stream %u (CC core %u on rank %u), %u instructions and %u descriptors in all",
 		cs_coll_name(sh->coll), (unsigned long long)sh->count,
-		ccore_dtype_name(p->ops[0].dtype), sh->coll == CS_ALLREDUCE ||
-		sh->coll == CS_REDUCESCATTER || sh->coll == CS_REDUCE_COLL ? " " : "",
-		sh->coll == CS_ALLREDUCE || sh->coll == CS_REDUCESCATTER ||
-		sh->coll == CS_REDUCE_COLL ? ccore_redop_name(p->ops[0].redop) : "",
-		sh->nranks, sh->in_place ? " in place" : "", p->algo->name, p->opts.slices,
-		p->ops[sh->coll == CS_SENDRECV ? sh->root : 0].stream->id,
-		p->lr[sh->coll == CS_SENDRECV ? sh->root : 0].cc, insns, descs);
+		ccore_dtype_name(p->ops[0].dtype),
+		reduces ? ccore_redop_name(p->ops[0].redop) : "-", sh->nranks,
+		sh->in_place ? " in place" : "", p->algo->name, p->opts.slices,
+		p->ops[lead].stream->id, p->lr[lead].cc, lead, insns, descs);
 }
 
 /* An average is a sum, then each result divided by the number of ranks. */
@@ -297,10 +296,9 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
 		goto fail;
 	}
-	for (uint32_t st = 0; st < q->nstreams; st++)
-		for (uint32_t r = 0; r < n; r++)
-			if (ops[r].stream && ops[r].stream->id % q->nstreams == st)
-				rc = rc ?: clique_sems(q, st, NULL);
+	for (uint32_t r = 0; r < n && !rc; r++)
+		if (ops[r].stream)
+			rc = clique_sems(q, ops[r].stream->id % q->nstreams);
 	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p);
 	if (rc)
 		goto fail;
