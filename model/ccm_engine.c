@@ -295,23 +295,28 @@ int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 {
 	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
 	struct ccm_ring *r;
+	u64 bytes = 0;
 	int rc = 0;
 
 	if (!e)
 		return -EINVAL;
 	ccm_mutex_lock(&e->lock);
 	r = &e->rings[ring];
+	if (r->owner && r->written)
+		for (u32 i = 0; i < count && bytes < CCM_HEAVY_BYTES; i++)
+			bytes += r->descs[(r->start_slot + i) % r->written].len;
 	if (!r->owner || r->written == 0)
 		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX,
 			      "START on ring %u of engine %u, which has no descriptors", ring,
 			      engine);
 	else if (count) {
 		ccm_add64(&r->started, count);
+		r->start_slot = (r->start_slot + count) % r->written;
 		__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
 	}
 	ccm_mutex_unlock(&e->lock);
 	if (!rc && count)
-		ccm_agent_wake(&e->agent);
+		ccm_agent_wake_heavy(&e->agent, bytes >= CCM_HEAVY_BYTES);
 	return rc;
 }
 

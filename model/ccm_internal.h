@@ -9,6 +9,8 @@
 #define CCM_ENGINE_BUDGET_PACKETS 16
 #define CCM_CC_BUDGET_INSNS 64
 #define CCM_CC_QUEUE 256
+/* A START of at least this many bytes is heavy work (see ccm_sched.c). */
+#define CCM_HEAVY_BYTES (256 * 1024)
 
 enum ccm_agent_kind { CCM_AGENT_ENGINE, CCM_AGENT_CC };
 enum ccm_agent_state { CCM_AGENT_IDLE, CCM_AGENT_QUEUED, CCM_AGENT_RUNNING };
@@ -146,6 +148,8 @@ int ccm_sched_init(struct ccm_fabric *f);
 void ccm_sched_start(struct ccm_fabric *f);
 void ccm_sched_fini(struct ccm_fabric *f);
 void ccm_agent_wake(struct ccm_agent *a);
+/* @heavy: long work that workers may take at once (big DMA descriptors). */
+void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy);
 /* Tell host waiters something they may wait for changed. */
 void ccm_host_kick(struct ccm_fabric *f);
 

@@ -65,12 +65,17 @@ static struct ccm_agent *queue_pop(struct ccm_fabric *f)
 
 void ccm_agent_wake(struct ccm_agent *a)
 {
+	ccm_agent_wake_heavy(a, false);
+}
+
+void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
+{
 	struct ccm_sched *s = &a->f->sched;
 
 	ccm_mutex_lock(&s->lock);
 	if (a->state == CCM_AGENT_IDLE) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_push(s, a, true);
+		queue_push(s, a, !heavy);
 		if (s->sleepers)
 			ccm_cond_broadcast(&s->work);
 	} else if (a->state == CCM_AGENT_RUNNING) {
@@ -124,18 +129,24 @@ static void run_one(struct ccm_fabric *f)
 /* How long an idle worker polls the run queue before it sleeps. */
 #define CCM_SPIN_ROUNDS 4000
 /*
- * Workers leave freshly woken agents to a helping host thread for this
- * long: a small collective then runs start to finish on the thread that
- * waits for it, with no hand-off.  Agents that used up a step's budget
- * (long DMA work) are theirs at once.
+ * Workers leave freshly woken light agents (CC cores, engines with small
+ * descriptors) to a host thread for this long, and ten times longer while
+ * one is helping: a small collective then runs start to finish on the
+ * thread that waits for it, with no hand-off.  Heavy work — engines started
+ * on big descriptors, agents that used up a step's budget — is theirs at
+ * once.
  */
 #define CCM_STEAL_AGE_NS 5000
+/* ... this many times longer while a host thread is helping. */
+#define CCM_HELPING_FACTOR 10
 /* How long a waiting host thread polls before it sleeps (pause rounds). */
 #define CCM_WAIT_SPIN_ROUNDS 20000
 
+/* While a host thread is running agents, light work is left to it longer. */
 static u64 steal_age(struct ccm_sched *s)
 {
-	return s->steal_cycles;
+	return __atomic_load_n(&s->helpers, __ATOMIC_ACQUIRE) ? s->steal_cycles * CCM_HELPING_FACTOR
+							       : s->steal_cycles;
 }
 
 static bool head_aged(struct ccm_sched *s)
