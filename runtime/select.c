@@ -46,10 +46,16 @@ static int known_names(char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (unsigned int i = 0; i < algo_count() && n < len; i++)
-		if (!strstr(buf, algo_at(i)->name))
+	for (unsigned int i = 0; i < algo_count() && n < len; i++) {
+		bool seen = false;
+
+		/* names repeat across collectives: list each once */
+		for (unsigned int k = 0; k < i; k++)
+			seen |= !strcmp(algo_at(k)->name, algo_at(i)->name);
+		if (!seen)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
 					      algo_at(i)->name);
+	}
 	return 0;
 }
 

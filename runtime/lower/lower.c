@@ -28,6 +28,7 @@ struct emit {
 	uint32_t local;				/* local descriptors so far */
 	uint32_t local_waited;			/* highest L already waited for */
 	uint32_t *step_local;			/* per step: L after it (local steps) */
+	uint32_t *credit;			/* per step: its credit point */
 	uint8_t *step_engine;			/* per step: ring engine (sends) */
 	bool oom;
 };
@@ -193,8 +194,8 @@ static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r,
 	for (uint32_t i = q; i < rk->n; i++) {
 		const struct cs_step *st = &rk->steps[i];
 
-		if ((st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE) || !st->ndeps ||
-		    cs_credit_point(rk, i) != q)
+		if ((st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE) || e->credit[i] != q ||
+		    !q)
 			continue;
 		wait_deps(j, e, r, i);
 		insn(e, (struct drm_ccore_insn){
@@ -217,7 +218,7 @@ static void prologue(const struct lower_job *j, struct emit *e, uint32_t r)
 					 .sem = lower_sem_local(c->ranks[r].sems) });
 	for (uint32_t i = 0; i < rk->n; i++)
 		if ((rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE) &&
-		    !rk->steps[i].ndeps)
+		    !e->credit[i])
 			free_credits[rk->steps[i].peer]++;
 	for (uint32_t p = 0; p < j->n; p++)
 		if (free_credits[p])
@@ -236,11 +237,13 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 
 	e->step_local = calloc(rk->n + 1, sizeof(*e->step_local));
 	e->step_engine = calloc(rk->n + 1, sizeof(*e->step_engine));
-	if (!sent_to || !e->step_local || !e->step_engine) {
+	e->credit = calloc(rk->n + 1, sizeof(*e->credit));
+	if (!sent_to || !e->step_local || !e->step_engine || !e->credit) {
 		e->oom = true;
 		free(sent_to);
 		return;
 	}
+	cs_credit_points(rk, j->n, e->credit);
 	prologue(j, e, r);
 	for (uint32_t i = 0; i < rk->n && !e->oom; i++) {
 		const struct cs_step *st = &rk->steps[i];
@@ -315,6 +318,7 @@ static void emit_free(struct emit *e)
 		free(e->desc[i]);
 	free(e->step_local);
 	free(e->step_engine);
+	free(e->credit);
 }
 
 static int index_receives(struct lower_job *j)

@@ -138,6 +138,12 @@ static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
  * share this rule.
  */
 uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j);
+/*
+ * The same for every step of @rk at once (0 for non-receives), kept
+ * non-decreasing per peer in receive order: a sender spends the credits of
+ * one receiver in order, so receive k must not be granted before k-1.
+ */
+void cs_credit_points(const struct cs_rank *rk, uint32_t npeers, uint32_t *points);
 
 /* Human-readable dump, one line per step. */
 void cs_print(const struct cs_sched *s, FILE *out);

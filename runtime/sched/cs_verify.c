@@ -23,7 +23,9 @@
  * start of its program if j has no dependencies; right after the last of
  * them if they are all receives (passing a receive means it is complete);
  * otherwise just before the first receive after j's last dependency — the
- * first point where its CC core would block anyway (cs_credit_point()).
+ * first point where its CC core would block anyway; and never before the
+ * credit of an earlier receive from the same peer, since a sender spends
+ * credits in order (cs_credit_points()).
  */
 #include "cs.h"
 
@@ -47,6 +49,7 @@ struct vstate {
 	uint64_t size[CS_NBUF];
 	uint32_t *match_rank, *match_step;	/* per (rank, step), flattened */
 	uint32_t *base;				/* first flat index of each rank */
+	uint32_t *credit;			/* per flat step: its credit point */
 	struct val **captured;			/* per flat send step */
 };
 
@@ -297,7 +300,8 @@ static int combine(struct vstate *v, uint32_t r, uint32_t i, struct val *dst,
 	return 0;
 }
 
-uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
+/* Where receive @j's own dependencies let its credit go. */
+static uint32_t own_credit_point(const struct cs_rank *rk, uint32_t j)
 {
 	const struct cs_step *st = &rk->steps[j];
 	uint32_t last = 0, q;
@@ -317,6 +321,47 @@ uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
 		if (is_recv(rk->steps[q].op))
 			break;
 	return q;
+}
+
+/*
+ * Credits from one peer are counted, and a sender spends them in order:
+ * the k-th credit granted is used for the k-th receive.  So the points are
+ * made non-decreasing per peer, in receive order.
+ */
+void cs_credit_points(const struct cs_rank *rk, uint32_t npeers, uint32_t *points)
+{
+	uint32_t *floor_of = calloc(npeers ? npeers : 1, sizeof(*floor_of));
+
+	for (uint32_t j = 0; j < rk->n; j++) {
+		const struct cs_step *st = &rk->steps[j];
+		uint32_t p;
+
+		points[j] = 0;
+		if (!is_recv(st->op))
+			continue;
+		p = own_credit_point(rk, j);
+		if (floor_of && st->peer < npeers) {
+			if (p < floor_of[st->peer])
+				p = floor_of[st->peer];
+			floor_of[st->peer] = p;
+		}
+		points[j] = p;
+	}
+	free(floor_of);
+}
+
+uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
+{
+	uint32_t peer = rk->steps[j].peer, p = own_credit_point(rk, j);
+
+	for (uint32_t i = 0; i < j; i++)
+		if (is_recv(rk->steps[i].op) && rk->steps[i].peer == peer) {
+			uint32_t q = own_credit_point(rk, i);
+
+			if (q > p)
+				p = q;
+		}
+	return p;
 }
 
 static uint64_t all_ranks(const struct vstate *v)
@@ -350,7 +395,7 @@ static int exec_step(struct vstate *v, uint32_t r, uint32_t i, const uint32_t *p
 			       slot(v, r, st->src2), st->count);
 	case CS_SEND_OP:
 		/* wait for the receiver's credit */
-		if (pc[pr] < cs_credit_point(&v->s->ranks[pr], ps))
+		if (pc[pr] < v->credit[v->base[pr] + ps])
 			return 1;
 		tmp = malloc(st->count * sizeof(*tmp));
 		if (!tmp)
@@ -487,8 +532,11 @@ static int setup(struct vstate *v)
 	v->match_rank = calloc(total + 1, sizeof(uint32_t));
 	v->match_step = calloc(total + 1, sizeof(uint32_t));
 	v->captured = calloc(total + 1, sizeof(*v->captured));
-	if (!v->match_rank || !v->match_step || !v->captured)
+	v->credit = calloc(total + 1, sizeof(*v->credit));
+	if (!v->match_rank || !v->match_step || !v->captured || !v->credit)
 		return fail(v, "out of memory");
+	for (uint32_t r = 0; r < n; r++)
+		cs_credit_points(&v->s->ranks[r], n, v->credit + v->base[r]);
 	for (uint32_t r = 0; r < n; r++) {
 		home = cs_inplace_layout(sh, r, &so, &ro);
 		if (sh->in_place) {
@@ -530,6 +578,7 @@ static void teardown(struct vstate *v)
 		for (uint32_t i = 0; i < v->base[sh->nranks]; i++)
 			free(v->captured[i]);
 	free(v->captured);
+	free(v->credit);
 	free(v->match_rank);
 	free(v->match_step);
 	free(v->base);

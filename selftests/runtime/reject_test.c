@@ -385,8 +385,16 @@ TEST(generic_ioctl_errors)
 	b.size = 1ull << 50;
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL, "out of range");
 	b.size = 8;
-	b.flags = 1;
+	b.flags = 2;
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL, "unknown flags");
+	b.flags = 0;
+	b.userptr = 4096;
+	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL,
+		   "userptr is set without the USERPTR flag");
+	b.flags = DRM_CCORE_BO_F_USERPTR;
+	b.userptr = 4097;
+	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL,
+		   "must be non-zero multiples of the 4096-byte page");
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_GEM_CLOSE, &gc), -EINVAL, "pad must be zero");
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph), -EBADF, "fd 12345");
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_SEM_IMPORT, &si), -EBADF, "fd 12345");

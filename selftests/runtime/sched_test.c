@@ -218,3 +218,21 @@ TEST(verifier_checks_divides)
 	cs_divide(s, 1, cs_at(CS_TMP, 0), cs_at(CS_SEND, 0), 9);
 	expect_reject(s, "partial sum");
 }
+
+TEST(credits_from_one_peer_are_granted_in_receive_order)
+{
+	struct cs_shape sh = { .coll = CS_SENDRECV, .nranks = 2, .count = 4, .root = 0, .peer = 1 };
+	struct cs_sched *s = cs_new(&sh, "order");
+	uint32_t pts[8], sent;
+
+	/* rank 1: a receive that must wait for its own send, then one that
+	 * needs nothing; rank 0's first put must not use the second's credit */
+	sent = cs_send(s, 1, 0, cs_at(CS_SEND, 0), 4);
+	cs_dep(s, 1, cs_recv(s, 1, 0, cs_at(CS_SEND, 0), 4), sent);
+	cs_recv(s, 1, 0, cs_at(CS_RECV, 0), 4);
+	cs_credit_points(&s->ranks[1], 2, pts);
+	ASSERT_GT(pts[1], 0);
+	ASSERT_GE(pts[2], pts[1]);
+	ASSERT_EQ(cs_credit_point(&s->ranks[1], 2), pts[2]);
+	cs_free(s);
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Embedding sub-schedules into a parent schedule (see hier_embed.h).
+ *
+ * The seam pass mirrors the verifier's ordering rule: step j is ordered
+ * after i < j if it depends on i transitively, or if i is a receive and j
+ * is not.  For every appended step it computes what it is already ordered
+ * after, collects the earlier steps it conflicts with that are not among
+ * them, keeps only the latest of those (the ones no other candidate is
+ * ordered after) and depends on them.
+ */
+#include "hier_embed.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hier_acc {
+	uint8_t store;
+	uint64_t lo, hi;
+	bool write;
+};
+
+static bool hier_is_recv(uint8_t op)
+{
+	return op == CS_RECV_OP || op == CS_RECV_REDUCE;
+}
+
+static bool hier_reads(uint8_t op)
+{
+	return op != CS_RECV_OP;
+}
+
+static bool hier_writes(uint8_t op)
+{
+	return op != CS_SEND_OP;
+}
+
+/* --- translating ----------------------------------------------------------- */
+
+static int hier_ref(const struct hier_map map[CS_NBUF], struct cs_ref in, uint64_t count,
+		    struct cs_ref *out)
+{
+	const struct hier_map *m;
+	uint64_t off = in.off;
+
+	if (in.buf >= CS_NBUF)
+		return -1;
+	m = &map[in.buf];
+	if (m->seg) {
+		uint64_t seg = in.off / m->seg, within = in.off % m->seg;
+
+		if (within + count > m->seg)
+			return -1;
+		off = seg * m->stride + within;
+	}
+	*out = cs_at((enum cs_buf)m->buf, m->off + off);
+	return 0;
+}
+
+/* The sub-step @in as a parent step: peers, buffers, deps via @idx. */
+static int hier_translate(const struct cs_step *in, const uint32_t *group,
+			  const struct hier_map map[CS_NBUF], const uint32_t *idx,
+			  struct cs_step *out)
+{
+	*out = *in;
+	if (in->op > CS_RECV_REDUCE || in->ndeps > CS_MAX_DEPS)
+		return -1;
+	if (in->op >= CS_SEND_OP)
+		out->peer = group[in->peer];
+	if (hier_writes(in->op) && hier_ref(map, in->dst, in->count, &out->dst))
+		return -1;
+	if (hier_reads(in->op) && hier_ref(map, in->src, in->count, &out->src))
+		return -1;
+	if (in->op == CS_REDUCE && hier_ref(map, in->src2, in->count, &out->src2))
+		return -1;
+	for (uint32_t d = 0; d < in->ndeps; d++)
+		out->deps[d] = idx[in->deps[d]];
+	return 0;
+}
+
+/* Append @st to parent rank @r through the builders; its index. */
+static uint32_t hier_push(struct cs_sched *p, uint32_t r, const struct cs_step *st)
+{
+	uint32_t j;
+
+	switch (st->op) {
+	case CS_COPY:
+		j = cs_copy(p, r, st->dst, st->src, st->count);
+		break;
+	case CS_REDUCE:
+		j = cs_reduce(p, r, st->dst, st->src, st->src2, st->count);
+		break;
+	case CS_SEND_OP:
+		j = cs_send(p, r, st->peer, st->src, st->count);
+		break;
+	case CS_RECV_OP:
+		j = cs_recv(p, r, st->peer, st->dst, st->count);
+		break;
+	default:
+		j = cs_recv_reduce(p, r, st->peer, st->dst, st->src, st->count);
+		break;
+	}
+	for (uint32_t d = 0; d < st->ndeps && !p->oom; d++)
+		cs_dep(p, r, j, st->deps[d]);
+	return j;
+}
+
+/* --- seams ------------------------------------------------------------------- */
+
+static struct hier_acc hier_acc_of(const struct cs_shape *sh, uint32_t r, struct cs_ref ref,
+				   uint64_t count, bool write)
+{
+	struct hier_acc a = { ref.buf, ref.off, ref.off + count, write };
+	uint64_t so, ro;
+
+	if (sh->in_place && ref.buf != CS_TMP) {
+		cs_inplace_layout(sh, r, &so, &ro);
+		a.store = CS_RECV;
+		a.lo += ref.buf == CS_SEND ? so : ro;
+		a.hi += ref.buf == CS_SEND ? so : ro;
+	}
+	return a;
+}
+
+static int hier_accesses(const struct cs_shape *sh, uint32_t r, const struct cs_step *st,
+			 struct hier_acc out[3])
+{
+	int n = 0;
+
+	if (hier_writes(st->op))
+		out[n++] = hier_acc_of(sh, r, st->dst, st->count, true);
+	if (hier_reads(st->op))
+		out[n++] = hier_acc_of(sh, r, st->src, st->count, false);
+	if (st->op == CS_REDUCE)
+		out[n++] = hier_acc_of(sh, r, st->src2, st->count, false);
+	return n;
+}
+
+static bool hier_conflict(const struct hier_acc *a, int na, const struct hier_acc *b, int nb)
+{
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			if (a[i].store == b[j].store && (a[i].write || b[j].write) &&
+			    a[i].lo < b[j].hi && b[j].lo < a[i].hi)
+				return true;
+	return false;
+}
+
+struct hier_seam {
+	struct cs_sched *p;
+	uint32_t r;
+	size_t words;
+	uint64_t *reach;	/* per step: the steps it is ordered after */
+	uint64_t *recvs;	/* receives so far, with what they are after */
+	uint64_t *tmp;
+	uint32_t base;		/* the rank's steps before this embedding */
+};
+
+static bool hier_bit(const uint64_t *set, uint32_t i)
+{
+	return set[i / 64] >> (i % 64) & 1;
+}
+
+/* What a step @st at the end of the rank is ordered after. */
+static void hier_after(const struct hier_seam *z, const struct cs_step *st, uint64_t *out)
+{
+	memset(out, 0, z->words * sizeof(*out));
+	for (uint32_t d = 0; d < st->ndeps; d++) {
+		const uint64_t *rd = z->reach + (size_t)st->deps[d] * z->words;
+
+		for (size_t w = 0; w < z->words; w++)
+			out[w] |= rd[w];
+		out[st->deps[d] / 64] |= 1ull << (st->deps[d] % 64);
+	}
+	if (!hier_is_recv(st->op))
+		for (size_t w = 0; w < z->words; w++)
+			out[w] |= z->recvs[w];
+}
+
+/*
+ * The latest earlier steps that @st, about to be appended, conflicts with
+ * and is not ordered after; -1 if there are too many.
+ */
+static int hier_conflicts(struct hier_seam *z, const struct cs_step *st, uint32_t *cand)
+{
+	const struct cs_rank *rk = &z->p->ranks[z->r];
+	const struct cs_shape *sh = &z->p->shape;
+	struct hier_acc as[3], ai[3];
+	int ns = hier_accesses(sh, z->r, st, as), nc = 0;
+
+	hier_after(z, st, z->tmp);
+	for (uint32_t i = rk->n; i-- > 0;) {
+		bool covered = false;
+
+		if (hier_bit(z->tmp, i) ||
+		    !hier_conflict(as, ns, ai, hier_accesses(sh, z->r, &rk->steps[i], ai)))
+			continue;
+		/* scanning downwards: a later candidate ordered after i covers it */
+		for (int c = 0; c < nc && !covered; c++)
+			covered = hier_bit(z->reach + (size_t)cand[c] * z->words, i);
+		if (covered)
+			continue;
+		if (nc == CS_MAX_DEPS)
+			return -1;
+		cand[nc++] = i;
+	}
+	return nc;
+}
+
+/* Record the ordering of the rank's step @j. */
+static void hier_settle(struct hier_seam *z, uint32_t j)
+{
+	const struct cs_step *st = &z->p->ranks[z->r].steps[j];
+	uint64_t *rj = z->reach + (size_t)j * z->words;
+
+	hier_after(z, st, rj);
+	if (hier_is_recv(st->op)) {
+		for (size_t w = 0; w < z->words; w++)
+			z->recvs[w] |= rj[w];
+		z->recvs[j / 64] |= 1ull << (j % 64);
+	}
+}
+
+/*
+ * Would the seam's dependencies move receive @j's credit point
+ * (cs_credit_point()) later than its generator put it (its first @own
+ * deps) and past the earlier phases, which complete without this one?
+ */
+static bool hier_credit_moved(const struct hier_seam *z, uint32_t j, uint32_t own)
+{
+	struct cs_step *st = &z->p->ranks[z->r].steps[j];
+	uint32_t all = st->ndeps, with, without;
+
+	with = cs_credit_point(&z->p->ranks[z->r], j);
+	st->ndeps = own;
+	without = cs_credit_point(&z->p->ranks[z->r], j);
+	st->ndeps = all;
+	return with > without && with > z->base;
+}
+
+/*
+ * Append @st with dependencies on the steps it conflicts with; its index.
+ * -1 on failure, -2 (nothing appended) if @st is a receive whose credit
+ * they would move.
+ */
+static int64_t hier_place(struct hier_seam *z, struct cs_step *st)
+{
+	uint32_t cand[CS_MAX_DEPS], own = st->ndeps, j;
+	int nc = hier_conflicts(z, st, cand);
+
+	if (nc < 0)
+		return hier_is_recv(st->op) ? -2 : -1;
+	for (int c = 0; c < nc; c++) {
+		if (st->ndeps == CS_MAX_DEPS)
+			return hier_is_recv(st->op) ? -2 : -1;
+		st->deps[st->ndeps++] = cand[c];
+	}
+	j = hier_push(z->p, z->r, st);
+	if (z->p->oom)
+		return -1;
+	if (nc && hier_is_recv(st->op) && hier_credit_moved(z, j, own)) {
+		z->p->ranks[z->r].n--;
+		return -2;
+	}
+	hier_settle(z, j);
+	return j;
+}
+
+/*
+ * A receive whose seam dependencies would hold back its credit is split:
+ * it lands in a fresh TMP stage with no dependencies (credit in the
+ * prologue) and a local copy or reduce, carrying them, moves the data
+ * into place.  Holding the credit until a later point of this
+ * sub-schedule can deadlock one that sends before it receives (a ring):
+ * every rank's credit would wait for its own send.
+ */
+static int64_t hier_split(struct hier_seam *z, const struct cs_step *st, uint64_t *stage)
+{
+	struct cs_step rcv = *st, loc = *st;
+	struct cs_ref at = cs_at(CS_TMP, *stage);
+
+	rcv.op = CS_RECV_OP;
+	rcv.dst = at;
+	rcv.ndeps = 0;
+	if (hier_place(z, &rcv) < 0)
+		return -1;
+	*stage += st->count;
+	loc.peer = 0;
+	if (st->op == CS_RECV_REDUCE) {
+		loc.op = CS_REDUCE;
+		loc.src2 = at;
+	} else {
+		loc.op = CS_COPY;
+		loc.src = at;
+	}
+	return hier_place(z, &loc);
+}
+
+int hier_embed_rank(struct cs_sched *p, const struct cs_sched *sub, uint32_t sr,
+		    const uint32_t *group, const struct hier_map map[CS_NBUF],
+		    uint64_t stage_base, uint64_t *stage_used)
+{
+	const struct cs_rank *sk = &sub->ranks[sr];
+	uint32_t pr = group[sr], base = p->ranks[pr].n, cap = base + 2 * sk->n;
+	struct hier_seam z = { .p = p, .r = pr, .words = (cap + 63) / 64, .base = base };
+	uint32_t *idx = malloc((sk->n + 1) * sizeof(*idx));
+	uint64_t stage = stage_base;
+	int rc = 0;
+
+	z.reach = calloc((size_t)(cap + 2) * z.words + 1, sizeof(uint64_t));
+	if (!z.reach || !idx) {
+		rc = -1;
+		goto out;
+	}
+	z.recvs = z.reach + (size_t)cap * z.words;
+	z.tmp = z.recvs + z.words;
+	for (uint32_t j = 0; j < base; j++)
+		hier_settle(&z, j);
+	for (uint32_t i = 0; i < sk->n && !rc; i++) {
+		struct cs_step st, orig;
+		int64_t j;
+
+		if (hier_translate(&sk->steps[i], group, map, idx, &orig)) {
+			rc = -1;
+			break;
+		}
+		st = orig;
+		j = hier_place(&z, &st);
+		if (j == -2)
+			j = hier_split(&z, &orig, &stage);
+		if (j < 0)
+			rc = -1;
+		else
+			idx[i] = (uint32_t)j;
+	}
+	if (stage - stage_base > *stage_used)
+		*stage_used = stage - stage_base;
+out:
+	free(z.reach);
+	free(idx);
+	return rc;
+}
