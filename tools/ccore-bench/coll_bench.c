@@ -274,9 +274,17 @@ static int setup(struct bctx *b)
 	if (!b->comm || !b->sbuf || !b->rbuf)
 		return -ENOMEM;
 	rc = ccore_comm_init_all(&o->topo, b->comm);
-	for (int r = 0; r < b->n && !rc; r++)
+	for (int r = 0; r < b->n && !rc; r++) {
 		rc = ccore_mem_alloc(b->comm[r], o->max_bytes, &b->sbuf[r]) ?:
 		     ccore_mem_alloc(b->comm[r], o->max_bytes, &b->rbuf[r]);
+		/* give every page real memory, as nccl-tests initialises its
+		 * buffers: untouched pages all read as one shared zero page */
+		if (!rc) {
+			ccore_verifiable_fill(ccore_mem_host(b->comm[r], b->sbuf[r]),
+					      o->max_bytes / b->es, o->dtype, o->redop, r, 0);
+			memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x11, o->max_bytes);
+		}
+	}
 	return rc;
 }
 
