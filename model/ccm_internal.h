@@ -124,7 +124,6 @@ struct ccm_sched {
 	u32 head, count, cap;
 	u32 running;
 	u32 sleepers;			/* workers waiting on @work */
-	u32 helpers;			/* atomic: host threads running agents */
 	u32 host_waiters;		/* atomic */
 	u32 host_sleepers;		/* atomic: waiters blocked on @host */
 	u64 gen;			/* bumped by ccm_host_kick() */

@@ -5,10 +5,11 @@
  * zero workers the model runs inline on the thread that waits, picking the
  * next ready agent with a seeded generator: deterministic for a given seed.
  *
- * Idle workers poll the run queue for a moment before sleeping; a host
- * thread that waits for the model (or has just triggered work) runs ready
- * agents itself, and workers leave it freshly woken ones for a few
- * microseconds, so small collectives need no hand-off between threads.
+ * A host thread that waits for the model (or has just triggered work) runs
+ * ready agents itself; workers take heavy DMA work at once and leave light
+ * work to the host threads for a while (CCM_STEAL_AGE_NS), so small
+ * collectives need no hand-off between threads and big ones still spread
+ * over the pool.
  * Each step is bounded (a few packets, a few dozen instructions) so agents
  * share workers fairly; the timed mode replaces the run queue with an
  * event queue ordered by virtual time and reuses the same step functions.
@@ -76,7 +77,9 @@ void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
 	if (a->state == CCM_AGENT_IDLE) {
 		a->state = CCM_AGENT_QUEUED;
 		queue_push(s, a, !heavy);
-		if (s->sleepers)
+		/* light work is left to host threads; sleeping workers look
+		 * again on their own (see worker_main) */
+		if (s->sleepers && heavy)
 			ccm_cond_broadcast(&s->work);
 	} else if (a->state == CCM_AGENT_RUNNING) {
 		a->rerun = true;
@@ -127,26 +130,23 @@ static void run_one(struct ccm_fabric *f)
 }
 
 /* How long an idle worker polls the run queue before it sleeps. */
-#define CCM_SPIN_ROUNDS 4000
+#define CCM_SPIN_ROUNDS 200
 /*
- * Workers leave freshly woken light agents (CC cores, engines with small
- * descriptors) to a host thread for this long, and ten times longer while
- * one is helping: a small collective then runs start to finish on the
- * thread that waits for it, with no hand-off.  Heavy work — engines started
- * on big descriptors, agents that used up a step's budget — is theirs at
- * once.
+ * Workers leave freshly woken light agents (CC cores, engines started on
+ * small descriptors) to host threads for this long: a small collective then
+ * runs start to finish on the thread that triggers or waits for it, with no
+ * hand-off, while work nobody waits for still progresses in the background.
+ * Heavy work — engines started on big descriptors, agents that used up a
+ * step's budget — is theirs at once, and only heavy work wakes a sleeping
+ * worker.
  */
-#define CCM_STEAL_AGE_NS 5000
-/* ... this many times longer while a host thread is helping. */
-#define CCM_HELPING_FACTOR 10
+#define CCM_STEAL_AGE_NS 100000
 /* How long a waiting host thread polls before it sleeps (pause rounds). */
 #define CCM_WAIT_SPIN_ROUNDS 20000
 
-/* While a host thread is running agents, light work is left to it longer. */
 static u64 steal_age(struct ccm_sched *s)
 {
-	return __atomic_load_n(&s->helpers, __ATOMIC_ACQUIRE) ? s->steal_cycles * CCM_HELPING_FACTOR
-							       : s->steal_cycles;
+	return s->steal_cycles;
 }
 
 static bool head_aged(struct ccm_sched *s)
@@ -188,9 +188,14 @@ static void worker_main(void *arg)
 			continue;
 		}
 		ccm_mutex_lock(&s->lock);
-		if (!s->count && !s->stop) {
+		if (!s->stop) {
 			s->sleepers++;
-			ccm_cond_wait(&s->work, &s->lock);
+			/* with light work queued, come back when it is old enough */
+			if (s->count)
+				ccm_cond_wait_until(&s->work, &s->lock,
+						    ccm_now_ns() + CCM_STEAL_AGE_NS);
+			else
+				ccm_cond_wait(&s->work, &s->lock);
 			s->sleepers--;
 		}
 		ccm_mutex_unlock(&s->lock);
@@ -275,12 +280,10 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 	if (!f->cfg.workers)
 		return;		/* inline mode runs only when waited for */
 	deadline = ccm_now_ns() + budget_ns;
-	__atomic_add_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 	ccm_mutex_lock(&s->lock);
 	while (s->count && (++steps % 8 || ccm_now_ns() < deadline))
 		run_one(f);
 	ccm_mutex_unlock(&s->lock);
-	__atomic_sub_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 }
 
 bool ccm_fabric_quiescent(struct ccm_fabric *f)
@@ -350,7 +353,6 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		return wait_inline(f, cond, arg, deadline_ns);
 
 	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 	for (;;) {
 		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
 		if (cond(arg))
@@ -383,7 +385,6 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			break;
 		}
 	}
-	__atomic_sub_fetch(&s->helpers, 1, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
 	return rc;
 }
