@@ -3,9 +3,10 @@
  * Plans: a launched collective's schedule, lowered onto the devices, kept
  * so that repeating the same collective on the same buffers costs only a
  * trigger per rank.  The key is everything the programs bake in: the
- * collective, count, dtype, redop, root/peer, stream, and every rank's
- * buffer addresses.  A plan holds one ring index per rank's core; when a
- * core has none left, the least recently used plans go.
+ * collective, count, dtype, redop, root/peer, stream, algorithm and every
+ * rank's buffer addresses.  A plan holds one ring index per rank's core and
+ * room in CC-core instruction memory; when either runs out, the least
+ * recently used plans go.
  */
 #include "comm.h"
 #include "select.h"
@@ -309,7 +310,9 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
 	};
-	rc = lower_schedule(s, &p->ctx, &p->low);
+	/* CC-core memory is shared by every cached plan: make room if need be */
+	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && evict_one(q))
+		;
 	if (rc)
 		goto fail;
 	log_plan(p, &sh, p->low);
