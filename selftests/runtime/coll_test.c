@@ -175,9 +175,8 @@ static long check(const struct world *w, const struct run *x)
 
 static unsigned long long runs_done;
 
-static void run_one(const struct run *x)
+static void run_in(struct world *w, const struct run *x)
 {
-	struct world *w = world(x->n);
 	char what[256];
 	long wrong;
 	int rc = 0;
@@ -208,6 +207,11 @@ static void run_one(const struct run *x)
 	if (wrong)
 		FAIL("%s: %ld wrong elements", what, wrong);
 	runs_done++;
+}
+
+static void run_one(const struct run *x)
+{
+	run_in(world(x->n), x);
 }
 
 /* Algorithms that serve @coll for @n ranks with default options. */
@@ -269,6 +273,60 @@ TEST(every_op_algorithm_and_rank_count)
 	}
 	ccore_test_log("%llu collectives checked", runs_done);
 	teardown_worlds();
+}
+
+/* Two nodes: the hierarchical algorithms serve only multi-node groups. */
+TEST(multi_node_worlds_run_every_algorithm)
+{
+	static const struct ccore_topology topos[] = { { 2, 1, 2 }, { 2, 2, 2 }, { 2, 2, 4 } };
+	static const uint64_t counts[] = { 1, 13, 1000 };
+	const struct algo *as[64];
+	struct algo_opts o = { .slices = 1, .channels = 1 };
+
+	runs_done = 0;
+	for (size_t ti = 0; ti < sizeof(topos) / sizeof(topos[0]); ti++) {
+		struct world w = { .n = topos[ti].nodes * topos[ti].devices_per_node *
+				   topos[ti].ranks_per_device };
+		uint32_t hier_runs = 0;
+
+		if (ccore_comm_init_all(&topos[ti], w.c))
+			FAIL("init: %s", ccore_last_error());
+		for (uint32_t r = 0; r < w.n; r++)
+			if (ccore_mem_alloc(w.c[r], BUF_BYTES, &w.sb[r]) ||
+			    ccore_mem_alloc(w.c[r], BUF_BYTES, &w.rb[r]))
+				FAIL("alloc: %s", ccore_last_error());
+		o.ranks_per_device = topos[ti].ranks_per_device;
+		o.ranks_per_node = topos[ti].ranks_per_device * topos[ti].devices_per_node;
+		for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+			struct cs_shape sh = { .coll = coll, .nranks = w.n, .count = 13, .root = 1,
+					       .peer = 0 };
+			uint32_t na = 0;
+
+			for (unsigned int i = 0; i < algo_count(); i++)
+				if ((algo_at(i)->colls & (1u << coll)) && !algo_at(i)->rejects(&sh, &o))
+					as[na++] = algo_at(i);
+			for (uint32_t a = 0; a < na; a++)
+				for (size_t ci = 0; ci < 3; ci++)
+					for (int ip = 0; ip < 2 - (coll == CS_SENDRECV); ip++) {
+						struct run x = {
+							.coll = coll, .algo = as[a]->name, .n = w.n,
+							.count = counts[ci], .in_place = ip, .root = 1,
+							.dt = ccore_bf16, .op = ccore_sum,
+						};
+
+						run_in(&w, &x);
+						hier_runs += !strncmp(as[a]->name, "hier", 4);
+					}
+		}
+		for (uint32_t r = 0; r < w.n; r++)
+			ccore_comm_destroy(w.c[r]);
+		ccore_test_log("%u nodes x %u devices x %u ranks: hierarchical runs %u",
+			       topos[ti].nodes, topos[ti].devices_per_node,
+			       topos[ti].ranks_per_device, hier_runs);
+		ASSERT_GT(hier_runs, 0);
+	}
+	ccore_test_log("%llu collectives checked", runs_done);
+	unsetenv("CCORE_ALGO");
 }
 
 TEST(every_dtype_and_reduce_op)
