@@ -101,12 +101,31 @@ int ccore_group_end(void)
 		return ccore_error(-EINVAL, "ccore_group_end without ccore_group_start");
 	if (--group_depth)
 		return 0;
+	/* per communicator, in posting order: fused into one job per rank */
 	for (uint32_t i = 0; i < group_n; i++) {
-		r = plan_launch(group_ready[i].q, group_ready[i].ops);
+		struct clique *q = group_ready[i].q;
+		const struct op **batch;
+		uint32_t k = 0;
+
+		if (!q)
+			continue;
+		batch = calloc(group_n, sizeof(*batch));
+		if (!batch) {
+			rc = rc ?: ccore_error(-ENOMEM, "out of memory");
+			continue;
+		}
+		for (uint32_t j = i; j < group_n; j++)
+			if (group_ready[j].q == q) {
+				batch[k++] = group_ready[j].ops;
+				group_ready[j].q = NULL;
+			}
+		r = plan_launch_group(q, batch, k);
 		if (r && !rc)
 			rc = r;
-		free(group_ready[i].ops);
+		free(batch);
 	}
+	for (uint32_t i = 0; i < group_n; i++)
+		free(group_ready[i].ops);
 	group_n = 0;
 	free(group_ready);
 	group_ready = NULL;

@@ -8,6 +8,13 @@
 
 struct plan;
 
+/* A group's fused program on one rank, freed when its job is done. */
+struct fused {
+	struct ccore_dev *dev;
+	struct ccore_stream *stream;
+	uint32_t prog;
+};
+
 struct clique_rank {
 	uint32_t dev, core;
 };
@@ -41,6 +48,8 @@ struct clique {
 	struct op_queue *sends, *recvs;	/* per (sender * n + receiver) */
 	struct plan *plans;		/* most recently used first */
 	uint32_t nplans;
+	struct fused *fused;		/* programs of fused groups */
+	uint32_t nfused, fused_cap;
 	const char *last_algo;
 };
 
@@ -70,6 +79,9 @@ struct ccore_dev *comm_dev(const struct ccore_comm *c);
 /* coll.c / plan.c */
 int coll_post(struct ccore_comm *c, const struct op *op);
 int plan_launch(struct clique *q, const struct op *ops);
+/* A group's collectives of one clique: one job per rank where possible. */
+int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n);
+void plan_fused_release(struct clique *q);
 void plan_flush(struct clique *q);
 
 #endif

@@ -56,6 +56,8 @@ static uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
 
 static void plan_free(struct clique *q, struct plan *p)
 {
+	/* fused programs run on the plans' rings: they go first */
+	plan_fused_release(q);
 	/* its jobs must be done before rings and programs go */
 	for (uint32_t r = 0; r < p->n; r++)
 		if (p->ops[r].stream)
@@ -76,6 +78,7 @@ static void plan_free(struct clique *q, struct plan *p)
 
 void plan_flush(struct clique *q)
 {
+	plan_fused_release(q);
 	while (q->plans) {
 		struct plan *p = q->plans;
 
@@ -325,7 +328,8 @@ fail:
 	return rc;
 }
 
-int plan_launch(struct clique *q, const struct op *ops)
+/* The cached plan for @ops (built if need be); NULL if there is nothing to do. */
+static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 {
 	const struct algo *algo;
 	struct algo_opts opts;
@@ -333,6 +337,7 @@ int plan_launch(struct clique *q, const struct op *ops)
 	struct cs_shape sh;
 	int rc = 0;
 
+	*out = NULL;
 	for (uint32_t r = 0; r < q->n; r++)
 		if (ops[r].stream)
 			rc |= ops[r].count != 0;
@@ -365,18 +370,146 @@ int plan_launch(struct clique *q, const struct op *ops)
 	p->next = q->plans;
 	q->plans = p;
 	q->last_algo = p->algo->name;
-	for (uint32_t r = 0; r < q->n && !rc; r++) {
-		uint64_t job;
+	*out = p;
+	return 0;
+}
 
-		if (!p->active[r])
-			continue;
-		rc = stream_throttle(ops[r].stream);
-		if (rc)
-			break;
-		rc = ccore_dev_submit(p->lr[r].dev, p->low->ranks[r].prog, DRM_CCORE_JOB_F_TRIGGER,
-				      &job);
-		if (!rc)
-			rc = stream_add_job(ops[r].stream, job);
+static int submit(struct ccore_dev *dev, uint32_t prog, struct ccore_stream *s)
+{
+	uint64_t job;
+	int rc = stream_throttle(s) ?: ccore_dev_submit(dev, prog, DRM_CCORE_JOB_F_TRIGGER, &job);
+
+	return rc ? rc : stream_add_job(s, job);
+}
+
+int plan_launch(struct clique *q, const struct op *ops)
+{
+	struct plan *p;
+	int rc = plan_get(q, ops, &p);
+
+	for (uint32_t r = 0; p && r < q->n && !rc; r++)
+		if (p->active[r])
+			rc = submit(p->lr[r].dev, p->low->ranks[r].prog, ops[r].stream);
+	return rc;
+}
+
+/* --- fusing a group -------------------------------------------------------- */
+
+/*
+ * Fused programs of groups are freed once their jobs are done; their plans'
+ * rings must outlive them, so they go before any plan does.
+ */
+void plan_fused_release(struct clique *q)
+{
+	for (uint32_t i = 0; i < q->nfused; i++) {
+		ccore_stream_sync(q->fused[i].stream);
+		ccore_dev_program_free(q->fused[i].dev, q->fused[i].prog);
 	}
+	q->nfused = 0;
+	free(q->fused);
+	q->fused = NULL;
+	q->fused_cap = 0;
+}
+
+static int fused_keep(struct clique *q, struct ccore_dev *dev, struct ccore_stream *s,
+		      uint32_t prog)
+{
+	if (q->nfused == q->fused_cap) {
+		uint32_t cap = q->fused_cap ? q->fused_cap * 2 : 16;
+		struct fused *f = realloc(q->fused, cap * sizeof(*f));
+
+		if (!f)
+			return ccore_error(-ENOMEM, "out of memory");
+		q->fused = f;
+		q->fused_cap = cap;
+	}
+	q->fused[q->nfused++] = (struct fused){ dev, s, prog };
+	return 0;
+}
+
+/*
+ * One rank's part of a group: its programs of every plan, back to back.
+ * Each program is position independent and drains everything it started
+ * before its last instruction, a RET, which is dropped but for the last.
+ */
+static int fuse_rank(struct clique *q, struct plan **plans, const struct op **opsv, uint32_t n,
+		     uint32_t r)
+{
+	struct ccore_stream *s = NULL;
+	struct drm_ccore_insn *all;
+	uint32_t total = 0, at = 0, last = 0, prog, pieces = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!plans[i] || !plans[i]->active[r])
+			continue;
+		if (s && opsv[i][r].stream != s)
+			return -EXDEV;	/* different streams: not one job */
+		s = opsv[i][r].stream;
+		total += plans[i]->low->ranks[r].ninsns;
+		last = i;
+		pieces++;
+	}
+	if (!pieces)
+		return 0;
+	if (pieces == 1 || total > q->rt->max_program)
+		return -EXDEV;
+	all = malloc(total * sizeof(*all));
+	if (!all)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lowered_rank *lr;
+
+		if (!plans[i] || !plans[i]->active[r])
+			continue;
+		lr = &plans[i]->low->ranks[r];
+		memcpy(all + at, lr->insns, lr->ninsns * sizeof(*all));
+		at += lr->ninsns - (i == last ? 0 : 1);
+	}
+	rc = ccore_dev_program_load(plans[last]->lr[r].dev, s->cc, all, at, &prog);
+	if (rc == -ENOSPC) {
+		plan_fused_release(q);
+		rc = ccore_dev_program_load(plans[last]->lr[r].dev, s->cc, all, at, &prog);
+	}
+	free(all);
+	if (rc)
+		return rc;
+	rc = fused_keep(q, plans[last]->lr[r].dev, s, prog);
+	return rc ? rc : submit(plans[last]->lr[r].dev, prog, s);
+}
+
+int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
+{
+	struct plan **plans = calloc(n ? n : 1, sizeof(*plans));
+	bool fusable = true;
+	int rc = 0;
+
+	if (!plans)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = plan_get(q, opsv[i], &plans[i]);
+	/* plan_get may evict: make sure every plan is still cached */
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		bool found = !plans[i];
+
+		for (struct plan *p = q->plans; p && !found; p = p->next)
+			found = p == plans[i];
+		fusable &= found;
+	}
+	for (uint32_t r = 0; r < q->n && !rc && fusable; r++) {
+		rc = fuse_rank(q, plans, opsv, n, r);
+		if (rc == -EXDEV) {
+			/* a rank's part cannot be one job: launch it piece by piece */
+			rc = 0;
+			for (uint32_t i = 0; i < n && !rc; i++)
+				if (plans[i] && plans[i]->active[r])
+					rc = submit(plans[i]->lr[r].dev,
+						    plans[i]->low->ranks[r].prog, opsv[i][r].stream);
+		}
+	}
+	if (!fusable)
+		for (uint32_t i = 0; i < n && !rc; i++)
+			rc = plan_launch(q, opsv[i]);
+	free(plans);
 	return rc;
 }

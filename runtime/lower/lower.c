@@ -308,6 +308,13 @@ static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
 	if (!rc)
 		rc = ccore_dev_program_load(lr->dev, lr->cc, e->insn, e->n, &out->prog);
 	out->ninsns = e->n;
+	if (!rc) {
+		/* keep the instructions: a group fuses programs by concatenation */
+		out->insns = malloc(e->n * sizeof(*e->insn));
+		if (!out->insns)
+			return ccore_error(-ENOMEM, "lowering: out of memory");
+		memcpy(out->insns, e->insn, e->n * sizeof(*e->insn));
+	}
 	return rc;
 }
 
@@ -361,6 +368,7 @@ void lower_release(struct lowered *l, const struct lower_ctx *c)
 
 		if (lr->prog)
 			ccore_dev_program_free(c->ranks[r].dev, lr->prog);
+		free(lr->insns);
 		for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
 			if (lr->rings[eng])
 				ccore_dev_ring_destroy(c->ranks[r].dev, lr->rings[eng]);

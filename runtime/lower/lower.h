@@ -48,6 +48,7 @@ struct lowered_rank {
 	uint32_t prog;
 	uint32_t rings[16];		/* handles, per engine; 0: unused */
 	uint32_t ninsns, ndescs;
+	struct drm_ccore_insn *insns;	/* the program, kept for fusing */
 };
 
 struct lowered {

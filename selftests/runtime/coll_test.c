@@ -575,3 +575,45 @@ TEST(plan_cache_makes_room_in_cc_memory)
 		ASSERT_EQ(ccore_comm_destroy(c[r]), 0);
 	unsetenv("CCORE_ALGO");
 }
+
+TEST(a_group_is_fused_into_one_job_per_rank)
+{
+	struct world *w = world(4);
+	const size_t n = 300;
+	ccore_ptr ar[4], ag[4], rs[4];
+
+	setenv("CCORE_ALGO", "ring", 1);
+	for (uint32_t r = 0; r < 4; r++) {
+		ar[r] = w->sb[r];
+		ag[r] = w->sb[r] + 4 * n * 4;
+		rs[r] = w->sb[r] + 8 * n * 4;
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], ar[r]), n, ccore_f32, ccore_sum, (int)r, 0);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], ag[r]), n, ccore_f32, ccore_sum, (int)r, 0);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], rs[r]), 4 * n, ccore_f32, ccore_sum,
+				      (int)r, 0);
+	}
+	ASSERT_EQ(ccore_group_start(), 0);
+	for (uint32_t r = 0; r < 4; r++) {
+		ASSERT_EQ(ccore_all_reduce(ar[r], w->rb[r], n, ccore_f32, ccore_sum, w->c[r], NULL), 0);
+		ASSERT_EQ(ccore_all_gather(ag[r], w->rb[r] + n * 4, n, ccore_f32, w->c[r], NULL), 0);
+		ASSERT_EQ(ccore_reduce_scatter(rs[r], w->rb[r] + 5 * n * 4, n, ccore_f32, ccore_sum,
+					       w->c[r], NULL), 0);
+	}
+	ASSERT_EQ(ccore_group_end(), 0);
+	/* three collectives, one job per rank */
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(w->c[r]->stream0->njobs, 1);
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
+	for (uint32_t r = 0; r < 4; r++) {
+		const char *out = ccore_mem_host(w->c[r], w->rb[r]);
+
+		ASSERT_EQ(ccore_verifiable_check_reduced(out, n, ccore_f32, ccore_sum, 4, 0), 0);
+		for (uint32_t j = 0; j < 4; j++)
+			ASSERT_EQ(ccore_verifiable_check_from(out + (1 + j) * n * 4, n, ccore_f32,
+							      ccore_sum, (int)j, 0), 0);
+		ASSERT_EQ(ccore_verifiable_check_reduced(out + 5 * n * 4, n, ccore_f32, ccore_sum, 4,
+							 r * n), 0);
+	}
+	teardown_worlds();
+}
