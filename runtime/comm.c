@@ -5,6 +5,8 @@
  * but not launched, and the plan cache; each rank's ccore_comm points at it.
  */
 #include "comm.h"
+#include "log.h"
+#include "select.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,10 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
 
 	if (!comms)
 		return ccore_error(-EINVAL, "ccore_comm_init_all: comms is NULL");
+	/* a bad knob is an error naming it, never a silent default */
+	rc = log_init() ?: select_init();
+	if (rc)
+		return rc;
 	rc = rt_open(topo, &rt);
 	if (rc)
 		return rc;

@@ -617,3 +617,28 @@ TEST(a_group_is_fused_into_one_job_per_rank)
 	}
 	teardown_worlds();
 }
+
+TEST(bad_knobs_fail_init_and_name_the_variable)
+{
+	struct ccore_topology t = { 1, 1, 2 };
+	struct ccore_comm *c[2];
+
+	setenv("CCORE_DEBUG", "LOUD", 1);
+	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_DEBUG=LOUD: expected WARN, INFO or TRACE");
+	unsetenv("CCORE_DEBUG");
+	setenv("CCORE_ALGO", "allreduce:^", 1);
+	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_ALGO: a clause names no algorithm");
+	setenv("CCORE_ALGO", "ring;alltoall:fast", 1);
+	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "unknown algorithm 'fast' (known: ring,");
+	unsetenv("CCORE_ALGO");
+	setenv("CCORE_SIM", "cores=1", 1);
+	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "topology needs 1 devices with 2 cores each");
+	unsetenv("CCORE_SIM");
+	ASSERT_EQ(ccore_comm_init_all(&t, c), 0);
+	ASSERT_EQ(ccore_comm_destroy(c[0]), 0);
+	ASSERT_EQ(ccore_comm_destroy(c[1]), 0);
+}
