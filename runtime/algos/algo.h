@@ -32,6 +32,8 @@ const struct algo *algo_at(unsigned int i);
 const struct algo *algo_find(const char *name, unsigned int coll);
 
 /* Helpers for generators. */
+/* rejects() of rooted algorithms that take any shape with a valid root. */
+const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o);
 /* Block c of n over count elements: ceil-split, possibly empty at the end. */
 void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len);
 static inline uint32_t algo_mod(int64_t a, uint32_t n)

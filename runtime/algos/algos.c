@@ -55,3 +55,11 @@ void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t 
 	*off = start < count ? start : count;
 	*len = start < count ? (count - start < per ? count - start : per) : 0;
 }
+
+const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o)
+{
+	(void)o;
+	if (s->root >= s->nranks)
+		return "the root is not a rank of the group";
+	return NULL;
+}

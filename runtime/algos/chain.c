@@ -93,17 +93,9 @@ static struct cs_sched *chain_gen(const struct cs_shape *shape, const struct alg
 	return s;
 }
 
-static const char *chain_rejects(const struct cs_shape *s, const struct algo_opts *o)
-{
-	(void)o;
-	if (s->root >= s->nranks)
-		return "the root is not a rank of the group";
-	return NULL;
-}
-
 const struct algo algo_chain = {
 	.name = "chain",
 	.colls = 1u << CS_BROADCAST | 1u << CS_REDUCE_COLL,
-	.rejects = chain_rejects,
+	.rejects = algo_rejects_bad_root,
 	.gen = chain_gen,
 };

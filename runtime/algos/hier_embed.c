@@ -14,25 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct hier_acc {
-	uint8_t store;
-	uint64_t lo, hi;
-	bool write;
-};
-
 static bool hier_is_recv(uint8_t op)
 {
 	return op == CS_RECV_OP || op == CS_RECV_REDUCE;
-}
-
-static bool hier_reads(uint8_t op)
-{
-	return op != CS_RECV_OP;
-}
-
-static bool hier_writes(uint8_t op)
-{
-	return op != CS_SEND_OP;
 }
 
 /* --- translating ----------------------------------------------------------- */
@@ -67,9 +51,9 @@ static int hier_translate(const struct cs_step *in, const uint32_t *group,
 		return -1;
 	if (in->op >= CS_SEND_OP)
 		out->peer = group[in->peer];
-	if (hier_writes(in->op) && hier_ref(map, in->dst, in->count, &out->dst))
+	if (cs_op_writes_dst(in->op) && hier_ref(map, in->dst, in->count, &out->dst))
 		return -1;
-	if (hier_reads(in->op) && hier_ref(map, in->src, in->count, &out->src))
+	if (cs_op_reads_src(in->op) && hier_ref(map, in->src, in->count, &out->src))
 		return -1;
 	if (in->op == CS_REDUCE && hier_ref(map, in->src2, in->count, &out->src2))
 		return -1;
@@ -106,45 +90,6 @@ static uint32_t hier_push(struct cs_sched *p, uint32_t r, const struct cs_step *
 }
 
 /* --- seams ------------------------------------------------------------------- */
-
-static struct hier_acc hier_acc_of(const struct cs_shape *sh, uint32_t r, struct cs_ref ref,
-				   uint64_t count, bool write)
-{
-	struct hier_acc a = { ref.buf, ref.off, ref.off + count, write };
-	uint64_t so, ro;
-
-	if (sh->in_place && ref.buf != CS_TMP) {
-		cs_inplace_layout(sh, r, &so, &ro);
-		a.store = CS_RECV;
-		a.lo += ref.buf == CS_SEND ? so : ro;
-		a.hi += ref.buf == CS_SEND ? so : ro;
-	}
-	return a;
-}
-
-static int hier_accesses(const struct cs_shape *sh, uint32_t r, const struct cs_step *st,
-			 struct hier_acc out[3])
-{
-	int n = 0;
-
-	if (hier_writes(st->op))
-		out[n++] = hier_acc_of(sh, r, st->dst, st->count, true);
-	if (hier_reads(st->op))
-		out[n++] = hier_acc_of(sh, r, st->src, st->count, false);
-	if (st->op == CS_REDUCE)
-		out[n++] = hier_acc_of(sh, r, st->src2, st->count, false);
-	return n;
-}
-
-static bool hier_conflict(const struct hier_acc *a, int na, const struct hier_acc *b, int nb)
-{
-	for (int i = 0; i < na; i++)
-		for (int j = 0; j < nb; j++)
-			if (a[i].store == b[j].store && (a[i].write || b[j].write) &&
-			    a[i].lo < b[j].hi && b[j].lo < a[i].hi)
-				return true;
-	return false;
-}
 
 struct hier_seam {
 	struct cs_sched *p;
@@ -185,15 +130,15 @@ static int hier_conflicts(struct hier_seam *z, const struct cs_step *st, uint32_
 {
 	const struct cs_rank *rk = &z->p->ranks[z->r];
 	const struct cs_shape *sh = &z->p->shape;
-	struct hier_acc as[3], ai[3];
-	int ns = hier_accesses(sh, z->r, st, as), nc = 0;
+	struct cs_access as[3], ai[3];
+	int ns = cs_step_accesses(sh, z->r, st, as), nc = 0;
 
 	hier_after(z, st, z->tmp);
 	for (uint32_t i = rk->n; i-- > 0;) {
 		bool covered = false;
 
 		if (hier_bit(z->tmp, i) ||
-		    !hier_conflict(as, ns, ai, hier_accesses(sh, z->r, &rk->steps[i], ai)))
+		    !cs_accesses_conflict(as, ns, ai, cs_step_accesses(sh, z->r, &rk->steps[i], ai)))
 			continue;
 		/* scanning downwards: a later candidate ordered after i covers it */
 		for (int c = 0; c < nc && !covered; c++)

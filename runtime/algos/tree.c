@@ -119,17 +119,9 @@ static struct cs_sched *tree_gen(const struct cs_shape *shape, const struct algo
 	return s;
 }
 
-static const char *tree_rejects(const struct cs_shape *s, const struct algo_opts *o)
-{
-	(void)o;
-	if (s->root >= s->nranks)
-		return "the root is not a rank of the group";
-	return NULL;
-}
-
 const struct algo algo_binomial = {
 	.name = "binomial",
 	.colls = 1u << CS_BROADCAST | 1u << CS_REDUCE_COLL,
-	.rejects = tree_rejects,
+	.rejects = algo_rejects_bad_root,
 	.gen = tree_gen,
 };

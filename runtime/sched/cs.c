@@ -170,6 +170,55 @@ void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
 	st->deps[st->ndeps++] = on;
 }
 
+bool cs_op_reads_src(uint8_t op)
+{
+	return op != CS_RECV_OP;
+}
+
+bool cs_op_writes_dst(uint8_t op)
+{
+	return op != CS_SEND_OP;
+}
+
+static struct cs_access access_of(const struct cs_shape *sh, uint32_t r, struct cs_ref ref,
+				  uint64_t count, bool write)
+{
+	struct cs_access a = { ref.buf, ref.off, ref.off + count, write };
+	uint64_t so, ro;
+
+	if (sh->in_place && ref.buf != CS_TMP) {
+		cs_inplace_layout(sh, r, &so, &ro);
+		a.store = CS_RECV;
+		a.lo += ref.buf == CS_SEND ? so : ro;
+		a.hi += ref.buf == CS_SEND ? so : ro;
+	}
+	return a;
+}
+
+int cs_step_accesses(const struct cs_shape *sh, uint32_t rank, const struct cs_step *st,
+		     struct cs_access out[3])
+{
+	int n = 0;
+
+	if (cs_op_writes_dst(st->op))
+		out[n++] = access_of(sh, rank, st->dst, st->count, true);
+	if (cs_op_reads_src(st->op))
+		out[n++] = access_of(sh, rank, st->src, st->count, false);
+	if (st->op == CS_REDUCE)
+		out[n++] = access_of(sh, rank, st->src2, st->count, false);
+	return n;
+}
+
+bool cs_accesses_conflict(const struct cs_access *a, int na, const struct cs_access *b, int nb)
+{
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			if (a[i].store == b[j].store && (a[i].write || b[j].write) &&
+			    a[i].lo < b[j].hi && b[j].lo < a[i].hi)
+				return true;
+	return false;
+}
+
 static const char *const buf_names[CS_NBUF] = { "send", "recv", "tmp" };
 
 static void print_ref(FILE *out, struct cs_ref r)

@@ -145,6 +145,22 @@ uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j);
  */
 void cs_credit_points(const struct cs_rank *rk, uint32_t npeers, uint32_t *points);
 
+/* The storage a step reads or writes: in place, SEND and RECV share one. */
+struct cs_access {
+	uint8_t store;
+	uint64_t lo, hi;	/* elements */
+	bool write;
+};
+
+/* Whether @op reads its src / writes its dst. */
+bool cs_op_reads_src(uint8_t op);
+bool cs_op_writes_dst(uint8_t op);
+/* What step @st of rank @rank touches; returns how many (at most 3). */
+int cs_step_accesses(const struct cs_shape *sh, uint32_t rank, const struct cs_step *st,
+		     struct cs_access out[3]);
+/* True if the two sets overlap and at least one side writes. */
+bool cs_accesses_conflict(const struct cs_access *a, int na, const struct cs_access *b, int nb);
+
 /* Human-readable dump, one line per step. */
 void cs_print(const struct cs_sched *s, FILE *out);
 

@@ -70,16 +70,6 @@ static bool is_recv(uint8_t op)
 	return op == CS_RECV_OP || op == CS_RECV_REDUCE;
 }
 
-static bool reads_src(uint8_t op)
-{
-	return op != CS_RECV_OP;
-}
-
-static bool writes_dst(uint8_t op)
-{
-	return op != CS_SEND_OP;
-}
-
 /* --- 1. structure ------------------------------------------------------ */
 
 static int check_ref(struct vstate *v, uint32_t r, uint32_t i, const char *what,
@@ -120,9 +110,9 @@ static int check_structure(struct vstate *v)
 				if (st->deps[d] >= i)
 					return fail(v, "rank %u step %u: depends on step %u, which is not earlier",
 						    r, i, st->deps[d]);
-			if (writes_dst(st->op))
+			if (cs_op_writes_dst(st->op))
 				rc = check_ref(v, r, i, "dst", st->dst, st->count);
-			if (!rc && reads_src(st->op))
+			if (!rc && cs_op_reads_src(st->op))
 				rc = check_ref(v, r, i, "src", st->src, st->count);
 			if (!rc && st->op == CS_REDUCE)
 				rc = check_ref(v, r, i, "src2", st->src2, st->count);
@@ -177,59 +167,13 @@ static int match_transfers(struct vstate *v)
 
 /* --- 3. hazards ---------------------------------------------------------- */
 
-struct access {
-	uint8_t store;		/* storage the range lives in */
-	uint64_t lo, hi;
-	bool write;
-};
-
-/* Map a buffer range onto storage: in place, send and recv share one. */
-static struct access to_access(const struct cs_sched *s, uint32_t r, struct cs_ref ref,
-			       uint64_t count, bool write)
-{
-	struct access a = { ref.buf, ref.off, ref.off + count, write };
-	uint64_t so, ro;
-
-	if (s->shape.in_place && ref.buf != CS_TMP) {
-		cs_inplace_layout(&s->shape, r, &so, &ro);
-		a.store = CS_RECV;
-		a.lo += ref.buf == CS_SEND ? so : ro;
-		a.hi += ref.buf == CS_SEND ? so : ro;
-	}
-	return a;
-}
-
-static int accesses(const struct cs_sched *s, uint32_t r, const struct cs_step *st,
-		    struct access out[3])
-{
-	int n = 0;
-
-	if (writes_dst(st->op))
-		out[n++] = to_access(s, r, st->dst, st->count, true);
-	if (reads_src(st->op))
-		out[n++] = to_access(s, r, st->src, st->count, false);
-	if (st->op == CS_REDUCE)
-		out[n++] = to_access(s, r, st->src2, st->count, false);
-	return n;
-}
-
-static bool conflict(const struct access *a, int na, const struct access *b, int nb)
-{
-	for (int i = 0; i < na; i++)
-		for (int j = 0; j < nb; j++)
-			if (a[i].store == b[j].store && (a[i].write || b[j].write) &&
-			    a[i].lo < b[j].hi && b[j].lo < a[i].hi)
-				return true;
-	return false;
-}
-
 static int check_hazards(struct vstate *v, uint32_t r)
 {
 	const struct cs_rank *rk = &v->s->ranks[r];
 	size_t words = (rk->n + 63) / 64;
 	uint64_t *reach = calloc((size_t)rk->n * words + words, sizeof(uint64_t));
 	uint64_t *recvs = reach + (size_t)rk->n * words;	/* receives so far, with their reach */
-	struct access ai[3], aj[3];
+	struct cs_access ai[3], aj[3];
 	int rc = 0;
 
 	if (!reach)
@@ -251,14 +195,14 @@ static int check_hazards(struct vstate *v, uint32_t r)
 		if (st->op == CS_DIVIDE)	/* waits for everything before it */
 			for (uint32_t i = 0; i < j; i++)
 				rj[i / 64] |= 1ull << (i % 64);
-		int nj = accesses(v->s, r, st, aj);
+		int nj = cs_step_accesses(&v->s->shape, r, st, aj);
 
 		for (uint32_t i = 0; i < j; i++) {
 			if (rj[i / 64] & (1ull << (i % 64)))
 				continue;
-			int ni = accesses(v->s, r, &rk->steps[i], ai);
+			int ni = cs_step_accesses(&v->s->shape, r, &rk->steps[i], ai);
 
-			if (conflict(ai, ni, aj, nj))
+			if (cs_accesses_conflict(ai, ni, aj, nj))
 				rc = fail(v, "rank %u: steps %u and %u may run concurrently and touch the same elements (add a dependency)",
 					  r, i, j);
 		}
