@@ -186,6 +186,10 @@ int main(int argc, char **argv)
 			o.max_bytes);
 		bad = 1;
 	}
+	if (!bad && !copy && o.op == OP_SENDRECV && o.ranks < 2) {
+		fprintf(stderr, "ccore-bench: --op sendrecv shifts data to the next rank; it needs --ranks 2 or more\n");
+		bad = 1;
+	}
 	if (!bad && o.root >= o.ranks) {
 		fprintf(stderr, "ccore-bench: --root %d out of range (0..%d)\n", o.root, o.ranks - 1);
 		bad = 1;
