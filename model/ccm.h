@@ -250,9 +250,10 @@ u32 ccm_link_neighbours(const struct ccm_fabric *f, u32 dev, u32 *out, u32 max);
 int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
 		    s64 deadline_ns);
 /*
- * With workers: run ready agents on the calling thread for up to
+ * With workers: run ready light agents on the calling thread for up to
  * @budget_ns (a submitter lending a hand; small jobs then finish without a
- * hand-off).  Does nothing inline, where only waits run the model.
+ * hand-off; heavy DMA stays with the workers).  Does nothing inline, where
+ * only waits run the model.
  */
 void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns);
 /* Inline mode only: run at most @steps agent steps; returns steps run. */

@@ -271,17 +271,24 @@ void ccm_sched_fini(struct ccm_fabric *f)
 	s->queue = NULL;
 }
 
+/* Is the head of the queue a DMA engine with big work (the workers')? */
+static bool heavy_engine(struct ccm_sched *s)
+{
+	return !s->stamp[s->head] && s->queue[s->head]->kind == CCM_AGENT_ENGINE;
+}
+
 void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 {
 	struct ccm_sched *s = &f->sched;
 	s64 deadline;
-	u32 steps = 0;
 
 	if (!f->cfg.workers)
 		return;		/* inline mode runs only when waited for */
 	deadline = ccm_now_ns() + budget_ns;
 	ccm_mutex_lock(&s->lock);
-	while (s->count && (++steps % 8 || ccm_now_ns() < deadline))
+	/* not heavy DMA: that is the workers', and a submitter must not be
+	 * held up for a whole big step */
+	while (s->count && !heavy_engine(s) && ccm_now_ns() < deadline)
 		run_one(f);
 	ccm_mutex_unlock(&s->lock);
 }

@@ -50,6 +50,22 @@ const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd)
 	return &s->tokens[fd - SIM_TOKEN_BASE];
 }
 
+static bool starts_work(unsigned long req, const void *arg)
+{
+	switch (req) {
+	case DRM_IOCTL_CCORE_CC_TRIGGER:
+		return true;
+	case DRM_IOCTL_CCORE_SUBMIT:
+		return ((const struct drm_ccore_submit *)arg)->flags & DRM_CCORE_JOB_F_TRIGGER;
+	case DRM_IOCTL_CCORE_RING_SUBMIT:
+		return ((const struct drm_ccore_ring_submit *)arg)->flags & DRM_CCORE_SUBMIT_F_START;
+	case DRM_IOCTL_CCORE_SEM_ACCESS:
+		return ((const struct drm_ccore_sem_access *)arg)->op != DRM_CCORE_SEM_READ;
+	default:
+		return false;
+	}
+}
+
 static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 {
 	struct sim_ctx *c = to_ctx(dev);
@@ -102,10 +118,9 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 		break;
 	}
 	ccm_mutex_unlock(&s->lock);
-	/* a trigger starts work: lend a hand before going back to the caller */
-	if (!rc && (req == DRM_IOCTL_CCORE_CC_TRIGGER ||
-		    (req == DRM_IOCTL_CCORE_SUBMIT &&
-		     (((struct drm_ccore_submit *)arg)->flags & DRM_CCORE_JOB_F_TRIGGER))))
+	/* work the host just started: lend a hand before returning, as light
+	 * work is left to host threads (see model/ccm_sched.c) */
+	if (!rc && starts_work(req, arg))
 		ccm_fabric_help(s->f, SIM_HELP_NS);
 	return rc;
 }

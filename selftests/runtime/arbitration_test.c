@@ -117,7 +117,8 @@ static void threaded_ratio(unsigned int pkt0, unsigned int pkt1)
 	while (a[1].bytes == 0 || a[0].bytes == 0);
 	do
 		snapshot(&x, b);
-	while (b[1].bytes - a[1].bytes < BIG / 64 || b[0].bytes - a[0].bytes < BIG / 64);
+	while ((b[1].bytes - a[1].bytes < BIG / 64 || b[0].bytes - a[0].bytes < BIG / 64) &&
+	       !b[0].completed && !b[1].completed);
 	if (b[0].completed || b[1].completed)
 		FAIL("a ring finished between the samples; no contention was measured");
 	got = (double)(b[0].bytes - a[0].bytes) / (double)(b[1].bytes - a[1].bytes);

@@ -9,6 +9,7 @@
 #include "tsim.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #define COUNT 1001
 #define SPAN 65536
@@ -380,5 +381,31 @@ TEST(div_every_dtype)
 				FAIL("%s: %g / 3 gave %g, want %g", ccm_dtype_name(dt), v, got, want);
 		}
 	}
+	tsim_close(&t);
+}
+
+TEST(dma_started_by_the_host_completes_without_a_wait)
+{
+	uint32_t h[2], ring;
+	uint64_t va[2];
+	uint8_t *p[2];
+	s64 deadline;
+
+	/* one worker asleep; the host starts a small copy and only polls */
+	tsim_open(&t, "devices=1,cores=1,workers=1");
+	d0 = t.dev[0];
+	p[0] = tsim_bo(d0, 4096, &h[0], &va[0]);
+	p[1] = tsim_bo(d0, 4096, &h[1], &va[1]);
+	memset(p[0], 0x3c, 4096);
+	ring = tsim_ring(d0, 0, 0, 0, 1, 512);
+	usleep(50000);	/* let the worker fall asleep */
+	struct drm_ccore_desc d = { .op = DRM_CCORE_DESC_COPY, .len = 4096, .dst = va[1],
+				    .src0 = va[0] };
+	ASSERT_EQ(ccore_dev_ring_submit(d0, ring, &d, 1, DRM_CCORE_SUBMIT_F_START), 0);
+	deadline = ccm_now_ns() + TSIM_SEC;
+	while (!ccm_ring_idle(t.f, 0, 0, 0, 0) && ccm_now_ns() < deadline)
+		usleep(100);
+	ASSERT_TRUE(ccm_ring_idle(t.f, 0, 0, 0, 0));
+	ASSERT_EQ(p[1][4095], 0x3c);
 	tsim_close(&t);
 }
