@@ -54,6 +54,7 @@ TOOLS := $(addprefix $(BIN)/,$(TOOL_NAMES))
 
 TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c))
 TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
 TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
@@ -71,7 +72,11 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 .PHONY: all demo check test bench bench-compare clean deps deps-check help
 .DEFAULT_GOAL := all
 
-all: $(LIBCCORE) $(TOOLS) $(TESTS) $(FW_BINS) $(HDR_CHECKS)
+all: $(LIBCCORE) $(TOOLS) $(TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
+
+$(BUILD)/tests/%: selftests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
 
 # The uAPI header must compile on its own, in C and in C++.
 HDR_CHECK_SRC := selftests/uapi/header_standalone.c

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Bad command-line input to every tool: exit status 2 (1 for bad files),
+# and a message naming the flag and what it accepts.  Prints TAP.
+# Installed as BUILD/tests/tools/cli_test; the tools are in BUILD/bin.
+bin=$(cd "$(dirname "$0")/../../bin" && pwd)
+n=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect STATUS TEXT -- COMMAND...
+expect() {
+	want=$1 text=$2
+	shift 3
+	n=$((n + 1))
+	out=$("$@" 2>&1)
+	got=$?
+	if [ "$got" -eq "$want" ] && printf '%s' "$out" | grep -qF -- "$text"; then
+		echo "ok $n $*"
+	else
+		echo "not ok $n $*"
+		echo "# exit $got (want $want); output: $out"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+expect 2 "expected one of allreduce" -- "$bin/ccore-bench" --op warp
+expect 2 "-b 'x': expected a size" -- "$bin/ccore-bench" -b x
+expect 2 "-n '0': expected a whole number from 1" -- "$bin/ccore-bench" -n 0
+expect 2 "-d 'f8': expected one of i8 u8" -- "$bin/ccore-bench" -d f8
+expect 2 "-o 'mean': expected one of sum prod max min avg" -- "$bin/ccore-bench" -o mean
+expect 2 "--ranks 6 is not a multiple of --nodes 4" -- "$bin/ccore-bench" --ranks 6 --nodes 4
+expect 2 "--root 9 out of range (0..7)" -- "$bin/ccore-bench" -r 9
+expect 2 "-b 2048 is larger than -e 1024" -- "$bin/ccore-bench" -b 2K -e 1K
+expect 2 "needs --ranks 2 or more" -- "$bin/ccore-bench" --op sendrecv --ranks 1
+expect 2 "unexpected argument 'extra'" -- "$bin/ccore-bench" extra
+expect 1 "unknown algorithm 'warp'" -- "$bin/ccore-bench" --algo warp -b 8 -e 8 -n 1 -w 0
+expect 1 "devices=0: expected a number from 1 to 64" -- "$bin/ccore-info" --sim devices=0
+expect 1 "unknown key 'colour'" -- "$bin/ccore-info" --sim colour=red
+expect 2 "unexpected argument 'x'" -- "$bin/ccore-info" x
+expect 1 "unknown backend; allowed: sim, accel" -- env CCORE_DEVICE=gpu "$bin/ccore-info"
+expect 0 "nodes" -- "$bin/ccore-info" --sim-help
+printf 'start ring(0,0), 1\nbogus r1\n' > "$tmp/bad.ccs"
+expect 1 "bad.ccs:2:" -- "$bin/ccore-as" -o "$tmp/bad.bin" "$tmp/bad.ccs"
+printf 'not an image, but 32 bytes long.' > "$tmp/junk.bin"
+expect 1 "magic" -- "$bin/ccore-as" -d "$tmp/junk.bin"
+for tool in ccore-bench ccore-info ccore-as; do
+	expect 0 "usage" -- "$bin/$tool" --help
+done
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed, 0 skipped"
+[ "$failed" -eq 0 ]
