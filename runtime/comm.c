@@ -11,6 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Free a clique's tables and the clique; any table may be missing. */
+static void clique_free_arrays(struct clique *q)
+{
+	for (uint32_t r = 0; q->posted && r < q->n; r++)
+		free(q->posted[r].ops);
+	for (uint32_t k = 0; q->sends && q->recvs && k < q->n * q->n; k++) {
+		free(q->sends[k].ops);
+		free(q->recvs[k].ops);
+	}
+	free(q->sends);
+	free(q->recvs);
+	free(q->ranks);
+	free(q->comms);
+	free(q->sems);
+	free(q->sems_ok);
+	free(q->posted);
+	free(q);
+}
+
 static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
 {
 	struct clique *q = calloc(1, sizeof(*q));
@@ -29,14 +48,7 @@ static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
 	q->recvs = calloc((size_t)n * n, sizeof(*q->recvs));
 	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->posted || !q->sends ||
 	    !q->recvs) {
-		free(q->sends);
-		free(q->recvs);
-		free(q->ranks);
-		free(q->comms);
-		free(q->sems);
-		free(q->sems_ok);
-		free(q->posted);
-		free(q);
+		clique_free_arrays(q);
 		return ccore_error(-ENOMEM, "out of memory");
 	}
 	rt_get(rt);
@@ -52,21 +64,8 @@ static void clique_free(struct clique *q)
 			for (uint32_t r = 0; r < q->n; r++)
 				ccore_dev_sem_free(q->rt->devs[q->ranks[r].dev].dev,
 						   q->sems[s * q->n + r]);
-	for (uint32_t r = 0; r < q->n; r++)
-		free(q->posted[r].ops);
-	for (uint32_t k = 0; k < q->n * q->n; k++) {
-		free(q->sends[k].ops);
-		free(q->recvs[k].ops);
-	}
-	free(q->sends);
-	free(q->recvs);
 	rt_put(q->rt);
-	free(q->ranks);
-	free(q->comms);
-	free(q->sems);
-	free(q->sems_ok);
-	free(q->posted);
-	free(q);
+	clique_free_arrays(q);
 }
 
 static int stream_new(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)

@@ -32,6 +32,11 @@ const struct algo *algo_at(unsigned int i);
 const struct algo *algo_find(const char *name, unsigned int coll);
 
 /* Helpers for generators. */
+/*
+ * The cases every rooted generator starts with: nothing to move, or a single
+ * rank (a local copy out of place).  True if @s is then complete.
+ */
+bool algo_trivial(struct cs_sched *s);
 /* rejects() of rooted algorithms that take any shape with a valid root. */
 const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o);
 /* Block c of n over count elements: ceil-split, possibly empty at the end. */

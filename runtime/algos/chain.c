@@ -75,13 +75,8 @@ static struct cs_sched *chain_gen(const struct cs_shape *shape, const struct alg
 {
 	struct cs_sched *s = cs_new(shape, "chain");
 
-	if (!s || !shape->count)
+	if (!s || algo_trivial(s))
 		return s;
-	if (shape->nranks == 1) {
-		if (!shape->in_place)
-			cs_copy(s, 0, cs_at(CS_RECV, 0), cs_at(CS_SEND, 0), shape->count);
-		return s;
-	}
 	if (shape->coll == CS_REDUCE_COLL && shape->nranks > 2)
 		s->tmp_count = shape->count;
 	for (uint32_t r = 0; r < shape->nranks; r++) {
