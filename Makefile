@@ -42,7 +42,7 @@ GEN := $(BUILD)/gen
 FW := $(BUILD)/firmware
 
 # --- sources ---------------------------------------------------------------
-MODEL_SRCS := $(sort $(wildcard model/*.c))
+MODEL_SRCS := $(sort $(filter-out model/ccm_os_kernel.c,$(wildcard model/*.c)))
 ISA_SRCS := $(sort $(wildcard runtime/isa/*.c))
 RUNTIME_SRCS := $(sort $(filter-out $(ISA_SRCS),$(wildcard runtime/*.c runtime/*/*.c)))
 FW_SRCS := $(sort $(wildcard firmware-programs/*.ccs))

@@ -141,11 +141,17 @@ u64 ccm_device_mem_used(const struct ccm_fabric *f, u32 dev);
 /* --- rings ----------------------------------------------------------------
  * A ring slot (dev, core, engine, ring) is claimed by one owner at a time.
  */
+/*
+ * @errors counts descriptors that failed (a DMA error), @discarded those
+ * started behind a failed one and dropped; an idle ring has
+ * started == completed + errors + discarded.
+ */
 struct ccm_ring_stats {
 	u32 packet_size;
 	u32 size;		/* slots */
 	u32 written;		/* descriptors written */
 	u64 bytes, packets, started, completed, errors;
+	u64 discarded;
 };
 
 int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
@@ -203,6 +209,9 @@ struct ccm_cc_info {
 	u64 notifies;
 	u32 last_notify;
 	char fault[CCM_ERR_LEN];
+	u64 dma_errors;		/* DMA errors that faulted this CC core's job */
+	u64 hangs;		/* jobs that hung (ccm_inject_cc_hang()) */
+	u64 resets;		/* ccm_cc_reset() calls: recoveries */
 };
 
 /* Load the resident firmware at pc 0 of every CC core and start them. */
@@ -216,10 +225,56 @@ void ccm_cc_unload(struct ccm_fabric *f, u32 dev, u32 cc, u32 base);
 int ccm_cc_enqueue(struct ccm_fabric *f, u32 dev, u32 cc, u32 base, u64 cookie,
 		   struct ccm_err *err);
 void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 cc, u32 count);
-/* Stop a CC core, fail its queued and running jobs with @status, restart
- * the firmware.  Used after a job timeout. */
+/*
+ * Stop a CC core (running, waiting, hung or faulted), complete its running
+ * job, unless a fault already completed it, and its queued jobs with
+ * @status, drop pending triggers, restart the firmware.  Each job completes
+ * once.  Used after a job timeout or a fault; injected faults not yet taken
+ * stay armed.
+ */
 void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 cc, int status);
 void ccm_cc_info(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_cc_info *info);
+
+/* --- fault injection (ccm_fault.c) ---------------------------------------
+ * One-shot faults for the driver's debugfs and its timeout and recovery
+ * tests.  Arming an armed fault again changes nothing; a fault stays armed
+ * until it fires.
+ */
+
+/**
+ * ccm_inject_dma_error() - fail the next descriptor a core's engines start
+ * @f: the fabric
+ * @dev: device index
+ * @core: logical core of @dev
+ * @err: why it failed (may be NULL)
+ *
+ * The next descriptor any DMA engine of @core starts fails with a DMA error
+ * instead of running: no bytes move, no semaphore is written or signalled,
+ * the ring's @errors counter increments and the ring stops (the descriptors
+ * started behind it are discarded and the ring is idle; what was written
+ * stays for the next START).  Every CC core of @core running a job faults
+ * (CCM_CC_FAULT, ccm_cc_info().fault names the device, core, engine, ring
+ * and descriptor) and its job completes with -EIO, as a runtime fault does.
+ *
+ * Return: 0, or -EINVAL for a @dev or @core that does not exist.
+ */
+int ccm_inject_dma_error(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_err *err);
+
+/**
+ * ccm_inject_cc_hang() - hang the next job a CC core starts
+ * @f: the fabric
+ * @dev: device index
+ * @cc: device-wide CC core index
+ * @err: why it failed (may be NULL)
+ *
+ * The next job CC core @cc starts never completes: the core stays
+ * CCM_CC_RUNNING at the job's first instruction and executes nothing, as if
+ * its firmware deadlocked, until ccm_cc_reset() completes the job with the
+ * status given there and restarts the core.
+ *
+ * Return: 0, or -EINVAL for a @dev or @cc that does not exist.
+ */
+int ccm_inject_cc_hang(struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err);
 
 /* --- links --------------------------------------------------------------- */
 enum ccm_link_tier {

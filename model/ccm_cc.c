@@ -9,7 +9,6 @@
  */
 #include "ccm_internal.h"
 
-#include <stdarg.h>
 
 struct cc_events {
 	bool job_done;
@@ -158,6 +157,7 @@ static bool cc_next(struct ccm_cc *cc, struct cc_events *ev)
 		return true;
 	cc->job_running = true;
 	cc->job_cookie = j->cookie;
+	cc->hung = ccm_fault_take_cc_hang(cc);
 	return true;
 }
 
@@ -223,7 +223,7 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 			cc_fault(cc, ev, "ring(%u,%u) does not exist", in->engine, in->ring);
 			return false;
 		}
-		if (ccm_load64(&r->started) != ccm_load64(&r->completed)) {
+		if (ccm_ring_busy(r)) {
 			ccm_store32(&cc->state, CCM_CC_WAITING);
 			return false;
 		}
@@ -289,7 +289,8 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 	ccm_mutex_lock(&cc->lock);
 	if (cc->state == CCM_CC_WAITING)
 		ccm_store32(&cc->state, CCM_CC_RUNNING);
-	for (i = 0; cc->state == CCM_CC_RUNNING; i++) {
+	/* a hung core stays RUNNING and executes nothing until reset */
+	for (i = 0; cc->state == CCM_CC_RUNNING && !cc->hung; i++) {
 		if (i == CCM_CC_BUDGET_INSNS) {
 			r = CCM_STEP_RUNNABLE;
 			break;
@@ -308,18 +309,37 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 	return r;
 }
 
-static struct ccm_cc *cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err)
+struct ccm_cc *ccm_cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err)
 {
 	u32 per = f->cfg.cc_cores;
 	struct ccm_core *core = ccm_core_of(f, dev, cc / per);
 
 	if (!core || cc >= per * f->cfg.cores) {
 		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			 "CC core %u of device %u does not exist (0..%u)", cc, dev,
-			 per * f->cfg.cores - 1);
+			 "CC core %u of device %u does not exist (devices 0..%u, CC cores 0..%u)",
+			 cc, dev, f->ndev - 1, per * f->cfg.cores - 1);
 		return NULL;
 	}
 	return &core->cc[cc % per];
+}
+
+void ccm_cc_dma_error(struct ccm_core *core, const char *msg)
+{
+	struct ccm_cc *cc;
+	u32 i;
+
+	for (i = 0; i < core->dev->f->cfg.cc_cores; i++) {
+		struct cc_events ev = { 0 };
+
+		cc = &core->cc[i];
+		ccm_mutex_lock(&cc->lock);
+		if (cc->job_running) {
+			cc_fault(cc, &ev, "%s", msg);
+			cc->dma_errors++;
+		}
+		ccm_mutex_unlock(&cc->lock);
+		report(cc, &ev);
+	}
 }
 
 static void cc_restart(struct ccm_cc *cc)
@@ -327,6 +347,7 @@ static void cc_restart(struct ccm_cc *cc)
 	memset(cc->regs, 0, sizeof(cc->regs));
 	cc->depth = 0;
 	cc->pc = 0;
+	cc->hung = false;
 	cc->fault[0] = '\0';
 	ccm_store32(&cc->state, cc->fw_size ? CCM_CC_RUNNING : CCM_CC_IDLE);
 }
@@ -343,7 +364,7 @@ int ccm_load_firmware(struct ccm_fabric *f, const struct drm_ccore_insn *insns, 
 				f->cfg.max_program_size / 2);
 	for (d = 0; d < f->ndev; d++) {
 		for (i = 0; i < f->cfg.cores * f->cfg.cc_cores; i++) {
-			cc = cc_of(f, d, i, err);
+			cc = ccm_cc_of(f, d, i, err);
 			ccm_mutex_lock(&cc->lock);
 			memcpy(cc->imem, insns, (size_t)count * sizeof(*insns));
 			cc->fw_size = count;
@@ -359,7 +380,7 @@ int ccm_load_firmware(struct ccm_fabric *f, const struct drm_ccore_insn *insns, 
 int ccm_cc_load(struct ccm_fabric *f, u32 dev, u32 ccidx, const struct drm_ccore_insn *insns,
 		u32 count, u32 *base, struct ccm_err *err)
 {
-	struct ccm_cc *cc = cc_of(f, dev, ccidx, err);
+	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, err);
 	u32 at, i;
 
 	if (!cc)
@@ -392,7 +413,7 @@ int ccm_cc_load(struct ccm_fabric *f, u32 dev, u32 ccidx, const struct drm_ccore
 
 void ccm_cc_unload(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 base)
 {
-	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, NULL);
 	u32 i;
 
 	if (!cc)
@@ -413,7 +434,7 @@ void ccm_cc_unload(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 base)
 int ccm_cc_enqueue(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 base, u64 cookie,
 		   struct ccm_err *err)
 {
-	struct ccm_cc *cc = cc_of(f, dev, ccidx, err);
+	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, err);
 	int rc = 0;
 
 	if (!cc)
@@ -435,7 +456,7 @@ int ccm_cc_enqueue(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 base, u64 cooki
 
 void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 count)
 {
-	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, NULL);
 
 	if (!cc)
 		return;
@@ -445,7 +466,7 @@ void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 count)
 
 void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 {
-	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, NULL);
 	u64 *failed;
 	u32 n = 0, i;
 
@@ -461,6 +482,7 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 	cc->qcount = 0;
 	ccm_store32(&cc->trigger, 0);
 	cc_restart(cc);
+	cc->resets++;
 	ccm_mutex_unlock(&cc->lock);
 	for (i = 0; i < n; i++)
 		if (f->ops && f->ops->job_done)
@@ -472,7 +494,7 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 
 void ccm_cc_info(const struct ccm_fabric *f, u32 dev, u32 ccidx, struct ccm_cc_info *info)
 {
-	struct ccm_cc *cc = cc_of(f, dev, ccidx, NULL);
+	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, NULL);
 
 	memset(info, 0, sizeof(*info));
 	if (!cc)
@@ -488,5 +510,8 @@ void ccm_cc_info(const struct ccm_fabric *f, u32 dev, u32 ccidx, struct ccm_cc_i
 	info->notifies = cc->notifies;
 	info->last_notify = cc->last_notify;
 	memcpy(info->fault, cc->fault, sizeof(info->fault));
+	info->dma_errors = cc->dma_errors;
+	info->hangs = cc->hangs;
+	info->resets = cc->resets;
 	ccm_mutex_unlock(&cc->lock);
 }

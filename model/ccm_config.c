@@ -7,7 +7,6 @@
 #include "ccm.h"
 
 #ifndef __KERNEL__
-#include <stdio.h>
 #endif
 
 void ccm_config_default(struct ccm_config *c)

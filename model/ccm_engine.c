@@ -42,9 +42,12 @@ struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring)
 	return &core->engines[engine].rings[ring];
 }
 
-static bool ring_busy(struct ccm_ring *r)
+bool ccm_ring_busy(const struct ccm_ring *r)
 {
-	return ccm_load64(&r->started) != ccm_load64(&r->completed);
+	u64 started = ccm_load64(&r->started);
+
+	return started != ccm_load64(&r->completed) + ccm_load64(&r->errors) +
+			  ccm_load64(&r->discarded);
 }
 
 /*
@@ -64,12 +67,12 @@ static struct ccm_ring *pick_ring(struct ccm_engine *e)
 		rot = (mask >> e->rr) | (e->rr ? mask << (CCM_MAX_RINGS - e->rr) : 0);
 		rot &= (1u << CCM_MAX_RINGS) - 1;
 		idx = (e->rr + (u32)__builtin_ctz(rot)) % CCM_MAX_RINGS;
-		if (ring_busy(&e->rings[idx])) {
+		if (ccm_ring_busy(&e->rings[idx])) {
 			e->rr = (idx + 1) % CCM_MAX_RINGS;
 			return &e->rings[idx];
 		}
 		__atomic_fetch_and(&e->busy, ~(1u << idx), __ATOMIC_ACQ_REL);
-		if (ring_busy(&e->rings[idx]))
+		if (ccm_ring_busy(&e->rings[idx]))
 			__atomic_fetch_or(&e->busy, 1u << idx, __ATOMIC_ACQ_REL);
 	}
 }
@@ -95,10 +98,14 @@ static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off,
 		memmove(d->dst + off, d->src0 + off, len);
 		break;
 	case DRM_CCORE_DESC_REDUCE:
+		ccm_fpu_begin();
 		ccm_reduce(d->dtype, d->redop, d->dst + off, d->src0 + off, d->src1 + off, len);
+		ccm_fpu_end();
 		break;
 	case DRM_CCORE_DESC_DIV:
+		ccm_fpu_begin();
 		ccm_div(d->dtype, d->dst + off, d->src0 + off, len, d->value);
+		ccm_fpu_end();
 		break;
 	default:
 		return;
@@ -120,7 +127,35 @@ static void complete_desc(struct ccm_engine *e, const struct ccm_hwdesc *d)
 		ccm_sem_add(f, d->signal_sem, d->signal_value);
 }
 
-/* Move one packet of @r's current descriptor; true if it completed. */
+/*
+ * A DMA error on the descriptor @r is about to start: it does not run (no
+ * bytes, no signal) and counts as an error, the descriptors started after
+ * it are discarded so the ring goes idle (its written descriptors stay for
+ * the next START, which begins where the host expects), and the CC cores
+ * of this core that run a job fault.
+ */
+static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
+{
+	struct ccm_core *c = e->core;
+	char msg[CCM_ERR_LEN];
+	u32 slot = r->exec_slot;
+	u64 left;
+
+	/* under the lock, START cannot add to what is being dropped */
+	ccm_mutex_lock(&e->lock);
+	left = ccm_load64(&r->started) - ccm_load64(&r->completed) -
+	       ccm_load64(&r->errors) - ccm_load64(&r->discarded);
+	r->exec_off = 0;
+	r->exec_slot = r->start_slot;
+	ccm_add64(&r->discarded, left - 1);
+	ccm_add64(&r->errors, 1);
+	ccm_mutex_unlock(&e->lock);
+	snprintf(msg, sizeof(msg), "DMA error on device %u core %u engine %u ring %u descriptor %u",
+		 c->dev->index, c->index, e->index, (u32)(r - e->rings), slot);
+	ccm_cc_dma_error(c, msg);
+}
+
+/* Move one packet of @r's current descriptor; true if it completed or failed. */
 static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 {
 	u32 written = ccm_load32(&r->written);
@@ -128,6 +163,10 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 	struct ccm_hwdesc done;
 	u64 chunk = d->len - r->exec_off;
 
+	if (r->exec_off == 0 && ccm_fault_take_dma_error(e->core)) {
+		ring_error(e, r);
+		return true;
+	}
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
 		chunk = sizeof(u32);
 	else if (chunk > r->packet_size)
@@ -170,14 +209,10 @@ enum ccm_step_result ccm_engine_step(struct ccm_engine *e)
 static struct ccm_engine *engine_of(const struct ccm_fabric *f, u32 dev, u32 core,
 				    u32 engine, u32 ring, struct ccm_err *err)
 {
-	struct ccm_core *c = ccm_core_of(f, dev, core);
+	struct ccm_core *c = ccm_core_get(f, dev, core, err);
 
-	if (!c) {
-		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			 "core %u of device %u does not exist (devices 0..%u, cores 0..%u)",
-			 core, dev, f->ndev - 1, f->cfg.cores - 1);
+	if (!c)
 		return NULL;
-	}
 	if (engine >= f->cfg.engines || ring >= f->cfg.rings) {
 		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 			 "ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
@@ -247,7 +282,7 @@ int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ri
 		return -EINVAL;
 	ccm_mutex_lock(&e->lock);
 	r = &e->rings[ring];
-	if (ring_busy(r)) {
+	if (ccm_ring_busy(r)) {
 		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
 			      "ring %u of engine %u has descriptors in flight", ring, engine);
 	} else {
@@ -274,7 +309,7 @@ int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	if (!r->owner) {
 		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX, "ring %u of engine %u is not claimed",
 			      ring, engine);
-	} else if (ring_busy(r)) {
+	} else if (ccm_ring_busy(r)) {
 		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
 			      "ring %u of engine %u has descriptors in flight; write it while idle",
 			      ring, engine);
@@ -337,6 +372,7 @@ int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u3
 	st->started = ccm_load64(&r->started);
 	st->completed = ccm_load64(&r->completed);
 	st->errors = ccm_load64(&r->errors);
+	st->discarded = ccm_load64(&r->discarded);
 	return 0;
 }
 
@@ -344,5 +380,5 @@ bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u3
 {
 	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, NULL);
 
-	return !e || !ring_busy(&e->rings[ring]);
+	return !e || !ccm_ring_busy(&e->rings[ring]);
 }

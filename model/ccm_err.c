@@ -2,9 +2,7 @@
 /* Failure reporting: every rejection says what was wrong and what is allowed. */
 #include "ccm.h"
 
-#include <stdarg.h>
 #ifndef __KERNEL__
-#include <stdio.h>
 #endif
 
 int ccm_fail(struct ccm_err *err, int errno_neg, u32 index, const char *fmt, ...)

@@ -17,6 +17,18 @@ struct ccm_core *ccm_core_of(const struct ccm_fabric *f, u32 dev, u32 core)
 	return d && core < f->cfg.cores ? &d->cores[core] : NULL;
 }
 
+struct ccm_core *ccm_core_get(const struct ccm_fabric *f, u32 dev, u32 core,
+			      struct ccm_err *err)
+{
+	struct ccm_core *c = ccm_core_of(f, dev, core);
+
+	if (!c)
+		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			 "core %u of device %u does not exist (devices 0..%u, cores 0..%u)",
+			 core, dev, f->ndev - 1, f->cfg.cores - 1);
+	return c;
+}
+
 static int core_init(struct ccm_core *c, struct ccm_device *d, u32 index)
 {
 	const struct ccm_config *cfg = &d->f->cfg;

@@ -41,6 +41,7 @@ struct ccm_ring {
 	u64 started;			/* atomic; may run ahead of completed */
 	u64 completed;			/* atomic; written by the engine only */
 	u64 bytes, packets, errors;	/* atomic counters */
+	u64 discarded;			/* atomic: started, dropped by a DMA error */
 	/* engine-private cursor */
 	u32 exec_slot;
 	u64 exec_off;
@@ -90,6 +91,9 @@ struct ccm_cc {
 	u64 insns, notifies;
 	u32 last_notify;
 	char fault[CCM_ERR_LEN];
+	bool hang_armed;		/* ccm_inject_cc_hang(): hang the next job */
+	bool hung;			/* the running job hangs until reset */
+	u64 dma_errors, hangs, resets;
 };
 
 struct ccm_core {
@@ -101,6 +105,7 @@ struct ccm_core {
 	struct ccm_mutex sem_lock;	/* allocation only */
 	struct ccm_engine *engines;
 	struct ccm_cc *cc;
+	u32 dma_error_armed;		/* atomic: ccm_inject_dma_error() */
 };
 
 struct ccm_device {
@@ -157,11 +162,23 @@ int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index);
 void ccm_engine_fini(struct ccm_engine *e);
 enum ccm_step_result ccm_engine_step(struct ccm_engine *e);
 struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring);
+/* Started descriptors not yet completed, failed or discarded. */
+bool ccm_ring_busy(const struct ccm_ring *r);
 int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index);
 void ccm_cc_fini(struct ccm_cc *cc);
 enum ccm_step_result ccm_cc_step(struct ccm_cc *cc);
 /* A semaphore or ring of @core changed: let its CC cores re-check. */
 void ccm_core_wake_cc(struct ccm_core *core);
+/* CC core @cc of @dev (device-wide index), or NULL with an error naming the ranges. */
+struct ccm_cc *ccm_cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err);
+/* A DMA engine of @core failed a descriptor: fault every CC core of @core
+ * running a job with @msg, failing the job with -EIO as a runtime fault does. */
+void ccm_cc_dma_error(struct ccm_core *core, const char *msg);
+
+/* ccm_fault.c: take an armed fault (one-shot); true if it fires now. */
+bool ccm_fault_take_dma_error(struct ccm_core *core);
+/* Called with @cc's lock held, as @cc starts a job. */
+bool ccm_fault_take_cc_hang(struct ccm_cc *cc);
 
 /* ccm_sem.c */
 u32 *ccm_sem_slot(const struct ccm_fabric *f, u32 ref);
@@ -169,6 +186,9 @@ u32 *ccm_sem_slot(const struct ccm_fabric *f, u32 ref);
 /* ccm_fabric.c */
 struct ccm_device *ccm_dev(const struct ccm_fabric *f, u32 dev);
 struct ccm_core *ccm_core_of(const struct ccm_fabric *f, u32 dev, u32 core);
+/* ccm_core_of(), failing with -EINVAL in @err naming the ranges. */
+struct ccm_core *ccm_core_get(const struct ccm_fabric *f, u32 dev, u32 core,
+			      struct ccm_err *err);
 void ccm_link_account(struct ccm_fabric *f, u32 from, u32 to, u64 bytes);
 
 #endif

@@ -64,6 +64,20 @@ static inline u64 ccm_cycles(void)
 
 u64 ccm_cycles_per_us(void);
 
+/* The kernel brackets float reductions with kernel_fpu_begin/end and lets
+ * long model loops reschedule; userspace needs neither. */
+static inline void ccm_fpu_begin(void)
+{
+}
+
+static inline void ccm_fpu_end(void)
+{
+}
+
+static inline void ccm_yield(void)
+{
+}
+
 #define ccm_load32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define ccm_store32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define ccm_add32(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)

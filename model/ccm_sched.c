@@ -173,6 +173,7 @@ static void worker_main(void *arg)
 	u32 spins = 0;
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		ccm_yield();
 		if (worth_locking(s)) {
 			ccm_mutex_lock(&s->lock);
 			while (s->count && head_aged(s) && !s->stop)
@@ -361,6 +362,7 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 
 	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
+		ccm_yield();
 		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
 		if (cond(arg))
 			break;

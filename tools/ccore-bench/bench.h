@@ -33,13 +33,27 @@ struct bench_opts {
 	int root;
 	const char *algo;
 	const char *json;
+	bool host_bound;
 };
 
 extern const char *const bench_op_names[OP_COUNT];
 
 double bench_now_us(void);
+/* @bytes of anonymous host memory, every page written with @fill; NULL if none. */
+void *bench_host_buf(size_t bytes, int fill);
+void bench_host_buf_free(void *buf, size_t bytes);
 /* Host memcpy bandwidth in GB/s for @bytes, best of a few runs. */
 double bench_host_memcpy_gbps(size_t bytes);
+
+/* --host-bound: mean time of one run of one host thread per rank doing with
+ * memcpy the copies @o->op needs for @bytes, out of place and in place. */
+struct bench_host_bound {
+	double oop_us, ip_us;
+};
+
+/* 0 if --host-bound can model @op, else -1 after saying which ops it can. */
+int bench_host_bound_check_op(enum bench_op op);
+int bench_host_bound(const struct bench_opts *o, size_t bytes, struct bench_host_bound *res);
 
 int bench_copy(const struct bench_opts *o);
 int bench_collective(const struct bench_opts *o);

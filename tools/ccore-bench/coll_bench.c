@@ -4,7 +4,8 @@
  * out-of-place and the in-place collective, checked on verifiable inputs,
  * then timed over -n iterations after -w warm-up ones; the nccl-tests table
  * with the same bus-bandwidth factors, the average bus bandwidth, and the
- * host memcpy bandwidth measured in the same run.
+ * host memcpy bandwidth measured in the same run; with --host-bound, what
+ * host threads reach doing the same copies at the largest size.
  */
 #include "bench.h"
 
@@ -22,6 +23,8 @@ struct bctx {
 	FILE *json;
 	int json_rows;
 	double host_gbps;
+	bool host_bound;	/* measured: busbw of the host threads' copies */
+	double host_bound_oop, host_bound_ip;
 	/* per size */
 	size_t count;		/* the count argument of the call */
 	size_t in_elems, out_elems;	/* per rank */
@@ -263,6 +266,29 @@ static void header(const struct bctx *b)
 	       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
 }
 
+/* --host-bound at @bytes, the largest size: comment lines after the table. */
+static int host_bound(struct bctx *b, size_t bytes)
+{
+	const struct bench_opts *o = b->o;
+	double f = busbw_factor(o->op, b->n);
+	struct bench_host_bound t;
+	int rc;
+
+	fprintf(stderr, "ccore-bench: host-bound %s %zu bytes...\n", bench_op_names[o->op], bytes);
+	rc = bench_host_bound(o, bytes, &t);
+	if (rc)
+		return rc;
+	b->host_bound = true;
+	b->host_bound_oop = (double)bytes / t.oop_us / 1e3 * f;
+	b->host_bound_ip = (double)bytes / t.ip_us / 1e3 * f;
+	printf("# host-bound at %zu B, one thread per rank, mean of -n %d runs after -w %d: %.1f us out of place, %.1f us in place\n",
+	       bytes, o->iters, o->warmup, t.oop_us, t.ip_us);
+	printf("# host-bound (%d thread%s doing the same copies with memcpy): out-of-place busbw %.2f GB/s (%.2fx memcpy), in-place busbw %.2f GB/s (%.2fx memcpy)\n",
+	       b->n, b->n == 1 ? "" : "s", b->host_bound_oop, b->host_bound_oop / b->host_gbps,
+	       b->host_bound_ip, b->host_bound_ip / b->host_gbps);
+	return 0;
+}
+
 static int setup(struct bctx *b)
 {
 	const struct bench_opts *o = b->o;
@@ -304,7 +330,8 @@ int bench_collective(const struct bench_opts *o)
 	struct result oop, ip;
 	double sum = 0;
 	long wrong = 0;
-	int sizes = 0, rc;
+	int sizes = 0, rc, hb_rc = 0;
+	size_t largest = 0;
 
 	if (o->json && !(b.json = fopen(o->json, "w"))) {
 		fprintf(stderr, "ccore-bench: --json %s: %s\n", o->json, strerror(errno));
@@ -342,6 +369,7 @@ int bench_collective(const struct bench_opts *o)
 		fflush(stdout);
 		json_row(&b, printed * b.es, printed, false, &oop);
 		json_row(&b, printed * b.es, printed, true, &ip);
+		largest = printed * b.es;
 		sum += ip.skipped ? oop.busbw : (oop.busbw + ip.busbw) / 2;
 		wrong += oop.wrong + ip.wrong;
 		sizes++;
@@ -352,11 +380,18 @@ int bench_collective(const struct bench_opts *o)
 		printf("# Out of bounds values : %ld %s\n", wrong, wrong ? "FAILED" : "OK");
 		printf("# Avg bus bandwidth    : %g\n", sizes ? sum / sizes : 0.0);
 	}
+	fflush(stdout);
+	teardown(&b);	/* first: --host-bound maps as much memory again */
+	if (!rc && o->host_bound)
+		hb_rc = host_bound(&b, largest);
 	if (b.json) {
-		fprintf(b.json, "\n  ],\n  \"avg_busbw\": %.4f, \"wrong\": %ld\n}\n",
+		fprintf(b.json, "\n  ],\n  \"avg_busbw\": %.4f, \"wrong\": %ld",
 			sizes ? sum / sizes : 0.0, wrong);
+		if (b.host_bound)
+			fprintf(b.json, ",\n  \"host_bound_size\": %zu, \"host_bound_oop_busbw\": %.4f, \"host_bound_ip_busbw\": %.4f",
+				largest, b.host_bound_oop, b.host_bound_ip);
+		fprintf(b.json, "\n}\n");
 		fclose(b.json);
 	}
-	teardown(&b);
-	return rc ? 1 : wrong ? 1 : 0;
+	return rc || wrong || hb_rc ? 1 : 0;
 }

@@ -36,6 +36,9 @@ static void usage(FILE *out)
 		"  -r, --root R         root of broadcast/reduce (default 0)\n"
 		"  --algo LIST          CCORE_ALGO for this run, e.g. ring or ^mesh\n"
 		"  --json FILE          also write the rows as JSON\n"
+		"  --host-bound         also time one host thread per rank doing, with memcpy,\n"
+		"                       the copies the op needs at the largest size, out of place\n"
+		"                       and in place (allgather, broadcast, alltoall only)\n"
 		"  --copy               instead: device COPY throughput next to host memcpy\n"
 		"  --device BACKEND     sim (default) or accel; default $CCORE_DEVICE\n"
 		"  --sim CONFIG         extra simulated-fabric keys (see ccore-info --sim-help)\n"
@@ -137,6 +140,7 @@ int main(int argc, char **argv)
 		{ "algo", required_argument, NULL, 'A' },
 		{ "json", required_argument, NULL, 'J' },
 		{ "copy", no_argument, NULL, 'C' },
+		{ "host-bound", no_argument, NULL, 'H' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
 		case 'A': o.algo = optarg; break;
 		case 'J': o.json = optarg; break;
 		case 'C': copy = true; break;
+		case 'H': o.host_bound = true; break;
 		case 'D': o.backend = optarg; break;
 		case 's': o.sim = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -190,6 +195,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ccore-bench: --op sendrecv shifts data to the next rank; it needs --ranks 2 or more\n");
 		bad = 1;
 	}
+	if (!bad && o.host_bound && copy) {
+		fprintf(stderr, "ccore-bench: --host-bound goes with a collective --op, not with --copy\n");
+		bad = 1;
+	}
+	if (!bad && o.host_bound && !copy)
+		bad = bench_host_bound_check_op(o.op) ? 1 : 0;
 	if (!bad && o.root >= o.ranks) {
 		fprintf(stderr, "ccore-bench: --root %d out of range (0..%d)\n", o.root, o.ranks - 1);
 		bad = 1;

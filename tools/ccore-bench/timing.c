@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Clocks and the host memcpy reference every figure is measured against. */
+/* Clocks, host buffers and the host memcpy reference every figure is measured against. */
 #include "bench.h"
 
 #include <stdlib.h>
@@ -15,19 +15,33 @@ double bench_now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+void *bench_host_buf(size_t bytes, int fill)
+{
+	/* a zero-length mapping is an error; one byte stands for it */
+	char *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Touch every page first: page faults are not bandwidth. */
+	memset(p, fill, bytes);
+	return p;
+}
+
+void bench_host_buf_free(void *buf, size_t bytes)
+{
+	if (buf)
+		munmap(buf, bytes ? bytes : 1);
+}
+
 double bench_host_memcpy_gbps(size_t bytes)
 {
-	char *src = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *dst = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *src = bench_host_buf(bytes, 1);
+	char *dst = bench_host_buf(bytes, 2);
 	double best = 0, t;
 	int i;
 
-	if (src == MAP_FAILED || dst == MAP_FAILED)
-		return 0;
-	/* Touch both first: page faults are not bandwidth. */
-	memset(src, 1, bytes);
-	memset(dst, 2, bytes);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; src && dst && i < 5; i++) {
 		t = bench_now_us();
 		memcpy(dst, src, bytes);
 		t = bench_now_us() - t;
@@ -35,9 +49,9 @@ double bench_host_memcpy_gbps(size_t bytes)
 			best = (double)bytes / t / 1e3;
 	}
 	/* Keep the copy observable so it is not optimised away. */
-	if (dst[bytes / 2] != 1)
+	if (src && dst && dst[bytes / 2] != 1)
 		best = 0;
-	munmap(src, bytes);
-	munmap(dst, bytes);
+	bench_host_buf_free(src, bytes);
+	bench_host_buf_free(dst, bytes);
 	return best;
 }

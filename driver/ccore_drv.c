@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ccore: the DRM accel driver.  Registers one accel device per device of a
+ * fabric, routes the uAPI to the per-concern files and releases everything
+ * a file created when it is closed.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+
+#include "ccore_drv.h"
+#include "ccore_sim.h"
+
+/*
+ * Models' error texts name the bad field; userspace sees only the errno,
+ * so the text goes to the debug log (drm.debug=0x2).
+ */
+int ccore_fail(struct ccore_device *cdev, const char *ioctl, int rc,
+	       const struct ccm_err *err)
+{
+	drm_dbg_driver(&cdev->drm, "%s: %s (%d)\n", ioctl, err->msg, rc);
+	return rc;
+}
+
+static int ccore_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct ccore_file *cfile;
+
+	cfile = kzalloc(sizeof(*cfile), GFP_KERNEL);
+	if (!cfile)
+		return -ENOMEM;
+	kref_init(&cfile->kref);
+	cfile->cdev = to_ccore_device(drm);
+	ccm_vm_init(&cfile->vm);
+	xa_init_flags(&cfile->rings, XA_FLAGS_ALLOC1);
+	xa_init_flags(&cfile->programs, XA_FLAGS_ALLOC1);
+	xa_init(&cfile->jobs);
+	INIT_LIST_HEAD(&cfile->grants);
+	cfile->next_job = 1;
+	file->driver_priv = cfile;
+	return 0;
+}
+
+static void ccore_file_release(struct kref *kref)
+{
+	struct ccore_file *cfile = container_of(kref, struct ccore_file, kref);
+
+	ccm_vm_fini(&cfile->vm);
+	kfree(cfile);
+}
+
+void ccore_file_put(struct ccore_file *cfile)
+{
+	kref_put(&cfile->kref, ccore_file_release);
+}
+
+/*
+ * Jobs first (their CC cores are reset, so nothing runs on the file's
+ * behalf any more), then rings (drained before their memory goes), then
+ * semaphores.  Buffer objects go with their handles, by the DRM core.
+ */
+static void ccore_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct ccore_file *cfile = file->driver_priv;
+
+	cfile->closing = true;
+	ccore_jobs_fini(cfile);
+	ccore_rings_fini(cfile);
+	ccore_sems_fini(cfile);
+	ccore_file_put(cfile);
+}
+
+static const struct drm_ioctl_desc ccore_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(CCORE_GET_PARAM, ccore_ioctl_get_param, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SET_PARAM, ccore_ioctl_set_param, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_BO_CREATE, ccore_ioctl_bo_create, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_BO_MMAP_OFFSET, ccore_ioctl_bo_mmap_offset, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_BO_INFO, ccore_ioctl_bo_info, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_RING_CREATE, ccore_ioctl_ring_create, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_RING_DESTROY, ccore_ioctl_ring_destroy, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_RING_SUBMIT, ccore_ioctl_ring_submit, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_RING_STATS, ccore_ioctl_ring_stats, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SEM_ALLOC, ccore_ioctl_sem_alloc, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SEM_FREE, ccore_ioctl_sem_free, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SEM_ACCESS, ccore_ioctl_sem_access, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SEM_WAIT, ccore_ioctl_sem_wait, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_PROGRAM_LOAD, ccore_ioctl_program_load, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_PROGRAM_FREE, ccore_ioctl_program_free, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SUBMIT, ccore_ioctl_submit, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_JOB_WAIT, ccore_ioctl_job_wait, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_CC_TRIGGER, ccore_ioctl_cc_trigger, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SEM_EXPORT, ccore_ioctl_sem_export, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_SEM_IMPORT, ccore_ioctl_sem_import, 0),
+};
+
+/* The DRM core answers an unknown driver ioctl with -EINVAL; ours says
+ * -ENOTTY, as any other character device would.
+ */
+static long ccore_unlocked_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	unsigned int nr = DRM_IOCTL_NR(cmd);
+
+	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END &&
+	    nr - DRM_COMMAND_BASE >= ARRAY_SIZE(ccore_ioctls))
+		return -ENOTTY;
+	return drm_ioctl(filp, cmd, arg);
+}
+
+/* DRM_ACCEL_FOPS, but for the ioctl entry */
+static const struct file_operations ccore_fops = {
+	.owner = THIS_MODULE,
+	.open = accel_open,
+	.release = drm_release,
+	.unlocked_ioctl = ccore_unlocked_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+};
+
+static const struct drm_driver ccore_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+	.open = ccore_open,
+	.postclose = ccore_postclose,
+	.gem_create_object = ccore_gem_create_object,
+	.gem_prime_import = ccore_gem_prime_import,
+	.ioctls = ccore_ioctls,
+	.num_ioctls = ARRAY_SIZE(ccore_ioctls),
+	.fops = &ccore_fops,
+	.name = CCORE_DRIVER_NAME,
+	.desc = "Collective-communication cores",
+	.date = "20261122",
+	.major = 1,
+	.minor = 0,
+};
+
+/* The fabric outlives every drm_device on it: open files still release
+ * their resources through it after the device is unplugged.
+ */
+static void ccore_hw_release(struct drm_device *drm, void *hw)
+{
+	struct ccore_hw *h = hw;
+
+	h->ops->put(h);
+}
+
+/**
+ * ccore_device_add() - register device @index of fabric @hw
+ * @hw: the fabric
+ * @parent: the bus device the accel device hangs off
+ * @index: device index within the fabric
+ * @out: the new device
+ *
+ * Return: 0 or a negative errno.
+ */
+int ccore_device_add(struct ccore_hw *hw, struct device *parent, u32 index,
+		     struct ccore_device **out)
+{
+	struct ccore_device *cdev;
+	int rc;
+
+	cdev = devm_drm_dev_alloc(parent, &ccore_drm_driver, struct ccore_device, drm);
+	if (IS_ERR(cdev))
+		return PTR_ERR(cdev);
+	hw->ops->get(hw);
+	rc = drmm_add_action_or_reset(&cdev->drm, ccore_hw_release, hw);
+	if (rc)
+		return rc;
+	cdev->hw = hw;
+	cdev->index = index;
+	cdev->fence_context = dma_fence_context_alloc(ccore_hw_num_cc(hw));
+	atomic64_set(&cdev->fence_seqno, 0);
+	rc = drm_dev_register(&cdev->drm, 0);
+	if (rc)
+		return rc;
+	ccore_debugfs_init(cdev);
+	*out = cdev;
+	return 0;
+}
+
+/* Unplug: open files keep the drm_device alive; their ioctls now fail
+ * with -ENODEV and their release still frees what they own.
+ */
+void ccore_device_remove(struct ccore_device *cdev)
+{
+	debugfs_remove_recursive(cdev->debugfs);
+	drm_dev_unplug(&cdev->drm);
+}
+
+static int __init ccore_init(void)
+{
+	int rc;
+
+	rc = ccore_genl_init();
+	if (rc)
+		return rc;
+	rc = ccore_sim_init();
+	if (rc)
+		ccore_genl_fini();
+	return rc;
+}
+
+static void __exit ccore_exit(void)
+{
+	ccore_sim_exit();
+	ccore_genl_fini();
+}
+
+module_init(ccore_init);
+module_exit(ccore_exit);
+
+MODULE_DESCRIPTION("DRM accel driver for collective-communication cores, with simulated devices");
+MODULE_LICENSE("GPL");
+MODULE_FIRMWARE("ccore/dispatcher.bin");

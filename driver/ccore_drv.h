@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ccore: DRM accel driver for the collective-communication cores.
+ *
+ * A ccore_device is one accelerator (one /dev/accel/accelN).  Devices that
+ * share a fabric (the devices of one node) share a ccore_hw, which owns the
+ * hardware behind an ops table (ccore_hw.h) and one lock that serialises the
+ * control ioctls of all its devices; waits run without it.
+ */
+#ifndef CCORE_DRV_H
+#define CCORE_DRV_H
+
+#include <linux/dma-fence.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_print.h>
+
+#include "ccm_vm.h"
+#include "ccore_accel.h"
+#include "ccore_hw.h"
+
+#define CCORE_DRIVER_NAME "ccore"
+/* Finished jobs a file keeps for JOB_WAIT, as in the sim backend. */
+#define CCORE_JOB_HISTORY 4096
+
+struct ccore_device {
+	struct drm_device drm;
+	struct ccore_hw *hw;
+	u32 index;			/* device index within the fabric */
+	u64 fence_context;		/* one per CC core: jobs finish in order */
+	atomic64_t fence_seqno;
+	struct dentry *debugfs;
+	atomic64_t job_timeouts;
+	atomic64_t dma_errors;
+	atomic64_t recoveries;
+};
+
+static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
+{
+	return container_of(drm, struct ccore_device, drm);
+}
+
+/**
+ * struct ccore_file - what one open file owns; all of it goes on close
+ * @kref: held by the file and by every semaphore export made from it
+ * @cdev: the device the file was opened on
+ * @vm: the file's device address space (own and imported buffers)
+ * @rings: ring handle -> struct ccore_ring
+ * @programs: program handle -> struct ccore_program
+ * @jobs: job id -> struct ccore_job, the last CCORE_JOB_HISTORY of them
+ * @grants: imported semaphore blocks (struct ccore_sem_grant)
+ * @next_job: id of the next job
+ * @closing: set at close: no new work is accepted
+ */
+struct ccore_file {
+	struct kref kref;
+	struct ccore_device *cdev;
+	struct ccm_vm vm;
+	struct xarray rings;
+	struct xarray programs;
+	struct xarray jobs;
+	struct list_head grants;
+	u64 next_job;
+	bool closing;
+};
+
+/* A buffer object: GEM shmem memory, user pages, or an import of another
+ * device's buffer.  Its memory is mapped into the kernel for the device's
+ * DMA engines (the model) for as long as it lives.
+ */
+enum ccore_bo_kind {
+	CCORE_BO_SHMEM,
+	CCORE_BO_USERPTR,
+	CCORE_BO_IMPORT,
+};
+
+struct ccore_bo {
+	struct drm_gem_shmem_object shmem;
+	enum ccore_bo_kind kind;
+	void *vaddr;
+	u32 mem_dev;			/* device whose memory this is */
+	u64 accounted;			/* device memory reserved, bytes */
+	struct ccore_device *cdev;
+	struct page **pages;		/* USERPTR */
+	unsigned long npages;
+	struct drm_gem_object *backing;	/* IMPORT: the exporter's object */
+};
+
+static inline struct ccore_bo *to_ccore_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct ccore_bo, shmem.base);
+}
+
+struct ccore_ring {
+	u32 core, engine, ring;
+	struct drm_gem_object **bos;	/* objects its descriptors reach */
+	u32 nbos, cap;
+};
+
+struct ccore_program {
+	u32 cc;
+	u32 base;
+	u32 count;
+	atomic_t pending;		/* jobs queued or running */
+};
+
+struct ccore_job {
+	struct dma_fence fence;
+	spinlock_t lock;		/* the fence's; the fence counts references */
+	struct ccore_device *cdev;
+	struct ccore_program *program;
+	u64 id;
+	u32 cc;
+	struct delayed_work timeout;
+	struct dma_fence *in_fence;
+	struct dma_fence_cb in_cb;
+	struct work_struct start;	/* enqueue once in_fence signalled */
+	struct ccore_file *cfile;
+	u32 timeout_ms;
+	bool trigger;
+};
+
+struct ccore_sem_grant {
+	struct list_head link;
+	struct ccore_file *owner;	/* kref held */
+	u32 first, count;
+};
+
+/* ccore_drv.c */
+int ccore_device_add(struct ccore_hw *hw, struct device *parent, u32 index,
+		     struct ccore_device **out);
+void ccore_device_remove(struct ccore_device *cdev);
+void ccore_file_put(struct ccore_file *cfile);
+int ccore_fail(struct ccore_device *cdev, const char *ioctl, int rc,
+	       const struct ccm_err *err);
+
+/* ccore_gem.c */
+struct drm_gem_object *ccore_gem_create_object(struct drm_device *drm, size_t size);
+struct drm_gem_object *ccore_gem_prime_import(struct drm_device *drm,
+					      struct dma_buf *dma_buf);
+int ccore_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_bo_mmap_offset(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* ccore_param.c */
+int ccore_ioctl_get_param(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_set_param(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* ccore_ring.c */
+int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_ring_destroy(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_ring_stats(struct drm_device *drm, void *data, struct drm_file *file);
+bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
+void ccore_rings_fini(struct ccore_file *cfile);
+
+/* ccore_sem.c */
+int ccore_ioctl_sem_alloc(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_sem_free(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_sem_access(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_sem_wait(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_sem_export(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_sem_import(struct drm_device *drm, void *data, struct drm_file *file);
+bool ccore_sem_usable(void *owner, u32 ref);
+void ccore_sems_fini(struct ccore_file *cfile);
+
+/* ccore_job.c */
+int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_program_free(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *file);
+void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status);
+void ccore_jobs_fini(struct ccore_file *cfile);
+
+/* ccore_sysfs.c */
+extern const struct attribute_group *ccore_dev_groups[];
+
+/* ccore_debugfs.c */
+void ccore_debugfs_init(struct ccore_device *cdev);
+
+/* ccore_genl.c: events of the "ccore" generic netlink family */
+enum ccore_event {
+	DRM_CCORE_EVENT_JOB_TIMEOUT = 1,
+	DRM_CCORE_EVENT_DMA_ERROR,
+	DRM_CCORE_EVENT_RECOVERED,
+};
+
+int ccore_genl_init(void);
+void ccore_genl_fini(void);
+void ccore_genl_event(struct ccore_device *cdev, u32 event, u32 cc, int status);
+
+#endif

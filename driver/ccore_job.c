@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CC programs and jobs.  A program is verified before it reaches a CC
+ * core's memory.  A job queues a program for the core's resident
+ * dispatcher and completes through a dma_fence (and, if asked, the
+ * syncobj it is put in).  Every job has a timeout: when it passes, the CC
+ * core is reset, the fence carries -ETIMEDOUT and the core takes the next
+ * job; a job that faults (-EIO) gets its core recovered the same way.
+ */
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <drm/drm_syncobj.h>
+
+#include "ccore_drv.h"
+
+static const char *job_fence_driver_name(struct dma_fence *fence)
+{
+	return CCORE_DRIVER_NAME;
+}
+
+static const char *job_fence_timeline_name(struct dma_fence *fence)
+{
+	return "cc-core";
+}
+
+static const struct dma_fence_ops ccore_job_fence_ops = {
+	.get_driver_name = job_fence_driver_name,
+	.get_timeline_name = job_fence_timeline_name,
+};
+
+static void job_put(struct ccore_job *job)
+{
+	dma_fence_put(&job->fence);
+}
+
+static int cc_check(struct ccore_device *cdev, u32 cc)
+{
+	if (cc >= ccore_hw_num_cc(cdev->hw)) {
+		drm_dbg_driver(&cdev->drm, "CC core %u does not exist (0..%u)\n", cc,
+			       ccore_hw_num_cc(cdev->hw) - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_program_load *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_verify_ctx v = {
+		.dev = cdev->index, .vm = &cfile->vm, .sem_owned = ccore_sem_usable,
+		.ring_owned = ccore_ring_owned, .owner = cfile,
+	};
+	struct ccm_err err = { .index = CCM_NO_INDEX };
+	struct drm_ccore_insn *insns;
+	struct ccore_program *p;
+	int rc;
+
+	a->bad_index = CCM_NO_INDEX;
+	rc = cc_check(cdev, a->cc_core);
+	if (rc)
+		return rc;
+	if (!a->count || a->count > hw->cfg.max_program_size)
+		return -EINVAL;
+	insns = vmemdup_array_user(u64_to_user_ptr(a->insns), a->count, sizeof(*insns));
+	if (IS_ERR(insns))
+		return PTR_ERR(insns);
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		kvfree(insns);
+		return -ENOMEM;
+	}
+	v.core = a->cc_core / hw->cfg.cc_cores;
+	mutex_lock(&hw->lock);
+	rc = hw->ops->program_verify(hw, &v, insns, a->count, &err);
+	if (!rc)
+		rc = hw->ops->cc_load(hw, cdev->index, a->cc_core, insns, a->count, &p->base,
+				      &err);
+	if (!rc) {
+		p->cc = a->cc_core;
+		p->count = a->count;
+		rc = xa_alloc(&cfile->programs, &a->handle, p, xa_limit_32b, GFP_KERNEL);
+		if (rc)
+			hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
+		else
+			p = NULL;
+	} else {
+		a->bad_index = err.index;
+		rc = ccore_fail(cdev, "PROGRAM_LOAD", rc, &err);
+	}
+	mutex_unlock(&hw->lock);
+	kfree(p);
+	kvfree(insns);
+	return rc;
+}
+
+int ccore_ioctl_program_free(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_program_free *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccore_program *p;
+	int rc = 0;
+
+	if (a->pad)
+		return -EINVAL;
+	mutex_lock(&hw->lock);
+	p = xa_load(&cfile->programs, a->handle);
+	if (!p)
+		rc = -ENOENT;
+	else if (atomic_read(&p->pending))
+		rc = -EBUSY;
+	if (!rc) {
+		xa_erase(&cfile->programs, a->handle);
+		hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
+		kfree(p);
+	}
+	mutex_unlock(&hw->lock);
+	return rc;
+}
+
+/* A faulted core stays stopped until reset; do it outside the model's
+ * completion path, which must not re-enter the model.
+ */
+static void job_recover_work(struct work_struct *work)
+{
+	struct ccore_job *job = container_of(work, struct ccore_job, start);
+	struct ccore_device *cdev = job->cdev;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_cc_info info;
+
+	hw->ops->cc_info(hw, cdev->index, job->cc, &info);
+	if (info.state == CCM_CC_FAULT) {
+		hw->ops->cc_reset(hw, cdev->index, job->cc, -ECANCELED);
+		atomic64_inc(&cdev->recoveries);
+		ccore_genl_event(cdev, DRM_CCORE_EVENT_RECOVERED, job->cc, -EIO);
+	}
+	job_put(job);
+}
+
+/**
+ * ccore_job_done() - the hardware finished a job
+ * @hw: its fabric
+ * @cookie: the job, as given to cc_enqueue
+ * @status: 0, or the negative errno the job failed with
+ *
+ * Drops the reference the hardware held.
+ */
+void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status)
+{
+	struct ccore_job *job = (struct ccore_job *)(uintptr_t)cookie;
+
+	if (status)
+		dma_fence_set_error(&job->fence, status);
+	dma_fence_signal(&job->fence);
+	atomic_dec(&job->program->pending);
+	if (cancel_delayed_work(&job->timeout))
+		job_put(job);
+	if (status == -EIO) {
+		atomic64_inc(&job->cdev->dma_errors);
+		ccore_genl_event(job->cdev, DRM_CCORE_EVENT_DMA_ERROR, job->cc, status);
+		/* the hardware's reference moves to the recovery work */
+		INIT_WORK(&job->start, job_recover_work);
+		schedule_work(&job->start);
+		return;
+	}
+	job_put(job);
+}
+
+static void job_timeout_work(struct work_struct *work)
+{
+	struct ccore_job *job = container_of(to_delayed_work(work), struct ccore_job, timeout);
+	struct ccore_device *cdev = job->cdev;
+
+	if (!dma_fence_is_signaled(&job->fence)) {
+		drm_info(&cdev->drm, "job %llu on CC core %u timed out; resetting the core\n",
+			 job->id, job->cc);
+		atomic64_inc(&cdev->job_timeouts);
+		ccore_genl_event(cdev, DRM_CCORE_EVENT_JOB_TIMEOUT, job->cc, -ETIMEDOUT);
+		cdev->hw->ops->cc_reset(cdev->hw, cdev->index, job->cc, -ETIMEDOUT);
+		atomic64_inc(&cdev->recoveries);
+		ccore_genl_event(cdev, DRM_CCORE_EVENT_RECOVERED, job->cc, -ETIMEDOUT);
+	}
+	job_put(job);
+}
+
+/* Hand the job to its CC core; consumes the caller's reference. */
+static void job_enqueue(struct ccore_job *job, u32 timeout_ms)
+{
+	struct ccore_hw *hw = job->cdev->hw;
+	struct ccm_err err = {};
+	int rc;
+
+	dma_fence_get(&job->fence);	/* the timeout's */
+	schedule_delayed_work(&job->timeout, msecs_to_jiffies(timeout_ms));
+	rc = hw->ops->cc_enqueue(hw, job->cdev->index, job->cc, job->program->base,
+				 (u64)(uintptr_t)job, &err);
+	if (rc) {
+		ccore_fail(job->cdev, "SUBMIT", rc, &err);
+		ccore_job_done(hw, (u64)(uintptr_t)job, rc);
+		return;
+	}
+	if (job->trigger) {
+		hw->ops->cc_trigger(hw, job->cdev->index, job->cc, 1);
+		hw->ops->kick(hw);
+	}
+}
+
+static void job_start_work(struct work_struct *work)
+{
+	struct ccore_job *job = container_of(work, struct ccore_job, start);
+
+	dma_fence_put(job->in_fence);
+	job->in_fence = NULL;
+	if (READ_ONCE(job->cfile->closing)) {
+		ccore_job_done(job->cdev->hw, (u64)(uintptr_t)job, -ECANCELED);
+		return;
+	}
+	job_enqueue(job, job->timeout_ms);
+}
+
+static void job_in_fence_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct ccore_job *job = container_of(cb, struct ccore_job, in_cb);
+
+	schedule_work(&job->start);
+}
+
+static struct ccore_job *job_new(struct ccore_device *cdev, struct ccore_file *cfile,
+				 struct ccore_program *p)
+{
+	struct ccore_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	spin_lock_init(&job->lock);
+	job->cdev = cdev;
+	job->cfile = cfile;
+	job->program = p;
+	job->cc = p->cc;
+	dma_fence_init(&job->fence, &ccore_job_fence_ops, &job->lock,
+		       cdev->fence_context + p->cc, atomic64_inc_return(&cdev->fence_seqno));
+	INIT_DELAYED_WORK(&job->timeout, job_timeout_work);
+	INIT_WORK(&job->start, job_start_work);
+	return job;
+}
+
+/* Record the job under its id; the oldest beyond the history goes. */
+static void job_record(struct ccore_file *cfile, struct ccore_job *job)
+{
+	struct ccore_job *old;
+
+	job->id = cfile->next_job++;
+	dma_fence_get(&job->fence);
+	if (xa_err(xa_store(&cfile->jobs, job->id, job, GFP_KERNEL))) {
+		job_put(job);
+		return;
+	}
+	if (job->id > CCORE_JOB_HISTORY) {
+		old = xa_erase(&cfile->jobs, job->id - CCORE_JOB_HISTORY);
+		if (old)
+			job_put(old);
+	}
+}
+
+static int job_syncobjs(struct drm_file *file, struct drm_ccore_submit *a, struct ccore_job *job)
+{
+	struct drm_syncobj *out;
+	int rc;
+
+	if (a->in_syncobj) {
+		rc = drm_syncobj_find_fence(file, a->in_syncobj, 0, 0, &job->in_fence);
+		if (rc)
+			return rc;
+	}
+	if (a->out_syncobj) {
+		out = drm_syncobj_find(file, a->out_syncobj);
+		if (!out)
+			return -ENOENT;
+		drm_syncobj_replace_fence(out, &job->fence);
+		drm_syncobj_put(out);
+	}
+	return 0;
+}
+
+int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_submit *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccore_program *p;
+	struct ccore_job *job;
+	int rc;
+
+	if (a->pad || (a->flags & ~DRM_CCORE_JOB_F_TRIGGER))
+		return -EINVAL;
+	mutex_lock(&hw->lock);
+	p = xa_load(&cfile->programs, a->program);
+	job = p ? job_new(cdev, cfile, p) : NULL;
+	if (!job) {
+		mutex_unlock(&hw->lock);
+		return p ? -ENOMEM : -ENOENT;
+	}
+	job->trigger = a->flags & DRM_CCORE_JOB_F_TRIGGER;
+	job->timeout_ms = a->timeout_ms ? a->timeout_ms : hw->cfg.job_timeout_ms;
+	rc = job_syncobjs(file, a, job);
+	if (rc) {
+		mutex_unlock(&hw->lock);
+		dma_fence_put(job->in_fence);
+		job_put(job);
+		return rc;
+	}
+	atomic_inc(&p->pending);
+	job_record(cfile, job);
+	a->job = job->id;
+	mutex_unlock(&hw->lock);
+
+	if (job->in_fence &&
+	    !dma_fence_add_callback(job->in_fence, &job->in_cb, job_in_fence_signalled))
+		return 0;	/* job_start_work enqueues it */
+	dma_fence_put(job->in_fence);
+	job->in_fence = NULL;
+	job_enqueue(job, job->timeout_ms);
+	return 0;
+}
+
+struct job_wait_arg {
+	struct dma_fence *fence;
+};
+
+static bool job_finished(void *p)
+{
+	struct job_wait_arg *w = p;
+
+	return dma_fence_is_signaled(w->fence) || signal_pending(current);
+}
+
+int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_job_wait *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct job_wait_arg w = {};
+	struct ccore_job *job;
+	int rc;
+
+	if (a->pad)
+		return -EINVAL;
+	mutex_lock(&hw->lock);
+	job = xa_load(&cfile->jobs, a->job);
+	if (job)
+		w.fence = dma_fence_get(&job->fence);
+	mutex_unlock(&hw->lock);
+	if (!job)
+		return -EINVAL;
+	/* a job's own timeout resets its core: the wait ends by then */
+	rc = hw->ops->wait(hw, job_finished, &w, a->timeout_ns);
+	if (dma_fence_is_signaled(w.fence)) {
+		a->status = w.fence->error;
+		rc = 0;
+	} else if (signal_pending(current)) {
+		rc = -ERESTARTSYS;
+	}
+	dma_fence_put(w.fence);
+	return rc;
+}
+
+int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct drm_ccore_cc_trigger *a = data;
+	int rc = cc_check(cdev, a->cc_core);
+
+	if (rc)
+		return rc;
+	if (!a->count || a->count > 0xffff)
+		return -EINVAL;
+	cdev->hw->ops->cc_trigger(cdev->hw, cdev->index, a->cc_core, a->count);
+	cdev->hw->ops->kick(cdev->hw);
+	return 0;
+}
+
+/*
+ * At close nothing may keep running for the file: jobs still waiting for
+ * an input fence are cancelled, and every CC core with one of its jobs
+ * queued or running is reset (other files' jobs queued there fail too:
+ * CC cores are shared, and a core cannot drop one job from its queue).
+ */
+void ccore_jobs_fini(struct ccore_file *cfile)
+{
+	struct ccore_device *cdev = cfile->cdev;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccore_program *p;
+	struct ccore_job *job;
+	unsigned long id;
+
+	xa_for_each(&cfile->jobs, id, job) {
+		if (job->in_fence && dma_fence_remove_callback(job->in_fence, &job->in_cb))
+			schedule_work(&job->start);	/* sees closing: cancels */
+		flush_work(&job->start);
+	}
+	xa_for_each(&cfile->jobs, id, job)
+		if (!dma_fence_is_signaled(&job->fence))
+			hw->ops->cc_reset(hw, cdev->index, job->cc, -ECANCELED);
+	xa_for_each(&cfile->jobs, id, job) {
+		dma_fence_wait(&job->fence, false);
+		flush_work(&job->start);
+		if (cancel_delayed_work_sync(&job->timeout))
+			job_put(job);
+		job_put(job);
+	}
+	xa_destroy(&cfile->jobs);
+	mutex_lock(&hw->lock);
+	xa_for_each(&cfile->programs, id, p) {
+		hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
+		kfree(p);
+	}
+	mutex_unlock(&hw->lock);
+	xa_destroy(&cfile->programs);
+}

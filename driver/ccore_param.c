@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* GET_PARAM and SET_PARAM: the device's shape and its packet-size knobs. */
+#include "ccore_drv.h"
+
+static int get_param(struct ccore_device *cdev, u32 param, u64 *value)
+{
+	const struct ccm_config *cfg = &cdev->hw->cfg;
+	struct ccore_hw *hw = cdev->hw;
+	bool torus = cfg->topology == DRM_CCORE_TOPO_TORUS;
+
+	switch (param) {
+	case DRM_CCORE_PARAM_DEVICE_INDEX:
+		*value = cdev->index;
+		break;
+	case DRM_CCORE_PARAM_NUM_DEVICES:
+		*value = hw->num_devices;
+		break;
+	case DRM_CCORE_PARAM_NODE_INDEX:
+		*value = cdev->index / cfg->devices_per_node;
+		break;
+	case DRM_CCORE_PARAM_DEVICES_PER_NODE:
+		*value = cfg->devices_per_node;
+		break;
+	case DRM_CCORE_PARAM_TOPOLOGY:
+		*value = cfg->topology;
+		break;
+	case DRM_CCORE_PARAM_TORUS_X:
+		*value = torus ? cfg->torus_x : cfg->devices_per_node;
+		break;
+	case DRM_CCORE_PARAM_TORUS_Y:
+		*value = torus ? cfg->torus_y : 1;
+		break;
+	case DRM_CCORE_PARAM_NUM_CORES:
+		*value = cfg->cores;
+		break;
+	case DRM_CCORE_PARAM_CC_CORES_PER_CORE:
+		*value = cfg->cc_cores;
+		break;
+	case DRM_CCORE_PARAM_ENGINES_PER_CORE:
+		*value = cfg->engines;
+		break;
+	case DRM_CCORE_PARAM_RINGS_PER_ENGINE:
+		*value = cfg->rings;
+		break;
+	case DRM_CCORE_PARAM_SEMS_PER_CORE:
+		*value = cfg->sems;
+		break;
+	case DRM_CCORE_PARAM_HBM_SIZE:
+		*value = cfg->hbm_size;
+		break;
+	case DRM_CCORE_PARAM_MIN_PACKET_SIZE:
+		*value = cfg->min_packet_size;
+		break;
+	case DRM_CCORE_PARAM_MAX_PACKET_SIZE:
+		*value = cfg->max_packet_size;
+		break;
+	case DRM_CCORE_PARAM_MAX_RING_SIZE:
+		*value = cfg->max_ring_size;
+		break;
+	case DRM_CCORE_PARAM_MAX_PROGRAM_SIZE:
+		*value = cfg->max_program_size;
+		break;
+	case DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE:
+		*value = hw->ops->packet_size(hw, cdev->index, false);
+		break;
+	case DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE:
+		*value = hw->ops->packet_size(hw, cdev->index, true);
+		break;
+	case DRM_CCORE_PARAM_ISA_VERSION:
+		*value = 1;
+		break;
+	case DRM_CCORE_PARAM_FIRMWARE_SIZE:
+		*value = hw->fw_size;
+		break;
+	default:
+		drm_dbg_driver(&cdev->drm, "GET_PARAM: unknown param %u (0..%u)\n", param,
+			       DRM_CCORE_PARAM_FIRMWARE_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ccore_ioctl_get_param(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_ccore_param_args *a = data;
+
+	if (a->pad)
+		return -EINVAL;
+	return get_param(to_ccore_device(drm), a->param, &a->value);
+}
+
+int ccore_ioctl_set_param(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct drm_ccore_param_args *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_err err = {};
+	bool compute;
+	int rc;
+
+	if (a->pad || a->value > U32_MAX)
+		return -EINVAL;
+	if (a->param == DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE)
+		compute = false;
+	else if (a->param == DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE)
+		compute = true;
+	else
+		return -EINVAL;
+	mutex_lock(&hw->lock);
+	rc = hw->ops->set_packet_size(hw, cdev->index, compute, a->value, &err);
+	mutex_unlock(&hw->lock);
+	return rc ? ccore_fail(cdev, "SET_PARAM", rc, &err) : 0;
+}

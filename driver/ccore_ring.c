@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA rings.  A ring belongs to the file that created it.  Submission
+ * validates and translates every descriptor before writing any: a
+ * descriptor may touch only memory in the file's address space (its own
+ * buffers and those imported through dma-buf) and semaphores it allocated
+ * or imported.  The ring keeps every buffer its descriptors reach alive
+ * until it is destroyed, so memory never goes while an engine may use it.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_gem.h>
+
+#include "ccore_drv.h"
+
+/* A ring's descriptors are bounded by the ring size: one copy at a time. */
+#define CCORE_SUBMIT_MAX BIT(20)
+
+bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	struct ccore_file *cfile = owner;
+	struct ccore_hw *hw = cfile->cdev->hw;
+
+	return hw->ops->ring_owner(hw, dev, core, engine, ring) == cfile;
+}
+
+int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_ring_create *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_err err = {};
+	struct ccore_ring *r;
+	u32 psize = a->packet_size;
+	int rc;
+
+	if (a->pad || (a->flags & ~DRM_CCORE_RING_F_COMPUTE))
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	mutex_lock(&hw->lock);
+	if (!psize)
+		psize = hw->ops->packet_size(hw, cdev->index, a->flags & DRM_CCORE_RING_F_COMPUTE);
+	rc = hw->ops->ring_claim(hw, cdev->index, a->core, a->engine, a->ring, a->size, psize,
+				 cfile, &err);
+	if (rc) {
+		mutex_unlock(&hw->lock);
+		kfree(r);
+		return ccore_fail(cdev, "RING_CREATE", rc, &err);
+	}
+	r->core = a->core;
+	r->engine = a->engine;
+	r->ring = a->ring;
+	rc = xa_alloc(&cfile->rings, &a->handle, r, xa_limit_32b, GFP_KERNEL);
+	if (rc) {
+		hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err);
+		kfree(r);
+	}
+	mutex_unlock(&hw->lock);
+	return rc;
+}
+
+static void ring_free(struct ccore_ring *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nbos; i++)
+		drm_gem_object_put(r->bos[i]);
+	kvfree(r->bos);
+	kfree(r);
+}
+
+int ccore_ioctl_ring_destroy(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_ring_destroy *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_err err = {};
+	struct ccore_ring *r;
+	int rc;
+
+	if (a->pad)
+		return -EINVAL;
+	mutex_lock(&hw->lock);
+	r = xa_load(&cfile->rings, a->handle);
+	rc = r ? hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err) :
+		 -ENOENT;
+	if (!rc)
+		xa_erase(&cfile->rings, a->handle);
+	mutex_unlock(&hw->lock);
+	if (rc)
+		return rc == -ENOENT ? rc : ccore_fail(cdev, "RING_DESTROY", rc, &err);
+	ring_free(r);
+	return 0;
+}
+
+/* Remember that @r reaches the object behind [va, va + len). */
+static int ring_ref(struct ccore_file *cfile, struct ccore_ring *r, u64 va, u64 len)
+{
+	const struct ccm_vm_map *m = ccm_vm_find(&cfile->vm, va, len);
+	struct drm_gem_object **bos;
+	u32 i;
+
+	if (!m)
+		return 0;
+	for (i = 0; i < r->nbos; i++)
+		if (r->bos[i] == m->bo)
+			return 0;
+	if (r->nbos == r->cap) {
+		bos = kvrealloc(r->bos, (r->cap ? r->cap * 2 : 8) * sizeof(*bos), GFP_KERNEL);
+		if (!bos)
+			return -ENOMEM;
+		r->bos = bos;
+		r->cap = r->cap ? r->cap * 2 : 8;
+	}
+	r->bos[r->nbos++] = m->bo;
+	drm_gem_object_get(m->bo);
+	return 0;
+}
+
+static int ring_refs(struct ccore_file *cfile, struct ccore_ring *r,
+		     const struct drm_ccore_desc *d)
+{
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+		return 0;
+	return ring_ref(cfile, r, d->dst, d->len) ?:
+	       ring_ref(cfile, r, d->src0, d->len) ?:
+	       ring_ref(cfile, r, d->src1, d->len);
+}
+
+static int ring_submit_locked(struct ccore_device *cdev, struct ccore_file *cfile,
+			      struct drm_ccore_ring_submit *a, const struct drm_ccore_desc *in,
+			      struct ccm_hwdesc *hwd, struct ccm_err *err)
+{
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_verify_ctx v = {
+		.dev = cdev->index, .vm = &cfile->vm,
+		.sem_owned = ccore_sem_usable, .owner = cfile,
+	};
+	struct ccore_ring *r;
+	u32 i;
+	int rc = 0;
+
+	r = xa_load(&cfile->rings, a->handle);
+	if (!r)
+		return -ENOENT;
+	v.core = r->core;
+	for (i = 0; i < a->count && !rc; i++)
+		rc = hw->ops->desc_translate(hw, &v, &in[i], i, &hwd[i], err);
+	/* take the memory references before the descriptors can run */
+	for (i = 0; i < a->count && !rc; i++)
+		rc = ring_refs(cfile, r, &in[i]);
+	if (!rc)
+		rc = hw->ops->ring_write(hw, cdev->index, r->core, r->engine, r->ring, hwd,
+					 a->count, err);
+	if (!rc && (a->flags & DRM_CCORE_SUBMIT_F_START))
+		rc = hw->ops->ring_start(hw, cdev->index, r->core, r->engine, r->ring, a->count,
+					 err);
+	return rc;
+}
+
+int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_ring_submit *a = data;
+	struct ccm_err err = { .index = CCM_NO_INDEX };
+	struct drm_ccore_desc *in;
+	struct ccm_hwdesc *hwd;
+	int rc;
+
+	a->bad_index = CCM_NO_INDEX;
+	if (a->flags & ~DRM_CCORE_SUBMIT_F_START)
+		return -EINVAL;
+	if (!a->count || a->count > CCORE_SUBMIT_MAX)
+		return -EINVAL;
+	in = vmemdup_array_user(u64_to_user_ptr(a->descs), a->count, sizeof(*in));
+	if (IS_ERR(in))
+		return PTR_ERR(in);
+	hwd = kvcalloc(a->count, sizeof(*hwd), GFP_KERNEL);
+	if (!hwd) {
+		kvfree(in);
+		return -ENOMEM;
+	}
+	mutex_lock(&cdev->hw->lock);
+	rc = ring_submit_locked(cdev, cfile, a, in, hwd, &err);
+	mutex_unlock(&cdev->hw->lock);
+	kvfree(hwd);
+	kvfree(in);
+	if (rc) {
+		a->bad_index = err.index;
+		return rc == -ENOENT ? rc : ccore_fail(cdev, "RING_SUBMIT", rc, &err);
+	}
+	if (a->flags & DRM_CCORE_SUBMIT_F_START)
+		cdev->hw->ops->kick(cdev->hw);
+	return 0;
+}
+
+int ccore_ioctl_ring_stats(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct ccore_device *cdev = to_ccore_device(drm);
+	struct ccore_file *cfile = file->driver_priv;
+	struct drm_ccore_ring_stats *a = data;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_ring_stats st;
+	struct ccore_ring *r;
+
+	mutex_lock(&hw->lock);
+	r = xa_load(&cfile->rings, a->handle);
+	if (r)
+		hw->ops->ring_stats(hw, cdev->index, r->core, r->engine, r->ring, &st);
+	mutex_unlock(&hw->lock);
+	if (!r)
+		return -ENOENT;
+	a->packet_size = st.packet_size;
+	a->bytes = st.bytes;
+	a->packets = st.packets;
+	a->started = st.started;
+	a->completed = st.completed;
+	a->errors = st.errors;
+	return 0;
+}
+
+struct ring_idle_arg {
+	struct ccore_hw *hw;
+	u32 dev;
+	struct ccore_ring *r;
+};
+
+static bool ring_drained(void *p)
+{
+	struct ring_idle_arg *w = p;
+
+	return w->hw->ops->ring_idle(w->hw, w->dev, w->r->core, w->r->engine, w->r->ring);
+}
+
+/* Rings only copy and signal, never wait: they drain in bounded time. */
+void ccore_rings_fini(struct ccore_file *cfile)
+{
+	struct ccore_hw *hw = cfile->cdev->hw;
+	struct ring_idle_arg w = { .hw = hw, .dev = cfile->cdev->index };
+	struct ccore_ring *r;
+	unsigned long h;
+
+	xa_for_each(&cfile->rings, h, r) {
+		w.r = r;
+		while (hw->ops->wait(hw, ring_drained, &w, ktime_get_ns() + NSEC_PER_SEC))
+			drm_warn(&cfile->cdev->drm, "ring %u/%u/%u still busy at close\n",
+				 r->core, r->engine, r->ring);
+		mutex_lock(&hw->lock);
+		hw->ops->ring_release(hw, w.dev, r->core, r->engine, r->ring, NULL);
+		mutex_unlock(&hw->lock);
+		ring_free(r);
+	}
+	xa_destroy(&cfile->rings);
+}
