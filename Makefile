@@ -27,13 +27,18 @@ SANFLAGS :=
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-INCLUDES := -Iuapi/drm -Iuapi -I/usr/include/libdrm -Imodel -Iruntime/include -Iruntime
+# libdrm: drm.h for the uAPI header, and the accel backend's library.
+DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
+DRM_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+INCLUDES := -Iuapi/drm -Iuapi $(DRM_CFLAGS) -Imodel -Iruntime/include -Iruntime
 CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -pthread -MMD -MP $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS_ALL := -pthread $(SANFLAGS)
 LDLIBS_ALL := -lm
+# what linking libccore takes besides
+LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
-DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config
 DEPS_CHECK := $(DEPS_BUILD)
 
 OBJ := $(BUILD)/obj
@@ -56,6 +61,9 @@ TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.
 TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
 TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
+# Run in the QEMU guest on the kernel driver (selftests/qemu/run.sh runs
+# every executable in tests/kernel/), never on the host.
+KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -72,7 +80,7 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 .PHONY: all demo check test bench bench-compare clean deps deps-check help
 .DEFAULT_GOAL := all
 
-all: $(LIBCCORE) $(TOOLS) $(TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
+all: $(LIBCCORE) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
 
 $(BUILD)/tests/%: selftests/%.sh
 	@mkdir -p $(dir $@)
@@ -125,7 +133,7 @@ $(BIN)/ccore-as: $(call objs,$(wildcard tools/ccore-as/*.c)) $(ISA_OBJS)
 $(BIN)/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+	$(Q)$(CC) $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 
 $(FW)/ccore/%.bin: firmware-programs/%.ccs $(BIN)/ccore-as
 	@mkdir -p $(dir $@)
@@ -140,7 +148,51 @@ $(FW_GEN): $(FW_SRCS) $(BIN)/ccore-as
 $(BUILD)/tests/%: selftests/%.c $(TEST_LIB_OBJS) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# The collective tests' QEMU subset on the accel backend (see coll_test.c).
+$(BUILD)/tests/kernel/coll_accel: selftests/runtime/coll_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DCOLL_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# The accel backend itself (maps, sharing, deadlines, error messages).
+$(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# --- kernel driver selftests ------------------------------------------------
+# kselftest-harness programs for the uAPI of /dev/accel/accelN (the ccore
+# driver), run in the QEMU guest by selftests/qemu/run.sh from
+# $(BUILD)/tests/kernel/.  They include the kernel's kselftest_harness.h,
+# which scripts/kernel-deps.sh extracts into build/linux-src/; plain `make`
+# builds them only when it is there (and not in the sanitizer build), so the
+# userspace build never depends on the kernel sources.  `make kernel-tests`
+# always builds them (or says what is missing).
+KSFT_DIR := build/linux-src/tools/testing/selftests
+KTEST_SRCS := $(sort $(wildcard selftests/driver/*_test.c))
+KTESTS := $(patsubst selftests/driver/%.c,$(BUILD)/tests/kernel/%,$(KTEST_SRCS))
+KTEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-Werror -D_GNU_SOURCE -pthread -MMD -MP -isystem $(KSFT_DIR) -isystem /usr/include/libdrm \
+	-Iuapi/drm -Iselftests/driver
+
+.PHONY: kernel-tests
+ifneq ($(wildcard $(KSFT_DIR)/kselftest_harness.h),)
+ifeq ($(SAN),)
+all: $(KTESTS)
+endif
+kernel-tests: $(KTESTS)
+else
+kernel-tests:
+	@echo "kernel-tests: $(KSFT_DIR)/kselftest_harness.h is missing; run scripts/kernel-deps.sh" >&2
+	@false
+endif
+
+$(BUILD)/tests/kernel/%: selftests/driver/%.c uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  KTEST   $@"
+	$(Q)$(CC) $(KTEST_CFLAGS) $< -o $@ -pthread
 
 # --- running ---------------------------------------------------------------
 
@@ -170,3 +222,31 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+
+# --- kernel test infrastructure (QEMU) --------------------------------------
+# Not part of check on its own: kernel-deps installs the 6.12 kernel, QEMU
+# and busybox (only what is missing); qemu-check boots that kernel with
+# build/driver/*.ko and runs build/tests/kernel/ in it. QEMU_ARGS passes
+# options to selftests/qemu/run.sh, e.g. QEMU_ARGS="--test NAME -v".
+QEMU_ARGS ?=
+
+.PHONY: kernel-deps qemu-check
+
+kernel-deps:
+	$(Q)scripts/kernel-deps.sh >/dev/null
+
+qemu-check: kernel-deps
+	$(Q)selftests/qemu/run.sh $(QEMU_ARGS)
+
+# --- module lifetime stress (QEMU) -------------------------------------------
+STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder
+all: $(STRESS_TESTS)
+
+$(BUILD)/tests/kernel/stress_test.sh: selftests/stress/stress_test.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+$(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) -static $< -o $@

@@ -4,7 +4,6 @@
  * fabric, routes the uAPI to the per-concern files and releases everything
  * a file created when it is closed.
  */
-#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <drm/drm_accel.h>
@@ -17,6 +16,71 @@
 
 #include "ccore_drv.h"
 #include "ccore_sim.h"
+
+/*
+ * Every registered device of every fabric, in order of registration, for
+ * the netlink family's dumps.  A device leaves the list before it is
+ * unplugged, and the lock is held while a walker looks at a device, so
+ * what a walker sees is registered and alive.  The generation changes
+ * with every addition and removal: a dump spanning several messages sees
+ * whether the list changed under it.
+ */
+static LIST_HEAD(ccore_devices);
+static DEFINE_MUTEX(ccore_devices_lock);	/* the list, the ids, the generation */
+static u64 ccore_devices_last_id;
+static u32 ccore_devices_gen = 1;
+
+/**
+ * ccore_devices_walk() - call @fn on every registered device from @pos on
+ * @pos: in: the registry id to start from; out: that of the device @fn
+ *       stopped at, if it did
+ * @gen: if not NULL, set to the registry's generation before the walk
+ * @fn: called with the registry lock held; non-zero stops the walk
+ * @arg: passed to @fn
+ *
+ * The registry lock is taken before any hw->lock: @fn may take hw->lock,
+ * and nothing holding hw->lock may add or remove a device.
+ *
+ * Return: what @fn returned when it stopped the walk, or 0.
+ */
+int ccore_devices_walk(u64 *pos, u32 *gen,
+		       int (*fn)(struct ccore_device *cdev, void *arg), void *arg)
+{
+	struct ccore_device *cdev;
+	int rc = 0;
+
+	mutex_lock(&ccore_devices_lock);
+	if (gen)
+		*gen = ccore_devices_gen;
+	list_for_each_entry(cdev, &ccore_devices, registry) {
+		if (cdev->registry_id < *pos)
+			continue;
+		rc = fn(cdev, arg);
+		if (rc) {
+			*pos = cdev->registry_id;
+			break;
+		}
+	}
+	mutex_unlock(&ccore_devices_lock);
+	return rc;
+}
+
+static void ccore_registry_add(struct ccore_device *cdev)
+{
+	mutex_lock(&ccore_devices_lock);
+	cdev->registry_id = ++ccore_devices_last_id;
+	list_add_tail(&cdev->registry, &ccore_devices);
+	ccore_devices_gen++;
+	mutex_unlock(&ccore_devices_lock);
+}
+
+static void ccore_registry_del(struct ccore_device *cdev)
+{
+	mutex_lock(&ccore_devices_lock);
+	list_del(&cdev->registry);
+	ccore_devices_gen++;
+	mutex_unlock(&ccore_devices_lock);
+}
 
 /*
  * Models' error texts name the bad field; userspace sees only the errno,
@@ -128,7 +192,7 @@ static const struct file_operations ccore_fops = {
 };
 
 static const struct drm_driver ccore_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL | DRIVER_SYNCOBJ,
 	.open = ccore_open,
 	.postclose = ccore_postclose,
 	.gem_create_object = ccore_gem_create_object,
@@ -182,7 +246,13 @@ int ccore_device_add(struct ccore_hw *hw, struct device *parent, u32 index,
 	rc = drm_dev_register(&cdev->drm, 0);
 	if (rc)
 		return rc;
+	rc = ccore_sysfs_init(cdev);
+	if (rc) {
+		drm_dev_unplug(&cdev->drm);
+		return rc;
+	}
 	ccore_debugfs_init(cdev);
+	ccore_registry_add(cdev);
 	*out = cdev;
 	return 0;
 }
@@ -192,7 +262,9 @@ int ccore_device_add(struct ccore_hw *hw, struct device *parent, u32 index,
  */
 void ccore_device_remove(struct ccore_device *cdev)
 {
-	debugfs_remove_recursive(cdev->debugfs);
+	ccore_registry_del(cdev);
+	ccore_debugfs_fini(cdev);
+	ccore_sysfs_fini(cdev);
 	drm_dev_unplug(&cdev->drm);
 }
 
@@ -203,15 +275,19 @@ static int __init ccore_init(void)
 	rc = ccore_genl_init();
 	if (rc)
 		return rc;
+	ccore_debugfs_module_init();
 	rc = ccore_sim_init();
-	if (rc)
+	if (rc) {
+		ccore_debugfs_module_exit();
 		ccore_genl_fini();
+	}
 	return rc;
 }
 
 static void __exit ccore_exit(void)
 {
 	ccore_sim_exit();
+	ccore_debugfs_module_exit();
 	ccore_genl_fini();
 }
 

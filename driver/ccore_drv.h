@@ -20,6 +20,8 @@
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_print.h>
 
+#include <uapi/linux/ccore_genl.h>
+
 #include "ccm_vm.h"
 #include "ccore_accel.h"
 #include "ccore_hw.h"
@@ -28,16 +30,21 @@
 /* Finished jobs a file keeps for JOB_WAIT, as in the sim backend. */
 #define CCORE_JOB_HISTORY 4096
 
+struct ccore_sysfs;
+
 struct ccore_device {
 	struct drm_device drm;
 	struct ccore_hw *hw;
 	u32 index;			/* device index within the fabric */
 	u64 fence_context;		/* one per CC core: jobs finish in order */
 	atomic64_t fence_seqno;
-	struct dentry *debugfs;
+	struct dentry *debugfs;		/* ccore_debugfs.c */
+	struct ccore_sysfs *sysfs;	/* ccore_sysfs.c */
 	atomic64_t job_timeouts;
 	atomic64_t dma_errors;
 	atomic64_t recoveries;
+	struct list_head registry;	/* ccore_drv.c: every device, for netlink */
+	u64 registry_id;		/* order of registration, from 1 */
 };
 
 static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
@@ -135,6 +142,8 @@ struct ccore_sem_grant {
 int ccore_device_add(struct ccore_hw *hw, struct device *parent, u32 index,
 		     struct ccore_device **out);
 void ccore_device_remove(struct ccore_device *cdev);
+int ccore_devices_walk(u64 *pos, u32 *gen,
+		       int (*fn)(struct ccore_device *cdev, void *arg), void *arg);
 void ccore_file_put(struct ccore_file *cfile);
 int ccore_fail(struct ccore_device *cdev, const char *ioctl, int rc,
 	       const struct ccm_err *err);
@@ -179,20 +188,23 @@ void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status);
 void ccore_jobs_fini(struct ccore_file *cfile);
 
 /* ccore_sysfs.c */
-extern const struct attribute_group *ccore_dev_groups[];
+int ccore_sysfs_init(struct ccore_device *cdev);
+void ccore_sysfs_fini(struct ccore_device *cdev);
 
 /* ccore_debugfs.c */
+void ccore_debugfs_module_init(void);
+void ccore_debugfs_module_exit(void);
 void ccore_debugfs_init(struct ccore_device *cdev);
+void ccore_debugfs_fini(struct ccore_device *cdev);
 
-/* ccore_genl.c: events of the "ccore" generic netlink family */
-enum ccore_event {
-	DRM_CCORE_EVENT_JOB_TIMEOUT = 1,
-	DRM_CCORE_EVENT_DMA_ERROR,
-	DRM_CCORE_EVENT_RECOVERED,
-};
-
+/*
+ * ccore_genl.c: the "ccore" generic netlink family (device dumps and
+ * events, enum ccore_event).  Events may be sent from any context that
+ * does not hold the device registry's lock, atomic context included.
+ */
 int ccore_genl_init(void);
 void ccore_genl_fini(void);
 void ccore_genl_event(struct ccore_device *cdev, u32 event, u32 cc, int status);
+void ccore_genl_job_event(struct ccore_device *cdev, u32 event, u32 cc, int status, u64 job);
 
 #endif

@@ -103,10 +103,21 @@ static void ccore_private_free(struct drm_gem_object *obj)
 	kfree(bo);
 }
 
+/*
+ * Nor through a dma-buf made from them: without .mmap, mmap() of that
+ * dma-buf takes drm_gem_prime_mmap()'s fallback, which goes through the
+ * primary minor an accel device does not have (a NULL dereference).
+ */
+static int ccore_private_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
 static const struct drm_gem_object_funcs ccore_private_funcs = {
 	.free = ccore_private_free,
 	.open = ccore_bo_open,
 	.close = ccore_bo_close,
+	.mmap = ccore_private_mmap,
 };
 
 struct drm_gem_object *ccore_gem_create_object(struct drm_device *drm, size_t size)

@@ -122,22 +122,36 @@ int ccore_ioctl_program_free(struct drm_device *drm, void *data, struct drm_file
 	return rc;
 }
 
-/* A faulted core stays stopped until reset; do it outside the model's
- * completion path, which must not re-enter the model.
+/*
+ * A faulted core stays stopped until reset.  The failed job's fence is
+ * signalled first, so the reset may come after its owner has already
+ * queued the next job: whoever queues a job or recovers the core resets
+ * it if it is still faulted, under hw->lock, so a job queued after one
+ * reset is never dropped by another.
+ */
+static void cc_recover(struct ccore_device *cdev, u32 cc)
+{
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_cc_info info;
+
+	mutex_lock(&hw->lock);
+	hw->ops->cc_info(hw, cdev->index, cc, &info);
+	if (info.state == CCM_CC_FAULT) {
+		hw->ops->cc_reset(hw, cdev->index, cc, -ECANCELED);
+		atomic64_inc(&cdev->recoveries);
+		ccore_genl_event(cdev, CCORE_EVENT_CC_RECOVERED, cc, -EIO);
+	}
+	mutex_unlock(&hw->lock);
+}
+
+/* Recover outside the model's completion path, which must not re-enter
+ * the model.
  */
 static void job_recover_work(struct work_struct *work)
 {
 	struct ccore_job *job = container_of(work, struct ccore_job, start);
-	struct ccore_device *cdev = job->cdev;
-	struct ccore_hw *hw = cdev->hw;
-	struct ccm_cc_info info;
 
-	hw->ops->cc_info(hw, cdev->index, job->cc, &info);
-	if (info.state == CCM_CC_FAULT) {
-		hw->ops->cc_reset(hw, cdev->index, job->cc, -ECANCELED);
-		atomic64_inc(&cdev->recoveries);
-		ccore_genl_event(cdev, DRM_CCORE_EVENT_RECOVERED, job->cc, -EIO);
-	}
+	cc_recover(job->cdev, job->cc);
 	job_put(job);
 }
 
@@ -161,7 +175,7 @@ void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status)
 		job_put(job);
 	if (status == -EIO) {
 		atomic64_inc(&job->cdev->dma_errors);
-		ccore_genl_event(job->cdev, DRM_CCORE_EVENT_DMA_ERROR, job->cc, status);
+		ccore_genl_job_event(job->cdev, CCORE_EVENT_DMA_ERROR, job->cc, status, job->id);
 		/* the hardware's reference moves to the recovery work */
 		INIT_WORK(&job->start, job_recover_work);
 		schedule_work(&job->start);
@@ -179,10 +193,11 @@ static void job_timeout_work(struct work_struct *work)
 		drm_info(&cdev->drm, "job %llu on CC core %u timed out; resetting the core\n",
 			 job->id, job->cc);
 		atomic64_inc(&cdev->job_timeouts);
-		ccore_genl_event(cdev, DRM_CCORE_EVENT_JOB_TIMEOUT, job->cc, -ETIMEDOUT);
+		ccore_genl_job_event(cdev, CCORE_EVENT_JOB_TIMEOUT, job->cc, -ETIMEDOUT, job->id);
 		cdev->hw->ops->cc_reset(cdev->hw, cdev->index, job->cc, -ETIMEDOUT);
 		atomic64_inc(&cdev->recoveries);
-		ccore_genl_event(cdev, DRM_CCORE_EVENT_RECOVERED, job->cc, -ETIMEDOUT);
+		ccore_genl_job_event(cdev, CCORE_EVENT_CC_RECOVERED, job->cc, -ETIMEDOUT,
+				     job->id);
 	}
 	job_put(job);
 }
@@ -196,6 +211,7 @@ static void job_enqueue(struct ccore_job *job, u32 timeout_ms)
 
 	dma_fence_get(&job->fence);	/* the timeout's */
 	schedule_delayed_work(&job->timeout, msecs_to_jiffies(timeout_ms));
+	cc_recover(job->cdev, job->cc);
 	rc = hw->ops->cc_enqueue(hw, job->cdev->index, job->cc, job->program->base,
 				 (u64)(uintptr_t)job, &err);
 	if (rc) {
@@ -359,7 +375,7 @@ int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *fi
 	if (!job)
 		return -EINVAL;
 	/* a job's own timeout resets its core: the wait ends by then */
-	rc = hw->ops->wait(hw, job_finished, &w, a->timeout_ns);
+	rc = hw->ops->wait(hw, job_finished, &w, max_t(s64, a->timeout_ns, 0));
 	if (dma_fence_is_signaled(w.fence)) {
 		a->status = w.fence->error;
 		rc = 0;

@@ -124,7 +124,10 @@ int ccore_ioctl_sem_wait(struct drm_device *drm, void *data, struct drm_file *fi
 	mutex_unlock(&hw->lock);
 	if (rc)
 		return rc;
-	rc = hw->ops->wait(hw, sem_reached, &w, a->timeout_ns);
+	/* a deadline before the epoch is just past: the wait must not see
+	 * it wrap around into the far future
+	 */
+	rc = hw->ops->wait(hw, sem_reached, &w, max_t(s64, a->timeout_ns, 0));
 	if (hw->ops->sem_read(hw, a->sem) >= a->value)
 		return 0;
 	return signal_pending(current) ? -ERESTARTSYS : rc;

@@ -28,6 +28,7 @@ struct ccore_sim_dev {
 	u32 num_devices;
 	char options[CCORE_SIM_OPTIONS_MAX];
 	struct ccore_sim *sim;		/* while bound */
+	struct device **accels;		/* one parent per accel device */
 };
 
 static inline struct ccore_sim_dev *to_sim_dev(struct device *dev)
@@ -183,13 +184,53 @@ static struct attribute *ccore_sim_bus_attrs[] = {
 };
 ATTRIBUTE_GROUPS(ccore_sim_bus);
 
-static void sim_unplug(struct ccore_sim *sim)
+static void accel_parent_release(struct device *dev)
+{
+	kfree(dev);
+}
+
+/*
+ * Each accelerator gets its own parent device, ccore_sim<ID>.<N>: the DRM
+ * core names a device's debugfs directory after its parent, and the drm
+ * device's managed memory goes when the parent is deleted.
+ */
+static struct device *accel_parent_add(struct ccore_sim_dev *sd, u32 index)
+{
+	struct device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	int rc;
+
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	device_initialize(dev);
+	dev->parent = &sd->dev;
+	dev->release = accel_parent_release;
+	rc = dev_set_name(dev, "ccore_sim%u.%u", sd->id, index);
+	if (!rc)
+		rc = device_add(dev);
+	if (rc) {
+		put_device(dev);
+		return ERR_PTR(rc);
+	}
+	return dev;
+}
+
+/*
+ * Unplug every accel device, then delete its parent (and with it the drm
+ * device's reference, dropped when its last file closes).
+ */
+static void sim_unplug(struct ccore_sim_dev *sd, struct ccore_sim *sim)
 {
 	u32 i;
 
-	for (i = 0; i < sim->hw.num_devices; i++)
+	for (i = 0; i < sd->num_devices; i++) {
 		if (sim->hw.devices[i])
 			ccore_device_remove(sim->hw.devices[i]);
+		if (sd->accels[i])
+			device_unregister(sd->accels[i]);
+		sd->accels[i] = NULL;
+	}
+	kfree(sd->accels);
+	sd->accels = NULL;
 }
 
 static int ccore_sim_probe(struct device *dev)
@@ -202,10 +243,21 @@ static int ccore_sim_probe(struct device *dev)
 	sim = ccore_sim_create(sd->id, sd->num_devices, sd->options, dev);
 	if (IS_ERR(sim))
 		return PTR_ERR(sim);
-	for (i = 0; i < sd->num_devices && !rc; i++)
-		rc = ccore_device_add(&sim->hw, dev, i, &sim->hw.devices[i]);
+	sd->accels = kcalloc(sd->num_devices, sizeof(*sd->accels), GFP_KERNEL);
+	if (!sd->accels)
+		rc = -ENOMEM;
+	for (i = 0; i < sd->num_devices && !rc; i++) {
+		sd->accels[i] = accel_parent_add(sd, i);
+		if (IS_ERR(sd->accels[i])) {
+			rc = PTR_ERR(sd->accels[i]);
+			sd->accels[i] = NULL;
+			break;
+		}
+		rc = ccore_device_add(&sim->hw, sd->accels[i], i, &sim->hw.devices[i]);
+	}
 	if (rc) {
-		sim_unplug(sim);
+		if (sd->accels)
+			sim_unplug(sd, sim);
 		ccore_sim_put(sim);
 		return rc;
 	}
@@ -217,7 +269,7 @@ static void ccore_sim_remove(struct device *dev)
 {
 	struct ccore_sim_dev *sd = to_sim_dev(dev);
 
-	sim_unplug(sd->sim);
+	sim_unplug(sd, sd->sim);
 	ccore_sim_put(sd->sim);
 	sd->sim = NULL;
 }

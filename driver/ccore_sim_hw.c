@@ -188,7 +188,11 @@ static void sim_cc_info(struct ccore_hw *hw, u32 dev, u32 cc, struct ccm_cc_info
 
 static int sim_wait(struct ccore_hw *hw, bool (*cond)(void *arg), void *arg, s64 deadline)
 {
-	return ccm_fabric_wait(fab(hw), cond, arg, deadline);
+	int rc = ccm_fabric_wait(fab(hw), cond, arg, deadline);
+
+	/* what the waiter leaves queued must still run: nobody may wait */
+	ccm_fabric_nudge(fab(hw));
+	return rc;
 }
 
 /* As long as one packet takes at most: the caller returns to userspace
@@ -199,6 +203,17 @@ static int sim_wait(struct ccore_hw *hw, bool (*cond)(void *arg), void *arg, s64
 static void sim_kick(struct ccore_hw *hw)
 {
 	ccm_fabric_help(fab(hw), CCORE_SIM_HELP_NS);
+	ccm_fabric_nudge(fab(hw));
+}
+
+static int sim_inject_dma_error(struct ccore_hw *hw, u32 dev, u32 core, struct ccm_err *err)
+{
+	return ccm_inject_dma_error(fab(hw), dev, core, err);
+}
+
+static int sim_inject_cc_hang(struct ccore_hw *hw, u32 dev, u32 cc, struct ccm_err *err)
+{
+	return ccm_inject_cc_hang(fab(hw), dev, cc, err);
 }
 
 static void sim_link_stats(struct ccore_hw *hw, u32 dev, struct ccm_link_stats *st)
@@ -249,6 +264,8 @@ const struct ccore_hw_ops ccore_sim_hw_ops = {
 	.cc_info = sim_cc_info,
 	.wait = sim_wait,
 	.kick = sim_kick,
+	.inject_dma_error = sim_inject_dma_error,
+	.inject_cc_hang = sim_inject_cc_hang,
 	.link_stats = sim_link_stats,
 };
 

@@ -311,6 +311,12 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
  * only waits run the model.
  */
 void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns);
+/*
+ * Light work is left to host threads, so work a host started and then
+ * stopped helping with (after ccm_fabric_help, or when its wait ended) may
+ * sit queued while every worker sleeps.  This wakes one to take it.
+ */
+void ccm_fabric_nudge(struct ccm_fabric *f);
 /* Inline mode only: run at most @steps agent steps; returns steps run. */
 u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps);
 /* True when no CC core or engine can make progress right now. */

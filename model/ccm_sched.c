@@ -294,6 +294,19 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 	ccm_mutex_unlock(&s->lock);
 }
 
+void ccm_fabric_nudge(struct ccm_fabric *f)
+{
+	struct ccm_sched *s = &f->sched;
+
+	if (!f->cfg.workers || !__atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
+		return;
+	ccm_mutex_lock(&s->lock);
+	/* a worker awake will see the work age and take it */
+	if (s->count && s->sleepers == f->cfg.workers)
+		ccm_cond_broadcast(&s->work);
+	ccm_mutex_unlock(&s->lock);
+}
+
 bool ccm_fabric_quiescent(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = &f->sched;

@@ -35,6 +35,8 @@ struct ccore_system {
 };
 
 int ccore_sim_open(const char *config, struct ccore_system **out);
+/* The devices of one fabric of the kernel driver (runtime/accel/). */
+int ccore_accel_open(struct ccore_system **out);
 /* Name of a DRM_IOCTL_* request, for messages. */
 const char *ccore_ioctl_name(unsigned long request);
 

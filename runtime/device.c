@@ -6,6 +6,7 @@
 #include "ccore_internal.h"
 #include "ccm_os.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,8 +62,7 @@ int ccore_system_open(const char *backend, const char *sim_config, struct ccore_
 	if (!strcmp(backend, "sim"))
 		return ccore_sim_open(sim_config, out);
 	if (!strcmp(backend, "accel"))
-		return ccore_error(-ENODEV,
-				   "CCORE_DEVICE=accel: the kernel-driver backend is not part of this build yet; allowed: sim");
+		return ccore_accel_open(out);	/* $CCORE_ACCEL_FABRIC picks the fabric */
 	return ccore_error(-EINVAL, "CCORE_DEVICE=%s: unknown backend; allowed: sim, accel", backend);
 }
 
@@ -203,10 +203,22 @@ int ccore_dev_sem_write(struct ccore_dev *dev, uint32_t sem, uint32_t op, uint32
 	return ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_SEM_ACCESS, &a);
 }
 
+/* The uAPI's waits take absolute CLOCK_MONOTONIC deadlines (ccm_now_ns);
+ * ours take durations: a very long one saturates instead of wrapping into
+ * the past. */
+static int64_t deadline_after(int64_t timeout_ns)
+{
+	int64_t now = ccm_now_ns();
+
+	if (timeout_ns <= 0)
+		return now;
+	return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
+}
+
 int ccore_dev_sem_wait(struct ccore_dev *dev, uint32_t sem, uint32_t value, int64_t timeout_ns)
 {
 	struct drm_ccore_sem_wait a = {
-		.sem = sem, .value = value, .timeout_ns = ccm_now_ns() + timeout_ns,
+		.sem = sem, .value = value, .timeout_ns = deadline_after(timeout_ns),
 	};
 
 	return ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_SEM_WAIT, &a);
@@ -283,7 +295,7 @@ int ccore_dev_submit(struct ccore_dev *dev, uint32_t program, uint32_t flags, ui
 
 int ccore_dev_job_wait(struct ccore_dev *dev, uint64_t job, int64_t timeout_ns, int *status)
 {
-	struct drm_ccore_job_wait a = { .job = job, .timeout_ns = ccm_now_ns() + timeout_ns };
+	struct drm_ccore_job_wait a = { .job = job, .timeout_ns = deadline_after(timeout_ns) };
 	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_JOB_WAIT, &a);
 
 	if (!rc && status)

@@ -57,9 +57,11 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	need = t->nodes * t->devices_per_node;
 	if (!rc && (ccore_system_num_devices(rt->sys) < need || rt->cores < t->ranks_per_device))
 		rc = ccore_error(-EINVAL,
-				 "topology needs %u devices with %u cores each; the %s backend has %u with %u (check CCORE_SIM)",
+				 "topology needs %u devices with %u cores each; the %s backend has %u with %u (%s)",
 				 need, t->ranks_per_device, ccore_system_backend(rt->sys),
-				 ccore_system_num_devices(rt->sys), rt->cores);
+				 ccore_system_num_devices(rt->sys), rt->cores,
+				 ccore_system_model(rt->sys) ? "check CCORE_SIM" :
+				 "CCORE_ACCEL_FABRIC picks another kernel fabric; one gets its shape when created: echo \"ID NUM_DEVICES cores=N\" > /sys/bus/ccore_sim/new_device");
 	if (!rc) {
 		rt->ndev = ccore_system_num_devices(rt->sys);
 		rt->devs = calloc(rt->ndev, sizeof(*rt->devs));

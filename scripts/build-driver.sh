@@ -44,12 +44,13 @@ if [ -z "$kver" ] || [ ! -d "$kdir" ]; then
 fi
 
 stage=$root/build/kmod
-mkdir -p "$stage/model" "$stage/uapi/drm" "$root/build/driver"
+mkdir -p "$stage/model" "$stage/uapi/drm" "$stage/uapi/linux" "$root/build/driver"
 # stale links of removed sources would still be compiled: rebuild the links
 find "$stage" -type l -delete
 for f in "$root"/driver/*.[ch] "$root"/driver/Kbuild; do ln -s "$f" "$stage/"; done
 for f in "$root"/model/*.[ch]; do ln -s "$f" "$stage/model/"; done
 ln -s "$root/uapi/drm/ccore_accel.h" "$stage/uapi/drm/"
+ln -s "$root/uapi/linux/ccore_genl.h" "$stage/uapi/linux/"
 
 log=$stage/build.log
 args=(-C "$kdir" M="$stage" W=1 modules)

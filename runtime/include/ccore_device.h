@@ -6,7 +6,8 @@
  * A system is the set of devices one backend exposes; each device is opened
  * as one context, as a process opening /dev/accel/accelN would.  Backends:
  *   sim    the device model in-process (default; no root, no module)
- *   accel  the kernel driver (not in this build yet)
+ *   accel  the kernel driver: the devices of one fabric among
+ *          /dev/accel/accel* (the lowest fabric id, or $CCORE_ACCEL_FABRIC)
  * chosen by the backend argument, else $CCORE_DEVICE, else sim.
  */
 #ifndef CCORE_DEVICE_H
@@ -26,14 +27,16 @@ struct ccm_fabric;
 /*
  * Open every device of a backend.  @sim_config ("key=value,...", see
  * ccore-info --sim-help) shapes the simulated fabric; NULL means $CCORE_SIM,
- * else the defaults.
+ * else the defaults.  The accel backend ignores it: the kernel's fabrics
+ * are shaped when they are created (/sys/bus/ccore_sim/new_device).
  */
 int ccore_system_open(const char *backend, const char *sim_config, struct ccore_system **out);
 void ccore_system_close(struct ccore_system *sys);
 const char *ccore_system_backend(const struct ccore_system *sys);
 unsigned int ccore_system_num_devices(const struct ccore_system *sys);
 struct ccore_dev *ccore_system_device(struct ccore_system *sys, unsigned int index);
-/* The device model behind a sim system (NULL for other backends). */
+/* The device model behind a sim system (NULL for other backends: on accel
+ * the model runs in the kernel, out of reach). */
 struct ccm_fabric *ccore_system_model(struct ccore_system *sys);
 
 /* Raw uAPI call: DRM_IOCTL_CCORE_*, DRM_IOCTL_GEM_CLOSE, DRM_IOCTL_PRIME_*. */

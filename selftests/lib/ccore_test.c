@@ -8,11 +8,17 @@ static struct ccore_test_case *cases, **cases_tail = &cases;
 static jmp_buf case_env;
 static int case_status; /* 0 pass, 1 fail, 2 skip */
 static char case_reason[512];
+static const char *const *default_cases;
 
 void ccore_test_register(struct ccore_test_case *tc)
 {
 	*cases_tail = tc;
 	cases_tail = &tc->next;
+}
+
+void ccore_test_default_cases(const char *const *names)
+{
+	default_cases = names;
 }
 
 void ccore_test_fail(const char *file, int line, const char *fmt, ...)
@@ -58,6 +64,12 @@ static int run_case(struct ccore_test_case *tc)
 
 static int selected(const char *name, int argc, char **argv)
 {
+	if (argc < 2 && default_cases) {
+		for (int i = 0; default_cases[i]; i++)
+			if (strcmp(default_cases[i], name) == 0)
+				return 1;
+		return 0;
+	}
 	if (argc < 2)
 		return 1;
 	for (int i = 1; i < argc; i++)
@@ -77,8 +89,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: %s [--list] [CASE...]\nRuns the named test cases (default: all) and prints TAP.\n",
-		       argv[0]);
+		printf("usage: %s [--list] [CASE...]\nRuns the named test cases (default: %s) and prints TAP.\n",
+		       argv[0], default_cases ? "its default selection" : "all");
 		return 0;
 	}
 	for (tc = cases; tc; tc = tc->next)

@@ -23,6 +23,9 @@ void ccore_test_register(struct ccore_test_case *tc);
 void ccore_test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 void ccore_test_skip(const char *why) __attribute__((noreturn));
+/* The cases to run when none is named on the command line (NULL-terminated;
+ * default: every case).  Call it from a constructor. */
+void ccore_test_default_cases(const char *const *names);
 /* Printed as a TAP comment under the current case. */
 void ccore_test_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -8,6 +8,16 @@
  * buffer offsets.  Inputs are verifiable (ccore_verifiable.h), so every
  * result is checked exactly.  Also: a collective makes no progress while
  * the CC cores are held — the runtime never moves data itself.
+ *
+ * The backend is the runtime's choice ($CCORE_DEVICE, else sim); on the
+ * kernel driver (accel) the cases that need the sim backend's shaping
+ * (CCORE_SIM, several nodes) skip, and one set of communicators is open at
+ * a time, as a kernel device's rings are shared by every file that opens
+ * it.  CCORE_TEST_COLLS, CCORE_TEST_ALGOS and CCORE_TEST_RANKS
+ * (comma-separated names) narrow the first sweep, CCORE_TEST_COUNTS
+ * replaces its counts.  Built with -DCOLL_TEST_ACCEL this file is
+ * build/tests/kernel/coll_accel, the QEMU guest's run on the kernel driver
+ * (see the end of the file).
  */
 #include "tsim.h"
 #include "ccore_verifiable.h"
@@ -30,6 +40,33 @@ struct world {
 
 static struct world worlds[sizeof(ranks_list) / sizeof(ranks_list[0])];
 
+/* The backend ccore_comm_init_all opens: $CCORE_DEVICE, else sim. */
+static const char *backend(void)
+{
+	const char *b = getenv("CCORE_DEVICE");
+
+	return b && *b ? b : "sim";
+}
+
+static void need_sim(const char *why)
+{
+	char msg[256];
+
+	if (strcmp(backend(), "sim")) {
+		snprintf(msg, sizeof(msg), "needs the sim backend: %s", why);
+		ccore_test_skip(msg);
+	}
+}
+
+static void drop_worlds(void)
+{
+	for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++) {
+		for (uint32_t r = 0; r < worlds[i].n; r++)
+			ccore_comm_destroy(worlds[i].c[r]);
+		worlds[i].n = 0;
+	}
+}
+
 /* Ranks spread over devices so transfers cross devices and stay inside. */
 static struct ccore_topology topo_for(uint32_t n)
 {
@@ -48,6 +85,10 @@ static struct world *world(uint32_t n)
 			continue;
 		if (w->n)
 			return w;
+		/* every world opens the devices anew; a kernel device's ring
+		 * indices and CC memory are shared by all its open files */
+		if (strcmp(backend(), "sim"))
+			drop_worlds();
 		t = topo_for(n);
 		if (ccore_comm_init_all(&t, w->c))
 			FAIL("init %u ranks: %s", n, ccore_last_error());
@@ -236,25 +277,118 @@ static uint32_t algos_for(uint8_t coll, uint32_t n, uint64_t count, const struct
 
 static void teardown_worlds(void)
 {
-	for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++) {
-		for (uint32_t r = 0; r < worlds[i].n; r++)
-			ccore_comm_destroy(worlds[i].c[r]);
-		worlds[i].n = 0;
-	}
+	drop_worlds();
 	unsetenv("CCORE_ALGO");
+}
+
+/* Is @name one of the comma-separated names in $@var?  Unset or empty: yes. */
+static bool listed(const char *var, const char *name)
+{
+	const char *p = getenv(var);
+	size_t len = strlen(name), n;
+
+	if (!p || !*p)
+		return true;
+	for (; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		if (n == len && !strncmp(p, name, n))
+			return true;
+	}
+	return false;
+}
+
+static bool known_coll(const char *name)
+{
+	return cs_coll_parse(name) >= 0;
+}
+
+static bool known_algo(const char *name)
+{
+	for (unsigned int i = 0; i < algo_count(); i++)
+		if (!strcmp(algo_at(i)->name, name))
+			return true;
+	return false;
+}
+
+static bool known_ranks(const char *name)
+{
+	char num[16];
+
+	for (size_t i = 0; i < sizeof(ranks_list) / sizeof(ranks_list[0]); i++) {
+		snprintf(num, sizeof(num), "%u", ranks_list[i]);
+		if (!strcmp(num, name))
+			return true;
+	}
+	return false;
+}
+
+/* Every name in $@var must be one @known accepts. */
+static void check_list(const char *var, bool (*known)(const char *), const char *expected)
+{
+	const char *v = getenv(var);
+	char tok[64];
+	size_t n;
+
+	for (const char *p = v ? v : ""; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		snprintf(tok, sizeof(tok), "%.*s", (int)(n < 63 ? n : 63), p);
+		if (!known(tok))
+			FAIL("%s=%s: '%s' is not %s", var, v, tok, expected);
+	}
+}
+
+/* $CCORE_TEST_COUNTS, else @def: the counts the sweep runs. */
+static size_t sweep_counts(uint64_t *out, size_t max, const uint64_t *def, size_t ndef)
+{
+	const char *v = getenv("CCORE_TEST_COUNTS");
+	size_t k = 0;
+	char *end;
+
+	if (!v || !*v) {
+		memcpy(out, def, ndef * sizeof(*def));
+		return ndef;
+	}
+	for (const char *p = v; *p; p = end + (*end == ',')) {
+		unsigned long long c = strtoull(p, &end, 10);
+
+		if (end == p || (*end && *end != ',') || c > MAX_COUNT || k == max)
+			FAIL("CCORE_TEST_COUNTS=%s: expected up to %zu counts 0..%u, comma-separated",
+			     v, max, MAX_COUNT);
+		out[k++] = c;
+	}
+	return k;
 }
 
 TEST(every_op_algorithm_and_rank_count)
 {
-	static const uint64_t counts[] = { 0, 1, 13, 1000 };
-	const struct algo *as[64];
+	static const uint64_t default_counts[] = { 0, 1, 13, 1000 };
+	const struct algo *all[64], *as[64];
+	uint64_t counts[16];
+	size_t ncounts = sweep_counts(counts, 16, default_counts, 4);
+	char num[16];
 
-	for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
-		for (size_t ni = 0; ni < sizeof(ranks_list) / sizeof(ranks_list[0]); ni++) {
-			uint32_t n = ranks_list[ni], na = algos_for(coll, n, 13, as);
+	check_list("CCORE_TEST_COLLS", known_coll, "a collective (allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv)");
+	check_list("CCORE_TEST_ALGOS", known_algo, "an algorithm");
+	check_list("CCORE_TEST_RANKS", known_ranks, "a rank count of this test (1,2,3,4,5,7,8,16)");
+	ccore_test_log("backend %s; colls %s, algos %s, ranks %s, counts %s", backend(),
+		       getenv("CCORE_TEST_COLLS") ?: "all", getenv("CCORE_TEST_ALGOS") ?: "all",
+		       getenv("CCORE_TEST_RANKS") ?: "all", getenv("CCORE_TEST_COUNTS") ?: "0,1,13,1000");
+	runs_done = 0;
+	/* rank counts outermost: one world after the other */
+	for (size_t ni = 0; ni < sizeof(ranks_list) / sizeof(ranks_list[0]); ni++) {
+		snprintf(num, sizeof(num), "%u", ranks_list[ni]);
+		if (!listed("CCORE_TEST_RANKS", num))
+			continue;
+		for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+			uint32_t n = ranks_list[ni], na = 0, nall = algos_for(coll, n, 13, all);
 
+			if (!listed("CCORE_TEST_COLLS", cs_coll_name(coll)))
+				continue;
+			for (uint32_t a = 0; a < nall; a++)
+				if (listed("CCORE_TEST_ALGOS", all[a]->name))
+					as[na++] = all[a];
 			for (uint32_t a = 0; a < na; a++)
-				for (size_t ci = 0; ci < 4; ci++)
+				for (size_t ci = 0; ci < ncounts; ci++)
 					for (int ip = 0; ip < 2; ip++) {
 						struct run x = {
 							.coll = coll, .algo = as[a]->name, .n = n,
@@ -273,6 +407,8 @@ TEST(every_op_algorithm_and_rank_count)
 	}
 	ccore_test_log("%llu collectives checked", runs_done);
 	teardown_worlds();
+	if (!runs_done)
+		FAIL("CCORE_TEST_COLLS, CCORE_TEST_ALGOS and CCORE_TEST_RANKS together select no collective");
 }
 
 /* Two nodes: the hierarchical algorithms serve only multi-node groups. */
@@ -283,6 +419,7 @@ TEST(multi_node_worlds_run_every_algorithm)
 	const struct algo *as[64];
 	struct algo_opts o = { .slices = 1, .channels = 1 };
 
+	need_sim("multi-node fabrics (a kernel fabric is one node)");
 	runs_done = 0;
 	for (size_t ti = 0; ti < sizeof(topos) / sizeof(topos[0]); ti++) {
 		struct world w = { .n = topos[ti].nodes * topos[ti].devices_per_node *
@@ -553,6 +690,7 @@ TEST(plan_cache_makes_room_in_cc_memory)
 	struct ccore_comm *c[8];
 	ccore_ptr b[8];
 
+	need_sim("CCORE_SIM=program_size=700 shrinks the CC cores' memory");
 	/* a small instruction memory: a few plans fill it */
 	setenv("CCORE_SIM", "program_size=700", 1);
 	ASSERT_EQ(ccore_comm_init_all(&t, c), 0);
@@ -634,11 +772,57 @@ TEST(bad_knobs_fail_init_and_name_the_variable)
 	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "unknown algorithm 'fast' (known: ring,");
 	unsetenv("CCORE_ALGO");
-	setenv("CCORE_SIM", "cores=1", 1);
-	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
-	ASSERT_STR_CONTAINS(ccore_last_error(), "topology needs 1 devices with 2 cores each");
-	unsetenv("CCORE_SIM");
 	ASSERT_EQ(ccore_comm_init_all(&t, c), 0);
 	ASSERT_EQ(ccore_comm_destroy(c[0]), 0);
 	ASSERT_EQ(ccore_comm_destroy(c[1]), 0);
 }
+
+TEST(a_fabric_too_small_for_the_topology_fails_init)
+{
+	struct ccore_topology t = { 1, 1, 2 };
+	struct ccore_comm *c[2];
+
+	need_sim("CCORE_SIM shapes only its fabric");
+	setenv("CCORE_SIM", "cores=1", 1);
+	ASSERT_EQ(ccore_comm_init_all(&t, c), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "topology needs 1 devices with 2 cores each");
+	unsetenv("CCORE_SIM");
+}
+
+#ifdef COLL_TEST_ACCEL
+/*
+ * build/tests/kernel/coll_accel: the QEMU guest's collectives on the kernel
+ * driver (selftests/qemu/run.sh, after setup.sh made a fabric of 4
+ * devices; the guest is slow, so a subset): Ring, Mesh, RDH and, for
+ * AllToAll, pairwise x AllReduce, AllGather, ReduceScatter, AllToAll x N = 2
+ * and 4 x a few counts, in and out of place; every dtype x reduce op (the
+ * kernel's float reductions); the cases on buffers the kernel shares
+ * (registered user memory, a fused group, CC cores held by another job);
+ * and the sim-only cases, to show they skip.  The variables may be set to
+ * run something else; naming cases runs those instead.
+ */
+static const char *const accel_cases[] = {
+	"every_op_algorithm_and_rank_count",
+	"multi_node_worlds_run_every_algorithm",
+	"every_dtype_and_reduce_op",
+	"no_progress_while_cc_cores_are_held",
+	"api_errors_name_the_argument",
+	"registered_user_memory_works_as_buffers",
+	"split_by_color_and_key",
+	"plan_cache_makes_room_in_cc_memory",
+	"a_group_is_fused_into_one_job_per_rank",
+	"bad_knobs_fail_init_and_name_the_variable",
+	"a_fabric_too_small_for_the_topology_fails_init",
+	NULL,
+};
+
+__attribute__((constructor)) static void coll_accel_defaults(void)
+{
+	setenv("CCORE_DEVICE", "accel", 0);
+	setenv("CCORE_TEST_COLLS", "allreduce,allgather,reducescatter,alltoall", 0);
+	setenv("CCORE_TEST_ALGOS", "ring,mesh,rdh,pairwise", 0);
+	setenv("CCORE_TEST_RANKS", "2,4", 0);
+	setenv("CCORE_TEST_COUNTS", "1,13,1000,5000", 0);
+	ccore_test_default_cases(accel_cases);
+}
+#endif

@@ -1,0 +1,77 @@
+#!/bin/bash
+# The test part of `make check`, once everything is built:
+#   1. userspace tests, normal and sanitizer builds (selftests/run.sh)
+#   2. the kernel module: warning-free with W=1 and sparse (C=2)
+#   3. checkpatch.pl --strict on driver/
+#   4. the kernel selftests and the runtime on the accel backend, in QEMU
+#      (selftests/qemu/run.sh)
+# and one closing line summing them: "N passed, N failed, N skipped".
+#
+# Usage: scripts/check.sh BUILD_DIR ASAN_BUILD_DIR
+set -uo pipefail
+
+usage="Usage: scripts/check.sh BUILD_DIR ASAN_BUILD_DIR  (run by make check)"
+case "${1:-}" in -h | --help) echo "$usage"; exit 0 ;; esac
+if [ $# -ne 2 ]; then
+	echo "$usage" >&2
+	exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+passed=0
+failed=0
+skipped=0
+
+# Add a suite's closing "N passed, N failed, N skipped" line to the totals.
+count() {
+	local line
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" | tail -1)
+	if [ -z "$line" ]; then
+		echo "not ok - $2 ended without a summary line"
+		failed=$((failed + 1))
+		return
+	fi
+	set -- $line
+	passed=$((passed + $1))
+	failed=$((failed + $3))
+	skipped=$((skipped + $5))
+}
+
+# A one-case step: "ok - NAME" or "not ok - NAME" with its output.
+step() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		echo "not ok - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+checkpatch() {
+	local out
+	out=$(perl build/linux-src/scripts/checkpatch.pl --strict --no-tree --terse -f \
+		driver/*.c driver/*.h 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks')
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "# ==== userspace tests ($1, $2)"
+selftests/run.sh "$1" "$2" | tee "$log"
+count "$log" "userspace tests"
+
+echo "# ==== kernel module"
+step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh --sparse
+step "checkpatch.pl --strict reports nothing on driver/" checkpatch
+
+echo "# ==== QEMU: kernel selftests and the accel backend"
+selftests/qemu/run.sh | tee "$log"
+count "$log" "QEMU tests"
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

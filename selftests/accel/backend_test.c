@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's accel backend on the kernel driver (built as
+ * build/tests/kernel/accel_backend, run in the QEMU guest after setup.sh
+ * made a fabric of 2 or more devices): devices come in index order, one
+ * fabric at a time; buffer maps see what the device wrote, also through a
+ * dma-buf import on another device; the waits' deadlines are absolute
+ * CLOCK_MONOTONIC times; every errno comes back as a message naming the
+ * ioctl and what the errno means there; closing the system releases what
+ * its files held.
+ */
+#include "ccore_test.h"
+#include "ccore_device.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEC 1000000000ll
+
+static struct ccore_system *sys;
+static struct ccore_dev *d0, *d1;
+
+#define CHECK(call)                                                             \
+	do {                                                                    \
+		int rc_ = (call);                                               \
+		if (rc_)                                                        \
+			FAIL("%s: %d: %s", #call, rc_, ccore_last_error());     \
+	} while (0)
+
+#define EXPECT_ERR(call, err, text)                                             \
+	do {                                                                    \
+		ASSERT_EQ((call), (err));                                       \
+		ASSERT_STR_CONTAINS(ccore_last_error(), text);                  \
+	} while (0)
+
+static void open_accel(void)
+{
+	if (sys)
+		return;
+	CHECK(ccore_system_open("accel", NULL, &sys));
+	if (ccore_system_num_devices(sys) < 2)
+		FAIL("the fabric has %u device(s); these tests need 2", ccore_system_num_devices(sys));
+	d0 = ccore_system_device(sys, 0);
+	d1 = ccore_system_device(sys, 1);
+}
+
+static void close_accel(void)
+{
+	ccore_system_close(sys);
+	sys = NULL;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		FAIL("opendir /proc/self/fd failed");
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Copy @len bytes on @dev's engine 0 of core 0 and wait for it. */
+static void device_copy(struct ccore_dev *dev, uint64_t dst, uint64_t src, uint64_t len)
+{
+	uint32_t sem, ring;
+	struct drm_ccore_desc d = {
+		.op = DRM_CCORE_DESC_COPY, .len = len, .dst = dst, .src0 = src,
+		.flags = DRM_CCORE_DESC_F_SIGNAL, .signal_value = 1,
+	};
+
+	CHECK(ccore_dev_sem_alloc(dev, 0, 1, &sem));
+	CHECK(ccore_dev_ring_create(dev, 0, 0, 7, 4, 0, 0, &ring));
+	d.signal_sem = sem;
+	CHECK(ccore_dev_ring_submit(dev, ring, &d, 1, DRM_CCORE_SUBMIT_F_START));
+	CHECK(ccore_dev_sem_wait(dev, sem, 1, 10 * SEC));
+	CHECK(ccore_dev_ring_destroy(dev, ring));
+	CHECK(ccore_dev_sem_free(dev, sem));
+}
+
+TEST(devices_come_in_index_order)
+{
+	uint64_t v;
+
+	open_accel();
+	ASSERT_STR_CONTAINS(ccore_system_backend(sys), "accel");
+	ASSERT_TRUE(ccore_system_model(sys) == NULL);
+	for (unsigned int i = 0; i < ccore_system_num_devices(sys); i++) {
+		struct ccore_dev *d = ccore_system_device(sys, i);
+
+		ASSERT_EQ(ccore_dev_index(d), i);
+		CHECK(ccore_dev_param(d, DRM_CCORE_PARAM_DEVICE_INDEX, &v));
+		ASSERT_EQ(v, i);
+		CHECK(ccore_dev_param(d, DRM_CCORE_PARAM_NUM_DEVICES, &v));
+		ASSERT_EQ(v, ccore_system_num_devices(sys));
+	}
+}
+
+TEST(a_bad_fabric_id_names_the_variable)
+{
+	struct ccore_system *s = NULL;
+
+	setenv("CCORE_ACCEL_FABRIC", "4242", 1);
+	EXPECT_ERR(ccore_system_open("accel", NULL, &s), -EINVAL,
+		   "CCORE_ACCEL_FABRIC=4242: no ccore fabric with that id; fabrics found: ");
+	unsetenv("CCORE_ACCEL_FABRIC");
+}
+
+TEST(maps_see_what_the_device_wrote)
+{
+	const size_t len = 3 * 4096 + 100;
+	uint32_t h[2];
+	uint64_t va[2];
+	uint8_t *p[2];
+
+	open_accel();
+	for (int i = 0; i < 2; i++) {
+		CHECK(ccore_dev_bo_create(d0, len, &h[i], &va[i]));
+		p[i] = ccore_dev_bo_map(d0, h[i]);
+		if (!p[i])
+			FAIL("bo_map: %s", ccore_last_error());
+		ASSERT_TRUE(ccore_dev_bo_map(d0, h[i]) == p[i]);	/* cached */
+	}
+	for (size_t i = 0; i < len; i++)
+		p[0][i] = (uint8_t)(i * 7 + 1);
+	memset(p[1], 0, len);
+	device_copy(d0, va[1], va[0], len);
+	ASSERT_MEM_EQ(p[0], p[1], len);
+	for (int i = 0; i < 2; i++)
+		CHECK(ccore_dev_bo_close(d0, h[i]));
+}
+
+TEST(an_imported_buffer_is_the_same_memory)
+{
+	uint32_t h0, h1, imp;
+	uint64_t va0, va1, iva;
+	uint8_t *p0, *p1;
+	uint32_t sem;
+	int fds;
+
+	open_accel();
+	CHECK(ccore_dev_bo_create(d0, 8192, &h0, &va0));
+	CHECK(ccore_dev_bo_create(d1, 8192, &h1, &va1));
+	p0 = ccore_dev_bo_map(d0, h0);
+	p1 = ccore_dev_bo_map(d1, h1);
+	ASSERT_TRUE(p0 && p1);
+	memset(p0, 0xa5, 8192);
+	memset(p1, 0, 8192);
+	/* device 0 writes device 1's buffer through its import; the dma-buf
+	 * and semaphore fds are closed once imported */
+	fds = open_fds();
+	CHECK(ccore_dev_bo_import(d0, d1, h1, &imp, &iva));
+	CHECK(ccore_dev_sem_alloc(d1, 0, 1, &sem));
+	CHECK(ccore_dev_sem_import(d0, d1, sem));
+	ASSERT_EQ(open_fds(), fds);
+	CHECK(ccore_dev_sem_free(d1, sem));
+	device_copy(d0, iva, va0, 8192);
+	ASSERT_MEM_EQ(p0, p1, 8192);
+	/* an import is not mapped through the importer */
+	ASSERT_TRUE(ccore_dev_bo_map(d0, imp) == NULL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "BO_MMAP_OFFSET: Invalid argument (EINVAL: ");
+	CHECK(ccore_dev_bo_close(d0, imp));
+	CHECK(ccore_dev_bo_close(d0, h0));
+	CHECK(ccore_dev_bo_close(d1, h1));
+}
+
+static void *add_later(void *sem)
+{
+	usleep(50000);
+	ccore_dev_sem_write(d0, *(uint32_t *)sem, DRM_CCORE_SEM_ADD, 1);
+	return NULL;
+}
+
+TEST(waits_take_absolute_monotonic_deadlines)
+{
+	struct drm_ccore_insn prog[2] = {
+		{ .opcode = DRM_CCORE_OP_ACQUIRE, .imm = 1 },
+		{ .opcode = DRM_CCORE_OP_RET },
+	};
+	uint32_t sem, p;
+	uint64_t job;
+	int64_t t0, dt;
+	int status = -1;
+
+	open_accel();
+	CHECK(ccore_dev_sem_alloc(d0, 0, 1, &sem));
+	t0 = now_ns();
+	EXPECT_ERR(ccore_dev_sem_wait(d0, sem, 1, SEC / 5), -ETIMEDOUT,
+		   "SEM_WAIT: Connection timed out (ETIMEDOUT: semaphore");
+	dt = now_ns() - t0;
+	ccore_test_log("SEM_WAIT of 200 ms returned after %lld ms", (long long)(dt / 1000000));
+	ASSERT_GE(dt, SEC / 5 - SEC / 100);
+	ASSERT_LT(dt, 3 * SEC);
+	/* the longest duration saturates rather than wrapping into the past */
+	{
+		pthread_t th;
+
+		ASSERT_EQ(pthread_create(&th, NULL, add_later, &sem), 0);
+		CHECK(ccore_dev_sem_wait(d0, sem, 1, INT64_MAX));
+		pthread_join(th, NULL);
+		CHECK(ccore_dev_sem_write(d0, sem, DRM_CCORE_SEM_SET, 0));
+	}
+	/* a job held by the semaphore: its wait times out, then completes */
+	prog[0].sem = sem;
+	CHECK(ccore_dev_program_load(d0, 0, prog, 2, &p));
+	CHECK(ccore_dev_submit(d0, p, DRM_CCORE_JOB_F_TRIGGER, &job));
+	t0 = now_ns();
+	EXPECT_ERR(ccore_dev_job_wait(d0, job, SEC / 5, &status), -ETIMEDOUT,
+		   "JOB_WAIT: Connection timed out (ETIMEDOUT: job");
+	dt = now_ns() - t0;
+	ASSERT_GE(dt, SEC / 5 - SEC / 100);
+	ASSERT_LT(dt, 3 * SEC);
+	CHECK(ccore_dev_sem_write(d0, sem, DRM_CCORE_SEM_ADD, 1));
+	CHECK(ccore_dev_job_wait(d0, job, 10 * SEC, &status));
+	ASSERT_EQ(status, 0);
+	CHECK(ccore_dev_program_free(d0, p));
+	CHECK(ccore_dev_sem_free(d0, sem));
+}
+
+TEST(errors_name_the_ioctl_and_what_the_errno_means)
+{
+	struct drm_ccore_insn bad[2] = { { .opcode = DRM_CCORE_OP_NOP }, { .opcode = 0x7f } };
+	struct drm_gem_close gc = { .handle = 999 };
+	uint32_t sem, r1, r2, p, v;
+	int status;
+
+	open_accel();
+	/* a semaphore of another file is not yours until imported (core 2:
+	 * a block another case shared and freed would still be granted) */
+	CHECK(ccore_dev_sem_alloc(d1, 2, 2, &sem));
+	EXPECT_ERR(ccore_dev_sem_read(d0, sem, &v), -EACCES,
+		   "SEM_ACCESS: Permission denied (EACCES: semaphore ");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "is not yours");
+	CHECK(ccore_dev_sem_import(d0, d1, sem));
+	CHECK(ccore_dev_sem_write(d0, sem + 1, DRM_CCORE_SEM_SET, 5));
+	CHECK(ccore_dev_sem_read(d1, sem + 1, &v));
+	ASSERT_EQ(v, 5);
+	CHECK(ccore_dev_sem_free(d1, sem));
+
+	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_GEM_CLOSE, &gc), -EINVAL,
+		   "GEM_CLOSE: Invalid argument (EINVAL: no buffer object with handle 999");
+	CHECK(ccore_dev_ring_create(d0, 1, 0, 3, 4, 0, 0, &r1));
+	EXPECT_ERR(ccore_dev_ring_create(d0, 1, 0, 3, 4, 0, 0, &r2), -EBUSY,
+		   "RING_CREATE: Device or resource busy (EBUSY: ring 3 of engine 0 on core 1 is already claimed");
+	CHECK(ccore_dev_ring_destroy(d0, r1));
+	EXPECT_ERR(ccore_dev_ring_destroy(d0, r1), -ENOENT, "no ring with handle");
+	EXPECT_ERR(ccore_dev_job_wait(d0, 123456, SEC, &status), -EINVAL,
+		   "JOB_WAIT: Invalid argument (EINVAL: job 123456 is unknown");
+	EXPECT_ERR(ccore_dev_program_load(d0, 0, bad, 2, &p), -EINVAL,
+		   "PROGRAM_LOAD: Invalid argument (EINVAL: instruction 1 is not valid");
+	EXPECT_ERR(ccore_dev_bo_create(d0, 0, &r1, NULL), -EINVAL,
+		   "BO_CREATE: Invalid argument (EINVAL: size 0 out of range (1..");
+	/* the device is named too */
+	ASSERT_STR_CONTAINS(ccore_last_error(), "[device 0, /dev/accel/accel");
+}
+
+TEST(closing_the_system_releases_what_it_held)
+{
+	struct drm_ccore_insn prog[2] = {
+		{ .opcode = DRM_CCORE_OP_ACQUIRE, .imm = 1 },
+		{ .opcode = DRM_CCORE_OP_RET },
+	};
+	uint32_t ring, sem, h, p;
+	uint64_t va, job;
+	int status = -1;
+
+	open_accel();
+	CHECK(ccore_dev_ring_create(d1, 0, 1, 9, 4, 0, 0, &ring));
+	CHECK(ccore_dev_sem_alloc(d1, 0, 1, &sem));
+	CHECK(ccore_dev_bo_create(d1, 1 << 20, &h, &va));
+	ASSERT_TRUE(ccore_dev_bo_map(d1, h) != NULL);
+	/* a job that waits forever on CC core 1: closing cancels it */
+	prog[0].sem = sem;
+	CHECK(ccore_dev_program_load(d1, 1, prog, 2, &p));
+	CHECK(ccore_dev_submit(d1, p, DRM_CCORE_JOB_F_TRIGGER, &job));
+	close_accel();
+	/* the ring was the old files'; the new ones may claim it, and the CC
+	 * core runs the next job */
+	open_accel();
+	CHECK(ccore_dev_ring_create(d1, 0, 1, 9, 4, 0, 0, &ring));
+	CHECK(ccore_dev_ring_destroy(d1, ring));
+	CHECK(ccore_dev_sem_alloc(d1, 0, 1, &sem));
+	prog[0].sem = sem;
+	CHECK(ccore_dev_program_load(d1, 1, prog, 2, &p));
+	CHECK(ccore_dev_submit(d1, p, DRM_CCORE_JOB_F_TRIGGER, &job));
+	CHECK(ccore_dev_sem_write(d1, sem, DRM_CCORE_SEM_ADD, 1));
+	CHECK(ccore_dev_job_wait(d1, job, 10 * SEC, &status));
+	ASSERT_EQ(status, 0);
+	close_accel();
+}
+
+TEST(buffers_do_not_cross_fabrics)
+{
+	struct ccore_system *a = NULL, *b = NULL;
+	const char *ids[] = { "0", "1" };
+	uint32_t h, imp;
+	int rc;
+
+	setenv("CCORE_ACCEL_FABRIC", ids[1], 1);
+	rc = ccore_system_open("accel", NULL, &b);
+	unsetenv("CCORE_ACCEL_FABRIC");
+	if (rc)
+		ccore_test_skip("needs a second fabric with id 1 (echo \"1 2\" > /sys/bus/ccore_sim/new_device)");
+	setenv("CCORE_ACCEL_FABRIC", ids[0], 1);
+	rc = ccore_system_open("accel", NULL, &a);
+	unsetenv("CCORE_ACCEL_FABRIC");
+	if (rc) {
+		ccore_system_close(b);
+		FAIL("fabric 0: %s", ccore_last_error());
+	}
+	CHECK(ccore_dev_bo_create(ccore_system_device(b, 0), 4096, &h, NULL));
+	rc = ccore_dev_bo_import(ccore_system_device(a, 0), ccore_system_device(b, 0), h, &imp,
+				 NULL);
+	ccore_system_close(a);
+	ccore_system_close(b);
+	ASSERT_EQ(rc, -EXDEV);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "PRIME_FD_TO_HANDLE: Invalid cross-device link (EXDEV: ");
+}
