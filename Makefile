@@ -38,7 +38,7 @@ LDLIBS_ALL := -lm
 LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
-DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev
 DEPS_CHECK := $(DEPS_BUILD)
 
 OBJ := $(BUILD)/obj
@@ -129,6 +129,13 @@ $(BIN)/ccore-as: $(call objs,$(wildcard tools/ccore-as/*.c)) $(ISA_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+# ccore-info --netlink and --watch speak the driver's generic netlink
+# family through libnl-genl-3 (headers as system headers: -Werror is ours).
+NL_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3))
+NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+$(OBJ)/tools/ccore-info/%.o: CFLAGS_ALL += $(NL_CFLAGS)
+$(BIN)/ccore-info: LDLIBS_ALL += $(NL_LIBS)
 
 $(BIN)/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
 	@mkdir -p $(dir $@)
@@ -250,3 +257,50 @@ $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c ua
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) -static $< -o $@
+
+# --- generic netlink family (QEMU) ------------------------------------------
+# genl_test.sh drives ccore-info --netlink/--watch in the guest, sends raw
+# dev-get requests with genl_request and makes jobs fail with genl_provoke;
+# all three are linked statically, as the runner copies shared libraries
+# for test binaries only (not for helpers/).  Not in the sanitizer build:
+# ASan does not link statically.
+GENL_TESTS := $(BUILD)/tests/kernel/genl_test.sh $(BUILD)/tests/kernel/helpers/ccore-info \
+	$(BUILD)/tests/kernel/helpers/genl_provoke $(BUILD)/tests/kernel/helpers/genl_request
+ifeq ($(SAN),)
+all: $(GENL_TESTS)
+endif
+
+# The family's uAPI header compiles on its own, in C and in C++.  It is
+# generated from Documentation/netlink/ccore.yaml: scripts/ynl-regen.sh.
+GENL_HDR_CHECKS := $(BUILD)/tests/uapi/genl_header_c.stamp $(BUILD)/tests/uapi/genl_header_cxx.stamp
+all: $(GENL_HDR_CHECKS)
+$(BUILD)/tests/uapi/genl_header_c.stamp: uapi/linux/ccore_genl.h
+	@mkdir -p $(dir $@)
+	@echo "  HDRCHK  C   $<"
+	$(Q)echo '#include <linux/ccore_genl.h>' | $(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Iuapi -fsyntax-only -x c -
+	$(Q)touch $@
+$(BUILD)/tests/uapi/genl_header_cxx.stamp: uapi/linux/ccore_genl.h
+	@mkdir -p $(dir $@)
+	@echo "  HDRCHK  C++ $<"
+	$(Q)echo '#include <linux/ccore_genl.h>' | $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror -Iuapi -fsyntax-only -x c++ -
+	$(Q)touch $@
+
+$(BUILD)/tests/kernel/genl_test.sh: selftests/driver/genl_test.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+$(BUILD)/tests/kernel/helpers/ccore-info: $(call objs,$(wildcard tools/ccore-info/*.c)) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@ (static)"
+	@# ld's warnings: libnl's unused name lookups want glibc's NSS modules
+	$(Q)$(CC) -static -Wl,--no-warnings $(LDFLAGS_ALL) $^ -o $@ $(NL_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/kernel/helpers/genl_provoke: selftests/driver/genl_provoke.c uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) -static $< -o $@
+
+$(BUILD)/tests/kernel/helpers/genl_request: selftests/driver/genl_request.c uapi/linux/ccore_genl.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -Iuapi $(NL_CFLAGS) -static -Wl,--no-warnings $< -o $@ $(NL_LIBS)

@@ -107,6 +107,7 @@ static int ccore_open(struct drm_device *drm, struct drm_file *file)
 	xa_init_flags(&cfile->programs, XA_FLAGS_ALLOC1);
 	xa_init(&cfile->jobs);
 	INIT_LIST_HEAD(&cfile->grants);
+	INIT_LIST_HEAD(&cfile->sem_blocks);
 	cfile->next_job = 1;
 	file->driver_priv = cfile;
 	return 0;

@@ -61,6 +61,8 @@ static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
  * @programs: program handle -> struct ccore_program
  * @jobs: job id -> struct ccore_job, the last CCORE_JOB_HISTORY of them
  * @grants: imported semaphore blocks (struct ccore_sem_grant)
+ * @sem_blocks: allocated semaphore blocks (struct ccore_sem_block); a
+ *	block still pinned when the file closes stays until unpinned
  * @next_job: id of the next job
  * @closing: set at close: no new work is accepted
  */
@@ -72,6 +74,7 @@ struct ccore_file {
 	struct xarray programs;
 	struct xarray jobs;
 	struct list_head grants;
+	struct list_head sem_blocks;
 	u64 next_job;
 	bool closing;
 };
@@ -103,10 +106,41 @@ static inline struct ccore_bo *to_ccore_bo(struct drm_gem_object *obj)
 	return container_of(obj, struct ccore_bo, shmem.base);
 }
 
+/**
+ * struct ccore_sem_pins - semaphore blocks a program or ring refers to
+ * @blocks: each pinned once: it cannot be freed (SEM_FREE says -EBUSY, a
+ *	closing owner leaves it allocated) while pinned, so a stale program
+ *	or descriptor can never reach a semaphore someone else got since
+ * @count: how many
+ */
+struct ccore_sem_pins {
+	struct ccore_sem_block **blocks;
+	u32 count;
+};
+
+/**
+ * struct ccore_sem_block - a block of semaphores a file allocated
+ * @link: in the owner's sem_blocks
+ * @owner: the file (a reference is held for every pin)
+ * @first: its first semaphore
+ * @count: its size
+ * @serial: unique per allocation: grants name the allocation, not indices
+ * @pins: programs and rings (of any file) that refer to it
+ */
+struct ccore_sem_block {
+	struct list_head link;
+	struct ccore_file *owner;
+	u32 first, count;
+	u64 serial;
+	u32 pins;
+};
+
 struct ccore_ring {
 	u32 core, engine, ring;
 	struct drm_gem_object **bos;	/* objects its descriptors reach */
 	u32 nbos, cap;
+	struct ccore_sem_pins sems;	/* semaphores its descriptors signal */
+	u32 programs;			/* loaded programs that START it */
 };
 
 struct ccore_program {
@@ -114,6 +148,9 @@ struct ccore_program {
 	u32 base;
 	u32 count;
 	atomic_t pending;		/* jobs queued or running */
+	struct ccore_sem_pins sems;	/* semaphores its instructions use */
+	struct ccore_ring **rings;	/* rings it starts or waits for */
+	u32 nrings;
 };
 
 struct ccore_job {
@@ -136,6 +173,7 @@ struct ccore_sem_grant {
 	struct list_head link;
 	struct ccore_file *owner;	/* kref held */
 	u32 first, count;
+	u64 serial;			/* the allocation it grants */
 };
 
 /* ccore_drv.c */
@@ -166,6 +204,7 @@ int ccore_ioctl_ring_destroy(struct drm_device *drm, void *data, struct drm_file
 int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file *file);
 int ccore_ioctl_ring_stats(struct drm_device *drm, void *data, struct drm_file *file);
 bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
+struct ccore_ring *ccore_ring_find(struct ccore_file *cfile, u32 core, u32 engine, u32 ring);
 void ccore_rings_fini(struct ccore_file *cfile);
 
 /* ccore_sem.c */
@@ -176,6 +215,8 @@ int ccore_ioctl_sem_wait(struct drm_device *drm, void *data, struct drm_file *fi
 int ccore_ioctl_sem_export(struct drm_device *drm, void *data, struct drm_file *file);
 int ccore_ioctl_sem_import(struct drm_device *drm, void *data, struct drm_file *file);
 bool ccore_sem_usable(void *owner, u32 ref);
+int ccore_sem_pin(struct ccore_hw *hw, struct ccore_sem_pins *pins, u32 ref);
+void ccore_sem_unpin_all(struct ccore_hw *hw, struct ccore_sem_pins *pins);
 void ccore_sems_fini(struct ccore_file *cfile);
 
 /* ccore_job.c */

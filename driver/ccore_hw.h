@@ -55,7 +55,6 @@ struct ccore_hw_ops {
 	int (*sem_alloc)(struct ccore_hw *hw, u32 dev, u32 core, u32 count, void *owner,
 			 u32 *first, struct ccm_err *err);
 	int (*sem_free)(struct ccore_hw *hw, u32 first, void *owner, struct ccm_err *err);
-	void (*sem_free_owner)(struct ccore_hw *hw, void *owner);
 	void *(*sem_owner)(struct ccore_hw *hw, u32 ref);
 	bool (*sem_valid)(struct ccore_hw *hw, u32 ref);
 	int (*sem_block)(struct ccore_hw *hw, u32 first, void *owner, u32 *count);

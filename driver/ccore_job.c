@@ -43,6 +43,74 @@ static int cc_check(struct ccore_device *cdev, u32 cc)
 	return 0;
 }
 
+static bool insn_uses_sem(const struct drm_ccore_insn *in)
+{
+	switch (in->opcode) {
+	case DRM_CCORE_OP_WAIT:
+	case DRM_CCORE_OP_ACQUIRE:
+	case DRM_CCORE_OP_SET:
+	case DRM_CCORE_OP_ADD:
+	case DRM_CCORE_OP_BGE:
+		return in->sem != DRM_CCORE_SEM_TRIGGER;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Pin what a verified program names, for as long as it is loaded: its
+ * semaphores cannot be freed and its rings not destroyed under it.
+ * Called with hw->lock held.
+ */
+static int program_pin(struct ccore_file *cfile, struct ccore_program *p,
+		       const struct drm_ccore_insn *insns)
+{
+	struct ccore_hw *hw = cfile->cdev->hw;
+	u32 core = p->cc / hw->cfg.cc_cores;
+	struct ccore_ring *r, **rings;
+	u32 i, k;
+	int rc;
+
+	for (i = 0; i < p->count; i++) {
+		const struct drm_ccore_insn *in = &insns[i];
+
+		if (insn_uses_sem(in)) {
+			rc = ccore_sem_pin(hw, &p->sems, in->sem);
+			if (rc)
+				return rc;
+		}
+		if (in->opcode != DRM_CCORE_OP_START && in->opcode != DRM_CCORE_OP_RWAIT)
+			continue;
+		r = ccore_ring_find(cfile, core, in->engine, in->ring);
+		for (k = 0; r && k < p->nrings; k++)
+			if (p->rings[k] == r)
+				r = NULL;
+		if (!r)
+			continue;
+		rings = krealloc_array(p->rings, p->nrings + 1, sizeof(*rings), GFP_KERNEL);
+		if (!rings)
+			return -ENOMEM;
+		p->rings = rings;
+		p->rings[p->nrings++] = r;
+		r->programs++;
+	}
+	return 0;
+}
+
+/* Unload @p and drop what it pinned; called with hw->lock held. */
+static void program_unload(struct ccore_device *cdev, struct ccore_program *p)
+{
+	struct ccore_hw *hw = cdev->hw;
+	u32 k;
+
+	hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
+	ccore_sem_unpin_all(hw, &p->sems);
+	for (k = 0; k < p->nrings; k++)
+		p->rings[k]->programs--;
+	kfree(p->rings);
+	kfree(p);
+}
+
 int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct ccore_device *cdev = to_ccore_device(drm);
@@ -81,11 +149,12 @@ int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file
 	if (!rc) {
 		p->cc = a->cc_core;
 		p->count = a->count;
-		rc = xa_alloc(&cfile->programs, &a->handle, p, xa_limit_32b, GFP_KERNEL);
+		rc = program_pin(cfile, p, insns);
+		if (!rc)
+			rc = xa_alloc(&cfile->programs, &a->handle, p, xa_limit_32b, GFP_KERNEL);
 		if (rc)
-			hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
-		else
-			p = NULL;
+			program_unload(cdev, p);
+		p = NULL;
 	} else {
 		a->bad_index = err.index;
 		rc = ccore_fail(cdev, "PROGRAM_LOAD", rc, &err);
@@ -115,8 +184,7 @@ int ccore_ioctl_program_free(struct drm_device *drm, void *data, struct drm_file
 		rc = -EBUSY;
 	if (!rc) {
 		xa_erase(&cfile->programs, a->handle);
-		hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
-		kfree(p);
+		program_unload(cdev, p);
 	}
 	mutex_unlock(&hw->lock);
 	return rc;
@@ -202,40 +270,44 @@ static void job_timeout_work(struct work_struct *work)
 	job_put(job);
 }
 
-/* Hand the job to its CC core; consumes the caller's reference. */
-static void job_enqueue(struct ccore_job *job, u32 timeout_ms)
+/*
+ * Hand the job to its CC core, which takes the caller's reference; on
+ * failure (the core's queue is full) the caller keeps it.
+ */
+static int job_enqueue(struct ccore_job *job)
 {
 	struct ccore_hw *hw = job->cdev->hw;
 	struct ccm_err err = {};
 	int rc;
 
-	dma_fence_get(&job->fence);	/* the timeout's */
-	schedule_delayed_work(&job->timeout, msecs_to_jiffies(timeout_ms));
 	cc_recover(job->cdev, job->cc);
+	/* the timeout's reference; it may be armed after the job finished */
+	dma_fence_get(&job->fence);
 	rc = hw->ops->cc_enqueue(hw, job->cdev->index, job->cc, job->program->base,
 				 (u64)(uintptr_t)job, &err);
 	if (rc) {
-		ccore_fail(job->cdev, "SUBMIT", rc, &err);
-		ccore_job_done(hw, (u64)(uintptr_t)job, rc);
-		return;
+		dma_fence_put(&job->fence);
+		return ccore_fail(job->cdev, "SUBMIT", rc, &err);
 	}
+	schedule_delayed_work(&job->timeout, msecs_to_jiffies(job->timeout_ms));
 	if (job->trigger) {
 		hw->ops->cc_trigger(hw, job->cdev->index, job->cc, 1);
 		hw->ops->kick(hw);
 	}
+	return 0;
 }
 
 static void job_start_work(struct work_struct *work)
 {
 	struct ccore_job *job = container_of(work, struct ccore_job, start);
+	int rc = -ECANCELED;
 
 	dma_fence_put(job->in_fence);
 	job->in_fence = NULL;
-	if (READ_ONCE(job->cfile->closing)) {
-		ccore_job_done(job->cdev->hw, (u64)(uintptr_t)job, -ECANCELED);
-		return;
-	}
-	job_enqueue(job, job->timeout_ms);
+	if (!READ_ONCE(job->cfile->closing))
+		rc = job_enqueue(job);
+	if (rc)
+		ccore_job_done(job->cdev->hw, (u64)(uintptr_t)job, rc);
 }
 
 static void job_in_fence_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
@@ -312,7 +384,8 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 	struct ccore_job *job;
 	int rc;
 
-	if (a->pad || (a->flags & ~DRM_CCORE_JOB_F_TRIGGER))
+	/* a shared CC core is held at most an hour by one job */
+	if (a->pad || (a->flags & ~DRM_CCORE_JOB_F_TRIGGER) || a->timeout_ms > 3600000)
 		return -EINVAL;
 	mutex_lock(&hw->lock);
 	p = xa_load(&cfile->programs, a->program);
@@ -340,8 +413,19 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 		return 0;	/* job_start_work enqueues it */
 	dma_fence_put(job->in_fence);
 	job->in_fence = NULL;
-	job_enqueue(job, job->timeout_ms);
-	return 0;
+	rc = job_enqueue(job);
+	if (rc) {
+		/* not queued: the job never was; its fence fails for syncobj waiters */
+		mutex_lock(&hw->lock);
+		if (xa_erase(&cfile->jobs, job->id))
+			job_put(job);
+		mutex_unlock(&hw->lock);
+		atomic_dec(&p->pending);
+		dma_fence_set_error(&job->fence, rc);
+		dma_fence_signal(&job->fence);
+		job_put(job);
+	}
+	return rc;
 }
 
 struct job_wait_arg {
@@ -432,10 +516,8 @@ void ccore_jobs_fini(struct ccore_file *cfile)
 	}
 	xa_destroy(&cfile->jobs);
 	mutex_lock(&hw->lock);
-	xa_for_each(&cfile->programs, id, p) {
-		hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
-		kfree(p);
-	}
+	xa_for_each(&cfile->programs, id, p)
+		program_unload(cdev, p);
 	mutex_unlock(&hw->lock);
 	xa_destroy(&cfile->programs);
 }

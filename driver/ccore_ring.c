@@ -86,15 +86,38 @@ int ccore_ioctl_ring_destroy(struct drm_device *drm, void *data, struct drm_file
 		return -EINVAL;
 	mutex_lock(&hw->lock);
 	r = xa_load(&cfile->rings, a->handle);
-	rc = r ? hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err) :
-		 -ENOENT;
-	if (!rc)
+	if (!r) {
+		rc = -ENOENT;
+	} else if (r->programs) {
+		/* a loaded program would START whoever claims it next */
+		rc = -EBUSY;
+		drm_dbg_driver(drm, "RING_DESTROY: %u loaded programs start ring %u\n",
+			       r->programs, a->handle);
+	} else {
+		rc = hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err);
+		if (rc)
+			rc = ccore_fail(cdev, "RING_DESTROY", rc, &err);
+	}
+	if (!rc) {
 		xa_erase(&cfile->rings, a->handle);
+		ccore_sem_unpin_all(hw, &r->sems);
+	}
 	mutex_unlock(&hw->lock);
-	if (rc)
-		return rc == -ENOENT ? rc : ccore_fail(cdev, "RING_DESTROY", rc, &err);
-	ring_free(r);
-	return 0;
+	if (!rc)
+		ring_free(r);
+	return rc;
+}
+
+/* The file's ring @core/@engine/@ring, or NULL; called with hw->lock held. */
+struct ccore_ring *ccore_ring_find(struct ccore_file *cfile, u32 core, u32 engine, u32 ring)
+{
+	struct ccore_ring *r;
+	unsigned long h;
+
+	xa_for_each(&cfile->rings, h, r)
+		if (r->core == core && r->engine == engine && r->ring == ring)
+			return r;
+	return NULL;
 }
 
 /* Remember that @r reaches the object behind [va, va + len). */
@@ -121,12 +144,18 @@ static int ring_ref(struct ccore_file *cfile, struct ccore_ring *r, u64 va, u64 
 	return 0;
 }
 
+/* What a checked descriptor reaches stays until the ring goes. */
 static int ring_refs(struct ccore_file *cfile, struct ccore_ring *r,
 		     const struct drm_ccore_desc *d)
 {
+	struct ccore_hw *hw = cfile->cdev->hw;
+	int rc = 0;
+
+	if (d->flags & DRM_CCORE_DESC_F_SIGNAL)
+		rc = ccore_sem_pin(hw, &r->sems, d->signal_sem);
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
-		return 0;
-	return ring_ref(cfile, r, d->dst, d->len) ?:
+		return rc ?: ccore_sem_pin(hw, &r->sems, (u32)d->dst);
+	return rc ?: ring_ref(cfile, r, d->dst, d->len) ?:
 	       ring_ref(cfile, r, d->src0, d->len) ?:
 	       ring_ref(cfile, r, d->src1, d->len);
 }
@@ -252,6 +281,7 @@ void ccore_rings_fini(struct ccore_file *cfile)
 				 r->core, r->engine, r->ring);
 		mutex_lock(&hw->lock);
 		hw->ops->ring_release(hw, w.dev, r->core, r->engine, r->ring, NULL);
+		ccore_sem_unpin_all(hw, &r->sems);
 		mutex_unlock(&hw->lock);
 		ring_free(r);
 	}

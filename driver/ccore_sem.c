@@ -3,8 +3,13 @@
  * Semaphores.  A file allocates blocks from a core's bank; it may read,
  * write and wait on what it allocated or imported.  A block is shared by
  * exporting it as a file descriptor that another file (of any device of the
- * same fabric) imports; the grant lasts while the exporter still owns the
- * block.
+ * same fabric) imports; the grant names that allocation and ends with it.
+ *
+ * Programs and rings are checked when loaded or written, and run later: so
+ * every block they refer to is pinned until they go.  A pinned block
+ * cannot be freed (-EBUSY), and one whose owner closes stays allocated
+ * until its last pin goes: the semaphores a loaded program or a written
+ * descriptor names are never handed to someone else meanwhile.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -16,24 +21,101 @@
 struct ccore_sem_export {
 	struct ccore_file *owner;	/* kref held */
 	u32 first, count;
+	u64 serial;
 };
+
+static atomic64_t sem_serial = ATOMIC64_INIT(0);
+
+/* The block @ref belongs to, or NULL; called with hw->lock held. */
+static struct ccore_sem_block *sem_block_of(struct ccore_hw *hw, u32 ref)
+{
+	struct ccore_file *holder = hw->ops->sem_owner(hw, ref);
+	struct ccore_sem_block *b;
+
+	if (!holder)
+		return NULL;
+	list_for_each_entry(b, &holder->sem_blocks, link)
+		if (ref >= b->first && ref - b->first < b->count)
+			return b;
+	return NULL;
+}
 
 /* Called with hw->lock held (or from the verifier, which holds it). */
 bool ccore_sem_usable(void *owner, u32 ref)
 {
 	struct ccore_file *cfile = owner;
-	struct ccore_hw *hw = cfile->cdev->hw;
+	struct ccore_sem_block *b = sem_block_of(cfile->cdev->hw, ref);
 	struct ccore_sem_grant *g;
-	void *holder = hw->ops->sem_owner(hw, ref);
 
-	if (!holder)
+	if (!b)
 		return false;
-	if (holder == cfile)
+	if (b->owner == cfile)
 		return true;
 	list_for_each_entry(g, &cfile->grants, link)
-		if (ref >= g->first && ref - g->first < g->count && holder == g->owner)
+		if (g->owner == b->owner && g->serial == b->serial)
 			return true;
 	return false;
+}
+
+static void sem_block_free_entry(struct ccore_sem_block *b)
+{
+	list_del(&b->link);
+	kfree(b);
+}
+
+static void sem_block_free(struct ccore_hw *hw, struct ccore_sem_block *b)
+{
+	hw->ops->sem_free(hw, b->first, b->owner, NULL);
+	sem_block_free_entry(b);
+}
+
+/**
+ * ccore_sem_pin() - pin the block of semaphore @ref for a program or ring
+ * @hw: the fabric
+ * @pins: the program's or ring's pins; a block already there is not pinned
+ *	twice
+ * @ref: a semaphore the caller may use (checked by the verifier)
+ *
+ * Called with hw->lock held.  Return: 0 or -ENOMEM.
+ */
+int ccore_sem_pin(struct ccore_hw *hw, struct ccore_sem_pins *pins, u32 ref)
+{
+	struct ccore_sem_block *b = sem_block_of(hw, ref);
+	struct ccore_sem_block **blocks;
+	u32 i;
+
+	if (!b)
+		return 0;
+	for (i = 0; i < pins->count; i++)
+		if (pins->blocks[i] == b)
+			return 0;
+	blocks = krealloc_array(pins->blocks, pins->count + 1, sizeof(*blocks), GFP_KERNEL);
+	if (!blocks)
+		return -ENOMEM;
+	pins->blocks = blocks;
+	pins->blocks[pins->count++] = b;
+	b->pins++;
+	kref_get(&b->owner->kref);
+	return 0;
+}
+
+/* Called with hw->lock held; a closed owner's block goes with its last pin. */
+void ccore_sem_unpin_all(struct ccore_hw *hw, struct ccore_sem_pins *pins)
+{
+	struct ccore_sem_block *b;
+	struct ccore_file *owner;
+	u32 i;
+
+	for (i = 0; i < pins->count; i++) {
+		b = pins->blocks[i];
+		owner = b->owner;
+		if (!--b->pins && owner->closing)
+			sem_block_free(hw, b);
+		ccore_file_put(owner);
+	}
+	kfree(pins->blocks);
+	pins->blocks = NULL;
+	pins->count = 0;
 }
 
 static int sem_check(struct ccore_file *cfile, u32 ref)
@@ -50,16 +132,40 @@ int ccore_ioctl_sem_alloc(struct drm_device *drm, void *data, struct drm_file *f
 	struct ccore_device *cdev = to_ccore_device(drm);
 	struct drm_ccore_sem_alloc *a = data;
 	struct ccore_hw *hw = cdev->hw;
+	struct ccore_file *cfile = file->driver_priv;
+	struct ccore_sem_block *b;
 	struct ccm_err err = {};
 	int rc;
 
 	if (a->pad)
 		return -EINVAL;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
 	mutex_lock(&hw->lock);
-	rc = hw->ops->sem_alloc(hw, cdev->index, a->core, a->count, file->driver_priv, &a->first,
-				&err);
+	rc = hw->ops->sem_alloc(hw, cdev->index, a->core, a->count, cfile, &a->first, &err);
+	if (!rc) {
+		b->owner = cfile;
+		b->first = a->first;
+		b->count = a->count;
+		b->serial = atomic64_inc_return(&sem_serial);
+		list_add_tail(&b->link, &cfile->sem_blocks);
+		b = NULL;
+	}
 	mutex_unlock(&hw->lock);
+	kfree(b);
 	return rc ? ccore_fail(cdev, "SEM_ALLOC", rc, &err) : 0;
+}
+
+/* The block of @cfile that starts at @first; called with hw->lock held. */
+static struct ccore_sem_block *own_block(struct ccore_file *cfile, u32 first)
+{
+	struct ccore_sem_block *b;
+
+	list_for_each_entry(b, &cfile->sem_blocks, link)
+		if (b->first == first)
+			return b;
+	return NULL;
 }
 
 int ccore_ioctl_sem_free(struct drm_device *drm, void *data, struct drm_file *file)
@@ -67,15 +173,28 @@ int ccore_ioctl_sem_free(struct drm_device *drm, void *data, struct drm_file *fi
 	struct ccore_device *cdev = to_ccore_device(drm);
 	struct drm_ccore_sem_free *a = data;
 	struct ccore_hw *hw = cdev->hw;
+	struct ccore_sem_block *b;
 	struct ccm_err err = {};
 	int rc;
 
 	if (a->pad)
 		return -EINVAL;
 	mutex_lock(&hw->lock);
-	rc = hw->ops->sem_free(hw, a->first, file->driver_priv, &err);
+	b = own_block(file->driver_priv, a->first);
+	if (b && b->pins) {
+		rc = -EBUSY;
+		drm_dbg_driver(drm, "SEM_FREE: block 0x%08x is used by %u programs or rings\n",
+			       a->first, b->pins);
+	} else {
+		/* not a block of ours: the hardware says why */
+		rc = hw->ops->sem_free(hw, a->first, file->driver_priv, &err);
+		if (rc)
+			rc = ccore_fail(cdev, "SEM_FREE", rc, &err);
+		else if (b)
+			sem_block_free_entry(b);
+	}
 	mutex_unlock(&hw->lock);
-	return rc ? ccore_fail(cdev, "SEM_FREE", rc, &err) : 0;
+	return rc;
 }
 
 int ccore_ioctl_sem_access(struct drm_device *drm, void *data, struct drm_file *file)
@@ -163,6 +282,8 @@ int ccore_ioctl_sem_export(struct drm_device *drm, void *data, struct drm_file *
 		return -ENOMEM;
 	mutex_lock(&hw->lock);
 	rc = hw->ops->sem_block(hw, a->first, cfile, &e->count) ? -EINVAL : 0;
+	if (!rc)
+		e->serial = own_block(cfile, a->first)->serial;
 	mutex_unlock(&hw->lock);
 	if (rc) {
 		kfree(e);
@@ -214,6 +335,7 @@ int ccore_ioctl_sem_import(struct drm_device *drm, void *data, struct drm_file *
 	kref_get(&g->owner->kref);
 	g->first = e->first;
 	g->count = e->count;
+	g->serial = e->serial;
 	fput(f);
 	mutex_lock(&cdev->hw->lock);
 	list_add_tail(&g->link, &cfile->grants);
@@ -226,10 +348,14 @@ int ccore_ioctl_sem_import(struct drm_device *drm, void *data, struct drm_file *
 void ccore_sems_fini(struct ccore_file *cfile)
 {
 	struct ccore_hw *hw = cfile->cdev->hw;
+	struct ccore_sem_block *b, *btmp;
 	struct ccore_sem_grant *g, *tmp;
 
+	/* the file's own pins went with its programs and rings */
 	mutex_lock(&hw->lock);
-	hw->ops->sem_free_owner(hw, cfile);
+	list_for_each_entry_safe(b, btmp, &cfile->sem_blocks, link)
+		if (!b->pins)
+			sem_block_free(hw, b);
 	list_for_each_entry_safe(g, tmp, &cfile->grants, link) {
 		list_del(&g->link);
 		ccore_file_put(g->owner);

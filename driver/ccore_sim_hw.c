@@ -99,11 +99,6 @@ static int sim_sem_free(struct ccore_hw *hw, u32 first, void *owner, struct ccm_
 	return ccm_sem_free(fab(hw), first, owner, err);
 }
 
-static void sim_sem_free_owner(struct ccore_hw *hw, void *owner)
-{
-	ccm_sem_free_owner(fab(hw), owner);
-}
-
 static void *sim_sem_owner(struct ccore_hw *hw, u32 ref)
 {
 	return ccm_sem_owner(fab(hw), ref);
@@ -248,7 +243,6 @@ const struct ccore_hw_ops ccore_sim_hw_ops = {
 	.ring_idle = sim_ring_idle,
 	.sem_alloc = sim_sem_alloc,
 	.sem_free = sim_sem_free,
-	.sem_free_owner = sim_sem_free_owner,
 	.sem_owner = sim_sem_owner,
 	.sem_valid = sim_sem_valid,
 	.sem_block = sim_sem_block,

@@ -159,9 +159,14 @@ static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
 static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 {
 	u32 written = ccm_load32(&r->written);
-	const struct ccm_hwdesc *d = &r->descs[r->exec_slot];
+	const struct ccm_hwdesc *d;
 	struct ccm_hwdesc done;
-	u64 chunk = d->len - r->exec_off;
+	u64 chunk;
+
+	if (r->exec_slot >= written)
+		r->exec_slot = 0;
+	d = &r->descs[r->exec_slot];
+	chunk = d->len - r->exec_off;
 
 	if (r->exec_off == 0 && ccm_fault_take_dma_error(e->core)) {
 		ring_error(e, r);
@@ -181,7 +186,7 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 	 * find the ring idle and rewrite it, so keep a copy for the signal. */
 	done = *d;
 	r->exec_off = 0;
-	r->exec_slot = (r->exec_slot + 1) % written;
+	r->exec_slot++;
 	ccm_add64(&r->completed, 1);
 	complete_desc(e, &done);
 	return true;
@@ -337,6 +342,8 @@ int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 		return -EINVAL;
 	ccm_mutex_lock(&e->lock);
 	r = &e->rings[ring];
+	if (r->start_slot >= r->written)
+		r->start_slot = 0;
 	if (r->owner && r->written)
 		for (u32 i = 0; i < count && bytes < CCM_HEAVY_BYTES; i++)
 			bytes += r->descs[(r->start_slot + i) % r->written].len;
@@ -346,7 +353,7 @@ int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 			      engine);
 	else if (count) {
 		ccm_add64(&r->started, count);
-		r->start_slot = (r->start_slot + count) % r->written;
+		r->start_slot = (r->start_slot + count - 1) % r->written + 1;
 		__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
 	}
 	ccm_mutex_unlock(&e->lock);

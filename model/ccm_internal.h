@@ -42,11 +42,14 @@ struct ccm_ring {
 	u64 completed;			/* atomic; written by the engine only */
 	u64 bytes, packets, errors;	/* atomic counters */
 	u64 discarded;			/* atomic: started, dropped by a DMA error */
-	/* engine-private cursor */
-	u32 exec_slot;
+	/*
+	 * Cursors run from 0 to @written and wrap to 0 only when used at
+	 * @written: a descriptor appended after a batch ran is the next one
+	 * to start, not the first written.
+	 */
+	u32 exec_slot;			/* engine-private */
 	u64 exec_off;
-	/* host/CC-side cursor, under the engine lock */
-	u32 start_slot;
+	u32 start_slot;			/* host/CC side, under the engine lock */
 };
 
 struct ccm_engine {

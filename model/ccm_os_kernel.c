@@ -80,8 +80,13 @@ void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
 	mutex_lock(&m->m);
 }
 
-/* Returns false when the absolute ktime_get_ns() deadline passed.  The
- * model's timed waits are short (about 100 us), hence the hrtimer. */
+/*
+ * Returns false when the absolute ktime_get_ns() deadline passed.  The
+ * model's timed waits are short (about 100 us), hence the hrtimer.
+ * Model workers sleep in TASK_IDLE; a host thread (an ioctl waiting for
+ * the model) sleeps interruptibly, and a signal ends its wait as the
+ * deadline would: its wait condition then sees the signal.
+ */
 bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
 {
 	unsigned long gen = c->gen;
@@ -91,9 +96,14 @@ bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_n
 	if (left <= 0)
 		return false;
 	mutex_unlock(&m->m);
-	rc = __wait_event_hrtimeout(c->wq, cond_moved(c, gen), ns_to_ktime(left), TASK_IDLE);
+	if (current->flags & PF_KTHREAD)
+		rc = __wait_event_hrtimeout(c->wq, cond_moved(c, gen), ns_to_ktime(left),
+					    TASK_IDLE);
+	else
+		rc = __wait_event_hrtimeout(c->wq, cond_moved(c, gen), ns_to_ktime(left),
+					    TASK_INTERRUPTIBLE);
 	mutex_lock(&m->m);
-	return rc != -ETIME;
+	return rc == 0 || cond_moved(c, gen);
 }
 
 void ccm_cond_broadcast(struct ccm_cond *c)

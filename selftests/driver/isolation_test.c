@@ -352,73 +352,49 @@ TEST_F(iso, close_fails_only_what_it_must)
 
 /*
  * Ownership is checked when a program is loaded and when descriptors are
- * written.  It must still hold when they run: once this file frees a
- * semaphore or destroys a ring that another file then gets, this file's
- * already loaded programs and written descriptors must not reach it.
+ * written; they run later.  So what they name is pinned while they exist:
+ * a semaphore cannot be freed (-EBUSY) nor a ring destroyed under them,
+ * and a block whose owner closes stays allocated until its last user goes
+ * - nobody else can get a semaphore a stale program or descriptor names.
  */
-TEST_F(iso, stale_program_semaphore)
+TEST_F(iso, program_pins_its_semaphore)
 {
 	struct drm_ccore_insn prog[2];
-	uint32_t s, theirs, p;
-	int32_t status;
-	uint64_t job;
-	int fd2;
+	uint32_t s, p;
 
 	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &s));
 	prog[0] = I_ADD(s, 1);
 	prog[1] = I_RET();
 	ASSERT_EQ(0, prog_load(self->fd, 0, prog, 2, &p, NULL));
+	ASSERT_EQ(-EBUSY, sem_free(self->fd, s));
+	ASSERT_EQ(0, prog_free(self->fd, p));
 	ASSERT_EQ(0, sem_free(self->fd, s));
-	fd2 = reopen(&self->d);
-	ASSERT_GE(fd2, 0);
-	ASSERT_EQ(0, sem_alloc(fd2, 0, 1, &theirs));
-	ASSERT_EQ(s, theirs);	/* first fit: the same semaphore */
-	if (!submit_job(self->fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job))
-		ASSERT_EQ(0, job_wait(self->fd, job, deadline_ms(5000), &status));
-	EXPECT_EQ(0, sem_read(fd2, theirs))
-		TH_LOG("a program loaded before the semaphore was freed signalled its new owner");
-	close(fd2);
 }
 
-TEST_F(iso, stale_descriptor_semaphore)
+TEST_F(iso, descriptor_pins_its_semaphore)
 {
-	struct drm_ccore_insn prog[3];
 	struct drm_ccore_desc d;
-	uint32_t s, theirs, ring, p;
-	int32_t status;
-	uint64_t job;
-	int fd2;
+	uint32_t s, sig, ring;
 
 	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &s));
-	ASSERT_EQ(0, ring_create(self->fd, 0, 0, 3, 1, 0, 0, &ring));
+	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &sig));
+	ASSERT_EQ(0, ring_create(self->fd, 0, 0, 3, 2, 0, 0, &ring));
 	d = desc_sem_write(s, 1, false);
 	ASSERT_EQ(0, ring_submit(self->fd, ring, &d, 1, 0, NULL));
-	prog[0] = I_START(0, 3, 1);
-	prog[1] = I_RWAIT(0, 3);
-	prog[2] = I_RET();
-	ASSERT_EQ(0, prog_load(self->fd, 0, prog, 3, &p, NULL));
+	d = desc_signal(desc_copy(self->bo_addr + 4096, self->bo_addr, 64), sig, 1);
+	ASSERT_EQ(0, ring_submit(self->fd, ring, &d, 1, 0, NULL));
+	ASSERT_EQ(-EBUSY, sem_free(self->fd, s));
+	ASSERT_EQ(-EBUSY, sem_free(self->fd, sig));
+	ASSERT_EQ(0, ring_destroy(self->fd, ring));
 	ASSERT_EQ(0, sem_free(self->fd, s));
-	fd2 = reopen(&self->d);
-	ASSERT_GE(fd2, 0);
-	ASSERT_EQ(0, sem_alloc(fd2, 0, 1, &theirs));
-	ASSERT_EQ(s, theirs);
-	if (!submit_job(self->fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job))
-		ASSERT_EQ(0, job_wait(self->fd, job, deadline_ms(5000), &status));
-	EXPECT_EQ(0, sem_read(fd2, theirs))
-		TH_LOG("a descriptor written before the semaphore was freed signalled its new owner");
-	close(fd2);
+	ASSERT_EQ(0, sem_free(self->fd, sig));
 }
 
-TEST_F(iso, stale_program_ring)
+TEST_F(iso, program_pins_its_ring)
 {
-	struct drm_ccore_ring_stats st;
 	struct drm_ccore_insn prog[3];
 	struct drm_ccore_desc d;
-	uint32_t ring, theirs, p, h;
-	uint64_t a, job;
-	int32_t status;
-	uint8_t *m;
-	int fd2;
+	uint32_t ring, p;
 
 	ASSERT_EQ(0, ring_create(self->fd, 0, 0, 3, 1, 0, 0, &ring));
 	d = desc_copy(self->bo_addr + 4096, self->bo_addr, 64);
@@ -427,25 +403,38 @@ TEST_F(iso, stale_program_ring)
 	prog[1] = I_RWAIT(0, 3);
 	prog[2] = I_RET();
 	ASSERT_EQ(0, prog_load(self->fd, 0, prog, 3, &p, NULL));
+	ASSERT_EQ(-EBUSY, ring_destroy(self->fd, ring));
+	ASSERT_EQ(0, prog_free(self->fd, p));
 	ASSERT_EQ(0, ring_destroy(self->fd, ring));
-	/* another file claims the ring and writes its own descriptor */
-	fd2 = reopen(&self->d);
-	ASSERT_GE(fd2, 0);
-	ASSERT_EQ(0, bo_create(fd2, 8192, &h, &a));
-	m = bo_map(fd2, h, 8192);
-	ASSERT_NE(NULL, m);
-	memset(m, 1, 4096);
-	ASSERT_EQ(0, ring_create(fd2, 0, 0, 3, 1, 0, 0, &theirs));
-	d = desc_copy(a + 4096, a, 4096);
-	ASSERT_EQ(0, ring_submit(fd2, theirs, &d, 1, 0, NULL));
-	if (!submit_job(self->fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job))
-		ASSERT_EQ(0, job_wait(self->fd, job, deadline_ms(5000), &status));
-	ASSERT_EQ(0, ring_stats(fd2, theirs, &st));
-	EXPECT_EQ(0, st.started)
-		TH_LOG("a program loaded before the ring was destroyed started its new owner's ring");
-	EXPECT_EQ(0, m[4096]);
-	munmap(m, 8192);
-	close(fd2);
+}
+
+/* An importer's program keeps the exporter's block after the exporter
+ * closes: a new file cannot get those semaphores until the program goes.
+ */
+TEST_F(iso, closed_owner_block_stays_while_pinned)
+{
+	struct drm_ccore_insn prog[2];
+	uint32_t s, first, count, other, p;
+	int exporter, efd;
+
+	exporter = reopen(&self->d);
+	ASSERT_GE(exporter, 0);
+	ASSERT_EQ(0, sem_alloc(exporter, 0, 1, &s));
+	ASSERT_EQ(0, sem_export(exporter, s, &efd));
+	ASSERT_EQ(0, sem_import(self->fd, efd, &first, &count));
+	close(efd);
+	prog[0] = I_ADD(s, 1);
+	prog[1] = I_RET();
+	ASSERT_EQ(0, prog_load(self->fd, 0, prog, 2, &p, NULL));
+	close(exporter);
+	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &other));
+	EXPECT_NE(s, other)
+		TH_LOG("a semaphore a loaded program names was handed out again");
+	ASSERT_EQ(0, sem_free(self->fd, other));
+	ASSERT_EQ(0, prog_free(self->fd, p));
+	/* now it is free: first fit gives it out again */
+	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &other));
+	EXPECT_EQ(s, other);
 }
 
 TEST_HARNESS_MAIN

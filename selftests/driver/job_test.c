@@ -369,6 +369,9 @@ TEST_F(job, ring_keeps_closed_buffers)
 	ASSERT_EQ(0, status);
 	ASSERT_TRUE(check_pattern(b, size, 31));
 	munmap(b, size);
+	/* the loaded program starts the ring: it stays until the program goes */
+	ASSERT_EQ(-EBUSY, ring_destroy(self->fd, ring));
+	ASSERT_EQ(0, prog_free(self->fd, p));
 	ASSERT_EQ(0, ring_destroy(self->fd, ring));
 }
 

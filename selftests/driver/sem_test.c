@@ -338,6 +338,9 @@ TEST_F(sem, export_import)
 	close(efd);
 	/* the grant outlives the export fd, not the block */
 	ASSERT_EQ(0, sem_read(fd2, s));
+	/* the importer's ring still signals the block: it stays */
+	ASSERT_EQ(-EBUSY, sem_free(self->fd, s));
+	ASSERT_EQ(0, ring_destroy(fd2, ring));
 	ASSERT_EQ(0, sem_free(self->fd, s));
 	ASSERT_EQ(-EACCES, sem_access(fd2, s, DRM_CCORE_SEM_READ, 0, NULL));
 	ASSERT_EQ(-EACCES, sem_wait(fd2, s, 0, 0));

@@ -44,6 +44,25 @@ expect 1 "unknown key 'colour'" -- "$bin/ccore-info" --sim colour=red
 expect 2 "unexpected argument 'x'" -- "$bin/ccore-info" x
 expect 1 "unknown backend; allowed: sim, accel" -- env CCORE_DEVICE=gpu "$bin/ccore-info"
 expect 0 "nodes" -- "$bin/ccore-info" --sim-help
+expect 2 "--count '0': expected a whole number from 1" -- "$bin/ccore-info" --watch --count 0
+expect 2 "--count '-3': expected a whole number from 1" -- "$bin/ccore-info" --watch --count -3
+expect 2 "--timeout 'soon': expected seconds, a number greater than 0" -- "$bin/ccore-info" --watch --timeout soon
+expect 2 "--timeout '0': expected seconds, a number greater than 0" -- "$bin/ccore-info" --watch --timeout 0
+expect 2 "--count goes with --watch" -- "$bin/ccore-info" --count 2
+expect 2 "--timeout goes with --watch" -- "$bin/ccore-info" --netlink --timeout 1
+expect 2 "--netlink and --watch go one at a time" -- "$bin/ccore-info" --netlink --watch
+expect 2 "--device and --sim choose a backend; --watch reads the kernel module" -- "$bin/ccore-info" --watch --sim devices=2
+# The host runs these without ccore.ko (the QEMU guest tests it loaded:
+# selftests/driver/genl_test.sh); skip if it happens to be loaded here.
+if [ -d /sys/module/ccore ]; then
+	for i in 1 2; do
+		n=$((n + 1))
+		echo "ok $n ccore-info without the family # SKIP ccore.ko is loaded"
+	done
+else
+	expect 1 "ccore-info: the ccore generic netlink family is not registered (is ccore.ko loaded?)" -- "$bin/ccore-info" --watch --timeout 1
+	expect 1 "ccore-info: the ccore generic netlink family is not registered (is ccore.ko loaded?)" -- "$bin/ccore-info" --netlink
+fi
 printf 'start ring(0,0), 1\nbogus r1\n' > "$tmp/bad.ccs"
 expect 1 "bad.ccs:2:" -- "$bin/ccore-as" -o "$tmp/bad.bin" "$tmp/bad.ccs"
 printf 'not an image, but 32 bytes long.' > "$tmp/junk.bin"

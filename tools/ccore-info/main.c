@@ -2,12 +2,17 @@
 /*
  * ccore-info: what the devices of a backend look like — devices, cores,
  * CC cores, DMA engines, rings, semaphores, links and limits — as a table
- * or as JSON.
+ * or as JSON.  With --netlink, the kernel driver's devices as its generic
+ * netlink family reports them; with --watch, the driver's CC-core events
+ * as they happen (netlink.c).
  */
 #include "ccore_device.h"
 #include "ccm.h"
+#include "info.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +51,27 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ccore-info [--json] [--device BACKEND] [--sim CONFIG] [--sim-help]\n"
+		"       ccore-info --netlink [--json]\n"
+		"       ccore-info --watch [--json] [--count N] [--timeout SECS]\n"
 		"\n"
 		"Shows the devices of a backend: cores, CC cores, DMA engines, rings,\n"
 		"semaphores, links and limits.\n"
 		"\n"
-		"  --json            print one JSON object instead of tables\n"
+		"  --json            print one JSON object instead of tables (with\n"
+		"                    --watch: one JSON object per event and line)\n"
 		"  --device BACKEND  sim (default) or accel; default $CCORE_DEVICE\n"
 		"  --sim CONFIG      shape of the simulated fabric, key=value,...;\n"
 		"                    default $CCORE_SIM (see --sim-help)\n"
 		"  --sim-help        list the simulated fabric's keys and ranges\n"
+		"  --netlink         list the kernel driver's devices on every fabric, with\n"
+		"                    their fault counters (generic netlink family \"ccore\",\n"
+		"                    dev-get; needs ccore.ko)\n"
+		"  --watch           print the kernel driver's CC-core events as they come:\n"
+		"                    job-timeout, dma-error, cc-recovered (multicast group\n"
+		"                    \"events\"; needs ccore.ko), one line each:\n"
+		"                    TIME EVENT fabric=F dev=D cc=C status=-ERRNO [job=J] [accel=N]\n"
+		"  --count N         with --watch: exit after N events\n"
+		"  --timeout SECS    with --watch: exit (status 0) after SECS seconds\n"
 		"  -h, --help        this text\n");
 }
 
@@ -152,6 +169,50 @@ static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned i
 	printf("]}\n");
 }
 
+/*
+ * --netlink and --watch talk to the kernel module, not to a backend; check
+ * what goes with them.  Return: 0, or exit status 2 with a message.
+ */
+static int kernel_opts(bool netlink, bool watch, const char *count, const char *timeout,
+		       bool backend, struct watch_opts *wo)
+{
+	char *end;
+
+	if (netlink && watch) {
+		fprintf(stderr, "ccore-info: --netlink and --watch go one at a time\n");
+		return 2;
+	}
+	if (!watch && (count || timeout)) {
+		fprintf(stderr, "ccore-info: %s goes with --watch\n", count ? "--count" : "--timeout");
+		return 2;
+	}
+	if (backend) {
+		fprintf(stderr, "ccore-info: --device and --sim choose a backend; %s reads the kernel module\n",
+			watch ? "--watch" : "--netlink");
+		return 2;
+	}
+	if (count) {
+		errno = 0;
+		wo->count = strtoul(count, &end, 10);
+		if (errno || *end || end == count || *count == '-' || !wo->count) {
+			fprintf(stderr, "ccore-info: --count '%s': expected a whole number from 1\n",
+				count);
+			return 2;
+		}
+	}
+	if (timeout) {
+		errno = 0;
+		wo->timeout = strtod(timeout, &end);
+		if (errno || *end || end == timeout || !isfinite(wo->timeout) ||
+		    wo->timeout <= 0 || wo->timeout > 1e9) {
+			fprintf(stderr, "ccore-info: --timeout '%s': expected seconds, a number greater than 0\n",
+				timeout);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -159,10 +220,16 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "sim-help", no_argument, NULL, 'S' },
+		{ "netlink", no_argument, NULL, 'N' },
+		{ "watch", no_argument, NULL, 'W' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *backend = NULL, *sim = NULL;
+	const char *backend = NULL, *sim = NULL, *count = NULL, *timeout = NULL;
+	struct watch_opts wo = { 0 };
+	bool netlink = false, watch = false;
 	struct ccore_system *sys;
 	struct dev_info *di;
 	bool json = false;
@@ -175,6 +242,10 @@ int main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'D': backend = optarg; break;
 		case 's': sim = optarg; break;
+		case 'N': netlink = true; break;
+		case 'W': watch = true; break;
+		case 'c': count = optarg; break;
+		case 't': timeout = optarg; break;
 		case 'S':
 			ccm_config_help(help, sizeof(help));
 			printf("simulated fabric keys (--sim / $CCORE_SIM, key=value,...):\n%s", help);
@@ -187,6 +258,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ccore-info: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
+	}
+	if (netlink || watch || count || timeout) {
+		rc = kernel_opts(netlink, watch, count, timeout, backend || sim, &wo);
+		if (rc)
+			return rc;
+		wo.json = json;
+		return watch ? nl_watch(&wo) : nl_list_devices(json);
 	}
 	if (ccore_system_open(backend, sim, &sys)) {
 		fprintf(stderr, "ccore-info: %s\n", ccore_last_error());
