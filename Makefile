@@ -2,11 +2,12 @@
 #
 #   make            build the userspace: libccore, tools in build/bin/, firmware
 #   make demo       run the main job on the embedded simulated devices
-#   make check      build and run every test (also under ASan/UBSan)
+#   make check      build and run every test: userspace (also under ASan/UBSan),
+#                   the kernel module's build checks, its selftests in QEMU
+#   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
 #   make bench      run the benchmarks that print figures
 #
-# Each of demo and check installs the Debian packages it needs first.
-# The kernel module is built by Kbuild (see driver/).
+# Each of demo, check and driver installs the Debian packages it needs first.
 
 BUILD ?= build
 SAN ?=
@@ -77,7 +78,7 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 .SECONDEXPANSION:
 .SECONDARY:
 
-.PHONY: all demo check test bench bench-compare clean deps deps-check help
+.PHONY: all demo check test bench bench-compare clean deps deps-check help driver
 .DEFAULT_GOAL := all
 
 all: $(LIBCCORE) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
@@ -100,7 +101,7 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	$(Q)touch $@
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
@@ -207,11 +208,17 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/demo.sh $(BIN)
 
-# The normal build and the sanitizer build run the same tests.
-check: deps-check
+# The normal build and the sanitizer build run the same userspace tests;
+# then the kernel module is built (W=1, sparse), checkpatch'ed and tested
+# in QEMU (scripts/check.sh).
+check: deps-check kernel-deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 all
-	$(Q)selftests/run.sh $(BUILD) $(BUILD)/asan
+	$(Q)scripts/check.sh $(BUILD) $(BUILD)/asan
+
+# The kernel module, against Debian's 6.12 headers (scripts/kernel-deps.sh).
+driver: kernel-deps
+	$(Q)scripts/build-driver.sh
 
 test: check
 
@@ -231,9 +238,9 @@ clean:
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
 
 # --- kernel test infrastructure (QEMU) --------------------------------------
-# Not part of check on its own: kernel-deps installs the 6.12 kernel, QEMU
-# and busybox (only what is missing); qemu-check boots that kernel with
-# build/driver/*.ko and runs build/tests/kernel/ in it. QEMU_ARGS passes
+# kernel-deps installs the 6.12 kernel, QEMU and busybox (only what is
+# missing); qemu-check boots that kernel with build/driver/*.ko and runs
+# build/tests/kernel/ in it (check does both, see scripts/check.sh). QEMU_ARGS passes
 # options to selftests/qemu/run.sh, e.g. QEMU_ARGS="--test NAME -v".
 QEMU_ARGS ?=
 
@@ -247,7 +254,9 @@ qemu-check: kernel-deps
 
 # --- module lifetime stress (QEMU) -------------------------------------------
 STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder
+ifeq ($(SAN),)
 all: $(STRESS_TESTS)
+endif
 
 $(BUILD)/tests/kernel/stress_test.sh: selftests/stress/stress_test.sh
 	@mkdir -p $(dir $@)

@@ -240,8 +240,8 @@ void ccore_debugfs_fini(struct ccore_device *cdev);
 
 /*
  * ccore_genl.c: the "ccore" generic netlink family (device dumps and
- * events, enum ccore_event).  Events may be sent from any context that
- * does not hold the device registry's lock, atomic context included.
+ * events, enum ccore_event of <uapi/linux/ccore_genl.h>).  Events never
+ * sleep: they may be sent with any lock held, spinlocks included.
  */
 int ccore_genl_init(void);
 void ccore_genl_fini(void);

@@ -148,13 +148,14 @@ static bool ccore_genl_listened(void)
  * @status: negative errno of the failure
  * @job: id of the job to blame, 0 if none
  *
- * Callable from any context: the job completion path runs in the model's
- * workers, which may hold the model's locks, and a real device would
- * report faults from its interrupt handler.  So nothing here sleeps: the
- * message is allocated with GFP_ATOMIC and sent at once (which also keeps
- * the events of one CC core in order; a work item would not).  An event
- * the allocation fails for is lost; listeners learn of lost multicast
- * messages through ENOBUFS anyway, and the counters in dev-get stay exact.
+ * Never sleeps, so it may be called with any lock held: the job completion
+ * path runs in the model's workers, which may hold the model's locks (and
+ * a real device would complete jobs from its interrupt handling), and
+ * CC-core recovery holds hw->lock.  The message is allocated with
+ * GFP_ATOMIC and sent at once, which also keeps the events of one CC core
+ * in order (a deferred send would need its own ordering).  An event the
+ * allocation fails for is lost; listeners learn of lost multicast messages
+ * through ENOBUFS anyway, and the counters in dev-get stay exact.
  */
 void ccore_genl_job_event(struct ccore_device *cdev, u32 event, u32 cc, int status, u64 job)
 {

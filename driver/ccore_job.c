@@ -43,20 +43,6 @@ static int cc_check(struct ccore_device *cdev, u32 cc)
 	return 0;
 }
 
-static bool insn_uses_sem(const struct drm_ccore_insn *in)
-{
-	switch (in->opcode) {
-	case DRM_CCORE_OP_WAIT:
-	case DRM_CCORE_OP_ACQUIRE:
-	case DRM_CCORE_OP_SET:
-	case DRM_CCORE_OP_ADD:
-	case DRM_CCORE_OP_BGE:
-		return in->sem != DRM_CCORE_SEM_TRIGGER;
-	default:
-		return false;
-	}
-}
-
 /*
  * Pin what a verified program names, for as long as it is loaded: its
  * semaphores cannot be freed and its rings not destroyed under it.
@@ -74,7 +60,7 @@ static int program_pin(struct ccore_file *cfile, struct ccore_program *p,
 	for (i = 0; i < p->count; i++) {
 		const struct drm_ccore_insn *in = &insns[i];
 
-		if (insn_uses_sem(in)) {
+		if (ccm_insn_uses_sem(in)) {
 			rc = ccore_sem_pin(hw, &p->sems, in->sem);
 			if (rc)
 				return rc;

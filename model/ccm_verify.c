@@ -185,6 +185,20 @@ int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_de
 
 /* --- programs ------------------------------------------------------------- */
 
+bool ccm_insn_uses_sem(const struct drm_ccore_insn *in)
+{
+	switch (in->opcode) {
+	case DRM_CCORE_OP_WAIT:
+	case DRM_CCORE_OP_ACQUIRE:
+	case DRM_CCORE_OP_SET:
+	case DRM_CCORE_OP_ADD:
+	case DRM_CCORE_OP_BGE:
+		return in->sem != DRM_CCORE_SEM_TRIGGER;
+	default:
+		return false;
+	}
+}
+
 enum { F_REG = 1, F_ENGINE = 2, F_RING = 4, F_SEM = 8, F_IMM = 16, F_TARGET = 32 };
 
 struct op_shape {

@@ -35,6 +35,11 @@ struct ccm_verify_ctx {
 /* Validate descriptor @index and translate it into @out. */
 int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_desc *d,
 		       u32 index, struct ccm_hwdesc *out, struct ccm_err *err);
+/*
+ * True if @in names a semaphore that must stay its program's while the
+ * program is loaded (the trigger semaphore is the CC core's own).
+ */
+bool ccm_insn_uses_sem(const struct drm_ccore_insn *in);
 /* Validate a whole program; err->index names the first bad instruction. */
 int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *insns,
 		       u32 count, struct ccm_err *err);

@@ -19,6 +19,13 @@
 #define SIM_JOB_SLOTS 4096	/* jobs in flight per context */
 #define SIM_TOKEN_BASE 0x40000000
 #define SIM_HELP_NS 20000	/* work a triggering thread does itself */
+#define SIM_JOB_TIMEOUT_MAX_MS 3600000	/* a shared CC core is held an hour at most */
+
+/* A set of pointers, each held once (what a ring or program refers to). */
+struct sim_set {
+	void **items;
+	u32 count, cap;
+};
 
 /* Device memory, shared by a buffer and its imports. */
 struct sim_mem {
@@ -35,10 +42,24 @@ struct sim_bo {
 	u64 va;
 };
 
+/*
+ * A block of semaphores a context allocated.  Programs and rings are
+ * checked when loaded or written and run later, so each block they name
+ * is pinned while they exist: a pinned block cannot be freed (-EBUSY).
+ */
+struct sim_sem_block {
+	struct sim_sem_block *next;
+	struct sim_ctx *owner;
+	u32 first, count;
+	u64 serial;		/* unique per allocation: grants name it */
+	u32 pins;		/* programs and rings (of any context) naming it */
+};
+
 struct sim_ring {
 	u32 core, engine, ring;
-	struct sim_mem **mems;	/* memory its descriptors reach */
-	u32 nmems, cap;
+	struct sim_set mems;	/* struct sim_mem its descriptors reach */
+	struct sim_set sems;	/* struct sim_sem_block they signal or write */
+	u32 programs;		/* loaded programs that start or wait for it */
 };
 
 struct sim_prog {
@@ -46,6 +67,8 @@ struct sim_prog {
 	u32 base;
 	u32 count;
 	u32 pending;		/* atomic: jobs queued or running */
+	struct sim_set sems;	/* struct sim_sem_block its instructions use */
+	struct sim_set rings;	/* struct sim_ring it starts or waits for */
 };
 
 struct sim_job {
@@ -63,17 +86,14 @@ struct sim_handles {
 	u32 cap;
 };
 
-struct sim_grant {
-	u32 first, count;
-};
-
 struct sim_ctx {
 	struct ccore_dev base;
 	struct sim_system *sys;
 	u32 dev;
 	struct ccm_vm vm;
 	struct sim_handles bos, rings, progs;
-	struct sim_grant *grants;
+	struct sim_sem_block *blocks;	/* allocated */
+	u64 *grants;		/* serials of the imported allocations */
 	u32 ngrants;
 	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
 	u64 next_seq;
@@ -83,6 +103,7 @@ struct sim_token {
 	bool sem;
 	struct sim_mem *mem;	/* dma-buf */
 	u32 first, count;	/* semaphore block */
+	u64 serial;		/* its allocation */
 };
 
 struct sim_system {
@@ -92,6 +113,7 @@ struct sim_system {
 	struct sim_ctx **ctx;
 	struct sim_token *tokens;
 	u32 ntokens;
+	u64 sem_serial;		/* of the last semaphore allocation */
 	u32 fw_size;		/* resident firmware instructions */
 };
 
@@ -108,6 +130,9 @@ int sim_handle_add(struct sim_handles *h, void *obj, u32 *handle);
 void *sim_handle_get(const struct sim_handles *h, u32 handle);
 void *sim_handle_remove(struct sim_handles *h, u32 handle);
 void sim_handles_fini(struct sim_handles *h);
+/* 1 if @p was added, 0 if it was there, -ENOMEM */
+int sim_set_add(struct sim_set *s, void *p);
+void sim_set_fini(struct sim_set *s);
 
 /* the ioctl families, each in its own file; called with the lock held */
 int sim_param_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
@@ -123,9 +148,15 @@ void sim_mem_put(struct sim_system *s, struct sim_mem *m);
 /* Verifier callback: @owner (a sim_ctx) allocated or imported @ref. */
 bool sim_sem_usable(void *owner, u32 ref);
 bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
-void sim_bo_fini(struct sim_ctx *c);
-void sim_ring_fini(struct sim_ctx *c);
+struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring);
+/* Pin the block of @ref (if any) in @pins, once. */
+int sim_sem_pin(struct sim_ctx *c, struct sim_set *pins, u32 ref);
+void sim_sem_unpin_all(struct sim_set *pins);
+/* At system close: programs, then rings (they unpin), then the rest. */
 void sim_job_fini(struct sim_ctx *c);
+void sim_ring_fini(struct sim_ctx *c);
+void sim_bo_fini(struct sim_ctx *c);
+void sim_sem_fini(struct sim_ctx *c);
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd);
 const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd);
 

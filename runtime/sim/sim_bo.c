@@ -157,8 +157,11 @@ static int prime_import(struct sim_ctx *c, struct drm_prime_handle *a)
 	u64 va;
 	int rc;
 
-	if (!t || t->sem)
-		return ccore_error(-EBADF, "PRIME_FD_TO_HANDLE: fd %d is not an exported buffer",
+	if (!t)
+		return ccore_error(-EBADF, "PRIME_FD_TO_HANDLE: fd %d is not an open file descriptor",
+				   a->fd);
+	if (t->sem)
+		return ccore_error(-EINVAL, "PRIME_FD_TO_HANDLE: fd %d is an exported semaphore block, not a dma-buf",
 				   a->fd);
 	rc = bo_install(c, t->mem, &a->handle, &va);
 	return rc ? ccore_error(rc, "PRIME_FD_TO_HANDLE: out of memory") : 0;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Handle tables: the lowest free handle is reused, as GEM's idr does. */
+/*
+ * Handle tables: the lowest free handle is reused, as GEM's idr does.
+ * Pointer sets: what a ring or a program refers to, each once.
+ */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -45,4 +48,29 @@ void sim_handles_fini(struct sim_handles *h)
 	free(h->slot);
 	h->slot = NULL;
 	h->cap = 0;
+}
+
+int sim_set_add(struct sim_set *s, void *p)
+{
+	void **items;
+	u32 i;
+
+	for (i = 0; i < s->count; i++)
+		if (s->items[i] == p)
+			return 0;
+	if (s->count == s->cap) {
+		items = realloc(s->items, (s->cap ? s->cap * 2 : 8) * sizeof(*items));
+		if (!items)
+			return -ENOMEM;
+		s->items = items;
+		s->cap = s->cap ? s->cap * 2 : 8;
+	}
+	s->items[s->count++] = p;
+	return 1;
+}
+
+void sim_set_fini(struct sim_set *s)
+{
+	free(s->items);
+	*s = (struct sim_set){ 0 };
 }

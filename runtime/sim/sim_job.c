@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * CC programs and jobs on the sim backend: programs are verified before
- * they reach a CC core's memory; a job queues a program for the resident
+ * they reach a CC core's memory and pin, while loaded, the semaphore
+ * blocks and the rings they name; a job queues a program for the resident
  * dispatcher; a job that outlives its timeout gets its CC core reset and
  * fails with -ETIMEDOUT instead of hanging.
  */
@@ -17,6 +18,48 @@ static int cc_check(struct sim_ctx *c, unsigned long req, u32 cc)
 		return ccore_error(-EINVAL, "%s: CC core %u does not exist (0..%u)",
 				   ccore_ioctl_name(req), cc, cfg->cores * cfg->cc_cores - 1);
 	return 0;
+}
+
+/*
+ * Pin what a verified program names, for as long as it is loaded: its
+ * semaphores cannot be freed and its rings not destroyed under it.
+ */
+static int program_pin(struct sim_ctx *c, struct sim_prog *p, const struct drm_ccore_insn *insns,
+		       u32 core)
+{
+	struct sim_ring *r;
+	u32 i;
+	int rc;
+
+	for (i = 0; i < p->count; i++) {
+		const struct drm_ccore_insn *in = &insns[i];
+
+		rc = ccm_insn_uses_sem(in) ? sim_sem_pin(c, &p->sems, in->sem) : 0;
+		if (rc)
+			return rc;
+		if (in->opcode != DRM_CCORE_OP_START && in->opcode != DRM_CCORE_OP_RWAIT)
+			continue;
+		r = sim_ring_find(c, core, in->engine, in->ring);
+		rc = r ? sim_set_add(&p->rings, r) : 0;
+		if (rc < 0)
+			return rc;
+		if (rc)
+			r->programs++;
+	}
+	return 0;
+}
+
+/* Unload @p and drop what it pinned. */
+static void program_unload(struct sim_ctx *c, struct sim_prog *p)
+{
+	u32 i;
+
+	ccm_cc_unload(c->sys->f, c->dev, p->cc, p->base);
+	sim_sem_unpin_all(&p->sems);
+	for (i = 0; i < p->rings.count; i++)
+		((struct sim_ring *)p->rings.items[i])->programs--;
+	sim_set_fini(&p->rings);
+	free(p);
 }
 
 static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
@@ -53,10 +96,9 @@ static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
 	}
 	p->cc = a->cc_core;
 	p->count = a->count;
-	rc = sim_handle_add(&c->progs, p, &a->handle);
+	rc = program_pin(c, p, insns, v.core) ?: sim_handle_add(&c->progs, p, &a->handle);
 	if (rc) {
-		ccm_cc_unload(c->sys->f, c->dev, p->cc, p->base);
-		free(p);
+		program_unload(c, p);
 		return ccore_error(rc, "PROGRAM_LOAD: out of memory");
 	}
 	return 0;
@@ -84,9 +126,8 @@ static int program_free(struct sim_ctx *c, struct drm_ccore_program_free *a)
 	if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
 		return ccore_error(-EBUSY, "PROGRAM_FREE: program %u still has %u jobs queued or running",
 				   a->handle, p->pending);
-	ccm_cc_unload(c->sys->f, c->dev, p->cc, p->base);
 	sim_handle_remove(&c->progs, a->handle);
-	free(p);
+	program_unload(c, p);
 	return 0;
 }
 
@@ -103,6 +144,9 @@ static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
 	if (a->flags & ~DRM_CCORE_JOB_F_TRIGGER)
 		return ccore_error(-EINVAL, "SUBMIT: unknown flags 0x%x (allowed 0x%x TRIGGER)",
 				   a->flags, DRM_CCORE_JOB_F_TRIGGER);
+	if (a->timeout_ms > SIM_JOB_TIMEOUT_MAX_MS)
+		return ccore_error(-EINVAL, "SUBMIT: timeout_ms %u out of range (1..%u ms, 0 = the default)",
+				   a->timeout_ms, SIM_JOB_TIMEOUT_MAX_MS);
 	if (a->in_syncobj || a->out_syncobj)
 		return ccore_error(-EOPNOTSUPP,
 				   "SUBMIT: syncobjs are a kernel-driver feature; the sim backend waits with JOB_WAIT (set in_syncobj and out_syncobj to 0)");
@@ -204,9 +248,13 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 /* Called with the model stopped: no job can still be running. */
 void sim_job_fini(struct sim_ctx *c)
 {
+	struct sim_prog *p;
 	u32 h;
 
-	for (h = 1; h <= c->progs.cap; h++)
-		free(sim_handle_remove(&c->progs, h));
+	for (h = 1; h <= c->progs.cap; h++) {
+		p = sim_handle_remove(&c->progs, h);
+		if (p)
+			program_unload(c, p);
+	}
 	sim_handles_fini(&c->progs);
 }

@@ -2,8 +2,9 @@
 /*
  * DMA rings on the sim backend.  Submission validates and translates every
  * descriptor before writing any (ccm_desc_translate is the security
- * boundary) and keeps the memory the descriptors reach alive for as long as
- * the ring exists.
+ * boundary) and keeps the memory the descriptors reach alive, and the
+ * semaphore blocks they signal or write pinned, for as long as the ring
+ * exists.  A ring a loaded program starts or waits for cannot be destroyed.
  */
 #include "sim.h"
 
@@ -66,9 +67,10 @@ static void ring_free(struct sim_ctx *c, struct sim_ring *r)
 {
 	u32 i;
 
-	for (i = 0; i < r->nmems; i++)
-		sim_mem_put(c->sys, r->mems[i]);
-	free(r->mems);
+	for (i = 0; i < r->mems.count; i++)
+		sim_mem_put(c->sys, r->mems.items[i]);
+	sim_set_fini(&r->mems);
+	sim_sem_unpin_all(&r->sems);
 	free(r);
 }
 
@@ -83,6 +85,10 @@ static int ring_destroy(struct sim_ctx *c, struct drm_ccore_ring_destroy *a)
 	r = ring_get(c, DRM_IOCTL_CCORE_RING_DESTROY, a->handle);
 	if (!r)
 		return -ENOENT;
+	/* a loaded program would START whoever claims it next */
+	if (r->programs)
+		return ccore_error(-EBUSY, "RING_DESTROY: ring %u (core %u engine %u ring %u) is started or waited for by %u loaded programs; free them first",
+				   a->handle, r->core, r->engine, r->ring, r->programs);
 	rc = ccm_ring_release(c->sys->f, c->dev, r->core, r->engine, r->ring, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_RING_DESTROY, rc, &err);
@@ -91,29 +97,43 @@ static int ring_destroy(struct sim_ctx *c, struct drm_ccore_ring_destroy *a)
 	return 0;
 }
 
+/* The context's ring @core/@engine/@ring, or NULL. */
+struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring)
+{
+	struct sim_ring *r;
+	u32 h;
+
+	for (h = 1; h <= c->rings.cap; h++) {
+		r = sim_handle_get(&c->rings, h);
+		if (r && r->core == core && r->engine == engine && r->ring == ring)
+			return r;
+	}
+	return NULL;
+}
+
 /* Remember that @r reaches the memory behind [va, va + len). */
 static int ring_ref(struct sim_ctx *c, struct sim_ring *r, u64 va, u64 len)
 {
 	const struct ccm_vm_map *m = ccm_vm_find(&c->vm, va, len);
-	struct sim_mem *mem, **mems;
-	u32 i;
+	struct sim_mem *mem = m ? ((struct sim_bo *)m->bo)->mem : NULL;
+	int rc = mem ? sim_set_add(&r->mems, mem) : 0;
 
-	if (!m)
-		return 0;
-	mem = ((struct sim_bo *)m->bo)->mem;
-	for (i = 0; i < r->nmems; i++)
-		if (r->mems[i] == mem)
-			return 0;
-	if (r->nmems == r->cap) {
-		mems = realloc(r->mems, (r->cap ? r->cap * 2 : 8) * sizeof(*mems));
-		if (!mems)
-			return -ENOMEM;
-		r->mems = mems;
-		r->cap = r->cap ? r->cap * 2 : 8;
-	}
-	r->mems[r->nmems++] = mem;
-	mem->refs++;
-	return 0;
+	if (rc > 0)
+		mem->refs++;
+	return rc < 0 ? rc : 0;
+}
+
+/* What a checked descriptor reaches stays until the ring goes. */
+static int ring_refs(struct sim_ctx *c, struct sim_ring *r, const struct drm_ccore_desc *d)
+{
+	int rc = 0;
+
+	if (d->flags & DRM_CCORE_DESC_F_SIGNAL)
+		rc = sim_sem_pin(c, &r->sems, d->signal_sem);
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+		return rc ?: sim_sem_pin(c, &r->sems, (u32)d->dst);
+	return rc ?: ring_ref(c, r, d->dst, d->len) ?: ring_ref(c, r, d->src0, d->len) ?:
+	       ring_ref(c, r, d->src1, d->len);
 }
 
 static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
@@ -147,12 +167,9 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 				   a->count);
 	for (i = 0; i < a->count && !rc; i++)
 		rc = ccm_desc_translate(&v, &in[i], i, &hw[i], &err);
-	/* Take the memory references before the descriptors can run. */
+	/* Take the references before the descriptors can run. */
 	for (i = 0; i < a->count && !rc; i++)
-		if (in[i].op != DRM_CCORE_DESC_SEM_WRITE)
-			rc = ring_ref(c, r, in[i].dst, in[i].len) ?:
-			     ring_ref(c, r, in[i].src0, in[i].len) ?:
-			     ring_ref(c, r, in[i].src1, in[i].len);
+		rc = ring_refs(c, r, &in[i]);
 	if (rc == -ENOMEM)
 		rc = ccm_fail(&err, rc, CCM_NO_INDEX, "out of memory");
 	if (!rc)

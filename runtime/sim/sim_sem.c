@@ -2,24 +2,72 @@
 /*
  * Semaphores on the sim backend: allocation from a core's bank, access and
  * waits limited to what the context allocated or imported, and export /
- * import so ranks on other devices may signal them.
+ * import so ranks on other devices may signal them.  A grant names the
+ * exported allocation and ends with it.  As in the kernel driver, every
+ * block a loaded program or a written descriptor names is pinned: it
+ * cannot be freed (-EBUSY) until they go.  Contexts live as long as the
+ * system, so whatever is left is freed at system close.
  */
 #include "sim.h"
 
 #include <stdlib.h>
 
+/* The block @ref belongs to, or NULL. */
+static struct sim_sem_block *block_of(struct sim_system *s, u32 ref)
+{
+	struct sim_ctx *holder = ccm_sem_owner(s->f, ref);
+	struct sim_sem_block *b;
+
+	for (b = holder ? holder->blocks : NULL; b; b = b->next)
+		if (ref >= b->first && ref - b->first < b->count)
+			return b;
+	return NULL;
+}
+
 bool sim_sem_usable(void *owner, u32 ref)
 {
 	struct sim_ctx *c = owner;
+	struct sim_sem_block *b = block_of(c->sys, ref);
 	u32 i;
 
-	if (ccm_sem_owner(c->sys->f, ref) == c)
+	if (!b)
+		return false;
+	if (b->owner == c)
 		return true;
 	for (i = 0; i < c->ngrants; i++)
-		if (ref >= c->grants[i].first && ref - c->grants[i].first < c->grants[i].count &&
-		    ccm_sem_owner(c->sys->f, ref))
+		if (c->grants[i] == b->serial)
 			return true;
 	return false;
+}
+
+int sim_sem_pin(struct sim_ctx *c, struct sim_set *pins, u32 ref)
+{
+	struct sim_sem_block *b = block_of(c->sys, ref);
+	int rc = b ? sim_set_add(pins, b) : 0;
+
+	if (rc > 0)
+		b->pins++;
+	return rc < 0 ? rc : 0;
+}
+
+void sim_sem_unpin_all(struct sim_set *pins)
+{
+	u32 i;
+
+	for (i = 0; i < pins->count; i++)
+		((struct sim_sem_block *)pins->items[i])->pins--;
+	sim_set_fini(pins);
+}
+
+/* The block of @c that starts at @first, and where it is linked. */
+static struct sim_sem_block **own_block(struct sim_ctx *c, u32 first)
+{
+	struct sim_sem_block **pb;
+
+	for (pb = &c->blocks; *pb; pb = &(*pb)->next)
+		if ((*pb)->first == first)
+			return pb;
+	return NULL;
 }
 
 static int sem_check(struct sim_ctx *c, unsigned long req, u32 ref)
@@ -37,23 +85,49 @@ static int sem_check(struct sim_ctx *c, unsigned long req, u32 ref)
 static int sem_alloc(struct sim_ctx *c, struct drm_ccore_sem_alloc *a)
 {
 	struct ccm_err err = { 0 };
+	struct sim_sem_block *b;
 	int rc;
 
 	if (a->pad)
 		return ccore_error(-EINVAL, "SEM_ALLOC: pad must be zero");
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return ccore_error(-ENOMEM, "SEM_ALLOC: out of memory");
 	rc = ccm_sem_alloc(c->sys->f, c->dev, a->core, a->count, c, &a->first, &err);
-	return rc ? sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err) : 0;
+	if (rc) {
+		free(b);
+		return sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err);
+	}
+	*b = (struct sim_sem_block){
+		.next = c->blocks, .owner = c, .first = a->first, .count = a->count,
+		.serial = ++c->sys->sem_serial,
+	};
+	c->blocks = b;
+	return 0;
 }
 
 static int sem_free(struct sim_ctx *c, struct drm_ccore_sem_free *a)
 {
+	struct sim_sem_block **pb, *b;
 	struct ccm_err err = { 0 };
 	int rc;
 
 	if (a->pad)
 		return ccore_error(-EINVAL, "SEM_FREE: pad must be zero");
+	pb = own_block(c, a->first);
+	if (pb && (*pb)->pins)
+		return ccore_error(-EBUSY, "SEM_FREE: semaphore block 0x%08x (%u semaphores) is named by %u loaded programs or written rings; free or destroy them first",
+				   a->first, (*pb)->count, (*pb)->pins);
+	/* not a block of ours: the model says why */
 	rc = ccm_sem_free(c->sys->f, a->first, c, &err);
-	return rc ? sim_fail(DRM_IOCTL_CCORE_SEM_FREE, rc, &err) : 0;
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_SEM_FREE, rc, &err);
+	if (pb) {
+		b = *pb;
+		*pb = b->next;
+		free(b);
+	}
+	return 0;
 }
 
 static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
@@ -79,14 +153,18 @@ static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
 static int sem_export(struct sim_ctx *c, struct drm_ccore_sem_export *a)
 {
 	struct sim_token t = { .sem = true };
+	struct sim_sem_block **pb;
 	int rc;
 
 	if (a->flags || a->pad)
 		return ccore_error(-EINVAL, "SEM_EXPORT: flags and pad must be zero");
-	if (ccm_sem_block(c->sys->f, a->first, c, &t.count))
+	pb = own_block(c, a->first);
+	if (!pb)
 		return ccore_error(-EINVAL, "SEM_EXPORT: semaphore 0x%08x is not the first of a block this context allocated",
 				   a->first);
 	t.first = a->first;
+	t.count = (*pb)->count;
+	t.serial = (*pb)->serial;
 	rc = sim_token_new(c->sys, &t, &a->fd);
 	return rc ? ccore_error(rc, "SEM_EXPORT: out of memory") : 0;
 }
@@ -94,18 +172,21 @@ static int sem_export(struct sim_ctx *c, struct drm_ccore_sem_export *a)
 static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
 {
 	const struct sim_token *t = sim_token_get(c->sys, a->fd);
-	struct sim_grant *g;
+	u64 *g;
 
 	if (a->flags)
 		return ccore_error(-EINVAL, "SEM_IMPORT: flags must be zero");
-	if (!t || !t->sem)
-		return ccore_error(-EBADF, "SEM_IMPORT: fd %d is not an exported semaphore block",
+	if (!t)
+		return ccore_error(-EBADF, "SEM_IMPORT: fd %d is not an open file descriptor",
+				   a->fd);
+	if (!t->sem)
+		return ccore_error(-EINVAL, "SEM_IMPORT: fd %d is a dma-buf, not an exported semaphore block",
 				   a->fd);
 	g = realloc(c->grants, (c->ngrants + 1) * sizeof(*g));
 	if (!g)
 		return ccore_error(-ENOMEM, "SEM_IMPORT: out of memory");
 	c->grants = g;
-	g[c->ngrants++] = (struct sim_grant){ .first = t->first, .count = t->count };
+	g[c->ngrants++] = t->serial;
 	a->first = t->first;
 	a->count = t->count;
 	return 0;
@@ -154,4 +235,19 @@ int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a)
 		return ccore_error(rc, "SEM_WAIT: semaphore 0x%08x is %u, still below %u at the deadline",
 				   a->sem, ccm_sem_read(c->sys->f, a->sem), a->value);
 	return 0;
+}
+
+/* Called with the model stopped, after every context's programs and rings. */
+void sim_sem_fini(struct sim_ctx *c)
+{
+	struct sim_sem_block *b;
+
+	ccm_sem_free_owner(c->sys->f, c);
+	while ((b = c->blocks)) {
+		c->blocks = b->next;
+		free(b);
+	}
+	free(c->grants);
+	c->grants = NULL;
+	c->ngrants = 0;
 }

@@ -172,14 +172,12 @@ static int sim_sem_share(struct ccore_dev *dev, struct ccore_dev *from, uint32_t
 	return sim_ioctl(dev, DRM_IOCTL_CCORE_SEM_IMPORT, &imp);
 }
 
+/* After every context's programs and rings: they pin others' blocks. */
 static void ctx_fini(struct sim_ctx *c)
 {
-	sim_job_fini(c);
-	sim_ring_fini(c);
 	sim_bo_fini(c);
-	ccm_sem_free_owner(c->sys->f, c);
+	sim_sem_fini(c);
 	ccm_vm_fini(&c->vm);
-	free(c->grants);
 	free(c->jobs);
 	free(c);
 }
@@ -192,6 +190,11 @@ static void sim_close(struct ccore_system *base)
 	/* Stop the workers first: nothing may touch memory being freed. */
 	if (s->f)
 		ccm_fabric_stop(s->f);
+	for (i = 0; i < base->ndev; i++)
+		if (s->ctx && s->ctx[i]) {
+			sim_job_fini(s->ctx[i]);
+			sim_ring_fini(s->ctx[i]);
+		}
 	for (i = 0; i < base->ndev; i++)
 		if (s->ctx && s->ctx[i])
 			ctx_fini(s->ctx[i]);

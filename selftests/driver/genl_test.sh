@@ -7,7 +7,8 @@
 # and removed, and survives dumps racing del_device; the "events" group
 # reports a job timeout and a CC-core fault, each followed by the core's
 # recovery (ccore-info --watch), and the counters in dev-get count them.
-# Prints TAP.
+# Last, it unloads and reloads ccore.ko (a watch must end when the family
+# goes), recreating the fabrics that were there.  Prints TAP.
 #
 #   genl_test.sh [FABRIC_ID]	(default 4343, or $CCORE_GENL_TEST_ID)
 #
@@ -23,7 +24,7 @@ request=$here/helpers/genl_request
 bus=/sys/bus/ccore_sim
 fid=${1:-${CCORE_GENL_TEST_ID:-4343}}
 tmp=$(mktemp -d)
-ntests=16
+ntests=17
 n=0
 failed=0
 
@@ -197,9 +198,9 @@ watch_start() {
 # watch_end: its exit status
 watch_end() {
 	wait "$watcher"
-	rc=$?
+	watch_rc=$?
 	watcher=
-	return $rc
+	return $watch_rc
 }
 
 t_timeout_events() {
@@ -320,6 +321,46 @@ t_no_listener() {
 		{ echo "counters: $out"; return 1; }
 }
 check "a timeout with no listener still counts" t_no_listener
+
+# Last: unloading the module ends a watch with a clear message.  The
+# fabrics there before are recreated afterwards, with their options.
+t_unload() {
+	saved=""
+	for d in "$bus"/devices/ccore_sim*; do
+		[ -f "$d/num_devices" ] || continue
+		saved="$saved${saved:+
+}${d##*ccore_sim} $(cat "$d/num_devices") $(cat "$d/options")"
+	done
+	watch_start "$tmp/w5" --timeout 60 || return 1
+	echo "$saved" | while read -r id _; do
+		[ -z "$id" ] || echo "$id" >"$bus/del_device"
+	done
+	out=$(rmmod ccore 2>&1)
+	rc=$?
+	wrc=0
+	if [ $rc -eq 0 ]; then
+		watch_end
+		wrc=$?
+	else
+		kill "$watcher"
+		watch_end
+	fi
+	insmod "$ko" || { echo "insmod $ko failed"; return 1; }
+	echo "$saved" | while read -r line; do
+		[ -z "$line" ] || echo "$line" >"$bus/new_device"
+	done
+	[ $rc -eq 0 ] || { echo "rmmod ccore failed: $out"; return 1; }
+	[ "$wrc" -eq 1 ] || { echo "the watcher exited with $wrc"; return 1; }
+	grep -q "^ccore-info: the ccore generic netlink family went away (ccore.ko unloaded)\$" \
+		"$tmp/w5.err" || { echo "stderr: $(cat "$tmp/w5.err")"; return 1; }
+}
+ko=/lib/modules/$(uname -r)/extra/ccore.ko
+if [ -f "$ko" ]; then
+	check "--watch exits 1 when ccore.ko is unloaded" t_unload
+else
+	n=$((n + 1))
+	echo "ok $n --watch exits 1 when ccore.ko is unloaded # SKIP no $ko to load again"
+fi
 
 [ "$n" -eq "$ntests" ] || echo "# ran $n cases, planned $ntests"
 echo "# $((n - failed)) passed, $failed failed"

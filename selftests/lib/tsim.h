@@ -14,6 +14,20 @@
 #define TSIM_MAX_DEV 16
 #define TSIM_SEC 1000000000ll
 
+/* A semaphore reference as CC assembly: SEMF in the format, S3(ref) after. */
+#define S3(ref) DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref), DRM_CCORE_SEM_REF_IDX(ref)
+#define SEMF "sem(%u,%u,%u)"
+
+/* @call must fail with @err and a last error containing @text. */
+#define EXPECT_ERR(call, err, text)                                               \
+	do {                                                                      \
+		int rc_ = (call);                                                 \
+		if (rc_ != (err))                                                 \
+			FAIL("%s returned %d, expected %d (%s)", #call, rc_, err,   \
+			     ccore_last_error());                                 \
+		ASSERT_STR_CONTAINS(ccore_last_error(), text);                     \
+	} while (0)
+
 struct tsim {
 	struct ccore_system *sys;
 	struct ccore_dev *dev[TSIM_MAX_DEV];

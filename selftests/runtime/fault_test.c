@@ -10,8 +10,6 @@
 #include "tsim.h"
 #include "ccore_firmware.h"
 
-#define S3(ref) DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref), DRM_CCORE_SEM_REF_IDX(ref)
-#define SEMF "sem(%u,%u,%u)"
 #define BLOCK 1024
 #define PACKET 512
 
@@ -225,6 +223,10 @@ static void dma_error_stops_ring(unsigned int workers)
 	assert_bytes(r.dst, 0x5a, 3 * BLOCK);
 	ASSERT_EQ(tsim_sem_value(d0, r.sem), 4);
 	expect_ring(6, 4, 1, 1);
+	/* idle, but p1 and p2 start it: they go first */
+	ASSERT_EQ(ccore_dev_ring_destroy(d0, r.ring), -EBUSY);
+	ASSERT_EQ(ccore_dev_program_free(d0, p1), 0);
+	ASSERT_EQ(ccore_dev_program_free(d0, p2), 0);
 	ASSERT_EQ(ccore_dev_ring_destroy(d0, r.ring), 0);
 	tsim_close(&t);
 }

@@ -7,9 +7,6 @@
 
 #include <unistd.h>
 
-#define S3(ref) DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref), DRM_CCORE_SEM_REF_IDX(ref)
-#define SEMF "sem(%u,%u,%u)"
-
 static struct tsim t;
 static struct ccore_dev *d0;
 static uint32_t s;	/* four semaphores on device 0, core 0 */

@@ -7,18 +7,6 @@
  */
 #include "tsim.h"
 
-#define EXPECT_ERR(call, err, text)                                               \
-	do {                                                                      \
-		int rc_ = (call);                                                 \
-		if (rc_ != (err))                                                 \
-			FAIL("%s returned %d, expected %d (%s)", #call, rc_, err,   \
-			     ccore_last_error());                                 \
-		ASSERT_STR_CONTAINS(ccore_last_error(), text);                     \
-	} while (0)
-
-#define S3(ref) DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref), DRM_CCORE_SEM_REF_IDX(ref)
-#define SEMF "sem(%u,%u,%u)"
-
 static struct tsim t;
 static struct ccore_dev *d0, *d1;
 static uint32_t bo[2], ring, sem;

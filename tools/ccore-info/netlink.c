@@ -251,7 +251,9 @@ int nl_list_devices(bool json)
 
 struct watch_state {
 	const struct watch_opts *o;
+	int family;
 	unsigned long seen;
+	int gone;	/* the family was unregistered */
 };
 
 static const char *event_name(uint8_t cmd)
@@ -277,6 +279,21 @@ static void now_iso(char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
+/* nlctrl's notifications: stop when our family goes (ccore.ko unloaded) */
+static int on_ctrl(struct nl_msg *msg, struct watch_state *st)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+	if (gh->cmd != CTRL_CMD_DELFAMILY ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_ID] || nla_len(tb[CTRL_ATTR_FAMILY_ID]) != sizeof(uint16_t) ||
+	    nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]) != st->family)
+		return NL_SKIP;
+	st->gone = 1;
+	return NL_STOP;
+}
+
 static int on_event(struct nl_msg *msg, void *arg)
 {
 	struct watch_state *st = arg;
@@ -289,7 +306,10 @@ static int on_event(struct nl_msg *msg, void *arg)
 	int has_job, has_accel;
 	int32_t s;
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CCORE_A_EVENT_MAX, NULL) < 0)
+	if (nlmsg_hdr(msg)->nlmsg_type == GENL_ID_CTRL)
+		return on_ctrl(msg, st);
+	if (nlmsg_hdr(msg)->nlmsg_type != st->family ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, CCORE_A_EVENT_MAX, NULL) < 0)
 		return NL_SKIP;
 	if (!name) {
 		snprintf(other, sizeof(other), "event-%u", gh->cmd);
@@ -343,6 +363,7 @@ static double mono_now(void)
 int nl_watch(const struct watch_opts *o)
 {
 	struct watch_state st = { .o = o };
+	int ctrl_grp;
 	double deadline = o->timeout > 0 ? mono_now() + o->timeout : 0;
 	struct pollfd pfd;
 	struct nl_sock *sk;
@@ -368,11 +389,16 @@ int nl_watch(const struct watch_opts *o)
 		nl_socket_free(sk);
 		return 1;
 	}
+	/* to learn that the family went away, rather than wait forever */
+	ctrl_grp = genl_ctrl_resolve_grp(sk, "nlctrl", "notify");
+	if (ctrl_grp >= 0)
+		nl_socket_add_membership(sk, ctrl_grp);
+	st.family = family;
 	fprintf(stderr, "ccore-info: watching ccore events (family %d, group %d)\n", family,
 		grp);
 	pfd.fd = nl_socket_get_fd(sk);
 	pfd.events = POLLIN;
-	while (!o->count || st.seen < o->count) {
+	while ((!o->count || st.seen < o->count) && !st.gone) {
 		int ms = -1;
 
 		if (deadline) {
@@ -401,6 +427,10 @@ int nl_watch(const struct watch_opts *o)
 			status = 1;
 			break;
 		}
+	}
+	if (st.gone) {
+		fprintf(stderr, "ccore-info: the ccore generic netlink family went away (ccore.ko unloaded)\n");
+		status = 1;
 	}
 	nl_socket_free(sk);
 	return status;
