@@ -2,7 +2,8 @@
 # The test part of `make check`, once everything is built:
 #   1. userspace tests, normal and sanitizer builds (selftests/run.sh)
 #   2. the kernel module: warning-free with W=1 and sparse (C=2)
-#   3. checkpatch.pl --strict on driver/
+#   3. checkpatch.pl --strict on driver/, the netlink code generated from
+#      its YNL spec, the documentation renders cleanly
 #   4. the kernel selftests and the runtime on the accel backend, in QEMU
 #      (selftests/qemu/run.sh)
 # and one closing line summing them: "N passed, N failed, N skipped".
@@ -51,6 +52,15 @@ step() {
 	fi
 }
 
+# The reStructuredText documentation renders without a warning.
+docs() {
+	local f rc=0
+	for f in Documentation/*.rst; do
+		/usr/bin/python3 -m docutils --halt=warning "$f" /dev/null || rc=1
+	done
+	return $rc
+}
+
 checkpatch() {
 	local out
 	out=$(perl build/linux-src/scripts/checkpatch.pl --strict --no-tree --terse -f \
@@ -68,6 +78,8 @@ count "$log" "userspace tests"
 echo "# ==== kernel module"
 step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh --sparse
 step "checkpatch.pl --strict reports nothing on driver/" checkpatch
+step "netlink code and header match Documentation/netlink/ccore.yaml" scripts/ynl-regen.sh --check
+step "Documentation/*.rst renders without warnings" docs
 
 echo "# ==== QEMU: kernel selftests and the accel backend"
 selftests/qemu/run.sh | tee "$log"

@@ -25,7 +25,7 @@ src_out="$here/build/linux-src"
 src_tarball=/usr/src/linux-source-6.12.tar.xz
 
 tools=(qemu-system-x86 busybox-static cpio kmod sparse linux-source-6.12
-       libdrm-dev libnl-genl-3-dev)
+       libdrm-dev libnl-genl-3-dev python3-yaml python3-jsonschema python3-docutils)
 
 # Only the normal flavour: -rt, -cloud, -dbg and -unsigned never match.
 image_re='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'

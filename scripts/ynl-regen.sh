@@ -43,7 +43,11 @@ if [ ! -f "$gen_py" ] || [ ! -f "$schema" ]; then
 	tar -xJf "$tarball" -C "$ynl" --strip-components=1 \
 		linux-source-6.12/tools/net/ynl linux-source-6.12/Documentation/netlink/genetlink.yaml
 fi
-python3 -c 'import yaml, jsonschema' 2>/dev/null || {
+# Debian's python (python3-yaml, python3-jsonschema) if it has the modules,
+# else the first python3 on PATH.
+py=python3
+/usr/bin/python3 -c 'import yaml, jsonschema' 2>/dev/null && py=/usr/bin/python3
+"$py" -c 'import yaml, jsonschema' 2>/dev/null || {
 	echo "ynl-regen.sh: python3 needs the yaml and jsonschema modules (python3-yaml python3-jsonschema)" >&2
 	exit 1
 }
@@ -57,7 +61,7 @@ mkdir -p "$work/Documentation/netlink" "$work/out"
 touch "$work/MAINTAINERS"
 cp "$spec" "$work/Documentation/netlink/ccore.yaml"
 cp "$schema" "$work/Documentation/genetlink.yaml"
-gen() { python3 "$gen_py" --spec "$work/Documentation/netlink/ccore.yaml" "$@"; }
+gen() { "$py" "$gen_py" --spec "$work/Documentation/netlink/ccore.yaml" "$@"; }
 
 gen --mode uapi --header -o "$work/out/ccore_genl.h.ynl"
 gen --mode kernel --header -o "$work/out/ccore_genl_gen.h"
@@ -65,7 +69,7 @@ gen --mode kernel --source -o "$work/out/ccore_genl_gen.c"
 
 # Kernel-doc for the enums YNL leaves bare: "enum NAME {" of an attribute
 # set or of the commands gets a comment built from the spec's docs.
-python3 - "$work/Documentation/netlink/ccore.yaml" "$work/out/ccore_genl.h.ynl" \
+"$py" - "$work/Documentation/netlink/ccore.yaml" "$work/out/ccore_genl.h.ynl" \
 	"$work/out/ccore_genl.h" <<'PY'
 import sys
 import textwrap
