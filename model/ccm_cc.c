@@ -40,13 +40,46 @@ void ccm_cc_fini(struct ccm_cc *cc)
 	ccm_mutex_destroy(&cc->lock);
 }
 
-void ccm_core_wake_cc(struct ccm_core *core)
+/*
+ * Wakes are filtered by what each CC core last blocked on.  The core
+ * records it before it reads the semaphore or ring, and the waker changes
+ * the semaphore before it reads the record, both with a full fence between:
+ * so either the core sees the change or the waker sees the core waiting
+ * for it.  A core that moved on (running, or blocked on something else
+ * since) re-checks what it waits for when it blocks again.
+ */
+static void cc_wait_for(struct ccm_cc *cc, u32 kind, u32 sem)
 {
-	u32 i;
+	__atomic_store_n(&cc->wait_sem, sem, __ATOMIC_RELAXED);
+	__atomic_store_n(&cc->wait_kind, kind, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
-	/* Wake unconditionally: a core about to block re-checks (rerun). */
-	for (i = 0; i < core->dev->f->cfg.cc_cores; i++)
-		ccm_agent_wake(&core->cc[i].agent);
+static void core_wake(struct ccm_core *core, bool ring, u32 ref)
+{
+	struct ccm_cc *cc;
+	u32 i, kind;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < core->dev->f->cfg.cc_cores; i++) {
+		cc = &core->cc[i];
+		kind = __atomic_load_n(&cc->wait_kind, __ATOMIC_RELAXED);
+		if (kind == CCM_WAIT_DIRECT || kind == (ring ? CCM_WAIT_SEM : CCM_WAIT_RING))
+			continue;
+		if (kind == CCM_WAIT_SEM && __atomic_load_n(&cc->wait_sem, __ATOMIC_RELAXED) != ref)
+			continue;
+		ccm_agent_wake(&cc->agent);
+	}
+}
+
+void ccm_core_wake_sem(struct ccm_core *core, u32 ref)
+{
+	core_wake(core, false, ref);
+}
+
+void ccm_core_wake_ring(struct ccm_core *core)
+{
+	core_wake(core, true, 0);
 }
 
 static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)
@@ -188,6 +221,9 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 			cc_fault(cc, ev, "semaphore 0x%08x does not exist", in->sem);
 			return false;
 		}
+		if (in->opcode != DRM_CCORE_OP_BGE)
+			cc_wait_for(cc, in->sem == DRM_CCORE_SEM_TRIGGER ? CCM_WAIT_DIRECT :
+					CCM_WAIT_SEM, in->sem);
 		if (in->opcode == DRM_CCORE_OP_BGE) {
 			if (ccm_load32(sem) >= in->imm) {
 				cc_branch(cc, in);
@@ -223,6 +259,7 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 			cc_fault(cc, ev, "ring(%u,%u) does not exist", in->engine, in->ring);
 			return false;
 		}
+		cc_wait_for(cc, CCM_WAIT_RING, 0);
 		if (ccm_ring_busy(r)) {
 			ccm_store32(&cc->state, CCM_CC_WAITING);
 			return false;
@@ -249,6 +286,7 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 		cc_ret(cc, ev);
 		return ccm_load32(&cc->state) != CCM_CC_FAULT;
 	case DRM_CCORE_OP_NEXT:
+		cc_wait_for(cc, CCM_WAIT_DIRECT, 0);
 		if (!cc_next(cc, ev)) {
 			ccm_store32(&cc->state, CCM_CC_WAITING);
 			return false;

@@ -205,7 +205,7 @@ enum ccm_step_result ccm_engine_step(struct ccm_engine *e)
 		progressed |= ring_packet(e, r);
 	}
 	if (progressed) {
-		ccm_core_wake_cc(e->core);
+		ccm_core_wake_ring(e->core);
 		ccm_host_kick(e->agent.f);
 	}
 	return i == CCM_ENGINE_BUDGET_PACKETS ? CCM_STEP_RUNNABLE : CCM_STEP_BLOCKED;

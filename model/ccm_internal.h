@@ -97,6 +97,19 @@ struct ccm_cc {
 	bool hang_armed;		/* ccm_inject_cc_hang(): hang the next job */
 	bool hung;			/* the running job hangs until reset */
 	u64 dma_errors, hangs, resets;
+	/*
+	 * What the core last blocked on (atomic, set before it looks): a
+	 * change elsewhere need not wake it.  See ccm_core_wake_sem().
+	 */
+	u32 wait_kind;			/* enum ccm_wait_kind */
+	u32 wait_sem;			/* CCM_WAIT_SEM: the semaphore */
+};
+
+enum ccm_wait_kind {
+	CCM_WAIT_ANY,			/* wake on any change of its core */
+	CCM_WAIT_SEM,			/* a local semaphore */
+	CCM_WAIT_RING,			/* a ring of its core to drain */
+	CCM_WAIT_DIRECT,		/* a trigger or a job: woken directly */
 };
 
 struct ccm_core {
@@ -170,8 +183,10 @@ bool ccm_ring_busy(const struct ccm_ring *r);
 int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index);
 void ccm_cc_fini(struct ccm_cc *cc);
 enum ccm_step_result ccm_cc_step(struct ccm_cc *cc);
-/* A semaphore or ring of @core changed: let its CC cores re-check. */
-void ccm_core_wake_cc(struct ccm_core *core);
+/* Semaphore @ref of @core changed: wake the CC cores that may wait on it. */
+void ccm_core_wake_sem(struct ccm_core *core, u32 ref);
+/* A ring of @core progressed: wake the CC cores that may wait on it. */
+void ccm_core_wake_ring(struct ccm_core *core);
 /* CC core @cc of @dev (device-wide index), or NULL with an error naming the ranges. */
 struct ccm_cc *ccm_cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err);
 /* A DMA engine of @core failed a descriptor: fault every CC core of @core

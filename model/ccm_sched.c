@@ -281,15 +281,17 @@ static bool heavy_engine(struct ccm_sched *s)
 void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 {
 	struct ccm_sched *s = &f->sched;
-	s64 deadline;
+	u64 start, budget;
 
 	if (!f->cfg.workers)
 		return;		/* inline mode runs only when waited for */
-	deadline = ccm_now_ns() + budget_ns;
+	/* the cycle counter: reading the clock would cost more than a step */
+	budget = ccm_cycles_per_us() * (u64)budget_ns / 1000;
+	start = ccm_cycles();
 	ccm_mutex_lock(&s->lock);
 	/* not heavy DMA: that is the workers', and a submitter must not be
 	 * held up for a whole big step */
-	while (s->count && !heavy_engine(s) && ccm_now_ns() < deadline)
+	while (s->count && !heavy_engine(s) && ccm_cycles() - start < budget)
 		run_one(f);
 	ccm_mutex_unlock(&s->lock);
 }

@@ -31,7 +31,8 @@ u32 ccm_sem_read(const struct ccm_fabric *f, u32 ref)
 
 static void sem_changed(struct ccm_fabric *f, u32 ref)
 {
-	ccm_core_wake_cc(ccm_core_of(f, DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref)));
+	ccm_core_wake_sem(ccm_core_of(f, DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref)),
+			  ref);
 	ccm_host_kick(f);
 }
 
