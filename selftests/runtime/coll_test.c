@@ -794,7 +794,9 @@ TEST(a_fabric_too_small_for_the_topology_fails_init)
  * build/tests/kernel/coll_accel: the QEMU guest's collectives on the kernel
  * driver (selftests/qemu/run.sh, after setup.sh made a fabric of 4
  * devices; the guest is slow, so a subset): Ring, Mesh, RDH and, for
- * AllToAll, pairwise x AllReduce, AllGather, ReduceScatter, AllToAll x N = 2
+ * AllToAll, their counterparts pairwise (out of place its rounds are
+ * independent: every pair at once, a mesh) and Bruck (log2 N rounds, as
+ * RDH) x AllReduce, AllGather, ReduceScatter, AllToAll x N = 2
  * and 4 x a few counts, in and out of place; every dtype x reduce op (the
  * kernel's float reductions); the cases on buffers the kernel shares
  * (registered user memory, a fused group, CC cores held by another job);
@@ -820,7 +822,7 @@ __attribute__((constructor)) static void coll_accel_defaults(void)
 {
 	setenv("CCORE_DEVICE", "accel", 0);
 	setenv("CCORE_TEST_COLLS", "allreduce,allgather,reducescatter,alltoall", 0);
-	setenv("CCORE_TEST_ALGOS", "ring,mesh,rdh,pairwise", 0);
+	setenv("CCORE_TEST_ALGOS", "ring,mesh,rdh,pairwise,bruck", 0);
 	setenv("CCORE_TEST_RANKS", "2,4", 0);
 	setenv("CCORE_TEST_COUNTS", "1,13,1000,5000", 0);
 	ccore_test_default_cases(accel_cases);
