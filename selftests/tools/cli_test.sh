@@ -67,7 +67,27 @@ printf 'start ring(0,0), 1\nbogus r1\n' > "$tmp/bad.ccs"
 expect 1 "bad.ccs:2:" -- "$bin/ccore-as" -o "$tmp/bad.bin" "$tmp/bad.ccs"
 printf 'not an image, but 32 bytes long.' > "$tmp/junk.bin"
 expect 1 "magic" -- "$bin/ccore-as" -d "$tmp/junk.bin"
-for tool in ccore-bench ccore-info ccore-as; do
+expect 2 "--op 'warp': expected allreduce" -- "$bin/ccore-plan" --op warp --ranks 4 --size 1K
+expect 2 "--op, --ranks and --size are required" -- "$bin/ccore-plan" --op allreduce
+expect 2 "--size 6 is not a multiple of 4" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 6
+expect 2 "--root 4 out of range (0..3)" -- "$bin/ccore-plan" --op broadcast --ranks 4 --size 1K --root 4
+expect 2 "--diagram needs --algo" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --diagram "$tmp/x.svg"
+expect 1 "no algorithm called 'warp' serves allreduce" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --algo warp
+expect 0 "hier         needs ranks_per_node" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1M
+# The RDH AllReduce diagram of 8 ranks: 8 rows, and 3 halving plus 3
+# doubling exchanges, each rank sending once per step: 48 arrows.
+expect 0 "rdh" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 64K --algo rdh --diagram "$tmp/rdh.svg"
+n=$((n + 1))
+rows=$(grep -c '>rank [0-9]*</text>' "$tmp/rdh.svg")
+arrows=$(grep -c 'marker-end=' "$tmp/rdh.svg")
+steps=$(grep -c '>step [0-9]*</text>' "$tmp/rdh.svg")
+if [ "$rows" = 8 ] && [ "$arrows" = 48 ] && [ "$steps" = 6 ]; then
+	echo "ok $n ccore-plan --diagram draws RDH as 8 ranks x 6 steps, 48 transfers"
+else
+	failed=$((failed + 1))
+	echo "not ok $n ccore-plan --diagram: $rows rows, $steps steps, $arrows arrows (want 8, 6, 48)"
+fi
+for tool in ccore-bench ccore-info ccore-as ccore-plan; do
 	expect 0 "usage" -- "$bin/$tool" --help
 done
 echo "1..$n"
