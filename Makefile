@@ -5,7 +5,8 @@
 #   make check      build and run every test: userspace (also under ASan/UBSan),
 #                   the kernel module's build checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
-#   make bench      run the benchmarks that print figures
+#   make bench      run the benchmarks that print figures (device COPY, the
+#                   timed model's 1024-rank 1 GiB Ring AllReduce)
 #
 # Each of demo, check and driver installs the Debian packages it needs first.
 
@@ -222,9 +223,15 @@ driver: kernel-deps
 
 test: check
 
+# The timed model at scale: 1024 ranks (16 nodes x 8 devices x 8 ranks)
+# and 1 GiB, simulated; the bench prints the wall clock and peak RSS.
+TIMED_SCALE := --timed --op allreduce --ranks 1024 --nodes 16 --ranks-per-device 8 -b 1G -e 1G --algo ring
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BIN)/ccore-bench --copy
+	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE)
+	$(Q)CCORE_SLICES=1 $(BIN)/ccore-bench $(TIMED_SCALE)
 
 # AllReduce next to Open MPI (shared memory, same N and sizes).
 bench-compare: deps

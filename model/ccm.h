@@ -36,6 +36,12 @@ struct ccm_err {
 	char msg[CCM_ERR_LEN];
 };
 
+/*
+ * Double the array *@arr of *@cap elements of @size bytes (to @first when
+ * empty), keeping its first @count; -ENOMEM leaves it as it was.
+ */
+int ccm_grow(void **arr, u32 *cap, u32 count, size_t size, u32 first);
+
 /* Record a failure in @err (may be NULL) and return @errno_neg. */
 int ccm_fail(struct ccm_err *err, int errno_neg, u32 index, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -65,6 +71,15 @@ struct ccm_config {
 	u32 job_timeout_ms;	/* default job timeout */
 	u32 workers;		/* 0: inline deterministic; else worker threads */
 	u64 seed;		/* inline mode: order in which ready agents run */
+	/* timed mode (ccm_timed.c, ccm_xfer.c); unused in functional mode */
+	u32 timed;		/* 1: discrete-event virtual clock, inline */
+	u32 virt;		/* 1: buffers have no host memory, no bytes move */
+	u32 ideal;		/* 1: one tier (alpha_node, bw_node), no contention, no overheads */
+	u32 alpha_dev_ns, alpha_node_ns, alpha_net_ns;	/* per hop, per tier */
+	u32 bw_dev_gbps, bw_node_gbps, bw_net_gbps;	/* per link direction, per tier */
+	u32 bw_engine_gbps;	/* a DMA engine's throughput (also local copies) */
+	u32 cc_insn_ns;		/* a CC-core instruction */
+	u32 sem_ns;		/* a semaphore change reaching a waiting CC core */
 };
 
 void ccm_config_default(struct ccm_config *cfg);
@@ -317,6 +332,15 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns);
  * sit queued while every worker sleeps.  This wakes one to take it.
  */
 void ccm_fabric_nudge(struct ccm_fabric *f);
+/*
+ * Timed mode: the virtual time in picoseconds (0 at creation; it only
+ * moves while the model runs).  Always 0 in functional mode.
+ */
+u64 ccm_fabric_now_ps(const struct ccm_fabric *f);
+static inline u64 ccm_fabric_now_ns(const struct ccm_fabric *f)
+{
+	return ccm_fabric_now_ps(f) / 1000;
+}
 /* Inline mode only: run at most @steps agent steps; returns steps run. */
 u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps);
 /* True when no CC core or engine can make progress right now. */

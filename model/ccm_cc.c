@@ -18,6 +18,16 @@ struct cc_events {
 	u32 notify_value;
 };
 
+static size_t imem_bytes(const struct ccm_cc *cc)
+{
+	return (size_t)cc->agent.f->cfg.max_program_size * sizeof(*cc->imem);
+}
+
+static size_t regions_bytes(const struct ccm_cc *cc)
+{
+	return (size_t)cc->agent.f->cfg.max_program_size * sizeof(*cc->regions);
+}
+
 int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index)
 {
 	cc->agent.kind = CCM_AGENT_CC;
@@ -26,8 +36,10 @@ int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index)
 	cc->index = index;
 	cc->state = CCM_CC_IDLE;
 	ccm_mutex_init(&cc->lock);
-	cc->imem = ccm_calloc(core->dev->f->cfg.max_program_size, sizeof(*cc->imem));
-	cc->regions = ccm_calloc(core->dev->f->cfg.max_program_size, sizeof(*cc->regions));
+	/* lazily committed: only what programs are loaded into costs memory,
+	 * so thousands of CC cores with big instruction memories fit */
+	cc->imem = ccm_big_zalloc(imem_bytes(cc));
+	cc->regions = ccm_big_zalloc(regions_bytes(cc));
 	if (!cc->imem || !cc->regions)
 		return -ENOMEM;
 	return 0;
@@ -35,8 +47,10 @@ int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index)
 
 void ccm_cc_fini(struct ccm_cc *cc)
 {
-	ccm_free(cc->imem);
-	ccm_free(cc->regions);
+	if (cc->imem)
+		ccm_big_free(cc->imem, imem_bytes(cc));
+	if (cc->regions)
+		ccm_big_free(cc->regions, regions_bytes(cc));
 	ccm_mutex_destroy(&cc->lock);
 }
 
@@ -52,7 +66,9 @@ static void cc_wait_for(struct ccm_cc *cc, u32 kind, u32 sem)
 {
 	__atomic_store_n(&cc->wait_sem, sem, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->wait_kind, kind, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* timed mode runs on one thread: nothing to order against */
+	if (!ccm_timed(cc->agent.f))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 static void core_wake(struct ccm_core *core, bool ring, u32 ref)
@@ -60,7 +76,8 @@ static void core_wake(struct ccm_core *core, bool ring, u32 ref)
 	struct ccm_cc *cc;
 	u32 i, kind;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!ccm_timed(core->dev->f))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < core->dev->f->cfg.cc_cores; i++) {
 		cc = &core->cc[i];
 		kind = __atomic_load_n(&cc->wait_kind, __ATOMIC_RELAXED);
@@ -68,7 +85,8 @@ static void core_wake(struct ccm_core *core, bool ring, u32 ref)
 			continue;
 		if (kind == CCM_WAIT_SEM && __atomic_load_n(&cc->wait_sem, __ATOMIC_RELAXED) != ref)
 			continue;
-		ccm_agent_wake(&cc->agent);
+		/* timed: a semaphore change reaches its waiter after sem_ns */
+		ccm_agent_wake_after(&cc->agent, ring ? 0 : core->dev->f->tm.sem_ps);
 	}
 }
 
@@ -333,9 +351,16 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 			r = CCM_STEP_RUNNABLE;
 			break;
 		}
+		/* timed: not past an event due earlier than this instruction */
+		if (ccm_timed(cc->agent.f) && !ccm_timed_cc_may_run(cc)) {
+			r = CCM_STEP_RUNNABLE;
+			break;
+		}
 		if (!cc_exec(cc, &ev))
 			break;
 		cc->insns++;
+		if (ccm_timed(cc->agent.f))
+			ccm_timed_cc_insn(cc);
 		/* Report events one at a time, outside the lock. */
 		if (ev.job_done || ev.notify) {
 			r = CCM_STEP_RUNNABLE;

@@ -32,6 +32,16 @@ void ccm_config_default(struct ccm_config *c)
 	c->job_timeout_ms = 10000;
 	c->workers = 2;
 	c->seed = 1;
+	/* timed mode: Trainium2-like (see Documentation/device-model.rst) */
+	c->alpha_dev_ns = 500;
+	c->alpha_node_ns = 1500;
+	c->alpha_net_ns = 15000;
+	c->bw_dev_gbps = 3200;
+	c->bw_node_gbps = 1280;
+	c->bw_net_gbps = 200;
+	c->bw_engine_gbps = 2000;
+	c->cc_insn_ns = 5;
+	c->sem_ns = 50;
 }
 
 enum key_kind { KEY_U32, KEY_U64, KEY_SIZE, KEY_TOPO, KEY_TORUS };
@@ -64,6 +74,18 @@ static const struct config_key keys[] = {
 	KEY("job_timeout_ms", KEY_U32, job_timeout_ms, 1, 3600000, "default job timeout"),
 	KEY("workers", KEY_U32, workers, 0, 64, "worker threads; 0 = inline, deterministic"),
 	KEY("seed", KEY_U64, seed, 0, ~0ull, "inline mode: order of ready agents"),
+	KEY("timed", KEY_U32, timed, 0, 1, "1: virtual clock (discrete events, inline, deterministic)"),
+	KEY("virtual", KEY_U32, virt, 0, 1, "timed: buffers have no host memory; DMA moves no bytes"),
+	KEY("ideal", KEY_U32, ideal, 0, 1, "timed: one tier (alpha_node, bw_node), no contention or overheads"),
+	KEY("alpha_dev_ns", KEY_U32, alpha_dev_ns, 0, 10000000, "timed: latency between cores of a device (500)"),
+	KEY("alpha_node_ns", KEY_U32, alpha_node_ns, 0, 10000000, "timed: latency per hop between devices of a node (1500)"),
+	KEY("alpha_net_ns", KEY_U32, alpha_net_ns, 0, 10000000, "timed: latency between nodes (15000)"),
+	KEY("bw_dev_gbps", KEY_U32, bw_dev_gbps, 1, 100000, "timed: Gbit/s between cores of a device (3200)"),
+	KEY("bw_node_gbps", KEY_U32, bw_node_gbps, 1, 100000, "timed: Gbit/s per link direction inside a node (1280)"),
+	KEY("bw_net_gbps", KEY_U32, bw_net_gbps, 1, 100000, "timed: Gbit/s per NIC direction between nodes (200)"),
+	KEY("bw_engine_gbps", KEY_U32, bw_engine_gbps, 1, 100000, "timed: Gbit/s of a DMA engine (2000)"),
+	KEY("cc_insn_ns", KEY_U32, cc_insn_ns, 0, 1000000, "timed: time of a CC-core instruction (5)"),
+	KEY("sem_ns", KEY_U32, sem_ns, 0, 10000000, "timed: a semaphore change reaching its waiter (50)"),
 };
 
 static bool parse_num(const char *s, size_t len, bool suffixes, u64 *out)
@@ -158,13 +180,15 @@ int ccm_config_parse(struct ccm_config *c, const char *spec, struct ccm_err *err
 				break;
 		if (i == CCM_ARRAY_SIZE(keys))
 			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-					"unknown key '%.*s' (known: nodes, devices, topology, torus, cores, cc_cores, engines, rings, sems, hbm, cc_packet, dma_packet, ring_size, program_size, job_timeout_ms, workers, seed)",
+					"unknown key '%.*s' (ccore-info --sim-help lists the keys and their ranges)",
 					(int)klen, p);
 		rc = set_key(c, &keys[i], eq + 1, (size_t)(end - eq - 1), err);
 		if (rc)
 			return rc;
 		p = *end ? end + 1 : end;
 	}
+	if (c->ideal)
+		c->timed = 1;	/* the ideal setting is one of the timed model */
 	return ccm_config_check(c, err);
 }
 
@@ -200,6 +224,17 @@ int ccm_config_check(const struct ccm_config *c, struct ccm_err *err)
 	if (c->max_ring_size == 0 || c->max_program_size < 64 || c->job_timeout_ms == 0)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"ring_size, program_size (>= 64) and job_timeout_ms must be set");
+	if (c->virt && !c->timed)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"virtual=1 needs timed=1: the functional model moves real bytes");
+#ifdef __KERNEL__
+	if (c->timed)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"timed=1: the timed model runs in the embedded sim backend only");
+#endif
+	if (c->bw_dev_gbps == 0 || c->bw_node_gbps == 0 || c->bw_net_gbps == 0 ||
+	    c->bw_engine_gbps == 0)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "timed bandwidths must be at least 1 Gbit/s");
 	return 0;
 }
 

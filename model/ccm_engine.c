@@ -20,6 +20,9 @@ int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index)
 	e->agent.f = core->dev->f;
 	e->core = core;
 	e->index = index;
+	for (u32 i = 0; i < CCM_MAX_RINGS; i++)
+		e->rings[i].eng = e;
+	e->res.gbps = e->agent.f->cfg.bw_engine_gbps;
 	ccm_mutex_init(&e->lock);
 	return 0;
 }
@@ -28,8 +31,11 @@ void ccm_engine_fini(struct ccm_engine *e)
 {
 	u32 i;
 
-	for (i = 0; i < CCM_MAX_RINGS; i++)
+	for (i = 0; i < CCM_MAX_RINGS; i++) {
 		ccm_free(e->rings[i].descs);
+		ccm_free(e->rings[i].xq);
+	}
+	ccm_free(e->res.act);
 	ccm_mutex_destroy(&e->lock);
 }
 
@@ -55,7 +61,7 @@ bool ccm_ring_busy(const struct ccm_ring *r)
  * @busy has a bit per ring that START set; the engine clears a ring's bit
  * when it finds it drained (re-checking, so a racing START is not lost).
  */
-static struct ccm_ring *pick_ring(struct ccm_engine *e)
+struct ccm_ring *ccm_engine_pick_ring(struct ccm_engine *e)
 {
 	u32 mask, idx, rot;
 
@@ -93,7 +99,8 @@ static void account_links(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 
 
 static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off, u64 len)
 {
-	switch (d->op) {
+	/* virtual buffers (timed mode) have no bytes behind them */
+	switch (e->agent.f->cfg.virt ? DRM_CCORE_DESC_SEM_WRITE : d->op) {
 	case DRM_CCORE_DESC_COPY:
 		memmove(d->dst + off, d->src0 + off, len);
 		break;
@@ -108,7 +115,9 @@ static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off,
 		ccm_fpu_end();
 		break;
 	default:
-		return;
+		if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+			return;
+		break;
 	}
 	account_links(e, d, len);
 }
@@ -149,24 +158,52 @@ static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
 	r->exec_slot = r->start_slot;
 	ccm_add64(&r->discarded, left - 1);
 	ccm_add64(&r->errors, 1);
+	if (ccm_timed(e->agent.f))
+		ccm_xfer_ring_dropped(r);
 	ccm_mutex_unlock(&e->lock);
 	snprintf(msg, sizeof(msg), "DMA error on device %u core %u engine %u ring %u descriptor %u",
 		 c->dev->index, c->index, e->index, (u32)(r - e->rings), slot);
 	ccm_cc_dma_error(c, msg);
 }
 
+const struct ccm_hwdesc *ccm_ring_current(struct ccm_ring *r)
+{
+	if (r->exec_slot >= ccm_load32(&r->written))
+		r->exec_slot = 0;
+	return &r->descs[r->exec_slot];
+}
+
+bool ccm_ring_fault(struct ccm_engine *e, struct ccm_ring *r)
+{
+	if (!ccm_fault_take_dma_error(e->core))
+		return false;
+	ring_error(e, r);
+	return true;
+}
+
+void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u64 off, u64 len,
+		   u64 packets)
+{
+	do_packet(e, &r->descs[slot], off, len);
+	ccm_add64(&r->bytes, len);
+	ccm_add64(&r->packets, packets);
+}
+
+void ccm_ring_signal(struct ccm_engine *e, struct ccm_ring *r, u32 slot)
+{
+	/* Count it complete before signalling: whoever the signal wakes may
+	 * find the ring idle and rewrite it, so keep a copy for the signal. */
+	struct ccm_hwdesc done = r->descs[slot];
+
+	ccm_add64(&r->completed, 1);
+	complete_desc(e, &done);
+}
+
 /* Move one packet of @r's current descriptor; true if it completed or failed. */
 static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 {
-	u32 written = ccm_load32(&r->written);
-	const struct ccm_hwdesc *d;
-	struct ccm_hwdesc done;
-	u64 chunk;
-
-	if (r->exec_slot >= written)
-		r->exec_slot = 0;
-	d = &r->descs[r->exec_slot];
-	chunk = d->len - r->exec_off;
+	const struct ccm_hwdesc *d = ccm_ring_current(r);
+	u64 chunk = d->len - r->exec_off;
 
 	if (r->exec_off == 0 && ccm_fault_take_dma_error(e->core)) {
 		ring_error(e, r);
@@ -176,19 +213,12 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 		chunk = sizeof(u32);
 	else if (chunk > r->packet_size)
 		chunk = r->packet_size;
-	do_packet(e, d, r->exec_off, chunk);
-	ccm_add64(&r->bytes, chunk);
-	ccm_add64(&r->packets, 1);
+	ccm_ring_move(e, r, r->exec_slot, r->exec_off, chunk, 1);
 	r->exec_off += chunk;
 	if (d->op != DRM_CCORE_DESC_SEM_WRITE && r->exec_off < d->len)
 		return false;
-	/* Count it complete before signalling: whoever the signal wakes may
-	 * find the ring idle and rewrite it, so keep a copy for the signal. */
-	done = *d;
 	r->exec_off = 0;
-	r->exec_slot++;
-	ccm_add64(&r->completed, 1);
-	complete_desc(e, &done);
+	ccm_ring_signal(e, r, r->exec_slot++);
 	return true;
 }
 
@@ -198,8 +228,10 @@ enum ccm_step_result ccm_engine_step(struct ccm_engine *e)
 	bool progressed = false;
 	u32 i;
 
+	if (ccm_timed(e->agent.f))
+		return ccm_xfer_engine_step(e);
 	for (i = 0; i < CCM_ENGINE_BUDGET_PACKETS; i++) {
-		r = pick_ring(e);
+		r = ccm_engine_pick_ring(e);
 		if (!r)
 			break;
 		progressed |= ring_packet(e, r);
@@ -260,7 +292,9 @@ int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 				engine, core);
 	}
 	ccm_free(r->descs);
+	ccm_free(r->xq);
 	memset(r, 0, sizeof(*r));
+	r->eng = e;
 	r->descs = descs;
 	r->slots = slots;
 	r->packet_size = packet_size;
@@ -344,7 +378,8 @@ int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	r = &e->rings[ring];
 	if (r->start_slot >= r->written)
 		r->start_slot = 0;
-	if (r->owner && r->written)
+	/* (timed mode has no workers to hand heavy work to) */
+	if (r->owner && r->written && !ccm_timed(f))
 		for (u32 i = 0; i < count && bytes < CCM_HEAVY_BYTES; i++)
 			bytes += r->descs[(r->start_slot + i) % r->written].len;
 	if (!r->owner || r->written == 0)

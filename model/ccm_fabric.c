@@ -89,6 +89,8 @@ struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
 	if (!f)
 		goto nomem;
 	f->cfg = *cfg;
+	if (cfg->timed)
+		f->cfg.workers = 0;	/* the virtual clock runs inline */
 	f->ops = ops;
 	f->host = host;
 	f->ndev = cfg->nodes * cfg->devices_per_node;

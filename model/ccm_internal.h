@@ -30,7 +30,18 @@ struct ccm_agent {
 	u8 state;
 	bool rerun;
 	struct ccm_fabric *f;
+	/*
+	 * Timed mode (ccm_timed.c): @t is the agent's clock (when it may
+	 * next act), @key when it is due in the event queue (its entry
+	 * there has sequence number @kseq), @due when it wants to run again
+	 * by itself after a step, @rerun_at the earliest wake that came
+	 * while it ran.
+	 */
+	u64 t, key, kseq, due, rerun_at;
 };
+
+/* Timed mode: a time that never comes. */
+#define CCM_NEVER (~0ull)
 
 struct ccm_ring {
 	void *owner;			/* NULL: slot is free */
@@ -50,6 +61,42 @@ struct ccm_ring {
 	u32 exec_slot;			/* engine-private */
 	u64 exec_off;
 	u32 start_slot;			/* host/CC side, under the engine lock */
+	/*
+	 * Timed mode (ccm_xfer.c), engine-private: the descriptor whose bytes
+	 * are moving (issue cursor @exec_slot), and those whose bytes are
+	 * through but not yet arrived (completion cursor @xcslot, their
+	 * arrival times in the queue @xq).
+	 */
+	struct ccm_engine *eng;
+	u8 xphase;			/* enum ccm_xfer_phase */
+	u8 xtier;			/* enum ccm_link_tier of its route */
+	u16 xfrom, xto;			/* route: data flows from device to device */
+	u32 xweight;			/* its share of a link: packet size / 512 */
+	u64 xevent;			/* when its bytes are through */
+	u64 xleft;			/* bytes still to move */
+	u64 xlast;			/* when @xleft was brought up to date */
+	u64 xnum, xden;			/* rate: @xnum / @xden bytes per picosecond */
+	u64 xalpha;			/* its latency, once its bytes are through */
+	u64 xissued;			/* descriptors issued (or dropped) so far */
+	u64 xfree;			/* ideal: when the ring's bytes are through */
+	u64 xarrive;			/* the last arrival queued */
+	u32 xcslot;			/* completion cursor */
+	u32 xq_head, xq_n, xq_cap;
+	u64 *xq;			/* arrival times in flight, oldest first */
+};
+
+enum ccm_xfer_phase { CCM_XFER_NONE, CCM_XFER_ACTIVE };
+
+/*
+ * Timed mode: something transfers share (a DMA engine, a link direction,
+ * a NIC direction).  Active transfers share its bandwidth in proportion
+ * to their packet sizes: the fluid limit of round-robin by packet.
+ */
+struct ccm_res {
+	u32 gbps;
+	u32 weight;			/* sum of the active transfers' weights */
+	u32 n, cap;
+	struct ccm_ring **act;		/* the active transfers */
 };
 
 struct ccm_engine {
@@ -60,6 +107,7 @@ struct ccm_engine {
 	u32 rr;				/* ring that gets the next turn */
 	u32 busy;			/* atomic: rings that may have work */
 	struct ccm_ring rings[CCM_MAX_RINGS];
+	struct ccm_res res;		/* timed mode: the engine's bandwidth */
 };
 
 struct ccm_job_slot {
@@ -154,6 +202,30 @@ struct ccm_sched {
 	u64 rng;			/* inline mode: order of ready agents */
 };
 
+/* Link directions of a device in timed mode: +x, -x, +y, -y, NIC out, NIC in. */
+#define CCM_LINK_DIRS 6
+
+/* Timed mode: an entry of the event queue (stale once @seq != a->kseq). */
+struct ccm_tevent {
+	u64 key, seq;
+	struct ccm_agent *a;
+};
+
+/* Timed mode: the virtual clock, its event queue and the link parameters. */
+struct ccm_timed {
+	u64 now;			/* the last event's time (never goes back) */
+	u64 cur;			/* when what runs now happens: wakes carry it */
+	u64 min_key;			/* atomic: the earliest queued event, or CCM_NEVER */
+	u64 seq;			/* ties between equal times go in queueing order */
+	struct ccm_tevent *heap;
+	u32 nheap, cap;
+	u64 alpha_ps[3];		/* per tier (ideal: alpha_node everywhere) */
+	u32 gbps[3];			/* per tier */
+	u64 insn_ps, sem_ps;
+	bool ideal, virt;
+	struct ccm_res *links;		/* CCM_LINK_DIRS per device */
+};
+
 struct ccm_fabric {
 	struct ccm_config cfg;
 	const struct ccm_host_ops *ops;
@@ -161,7 +233,21 @@ struct ccm_fabric {
 	u32 ndev;
 	struct ccm_device *devs;
 	struct ccm_sched sched;
+	struct ccm_timed tm;
 };
+
+static inline bool ccm_timed(const struct ccm_fabric *f)
+{
+	return f->cfg.timed;
+}
+
+/* a * b / c without overflow in between (c != 0), and rounded up. */
+static inline u64 ccm_muldiv64_up(u64 a, u64 b, u64 c)
+{
+	u64 q = ccm_muldiv64(a, b, c);
+
+	return q + ((unsigned __int128)q * c != (unsigned __int128)a * b);
+}
 
 /* ccm_sched.c */
 int ccm_sched_init(struct ccm_fabric *f);
@@ -172,8 +258,51 @@ void ccm_agent_wake(struct ccm_agent *a);
 void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy);
 /* Tell host waiters something they may wait for changed. */
 void ccm_host_kick(struct ccm_fabric *f);
+/* Wake @a, in timed mode @delay_ps after now (a semaphore's latency). */
+void ccm_agent_wake_after(struct ccm_agent *a, u64 delay_ps);
+/* Timed mode: wake @a at virtual time @at (not before its own clock). */
+void ccm_agent_wake_at(struct ccm_agent *a, u64 at);
+/* One step of a CC core or DMA engine. */
+enum ccm_step_result ccm_agent_step(struct ccm_agent *a);
+
+/* ccm_timed.c: the virtual clock and its event queue (timed mode) */
+int ccm_timed_init(struct ccm_fabric *f);
+void ccm_timed_fini(struct ccm_fabric *f);
+/* Called with the scheduler lock held. */
+void ccm_timed_wake(struct ccm_agent *a, u64 at);
+/* Queued agents (with the lock held). */
+u32 ccm_timed_pending(const struct ccm_fabric *f);
+/* Run the earliest agent; called with the scheduler lock held, keeps it. */
+void ccm_timed_run_one(struct ccm_fabric *f);
+/* A CC core may execute its next instruction now (nothing is due before
+ * its clock); sets the time its effects happen at. */
+bool ccm_timed_cc_may_run(struct ccm_cc *cc);
+/* A CC core executed an instruction. */
+static inline void ccm_timed_cc_insn(struct ccm_cc *cc)
+{
+	cc->agent.t += cc->agent.f->tm.insn_ps;
+}
+
+/* ccm_xfer.c: transfers in timed mode (tiers, routes, link contention) */
+enum ccm_step_result ccm_xfer_engine_step(struct ccm_engine *e);
+/* A DMA error dropped everything @r had started (ring_error()). */
+void ccm_xfer_ring_dropped(struct ccm_ring *r);
+int ccm_res_add(struct ccm_res *res, struct ccm_ring *r);
+void ccm_res_remove(struct ccm_res *res, struct ccm_ring *r);
 
 /* ccm_engine.c / ccm_cc.c */
+/* The ring's current descriptor (the cursor wraps at what was written). */
+const struct ccm_hwdesc *ccm_ring_current(struct ccm_ring *r);
+/* Move @len bytes at @off of @r's descriptor @slot (none if virtual),
+ * counted as @packets packets. */
+void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u64 off, u64 len,
+		   u64 packets);
+/* @r's descriptor @slot is done: count it complete, then signal. */
+void ccm_ring_signal(struct ccm_engine *e, struct ccm_ring *r, u32 slot);
+/* An armed DMA error fails @r's current descriptor: true if it did. */
+bool ccm_ring_fault(struct ccm_engine *e, struct ccm_ring *r);
+/* The next busy ring round-robin from the engine's turn, or NULL. */
+struct ccm_ring *ccm_engine_pick_ring(struct ccm_engine *e);
 int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index);
 void ccm_engine_fini(struct ccm_engine *e);
 enum ccm_step_result ccm_engine_step(struct ccm_engine *e);

@@ -6,6 +6,7 @@
 #include <linux/completion.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/stdarg.h>
@@ -90,5 +91,11 @@ static inline void ccm_yield(void)
 #define ccm_add64(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
 
 #define CCM_ARRAY_SIZE(a) ARRAY_SIZE(a)
+
+/* a * b / c, the product in 128 bits (the timed model's rates). */
+static inline u64 ccm_muldiv64(u64 a, u64 b, u64 c)
+{
+	return mul_u64_u64_div_u64(a, b, c);
+}
 
 #endif

@@ -89,4 +89,10 @@ static inline void ccm_yield(void)
 
 #define CCM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* a * b / c, the product in 128 bits (the timed model's rates). */
+static inline u64 ccm_muldiv64(u64 a, u64 b, u64 c)
+{
+	return (u64)((unsigned __int128)a * b / c);
+}
+
 #endif

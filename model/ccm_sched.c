@@ -16,7 +16,7 @@
  */
 #include "ccm_internal.h"
 
-static enum ccm_step_result agent_step(struct ccm_agent *a)
+enum ccm_step_result ccm_agent_step(struct ccm_agent *a)
 {
 	if (a->kind == CCM_AGENT_ENGINE)
 		return ccm_engine_step((struct ccm_engine *)a);
@@ -69,10 +69,34 @@ void ccm_agent_wake(struct ccm_agent *a)
 	ccm_agent_wake_heavy(a, false);
 }
 
+void ccm_agent_wake_after(struct ccm_agent *a, u64 delay_ps)
+{
+	struct ccm_fabric *f = a->f;
+
+	if (!ccm_timed(f)) {
+		ccm_agent_wake_heavy(a, false);
+		return;
+	}
+	ccm_agent_wake_at(a, f->tm.cur + delay_ps);
+}
+
+void ccm_agent_wake_at(struct ccm_agent *a, u64 at)
+{
+	struct ccm_fabric *f = a->f;
+
+	ccm_mutex_lock(&f->sched.lock);
+	ccm_timed_wake(a, at);
+	ccm_mutex_unlock(&f->sched.lock);
+}
+
 void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
 {
 	struct ccm_sched *s = &a->f->sched;
 
+	if (ccm_timed(a->f)) {
+		ccm_agent_wake_after(a, 0);
+		return;
+	}
 	ccm_mutex_lock(&s->lock);
 	if (a->state == CCM_AGENT_IDLE) {
 		a->state = CCM_AGENT_QUEUED;
@@ -91,6 +115,9 @@ void ccm_host_kick(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = &f->sched;
 
+	/* timed mode: whoever waits runs the model inline */
+	if (ccm_timed(f))
+		return;
 	/* Pairs with the increment in ccm_fabric_wait(): either the waiter
 	 * sees our state change or we see the waiter. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -105,19 +132,33 @@ void ccm_host_kick(struct ccm_fabric *f)
 	ccm_mutex_unlock(&s->lock);
 }
 
-/* Run one agent step; called with the scheduler lock held, drops it. */
+/* Agents ready to run (timed: events queued); with the lock held. */
+static u32 pending(struct ccm_fabric *f)
+{
+	return ccm_timed(f) ? ccm_timed_pending(f) : f->sched.count;
+}
+
+/*
+ * Run one agent step; called with the scheduler lock held, drops it and
+ * takes it again.
+ */
 static void run_one(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = &f->sched;
-	struct ccm_agent *a = queue_pop(f);
+	struct ccm_agent *a;
 	enum ccm_step_result r;
 
+	if (ccm_timed(f)) {
+		ccm_timed_run_one(f);
+		return;
+	}
+	a = queue_pop(f);
 	a->state = CCM_AGENT_RUNNING;
 	a->rerun = false;
 	s->running++;
 	ccm_mutex_unlock(&s->lock);
 
-	r = agent_step(a);
+	r = ccm_agent_step(a);
 
 	ccm_mutex_lock(&s->lock);
 	s->running--;
@@ -219,7 +260,7 @@ int ccm_sched_init(struct ccm_fabric *f)
 	ccm_cond_init(&s->work);
 	ccm_cond_init(&s->host);
 	s->rng = c->seed ? c->seed : 0x9e3779b97f4a7c15ull;
-	return 0;
+	return ccm_timed(f) ? ccm_timed_init(f) : 0;
 }
 
 void ccm_sched_start(struct ccm_fabric *f)
@@ -227,7 +268,7 @@ void ccm_sched_start(struct ccm_fabric *f)
 	struct ccm_sched *s = &f->sched;
 	u32 i;
 
-	if (!f->cfg.workers)
+	if (!f->cfg.workers || ccm_timed(f))
 		return;
 	s->threads = ccm_calloc(f->cfg.workers, sizeof(*s->threads));
 	if (!s->threads)
@@ -270,6 +311,7 @@ void ccm_sched_fini(struct ccm_fabric *f)
 	ccm_free(s->queue);
 	ccm_free(s->stamp);
 	s->queue = NULL;
+	ccm_timed_fini(f);
 }
 
 /* Is the head of the queue a DMA engine with big work (the workers')? */
@@ -315,7 +357,7 @@ bool ccm_fabric_quiescent(struct ccm_fabric *f)
 	bool q;
 
 	ccm_mutex_lock(&s->lock);
-	q = s->count == 0 && s->running == 0;
+	q = pending(f) == 0 && s->running == 0;
 	ccm_mutex_unlock(&s->lock);
 	return q;
 }
@@ -328,7 +370,7 @@ u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps)
 	if (f->cfg.workers)
 		return 0;
 	ccm_mutex_lock(&s->lock);
-	while (done < steps && s->count) {
+	while (done < steps && pending(f)) {
 		run_one(f);
 		done++;
 	}
@@ -350,7 +392,7 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			return 0;
 		ccm_mutex_lock(&s->lock);
 		/* the clock is read every 64 steps: it costs more than a step */
-		if (!s->count || (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns)) {
+		if (!pending(f) || (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns)) {
 			rc = -ETIMEDOUT;
 			break;
 		}

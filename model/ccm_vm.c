@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A context's device address space (see ccm_vm.h). */
 #include "ccm_vm.h"
+#include "ccm.h"
 
 void ccm_vm_init(struct ccm_vm *vm)
 {
@@ -16,23 +17,13 @@ void ccm_vm_fini(struct ccm_vm *vm)
 
 int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va)
 {
-	struct ccm_vm_map *maps;
 	u64 span = (size + CCM_VM_PAGE - 1) & ~(CCM_VM_PAGE - 1);
 
 	if (size == 0 || span < size)
 		return -EINVAL;
-	if (vm->count == vm->cap) {
-		u32 cap = vm->cap ? vm->cap * 2 : 16;
-
-		maps = ccm_calloc(cap, sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		if (vm->count)
-			memcpy(maps, vm->maps, vm->count * sizeof(*maps));
-		ccm_free(vm->maps);
-		vm->maps = maps;
-		vm->cap = cap;
-	}
+	if (vm->count == vm->cap &&
+	    ccm_grow((void **)&vm->maps, &vm->cap, vm->count, sizeof(*vm->maps), 16))
+		return -ENOMEM;
 	/* Addresses only grow, so appending keeps the array sorted. */
 	*va = vm->next_va;
 	vm->maps[vm->count++] = (struct ccm_vm_map){

@@ -5,6 +5,7 @@
  * but not launched, and the plan cache; each rank's ccore_comm points at it.
  */
 #include "comm.h"
+#include "ccm.h"
 #include "log.h"
 #include "select.h"
 
@@ -321,5 +322,22 @@ void *ccore_mem_host(struct ccore_comm *c, ccore_ptr ptr)
 			    (unsigned long long)ptr, c->rank);
 		return NULL;
 	}
+	if (!a->host) {
+		ccore_error(-ENXIO, "ccore_mem_host: device memory is virtual (timed sim with virtual=1): it has no host view");
+		return NULL;
+	}
 	return (char *)a->host + (ptr - a->va);
+}
+
+int ccore_comm_virtual_time_ps(const struct ccore_comm *c, uint64_t *ps)
+{
+	struct ccm_fabric *f;
+
+	if (!c || !ps)
+		return ccore_error(-EINVAL, "ccore_comm_virtual_time_ps: comm and ps must be set");
+	f = ccore_system_model(c->q->rt->sys);
+	if (!f || !ccm_fabric_config(f)->timed)
+		return ccore_error(-ENODEV, "ccore_comm_virtual_time_ps: virtual time needs the sim backend with timed=1 (CCORE_SIM)");
+	*ps = ccm_fabric_now_ps(f);
+	return 0;
 }

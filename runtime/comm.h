@@ -51,6 +51,7 @@ struct clique {
 	struct fused *fused;		/* programs of fused groups */
 	uint32_t nfused, fused_cap;
 	const char *last_algo;
+	uint32_t torus_x, torus_y;	/* the fabric's node shape (0: not asked yet) */
 };
 
 struct ccore_stream {

@@ -14,6 +14,7 @@
 #include "lower/lower.h"
 #include "ccm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ struct plan {
 	uint32_t n;
 	const struct algo *algo;
 	struct algo_opts opts;
+	struct select_choice why;	/* the tuner's choice, for the log */
 	struct lower_rank *lr;
 	struct lower_ctx ctx;
 	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
@@ -168,12 +170,52 @@ static uint32_t group_size(const struct clique *q, bool node)
 	return g;
 }
 
-static uint32_t default_slices(const struct cs_shape *sh, uint64_t es)
+/*
+ * The cost model's topology for @q's ranks: R ranks per device, G per node
+ * (as group_size() finds them; an irregular layout counts as flat), on the
+ * fabric's ring or torus when the group spans whole nodes, else on a ring
+ * of its devices.
+ */
+static void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *t)
 {
-	uint64_t block = sh->count * es / (sh->nranks ? sh->nranks : 1);
-	uint64_t s = block / (256 * 1024);
+	uint32_t n = q->n, R = o->ranks_per_device ? o->ranks_per_device : 1;
+	uint32_t G = o->ranks_per_node ? o->ranks_per_node : n, D;
 
-	return s < 1 ? 1 : s > 8 ? 8 : (uint32_t)s;
+	if (G % R)
+		R = 1;
+	D = G / R;
+	if (!q->torus_x) {
+		struct ccore_dev *d = q->rt->devs[q->ranks[0].dev].dev;
+		uint64_t x = 0, y = 0;
+
+		if (ccore_dev_param(d, DRM_CCORE_PARAM_TORUS_X, &x) ||
+		    ccore_dev_param(d, DRM_CCORE_PARAM_TORUS_Y, &y) || !x || !y) {
+			x = q->rt->devices_per_node ? q->rt->devices_per_node : 1;
+			y = 1;
+		}
+		q->torus_x = (uint32_t)x;
+		q->torus_y = (uint32_t)y;
+	}
+	if (D == q->torus_x * q->torus_y)
+		tuner_topo(n / G, q->torus_x, q->torus_y, R, t);
+	else
+		tuner_topo(n / G, D, 1, R, t);
+}
+
+/* Choose the algorithm, slices and channels of @sh (see select.h). */
+static int plan_choose(struct clique *q, const struct cs_shape *sh, uint32_t dtype,
+		       struct algo_opts *o, struct select_choice *ch)
+{
+	struct tune_topo t;
+	int rc = select_init();	/* the knobs may have changed: before the topology */
+
+	if (rc)
+		return rc;
+	*o = (struct algo_opts){ .slices = 1, .channels = 1,
+				 .ranks_per_device = group_size(q, false),
+				 .ranks_per_node = group_size(q, true) };
+	clique_topo(q, o, &t);
+	return select_algo(sh, &t, ccm_dtype_size(dtype), o, ch);
 }
 
 static int resolve_addresses(struct clique *q, struct plan *p)
@@ -238,6 +280,7 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 static void log_plan(const struct plan *p, const struct cs_shape *sh, const struct lowered *l)
 {
 	uint32_t insns = 0, descs = 0, lead = sh->coll == CS_SENDRECV ? sh->root : 0;
+	char next[96] = "", src[64];
 	bool reduces = sh->coll == CS_ALLREDUCE || sh->coll == CS_REDUCESCATTER ||
 		       sh->coll == CS_REDUCE_COLL;
 
@@ -247,11 +290,17 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 		insns += l->ranks[r].ninsns;
 		descs += l->ranks[r].ndescs;
 	}
-	log_msg(LOG_INFO, "%s count %llu %s %s N=%u%s: algorithm %s, slices %u, stream %u (CC core %u on rank %u), %u instructions and %u descriptors in all",
+	if (p->why.runner_up)
+		snprintf(next, sizeof(next), ", runner-up %s %.1f us", p->why.runner_up,
+			 p->why.runner_up_us);
+	if (p->why.file_line)
+		snprintf(src, sizeof(src), "%s line %u", p->why.source, p->why.file_line);
+	log_msg(LOG_INFO, "%s count %llu %s %s N=%u%s: algorithm %s, slices %u, channels %u (%s; predicted %.1f us%s), stream %u (CC core %u on rank %u), %u instructions and %u descriptors in all",
 		cs_coll_name(sh->coll), (unsigned long long)sh->count,
 		ccore_dtype_name(p->ops[0].dtype),
 		reduces ? ccore_redop_name(p->ops[0].redop) : "-", sh->nranks,
-		sh->in_place ? " in place" : "", p->algo->name, p->opts.slices,
+		sh->in_place ? " in place" : "", p->algo->name, p->opts.slices, p->opts.channels,
+		p->why.file_line ? src : p->why.source, p->why.us, next,
 		p->ops[lead].stream->id, p->lr[lead].cc, lead, insns, descs);
 }
 
@@ -266,7 +315,8 @@ static void add_divides(struct cs_sched *s)
 }
 
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
-		      const struct algo *algo, const struct algo_opts *opts, struct plan **out)
+		      const struct select_choice *ch, const struct algo_opts *opts,
+		      struct plan **out)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	struct cs_shape sh = *shp;
@@ -287,7 +337,8 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		goto fail;
 	}
 	memcpy(p->ops, ops, n * sizeof(*ops));
-	p->algo = algo;
+	p->algo = ch->algo;
+	p->why = *ch;
 	p->opts = *opts;
 	s = p->algo->gen(&sh, &p->opts);
 	if (!s) {
@@ -331,7 +382,7 @@ fail:
 /* The cached plan for @ops (built if need be); NULL if there is nothing to do. */
 static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 {
-	const struct algo *algo;
+	struct select_choice ch;
 	struct algo_opts opts;
 	struct plan *p = NULL, **pp;
 	struct cs_shape sh;
@@ -347,22 +398,19 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 	if (rc)
 		return rc;
 	/* the choice comes first: it is part of what a cached plan is */
-	opts = (struct algo_opts){ .slices = default_slices(&sh, ccm_dtype_size(ops[0].dtype)),
-				   .channels = 1, .ranks_per_device = group_size(q, false),
-				   .ranks_per_node = group_size(q, true) };
-	rc = select_algo(&sh, sh.count * ccm_dtype_size(ops[0].dtype) *
-			 (sh.coll == CS_ALLGATHER ? q->n : 1), &opts, &algo);
+	rc = plan_choose(q, &sh, ops[0].dtype, &opts, &ch);
 	if (rc)
 		return rc;
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
-		if (same_key(*pp, ops, q->n, algo))
+		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->opts.slices == opts.slices &&
+		    (*pp)->opts.channels == opts.channels)
 			break;
 	if (*pp) {
 		/* most recently used goes first */
 		p = *pp;
 		*pp = p->next;
 	} else {
-		rc = plan_build(q, ops, &sh, algo, &opts, &p);
+		rc = plan_build(q, ops, &sh, &ch, &opts, &p);
 		if (rc)
 			return rc;
 		q->nplans++;
@@ -512,4 +560,44 @@ int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 			rc = plan_launch(q, opsv[i]);
 	free(plans);
 	return rc;
+}
+
+/* --- what would run --------------------------------------------------------- */
+
+int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_t count,
+		     enum ccore_dtype dtype, struct ccore_plan_info *out)
+{
+	struct select_choice ch;
+	struct algo_opts opts;
+	struct cs_shape sh;
+	struct clique *q;
+	int rc;
+
+	if (!comm || !out)
+		return ccore_error(-EINVAL, "ccore_plan_query: comm and out must be set");
+	if (op < ccore_op_allreduce || op > ccore_op_sendrecv)
+		return ccore_error(-EINVAL, "ccore_plan_query: op %d out of range (ccore_op_allreduce..ccore_op_sendrecv)",
+				   (int)op);
+	if (!ccore_dtype_size(dtype))
+		return ccore_error(-EINVAL, "ccore_plan_query: unknown dtype %d", (int)dtype);
+	if (!count)
+		return ccore_error(-EINVAL, "ccore_plan_query: count is 0; nothing would run");
+	q = comm->q;
+	if (op == ccore_op_sendrecv && q->n < 2)
+		return ccore_error(-EINVAL, "ccore_plan_query: send/recv needs 2 or more ranks");
+	sh = (struct cs_shape){ .coll = (uint8_t)(op - ccore_op_allreduce), .nranks = q->n,
+				.count = count, .root = 0, .peer = q->n > 1 ? 1 : 0 };
+	rc = plan_choose(q, &sh, dtype, &opts, &ch);
+	if (rc)
+		return rc;
+	*out = (struct ccore_plan_info){
+		.algo = ch.algo->name, .slices = opts.slices, .channels = opts.channels,
+		.predicted_us = ch.us, .source = ch.source, .tuner_file_line = ch.file_line,
+		.bytes = ch.bytes, .ncandidates = ch.ncand,
+	};
+	for (uint32_t i = 0; i < ch.ncand && i < CCORE_PLAN_MAX_CANDIDATES; i++)
+		out->candidates[i] = (struct ccore_plan_candidate){
+			ch.cand[i].algo, ch.cand[i].slices, ch.cand[i].channels, ch.cand[i].us,
+		};
+	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The runtime's shared state (see rt.h). */
 #include "rt.h"
+#include "ccm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +99,16 @@ void rt_put(struct rt *rt)
 	}
 	free(rt->devs);
 	free(rt->imports);
+	free(rt->import_hash);
 	ccore_system_close(rt->sys);
 	free(rt);
+}
+
+bool rt_virtual(const struct rt *rt)
+{
+	struct ccm_fabric *f = ccore_system_model(rt->sys);
+
+	return f && ccm_fabric_config(f)->virt;
 }
 
 static int add_alloc(struct rt_dev *d, const struct rt_alloc *a)
@@ -158,7 +167,8 @@ int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va)
 	if (rc)
 		return rc;
 	a.host = ccore_dev_bo_map(d->dev, a.handle);
-	if (!a.host) {
+	/* virtual buffers (timed sim) have no host view */
+	if (!a.host && !rt_virtual(rt)) {
 		ccore_dev_bo_close(d->dev, a.handle);
 		return -ENOMEM;
 	}
@@ -198,6 +208,7 @@ int rt_free(struct rt *rt, uint32_t dev, uint64_t va)
 		if (imp->from_dev == dev && imp->handle == d->allocs[i].handle) {
 			ccore_dev_bo_close(rt->devs[imp->to_dev].dev, imp->to_handle);
 			*imp = rt->imports[--rt->nimports];
+			rt->hash_stale = true;
 		} else {
 			k++;
 		}
@@ -205,6 +216,65 @@ int rt_free(struct rt *rt, uint32_t dev, uint64_t va)
 	ccore_dev_bo_close(d->dev, d->allocs[i].handle);
 	d->allocs[i] = d->allocs[--d->nallocs];
 	return 0;
+}
+
+static uint32_t import_slot(const struct rt *rt, uint32_t from, uint32_t handle, uint32_t to)
+{
+	uint64_t h = ((uint64_t)from * 0x9e3779b1u) ^ ((uint64_t)handle * 0x85ebca77u) ^
+		     ((uint64_t)to * 0xc2b2ae3du);
+
+	h ^= h >> 29;
+	return (uint32_t)(h * 0xbf58476d1ce4e5b9ull >> 32) & (rt->hash_cap - 1);
+}
+
+static void hash_put(struct rt *rt, uint32_t i)
+{
+	const struct rt_import *imp = &rt->imports[i];
+	uint32_t k = import_slot(rt, imp->from_dev, imp->handle, imp->to_dev);
+
+	while (rt->import_hash[k])
+		k = (k + 1) & (rt->hash_cap - 1);
+	rt->import_hash[k] = i + 1;
+}
+
+/* Size the table for @n imports (at most half full) and fill it. */
+static int hash_rebuild(struct rt *rt, uint32_t n)
+{
+	uint32_t cap = 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap != rt->hash_cap) {
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return ccore_error(-ENOMEM, "out of memory");
+		free(rt->import_hash);
+		rt->import_hash = h;
+		rt->hash_cap = cap;
+	} else {
+		memset(rt->import_hash, 0, cap * sizeof(*rt->import_hash));
+	}
+	for (uint32_t i = 0; i < rt->nimports; i++)
+		hash_put(rt, i);
+	rt->hash_stale = false;
+	return 0;
+}
+
+static struct rt_import *import_find(struct rt *rt, uint32_t from, uint32_t handle, uint32_t to)
+{
+	uint32_t k, i;
+
+	if ((rt->hash_stale || !rt->hash_cap) && hash_rebuild(rt, rt->nimports))
+		return NULL;
+	for (k = import_slot(rt, from, handle, to); (i = rt->import_hash[k]);
+	     k = (k + 1) & (rt->hash_cap - 1)) {
+		struct rt_import *imp = &rt->imports[i - 1];
+
+		if (imp->from_dev == from && imp->handle == handle && imp->to_dev == to)
+			return imp;
+	}
+	return NULL;
 }
 
 int rt_peer_va(struct rt *rt, uint32_t dev, uint64_t va, uint32_t to, uint64_t *out)
@@ -222,21 +292,31 @@ int rt_peer_va(struct rt *rt, uint32_t dev, uint64_t va, uint32_t to, uint64_t *
 	if (!a)
 		return ccore_error(-EINVAL, "0x%llx is not device memory of device %u (allocate it with ccore_mem_alloc)",
 				   (unsigned long long)va, dev);
-	for (uint32_t i = 0; i < rt->nimports; i++) {
-		imp = &rt->imports[i];
-		if (imp->from_dev == dev && imp->handle == a->handle && imp->to_dev == to) {
-			*out = imp->va + (va - a->va);
-			return 0;
-		}
+	imp = import_find(rt, dev, a->handle, to);
+	if (imp) {
+		*out = imp->va + (va - a->va);
+		return 0;
 	}
 	rc = ccore_dev_bo_import(rt->devs[to].dev, rt->devs[dev].dev, a->handle, &h, &base);
 	if (rc)
 		return rc;
-	imp = realloc(rt->imports, (rt->nimports + 1) * sizeof(*imp));
-	if (!imp)
-		return ccore_error(-ENOMEM, "out of memory");
-	rt->imports = imp;
-	imp[rt->nimports++] = (struct rt_import){ dev, a->handle, to, h, base };
+	if (rt->nimports == rt->imports_cap) {
+		uint32_t cap = rt->imports_cap ? rt->imports_cap * 2 : 64;
+
+		imp = realloc(rt->imports, cap * sizeof(*imp));
+		if (!imp)
+			return ccore_error(-ENOMEM, "out of memory");
+		rt->imports = imp;
+		rt->imports_cap = cap;
+	}
+	rt->imports[rt->nimports++] = (struct rt_import){ dev, a->handle, to, h, base };
+	if (2 * rt->nimports > rt->hash_cap) {
+		rc = hash_rebuild(rt, rt->nimports);
+		if (rc)
+			return rc;
+	} else {
+		hash_put(rt, rt->nimports - 1);
+	}
 	*out = base + (va - a->va);
 	return 0;
 }

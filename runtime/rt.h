@@ -12,6 +12,8 @@
 #include "ccore.h"
 #include "ccore_internal.h"
 
+#include <stdbool.h>
+
 #define RT_RINGS 16
 
 struct rt_alloc {
@@ -43,7 +45,12 @@ struct rt {
 	uint64_t max_program;
 	struct rt_dev *devs;
 	struct rt_import *imports;
-	uint32_t nimports;
+	uint32_t nimports, imports_cap;
+	/* imports by (from_dev, handle, to_dev): index + 1, 0 empty; rebuilt
+	 * when stale (after removals) */
+	uint32_t *import_hash;
+	uint32_t hash_cap;
+	bool hash_stale;
 };
 
 /* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */
@@ -52,6 +59,8 @@ void rt_get(struct rt *rt);
 void rt_put(struct rt *rt);
 
 int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va);
+/* Timed sim with virtual=1: buffers have no host memory (rt_alloc.host NULL). */
+bool rt_virtual(const struct rt *rt);
 /* Register @host (page-aligned) as a buffer of @dev. */
 int rt_register(struct rt *rt, uint32_t dev, void *host, uint64_t bytes, uint64_t *va);
 int rt_free(struct rt *rt, uint32_t dev, uint64_t va);

@@ -1,16 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Algorithm choice (see select.h).  Until the cost-model tuner arrives the
- * default is a size/N rule per collective, tried in order:
- *   allreduce      < 64 KiB: rdh, mesh, mesh_oneshot, ring; else ring, rdh
- *   allgather,
- *   reducescatter  < 64 KiB: mesh, rdh, ring; else ring
- *   alltoall       < 64 KiB: bruck, pairwise; else pairwise
- *   broadcast,
- *   reduce         < 64 KiB: binomial, chain; else chain, binomial
- *   sendrecv       p2p
- * The first one that is registered, allowed by CCORE_ALGO and accepts the
- * shape runs; skipped ones are logged at INFO with the reason.
+ * Algorithm choice (see select.h): CCORE_ALGO's grammar and filter here,
+ * the tuning file and the cost model in runtime/tune/.
  */
 #include "select.h"
 #include "log.h"
@@ -30,6 +21,7 @@ struct clause {
 };
 
 static struct clause all_colls, per_coll[CS_NCOLL];
+static uint32_t forced_slices;		/* $CCORE_SLICES, 0: the tuner's */
 static char algo_env[512], algo_env_seen[512];
 static bool parsed;
 
@@ -95,12 +87,35 @@ static int parse_clause(char *text)
 	return 0;
 }
 
+/*
+ * $CCORE_SLICES: force the slices per block (1..64) over the tuner's
+ * choice, e.g. 1 to compare with the reference's formulas.
+ */
+static int slices_init(void)
+{
+	const char *v = getenv("CCORE_SLICES");
+	unsigned long s;
+	char *end;
+
+	forced_slices = 0;
+	if (!v || !*v)
+		return 0;
+	s = strtoul(v, &end, 10);
+	if (*end || s < 1 || s > 64)
+		return ccore_error(-EINVAL, "CCORE_SLICES=%s: expected a number from 1 to 64", v);
+	forced_slices = (uint32_t)s;
+	return 0;
+}
+
 int select_init(void)
 {
 	const char *v = getenv("CCORE_ALGO");
 	char *save = NULL, *cl;
 	int rc = 0;
 
+	rc = tuner_init() ?: slices_init();	/* the message names the variable */
+	if (rc)
+		return rc;
 	if (parsed && !strcmp(algo_env_seen, v ? v : ""))
 		return 0;
 	memset(&all_colls, 0, sizeof(all_colls));
@@ -120,36 +135,6 @@ int select_init(void)
 	return 0;
 }
 
-static const char *const *defaults(const struct cs_shape *sh, uint64_t bytes)
-{
-	/* fewest steps first: each step is a semaphore hand-off */
-	static const char *const ar_small[] = { "rdh", "mesh", "mesh_oneshot", "ring", NULL };
-	static const char *const ar_large[] = { "ring", "rdh", NULL };
-	static const char *const ag_small[] = { "mesh", "rdh", "ring", NULL };
-	static const char *const ag_large[] = { "ring", NULL };
-	static const char *const a2a_small[] = { "bruck", "pairwise", NULL };
-	static const char *const a2a_large[] = { "pairwise", NULL };
-	static const char *const bc_small[] = { "binomial", "chain", NULL };
-	static const char *const bc_large[] = { "chain", "binomial", NULL };
-	static const char *const p2p[] = { "p2p", NULL };
-	bool small = bytes < 65536;
-
-	switch (sh->coll) {
-	case CS_ALLREDUCE:
-		return small ? ar_small : ar_large;
-	case CS_ALLGATHER:
-	case CS_REDUCESCATTER:
-		return small ? ag_small : ag_large;
-	case CS_ALLTOALL:
-		return small ? a2a_small : a2a_large;
-	case CS_BROADCAST:
-	case CS_REDUCE_COLL:
-		return small ? bc_small : bc_large;
-	default:
-		return p2p;
-	}
-}
-
 static bool allowed(const struct clause *c, const char *name)
 {
 	bool listed = false;
@@ -162,12 +147,39 @@ static bool allowed(const struct clause *c, const char *name)
 	return c->exclude ? !listed : listed;
 }
 
-static int consider(const char *name, const struct cs_shape *sh, const struct algo_opts *o,
-		    const struct clause *c, char *why, size_t *wn, const struct algo **out)
+/* Largest useful slice count: a slice of a block holds one element at least. */
+static uint32_t max_slices(const struct cs_shape *sh)
+{
+	uint64_t block = sh->coll == CS_ALLREDUCE ? sh->count / (sh->nranks ? sh->nranks : 1) :
+			 sh->count;
+
+	return block < 1 ? 1 : block > 64 ? 64 : (uint32_t)block;
+}
+
+/*
+ * Can @name serve @sh with @slices and @channels (0: the model's best)?
+ * If so, fill @out's algorithm and knobs and set them in @o.
+ */
+static int consider(const char *name, const struct cs_shape *sh, const struct tune_topo *t,
+		    struct tune_call call, uint32_t slices, uint32_t channels, struct algo_opts *o,
+		    const struct clause *c, char *why, size_t *wn, struct select_choice *out)
 {
 	const struct algo *a = algo_find(name, sh->coll);
 	const char *no = NULL;
+	double us = -1;
 
+	call.slices = call.channels = 1;
+	tuner_best(name, t, &call, max_slices(sh), &us);
+	slices = forced_slices ? forced_slices : slices;
+	if (slices || channels) {
+		call.slices = slices ? slices : call.slices;
+		call.channels = channels ? channels : call.channels;
+		if (tune_formula(name, t, &call, &us, &no))
+			us = -1;
+		no = NULL;
+	}
+	o->slices = call.slices;
+	o->channels = call.channels;
 	if (!a)
 		no = known(name) ? "does not serve this collective" : "is not built in";
 	else if (!allowed(c, name))
@@ -175,7 +187,10 @@ static int consider(const char *name, const struct cs_shape *sh, const struct al
 	else
 		no = a->rejects(sh, o);
 	if (!no) {
-		*out = a;
+		out->algo = a;
+		out->slices = call.slices;
+		out->channels = call.channels;
+		out->us = us;
 		return 1;
 	}
 	log_msg(LOG_INFO, "%s: skipping %s: %s", cs_coll_name(sh->coll), name, no);
@@ -184,38 +199,90 @@ static int consider(const char *name, const struct cs_shape *sh, const struct al
 	return 0;
 }
 
-int select_algo(const struct cs_shape *sh, uint64_t bytes, const struct algo_opts *o,
-		const struct algo **out)
+/* The model's choice: the fastest candidate that can serve, and the next one. */
+static int by_model(const struct cs_shape *sh, const struct tune_topo *t, struct tune_call call,
+		    struct algo_opts *o, const struct clause *c, char *why, size_t *wn,
+		    struct select_choice *out)
 {
-	const struct clause *c = per_coll[sh->coll].set ? &per_coll[sh->coll] : &all_colls;
-	const char *const *pref = defaults(sh, bytes);
+	struct select_choice next = *out;
+	struct algo_opts keep = *o;
+
+	for (uint32_t i = 0; i < out->ncand; i++) {
+		const struct tune_candidate *k = &out->cand[i];
+
+		if (!out->algo) {
+			if (consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn, out))
+				out->source = "cost model";
+			keep = *o;
+		} else if (strcmp(k->algo, out->algo->name) &&
+			   consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn,
+				    &next)) {
+			out->runner_up = k->algo;
+			out->runner_up_us = k->us;
+			break;
+		}
+	}
+	if (out->algo)
+		*o = keep;
+	return !!out->algo;
+}
+
+int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t elem_size,
+		struct algo_opts *o, struct select_choice *out)
+{
+	const struct clause *c;
+	struct tune_call call = {
+		.coll = sh->coll, .nranks = sh->nranks, .slices = 1, .channels = 1,
+		.bytes = tune_bytes(sh->coll, sh->nranks, sh->count, elem_size),
+		.peer_dist = sh->nranks ? algo_mod((int64_t)sh->peer - sh->root, sh->nranks) : 0,
+	};
+	const struct tunefile_rule *rule;
 	char why[640] = "";
 	size_t wn = 0;
 	int rc = select_init();
 
 	if (rc)
 		return rc;
+	/* after select_init(): it may have parsed a changed CCORE_ALGO */
+	c = per_coll[sh->coll].set ? &per_coll[sh->coll] : &all_colls;
+	*out = (struct select_choice){ .us = -1, .runner_up_us = -1, .bytes = call.bytes };
+	out->ncand = tuner_rank(t, &call, max_slices(sh), out->cand, TUNE_MAX_CAND);
 	/* an inclusive CCORE_ALGO list is also the order of preference */
 	if (c->set && !c->exclude) {
 		for (unsigned int i = 0; i < c->n; i++)
-			if (consider(c->names[i], sh, o, c, why, &wn, out))
+			if (consider(c->names[i], sh, t, call, 0, 0, o, c, why, &wn, out)) {
+				out->source = "CCORE_ALGO";
 				return 0;
-	} else {
-		for (unsigned int i = 0; pref[i]; i++)
-			if (consider(pref[i], sh, o, c, why, &wn, out))
-				return 0;
-		/* then anything else registered for this collective */
-		for (unsigned int i = 0; i < algo_count(); i++) {
-			const struct algo *a = algo_at(i);
-			bool tried = false;
+			}
+		goto none;
+	}
+	rule = tunefile_match(tuner_file(), sh->coll, (uint64_t)call.bytes,
+			      t->nodes, sh->nranks);
+	if (rule && consider(rule->algo, sh, t, call, rule->slices, rule->channels, o, c, why,
+			     &wn, out)) {
+		out->source = "CCORE_TUNER_FILE";
+		out->file_line = rule->line;
+		return 0;
+	}
+	if (rule)
+		log_msg(LOG_INFO, "%s: %s:%u names %s, which cannot serve this call; the model chooses",
+			cs_coll_name(sh->coll), tuner_file()->path, rule->line, rule->algo);
+	if (by_model(sh, t, call, o, c, why, &wn, out))
+		return 0;
+	/* then anything else registered for this collective (no formula) */
+	for (unsigned int i = 0; i < algo_count(); i++) {
+		const struct algo *a = algo_at(i);
+		bool ranked = false;
 
-			for (unsigned int k = 0; pref[k]; k++)
-				tried |= !strcmp(pref[k], a->name);
-			if (!tried && (a->colls & (1u << sh->coll)) &&
-			    consider(a->name, sh, o, c, why, &wn, out))
-				return 0;
+		for (uint32_t k = 0; k < out->ncand; k++)
+			ranked |= !strcmp(out->cand[k].algo, a->name);
+		if (!ranked && (a->colls & (1u << sh->coll)) &&
+		    consider(a->name, sh, t, call, 0, 0, o, c, why, &wn, out)) {
+			out->source = "registry";
+			return 0;
 		}
 	}
+none:
 	return ccore_error(-ENOENT, "no algorithm can serve %s on %u ranks (count %llu): %s",
 			   cs_coll_name(sh->coll), sh->nranks, (unsigned long long)sh->count, why);
 }

@@ -122,10 +122,52 @@ int ccore_group_start(void);
 int ccore_group_end(void);
 
 /*
+ * What would run, without running it: the algorithm, slices and channels
+ * a collective of @count elements of @dtype on @comm would get now
+ * (CCORE_ALGO, then $CCORE_TUNER_FILE, then the cost model; rooted
+ * collectives with root 0, Send/Recv from rank 0 to rank 1, out of place),
+ * with the cost model's predicted time and every candidate's.  @count as
+ * in the collective's call.  0, or a negative errno with ccore_last_error().
+ */
+enum ccore_coll_op {
+	ccore_op_allreduce = 1, ccore_op_allgather, ccore_op_reducescatter,
+	ccore_op_alltoall, ccore_op_broadcast, ccore_op_reduce, ccore_op_sendrecv,
+};
+
+#define CCORE_PLAN_MAX_CANDIDATES 16
+
+struct ccore_plan_candidate {
+	const char *algo;		/* e.g. "ring" */
+	uint32_t slices, channels;	/* its best by the model */
+	double predicted_us;
+};
+
+struct ccore_plan_info {
+	const char *algo;		/* what would run, as ccore_comm_last_algo() names it */
+	uint32_t slices, channels;
+	double predicted_us;		/* the cost model's time; < 0 if it has no formula */
+	const char *source;		/* "cost model", "CCORE_ALGO" or "CCORE_TUNER_FILE" */
+	uint32_t tuner_file_line;	/* the line of $CCORE_TUNER_FILE that matched */
+	double bytes;			/* the size the model priced (nccl-tests' size) */
+	uint32_t ncandidates;		/* algorithms with a formula, fastest first */
+	struct ccore_plan_candidate candidates[CCORE_PLAN_MAX_CANDIDATES];
+};
+
+int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_t count,
+		     enum ccore_dtype dtype, struct ccore_plan_info *out);
+
+/*
  * What ran: the algorithm the last collective launched on @comm used (for
  * tools and tests), e.g. "ring".
  */
 const char *ccore_comm_last_algo(const struct ccore_comm *comm);
+
+/*
+ * The timed sim backend (CCORE_SIM with timed=1): the device model's
+ * virtual time in picoseconds, which moves only while the model runs.
+ * -ENODEV on other backends and on the functional model.
+ */
+int ccore_comm_virtual_time_ps(const struct ccore_comm *comm, uint64_t *ps);
 
 #ifdef __cplusplus
 }

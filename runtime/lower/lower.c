@@ -29,6 +29,9 @@ struct emit {
 	uint32_t local_waited;			/* highest L already waited for */
 	uint32_t *step_local;			/* per step: L after it (local steps) */
 	uint32_t *credit;			/* per step: its credit point */
+	/* receives by credit point: first at point q, next after receive i
+	 * (ascending; ~0u ends a list) */
+	uint32_t *credit_first, *credit_next;
 	uint8_t *step_engine;			/* per step: ring engine (sends) */
 	bool oom;
 };
@@ -191,16 +194,32 @@ static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r,
 	const struct cs_rank *rk = &j->s->ranks[r];
 	const struct lower_ctx *c = j->c;
 
-	for (uint32_t i = q; i < rk->n; i++) {
+	if (!q)
+		return;
+	for (uint32_t i = e->credit_first[q]; i != ~0u; i = e->credit_next[i]) {
 		const struct cs_step *st = &rk->steps[i];
 
-		if ((st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE) || e->credit[i] != q ||
-		    !q)
-			continue;
 		wait_deps(j, e, r, i);
 		insn(e, (struct drm_ccore_insn){
 			.opcode = DRM_CCORE_OP_ADD,
 			.sem = lower_sem_credit(c->ranks[st->peer].sems, j->n, r), .imm = 1 });
+	}
+}
+
+/* Index the receives by credit point, each list in step order. */
+static void index_credits(const struct cs_rank *rk, struct emit *e)
+{
+	for (uint32_t q = 0; q <= rk->n; q++)
+		e->credit_first[q] = ~0u;
+	for (uint32_t i = rk->n; i-- > 0;) {
+		const struct cs_step *st = &rk->steps[i];
+		uint32_t q = e->credit[i];
+
+		/* a point after its receive would never be reached */
+		if ((st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE) || q > i)
+			continue;
+		e->credit_next[i] = e->credit_first[q];
+		e->credit_first[q] = i;
 	}
 }
 
@@ -238,12 +257,16 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 	e->step_local = calloc(rk->n + 1, sizeof(*e->step_local));
 	e->step_engine = calloc(rk->n + 1, sizeof(*e->step_engine));
 	e->credit = calloc(rk->n + 1, sizeof(*e->credit));
-	if (!sent_to || !e->step_local || !e->step_engine || !e->credit) {
+	e->credit_first = calloc(rk->n + 1, sizeof(*e->credit_first));
+	e->credit_next = calloc(rk->n + 1, sizeof(*e->credit_next));
+	if (!sent_to || !e->step_local || !e->step_engine || !e->credit || !e->credit_first ||
+	    !e->credit_next) {
 		e->oom = true;
 		free(sent_to);
 		return;
 	}
 	cs_credit_points(rk, j->n, e->credit);
+	index_credits(rk, e);
 	prologue(j, e, r);
 	for (uint32_t i = 0; i < rk->n && !e->oom; i++) {
 		const struct cs_step *st = &rk->steps[i];
@@ -326,6 +349,8 @@ static void emit_free(struct emit *e)
 	free(e->step_local);
 	free(e->step_engine);
 	free(e->credit);
+	free(e->credit_first);
+	free(e->credit_next);
 }
 
 static int index_receives(struct lower_job *j)

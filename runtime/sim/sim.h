@@ -35,7 +35,15 @@ struct sim_mem {
 	u32 dev;
 	u32 refs;		/* under the system lock */
 	bool user;		/* registered user memory: not ours to free */
+	bool virt;		/* timed virtual=1: no host memory behind it */
 };
+
+/*
+ * Where virtual buffers (timed mode, virtual=1) pretend to live: an
+ * address nothing is mapped at.  Descriptors are translated as usual; the
+ * model never touches the bytes and maps hand out no host view.
+ */
+#define SIM_VIRT_BASE ((u8 *)(uintptr_t)(1ull << 46))
 
 struct sim_bo {
 	struct sim_mem *mem;

@@ -15,7 +15,8 @@ void sim_mem_put(struct sim_system *s, struct sim_mem *m)
 		return;
 	if (!m->user) {
 		ccm_device_mem_release(s->f, m->dev, m->span);
-		ccm_big_free(m->host, m->span);
+		if (!m->virt)
+			ccm_big_free(m->host, m->span);
 	}
 	free(m);
 }
@@ -96,7 +97,9 @@ static int bo_create(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 		free(m);
 		return sim_fail(DRM_IOCTL_CCORE_BO_CREATE, rc, &err);
 	}
-	m->host = ccm_big_zalloc(m->span);
+	/* timed virtual=1: device memory is accounted, no host memory is */
+	m->virt = cfg->virt;
+	m->host = m->virt ? SIM_VIRT_BASE : ccm_big_zalloc(m->span);
 	rc = m->host ? bo_install(c, m, &a->handle, &a->dev_addr) : -ENOMEM;
 	if (rc) {
 		m->refs = 1;

@@ -133,7 +133,10 @@ static void *sim_bo_map(struct ccore_dev *dev, uint32_t handle)
 
 	ccm_mutex_lock(&c->sys->lock);
 	bo = sim_handle_get(&c->bos, handle);
-	if (bo)
+	if (bo && bo->mem->virt)
+		ccore_error(-ENXIO, "map: buffer %u is virtual (timed sim with virtual=1): it has no host memory",
+			    handle);
+	else if (bo)
 		p = bo->mem->host;
 	else
 		ccore_error(-ENOENT, "map: no buffer object with handle %u", handle);

@@ -34,6 +34,8 @@ struct bench_opts {
 	const char *algo;
 	const char *json;
 	bool host_bound;
+	bool timed;		/* --timed: virtual times of the timed model */
+	bool check_set;		/* -c given explicitly */
 };
 
 extern const char *const bench_op_names[OP_COUNT];

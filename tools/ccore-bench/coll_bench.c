@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define MAX_RANKS 1024
 
@@ -23,6 +24,9 @@ struct bctx {
 	FILE *json;
 	int json_rows;
 	double host_gbps;
+	bool virt;		/* --timed with virtual buffers: no host view */
+	double sim_wall_s;	/* --timed: wall-clock seconds the simulations took */
+	double launch_wall_s;	/* --timed: of which planning, lowering, launching */
 	bool host_bound;	/* measured: busbw of the host threads' copies */
 	double host_bound_oop, host_bound_ip;
 	/* per size */
@@ -194,10 +198,21 @@ struct result {
 	bool skipped;
 };
 
+/* --timed: the model's virtual time in microseconds; else the host's clock. */
+static double clock_us(struct bctx *b)
+{
+	uint64_t ps = 0;
+
+	if (!b->o->timed)
+		return bench_now_us();
+	ccore_comm_virtual_time_ps(b->comm[0], &ps);
+	return (double)ps / 1e6;
+}
+
 static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *res)
 {
 	const struct bench_opts *o = b->o;
-	double t;
+	double t, wall = bench_now_us();
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -214,11 +229,16 @@ static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *r
 		if (!rc)
 			res->wrong = check_outputs(b, in_place);
 	}
-	t = bench_now_us();
-	for (int i = 0; i < o->iters && !rc; i++)
+	t = clock_us(b);
+	for (int i = 0; i < o->iters && !rc; i++) {
+		double w = bench_now_us();
+
 		rc = run_once(b, in_place);
+		b->launch_wall_s += (bench_now_us() - w) / 1e6;
+	}
 	rc = rc ?: sync_all(b);
-	t = (bench_now_us() - t) / o->iters;
+	t = (clock_us(b) - t) / o->iters;
+	b->sim_wall_s += (bench_now_us() - wall) / 1e6;
 	res->time_us = t;
 	res->algbw = (double)bytes / t / 1e3;
 	res->busbw = res->algbw * busbw_factor(o->op, b->n);
@@ -257,7 +277,12 @@ static void header(const struct bctx *b)
 	       bench_op_names[o->op], b->n, o->topo.nodes, o->topo.devices_per_node,
 	       o->topo.ranks_per_device, o->algo ? o->algo : "algorithm chosen by ccore",
 	       o->min_bytes, o->max_bytes, o->step_factor, o->iters, o->warmup, o->check);
-	printf("# host memcpy bandwidth (same run): %.2f GB/s\n", b->host_gbps);
+	if (o->timed)
+		printf("# timed: simulated times, virtual microseconds of the timed device model (CCORE_SIM %s)%s\n",
+		       getenv("CCORE_SIM") ? getenv("CCORE_SIM") : "",
+		       b->virt ? "; virtual buffers, nothing checked" : "");
+	else
+		printf("# host memcpy bandwidth (same run): %.2f GB/s\n", b->host_gbps);
 	printf("#\n#%72s%32s\n", "out-of-place", "in-place");
 	printf("#%11s %12s %8s %6s %6s %9s %7s %7s %6s %9s %7s %7s %6s  %s\n", "size", "count",
 	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
@@ -303,6 +328,13 @@ static int setup(struct bctx *b)
 	for (int r = 0; r < b->n && !rc; r++) {
 		rc = ccore_mem_alloc(b->comm[r], o->max_bytes, &b->sbuf[r]) ?:
 		     ccore_mem_alloc(b->comm[r], o->max_bytes, &b->rbuf[r]);
+		/* timed with virtual buffers: there is no memory to give */
+		if (!rc && o->timed && !ccore_mem_host(b->comm[r], b->sbuf[r])) {
+			b->virt = true;
+			if (o->check)
+				return -ENXIO;
+			continue;
+		}
 		/* give every page real memory, as nccl-tests initialises its
 		 * buffers: untouched pages all read as one shared zero page */
 		if (!rc) {
@@ -338,9 +370,16 @@ int bench_collective(const struct bench_opts *o)
 		return 2;
 	}
 	rc = setup(&b);
+	if (rc == -ENXIO && b.virt) {
+		fprintf(stderr, "ccore-bench: --timed buffers are virtual (no bytes move): -c 1 cannot check them; add --sim virtual=0 for real buffers, or -c 0\n");
+		teardown(&b);
+		return 2;
+	}
 	if (!rc) {
-		b.host_gbps = bench_host_memcpy_gbps(o->max_bytes < (64u << 20) ? (64u << 20)
-									  : o->max_bytes);
+		/* the host's memcpy means nothing next to simulated times */
+		if (!o->timed)
+			b.host_gbps = bench_host_memcpy_gbps(o->max_bytes < (64u << 20) ? (64u << 20)
+										  : o->max_bytes);
 		header(&b);
 		if (b.json)
 			fprintf(b.json, "{\n  \"op\": \"%s\", \"ranks\": %d, \"host_memcpy_gbps\": %.3f,\n  \"rows\": [",
@@ -379,6 +418,14 @@ int bench_collective(const struct bench_opts *o)
 	} else {
 		printf("# Out of bounds values : %ld %s\n", wrong, wrong ? "FAILED" : "OK");
 		printf("# Avg bus bandwidth    : %g\n", sizes ? sum / sizes : 0.0);
+		if (o->timed) {
+			struct rusage ru;
+
+			getrusage(RUSAGE_SELF, &ru);
+			printf("# timed: wall clock %.3f s in all, of which %.3f s planning, lowering and launching, %.3f s simulating; peak RSS %.1f MiB\n",
+			       b.sim_wall_s, b.launch_wall_s, b.sim_wall_s - b.launch_wall_s,
+			       (double)ru.ru_maxrss / 1024);
+		}
 	}
 	fflush(stdout);
 	teardown(&b);	/* first: --host-bound maps as much memory again */

@@ -39,6 +39,10 @@ static void usage(FILE *out)
 		"  --host-bound         also time one host thread per rank doing, with memcpy,\n"
 		"                       the copies the op needs at the largest size, out of place\n"
 		"                       and in place (allgather, broadcast, alltoall only)\n"
+		"  --timed              run on the timed device model (sim backend, CCORE_SIM\n"
+		"                       timed=1,virtual=1 before --sim/CCORE_SIM keys) and report\n"
+		"                       simulated times; buffers are virtual, so -c 1 needs\n"
+		"                       --sim virtual=0; defaults -n 1 -w 0 (runs are deterministic)\n"
 		"  --copy               instead: device COPY throughput next to host memcpy\n"
 		"  --device BACKEND     sim (default) or accel; default $CCORE_DEVICE\n"
 		"  --sim CONFIG         extra simulated-fabric keys (see ccore-info --sim-help)\n"
@@ -141,6 +145,7 @@ int main(int argc, char **argv)
 		{ "json", required_argument, NULL, 'J' },
 		{ "copy", no_argument, NULL, 'C' },
 		{ "host-bound", no_argument, NULL, 'H' },
+		{ "timed", no_argument, NULL, 'T' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -155,7 +160,8 @@ int main(int argc, char **argv)
 		.redop = ccore_sum,
 	};
 	int c, v, bad = 0, nodes = 1, rpd = 0;
-	bool copy = false;
+	bool copy = false, iters_set = false, warmup_set = false;
+	char sim[1024];
 
 	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -166,9 +172,9 @@ int main(int argc, char **argv)
 		case 'b': bad |= parse_size("-b", optarg, &o.min_bytes); break;
 		case 'e': bad |= parse_size("-e", optarg, &o.max_bytes); break;
 		case 'f': bad |= parse_int("-f", optarg, 1, 1024, &o.step_factor); break;
-		case 'n': bad |= parse_int("-n", optarg, 1, 1000000, &o.iters); break;
-		case 'w': bad |= parse_int("-w", optarg, 0, 1000000, &o.warmup); break;
-		case 'c': bad |= parse_int("-c", optarg, 0, 1, &v); o.check = v; break;
+		case 'n': bad |= parse_int("-n", optarg, 1, 1000000, &o.iters); iters_set = true; break;
+		case 'w': bad |= parse_int("-w", optarg, 0, 1000000, &o.warmup); warmup_set = true; break;
+		case 'c': bad |= parse_int("-c", optarg, 0, 1, &v); o.check = v; o.check_set = true; break;
 		case 'd': bad |= parse_name("-d", optarg, dtypes, 11, &v); o.dtype = v; break;
 		case 'o': bad |= parse_name("-o", optarg, redops, 6, &v); o.redop = v; break;
 		case 'r': bad |= parse_int("-r", optarg, 0, 1023, &o.root); break;
@@ -176,6 +182,7 @@ int main(int argc, char **argv)
 		case 'J': o.json = optarg; break;
 		case 'C': copy = true; break;
 		case 'H': o.host_bound = true; break;
+		case 'T': o.timed = true; break;
 		case 'D': o.backend = optarg; break;
 		case 's': o.sim = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -205,10 +212,40 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ccore-bench: --root %d out of range (0..%d)\n", o.root, o.ranks - 1);
 		bad = 1;
 	}
+	if (!bad && o.timed && (copy || o.host_bound)) {
+		fprintf(stderr, "ccore-bench: --timed reports simulated collectives; it does not go with --copy or --host-bound\n");
+		bad = 1;
+	}
+	if (!bad && o.timed && o.backend && strcmp(o.backend, "sim")) {
+		fprintf(stderr, "ccore-bench: --timed runs the sim backend's timed model, not --device %s\n",
+			o.backend);
+		bad = 1;
+	}
 	if (!bad && !copy)
 		bad = topology(&o, nodes, rpd);
 	if (bad)
 		return 2;
+	if (o.timed) {
+		/* simulated runs are deterministic: one is enough */
+		if (!iters_set)
+			o.iters = 1;
+		if (!warmup_set)
+			o.warmup = 0;
+		if (!o.check_set)
+			o.check = false;
+		/* the user's keys come last and win (e.g. virtual=0, ideal=1) */
+		if (!o.sim)
+			o.sim = getenv("CCORE_SIM");
+		/* room for thousands of ranks: a semaphore block of 1 + 2N per
+		 * rank, long programs and rings (instruction memory is only
+		 * committed where programs are loaded) */
+		snprintf(sim, sizeof(sim),
+			 "timed=1,virtual=1,job_timeout_ms=3600000,sems=%d,program_size=1048576,ring_size=1048576%s%s",
+			 2 * o.ranks + 64 > 256 ? 2 * o.ranks + 64 : 256,
+			 o.sim && *o.sim ? "," : "", o.sim ? o.sim : "");
+		o.sim = sim;
+		o.backend = "sim";
+	}
 	/* explicit arguments win over the environment */
 	if (o.backend)
 		setenv("CCORE_DEVICE", o.backend, 1);

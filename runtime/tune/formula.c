@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * α-β formulas of every algorithm (see formula.h).  References are to
+ * /work/shared/reference: CA = collective-algorithms.txt, IN =
+ * internode-collectives.txt, PAT = pat-algorithm.txt.
+ *
+ * Each formula is written as the algorithm's sequence of steps, each step
+ * costed by model.c; in the ideal setting a step costs α + (bytes a rank
+ * sends)/BW and the sums are the reference's closed forms, quoted below
+ * (n = N ranks, L = ceil(log2 N), P = slices):
+ *
+ *   ring AR        2(n-1)α + 2(n-1)/n·M/BW                  CA §5.1
+ *   ring AG, RS    (n-1)α + (n-1)/n·M/BW                    CA §6
+ *   flatring       the ring's, C channels each carrying 1/C (IN "Flat
+ *                  Ring"); with tiers both link directions carry channels
+ *   kangaring      ring over g = n/R device primaries: AR 2(g-1)α +
+ *                  2(g-1)/g·M/BW plus one fold step α + M/(g·BW) (no
+ *                  reference formula: IN names it without a trace; as
+ *                  built in runtime/algos/kangaring.c, secondaries' folds
+ *                  and copies run on their own engines beside the ring)
+ *   mesh AG, RS    α + (n-1)/n·M/BW; AR 2α + 2(n-1)/n·M/BW  IN "Mesh"
+ *   mesh_oneshot   α + (n-1)·M/BW                           IN "Single-step Mesh"
+ *   rdh AG, RS     Lα + (n-1)/n·M/BW; AR 2Lα + 2(n-1)/n·M/BW, for
+ *                  power-of-two n (CA App. B.2, B.4; IN "RDH").  Other n,
+ *                  as rdh.c runs it: p = 2^floor(log2 n) participants
+ *                  after a fold-in step (ranks 2i+1 < 2(n-p) hand their
+ *                  data to 2i: M for AR/RS, M/n for AG) and before a
+ *                  fold-out step (M for AR/AG, M/n for RS): rdh(p) + 2 steps
+ *   dbt AR         P = 1: 2Lα + L·M/BW (CA §5.2); P slices: App. C's
+ *                  master formula with 2L steps of M/(2P):
+ *                  (2L + P - 1)(α + M/(2P·BW)), but never below §5.2's
+ *                  stated floor 2Lα + M/BW (the master formula alone would
+ *                  reach M/(2BW): see the note in tune_dbt())
+ *   pat AG, RS     Lα + (n-1)/n·M/BW                         CA App. A
+ *   pairwise A2A   (n-1)α + (n-1)/n·M/BW                     CA §7.2
+ *   bruck A2A      Lα + L·M/(2BW) for power-of-two n (CA App. B.5); other
+ *                  n: round k moves the slots j < n with bit k set
+ *   binomial BC/R  (L + P - 1)(α + M/(P·BW)); P = 1: L(α + M/BW)  CA §3.2,
+ *                  §4.2, App. C
+ *   chain BC/R     (n + P - 2)(α + M/(P·BW))                 CA §3.1, §4.1
+ *   p2p            α + M/BW                                   CA §8
+ *   hier           G ranks per node, X nodes (IN "Hierarchical"):
+ *                  AR = ring RS(G, M) + ring AR(X, M/G) + ring AG(G, M);
+ *                  AG = ring AG(X, X·M/n) + X × ring AG(G, G·M/n);
+ *                  RS = X × ring RS(G, G·M/n) + ring RS(X, X·M/n)
+ *                  (the intra-node AG/RS run once per node row, as hier.c
+ *                  embeds them: X(G-1) intra steps, not G-1), each phase
+ *                  with its tier's α and BW; the inter phase's G columns
+ *                  share each device's NIC (R transfers per NIC)
+ *   hier-pat       hier with PAT between nodes (AG, RS)
+ *
+ * Slices: the reference counts a ring-like step as α + block/BW whatever
+ * the slicing (it is already pipelined with P = n).  Here the slices of a
+ * step emitted in wavefront order (ring family, pairwise rounds) hide the
+ * step's α behind the block's other slices (see sliced()); with one slice
+ * every formula is the reference's.  Chain, binomial and DBT take the
+ * slices as the P of App. C's master formula, PAT as pieces run one after
+ * the other.  With tiers each extra message costs msg_us and a reduction
+ * on arrival (reduce_gbps) is exposed for 1/P of a block.
+ */
+#include "formula.h"
+#include "sched/cs.h"
+
+#include <math.h>
+#include <string.h>
+
+static uint32_t log2up(uint32_t n)
+{
+	uint32_t l = 0;
+
+	while ((1ull << l) < n)
+		l++;
+	return l;
+}
+
+static uint32_t pow2_below(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p * 2 <= n)
+		p *= 2;
+	return p;
+}
+
+/*
+ * A step whose block goes in @P slices emitted in wavefront order (ring.c):
+ * the next step's first slice leaves as soon as this step's first one has
+ * landed, so of the step's α only what the other P - 1 slices' transfer
+ * does not cover stays exposed: max(X, α + X/P) per step, X = block time
+ * (P = 1: the reference's α + X).  Extra slices cost msg_us each.
+ */
+static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
+{
+	double over = t->ideal || P < 2 ? 0 : (P - 1) * t->msg_us, a = c.lat_us - over;
+	double hidden = c.xfer_us * (1.0 - 1.0 / P);
+
+	c.lat_us = over + (a > hidden ? a - hidden : 0);
+	return c;
+}
+
+/* One ring step of @bytes in @P slices over @ch channels, reducing or not. */
+static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint32_t P,
+				  uint32_t ch, bool red)
+{
+	struct tune_cost c = sliced(t, tune_step_ring(t, bytes, P * ch, ch > 1 ? 2 : 1), P);
+
+	if (red)
+		c.xfer_us += tune_reduce_us(t, bytes / P / ch);
+	return c;
+}
+
+/* Ring AG/RS/AR over @n ranks (CA §5.1, §6), @ch channels (flat ring). */
+static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			     uint32_t P, uint32_t ch)
+{
+	struct tune_cost c = { 0, 0 };
+	double b = M / n;
+
+	if (n < 2)
+		return c;
+	if (coll != CS_ALLGATHER)	/* reduce-scatter pass */
+		tune_add(&c, ring_step(t, b, P, ch, true), n - 1);
+	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
+		tune_add(&c, ring_step(t, b, P, ch, false), n - 1);
+	return c;
+}
+
+static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+				  uint32_t P)
+{
+	uint32_t R = t->ranks_per_device, g = n / R;
+	struct tune_cost c = { 0, 0 }, s;
+	double b = M / g;	/* a block (AR) or a device's super-block (AG, RS) */
+
+	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
+	tune_add(&c, tune_step_local(t, coll == CS_ALLGATHER ? M / n : b, R - 1), 1);
+	if (g > 1 && coll != CS_ALLGATHER) {
+		/* ring reduce-scatter; the secondaries fold beside it */
+		s = ring_step(t, b, P, 1, true);
+		s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
+		tune_add(&c, s, g - 1);
+	}
+	if (g > 1 && coll != CS_REDUCESCATTER) {
+		/* ring all-gather; the primary copies each block to R-1 secondaries */
+		s = sliced(t, tune_step_ring(t, b, P * R, 1), P);
+		s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
+		tune_add(&c, s, g - 1);
+	}
+	/* epilogue: the last block (AR, AG) or the own blocks (RS) go out */
+	tune_add(&c, tune_step_local(t, coll == CS_REDUCESCATTER ? M / n : b, R - 1), 1);
+	return c;
+}
+
+static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			     bool oneshot)
+{
+	struct tune_cost c = { 0, 0 };
+	double b = oneshot ? M : M / n;
+
+	if (n < 2)
+		return c;
+	if (coll != CS_ALLGATHER) {	/* scatter blocks (or everything), reduce */
+		tune_add(&c, tune_step_all(t, b, 1), 1);
+		/* the n - 1 arrivals are summed by local steps (mesh.c) */
+		c.lat_us += t->ideal ? 0 : (n - 1) * t->msg_us;
+		c.xfer_us += tune_reduce_us(t, (n - 1) * b);
+	}
+	if (coll != CS_REDUCESCATTER && !oneshot)
+		tune_add(&c, tune_step_all(t, b, 1), 1);
+	return c;
+}
+
+/* Recursive halving / doubling over p = 2^k participants of @n ranks. */
+static struct tune_cost rdh_pow2(const struct tune_topo *t, uint8_t coll, uint32_t p, double M)
+{
+	struct tune_cost c = { 0, 0 };
+	uint32_t L = log2up(p);
+
+	if (coll != CS_ALLGATHER)	/* halving: farthest partner first */
+		for (uint32_t k = 0; k < L; k++) {
+			double b = M / (2u << k);
+
+			tune_add(&c, tune_step_xor(t, p >> (k + 1), b, 1), 1);
+			c.xfer_us += tune_reduce_us(t, b);
+		}
+	if (coll != CS_REDUCESCATTER)	/* doubling: nearest first */
+		for (uint32_t k = 0; k < L; k++)
+			tune_add(&c, tune_step_xor(t, 1u << k, M * (1u << k) / p, 1), 1);
+	return c;
+}
+
+static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M)
+{
+	uint32_t p = pow2_below(n);
+	struct tune_cost c = rdh_pow2(t, coll, p, M);
+
+	if (p != n) {	/* fold-in and fold-out steps (rdh.c) */
+		tune_add(&c, tune_step_xor(t, 1, coll == CS_ALLGATHER ? M / n : M, 1), 1);
+		if (coll != CS_ALLGATHER)
+			c.xfer_us += tune_reduce_us(t, M);
+		tune_add(&c, tune_step_xor(t, 1, coll == CS_REDUCESCATTER ? M / n : M, 1), 1);
+	}
+	return c;
+}
+
+/* The slowest level of a tree whose edges join ranks 2^k apart. */
+static struct tune_cost tree_slot(const struct tune_topo *t, uint32_t n, double bytes)
+{
+	struct tune_cost worst = { 0, 0 };
+
+	for (uint32_t k = 0; (1u << k) < n; k++) {
+		struct tune_cost c = tune_step_xor(t, 1u << k, bytes, 1);
+
+		if (tune_total(c) > tune_total(worst))
+			worst = c;
+	}
+	return worst;
+}
+
+static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
+{
+	uint32_t L = 2 * log2up(n);
+	struct tune_cost slot = tree_slot(t, n, M / (2.0 * P)), c = { 0, 0 }, floor = { 0, 0 };
+
+	/*
+	 * App. C with L = 2 ceil(log2 N) and M/(2P) per slot, as §5.2 says,
+	 * gives (L + P - 1)(α + M/(2P·BW)): right at P = 1, but its limit
+	 * M/(2BW) is half §5.2's stated asymptote M/BW (an interior rank
+	 * takes two children's halves per slot).  The floor keeps M/BW.
+	 */
+	tune_add(&c, slot, L + P - 1);
+	c.xfer_us += (L / 2 + P - 1) * tune_reduce_us(t, M / P);
+	floor.lat_us = L * slot.lat_us;
+	floor.xfer_us = tree_slot(t, n, M).xfer_us;
+	return tune_total(c) >= tune_total(floor) ? c : floor;
+}
+
+/* Chunks a PAT / Bruck round at distance 2^k moves: offsets q < n with lowbit 2^k. */
+static uint32_t pat_chunks(uint32_t n, uint32_t k)
+{
+	uint32_t cnt = 0;
+
+	for (uint32_t q = 1u << k; q < n; q += 2u << k)
+		cnt++;
+	return cnt;
+}
+
+static struct tune_cost pat(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			    uint32_t P)
+{
+	struct tune_cost c = { 0, 0 };
+
+	/* P pieces run one after the other through the bounded buffer */
+	for (uint32_t k = 0; (1u << k) < n; k++) {
+		double b = pat_chunks(n, k) * M / n / P;
+
+		tune_add(&c, tune_step_shift(t, 1u << k, b, 1), P);
+		if (coll == CS_REDUCESCATTER)
+			c.xfer_us += P * tune_reduce_us(t, b);
+	}
+	return c;
+}
+
+static uint32_t bruck_slots(uint32_t n, uint32_t k)
+{
+	uint32_t cnt = 0;
+
+	for (uint32_t j = 1; j < n; j++)
+		cnt += !!(j & (1u << k));
+	return cnt;
+}
+
+static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+				 bool bruck)
+{
+	struct tune_cost c = { 0, 0 };
+
+	if (bruck)
+		for (uint32_t k = 0; (1u << k) < n; k++)
+			tune_add(&c, tune_step_shift(t, 1u << k, bruck_slots(n, k) * M / n, P), 1);
+	else
+		for (uint32_t k = 1; k < n; k++)
+			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
+	return c;
+}
+
+/* Pipelined Broadcast / Reduce: binomial tree or chain (App. C). */
+static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			       uint32_t P, bool chain)
+{
+	struct tune_cost c = { 0, 0 }, slot;
+	uint32_t L = chain ? n - 1 : log2up(n);
+
+	if (n < 2)
+		return c;
+	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
+	if (coll == CS_REDUCE_COLL)
+		slot.xfer_us += tune_reduce_us(t, M / P);
+	tune_add(&c, slot, L + P - 1);
+	return c;
+}
+
+/*
+ * The two tiers of a hierarchy: one node, and one column (a rank per
+ * node); a device's R columns share its NIC, as R streams would.
+ */
+static void hier_topos(const struct tune_topo *t, struct tune_topo *intra, struct tune_topo *inter)
+{
+	*intra = *t;
+	intra->nodes = 1;
+	*inter = *t;
+	inter->ranks_per_device = 1;
+	inter->torus_x = inter->torus_y = 1;
+	if (!t->ideal)
+		inter->streams = (t->streams ? t->streams : 1) * t->ranks_per_device;
+}
+
+static struct tune_cost hier(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			     uint32_t P, bool use_pat)
+{
+	uint32_t X = t->nodes, G = n / X;
+	struct tune_topo in, out;
+	struct tune_cost c = { 0, 0 };
+	double blk = M / n;
+
+	hier_topos(t, &in, &out);
+	if (coll == CS_ALLREDUCE) {
+		tune_add(&c, ring(&in, CS_REDUCESCATTER, G, M, P, 1), 1);
+		tune_add(&c, ring(&out, CS_ALLREDUCE, X, M / G, P, 1), 1);
+		tune_add(&c, ring(&in, CS_ALLGATHER, G, M, P, 1), 1);
+		return c;
+	}
+	tune_add(&c, use_pat ? pat(&out, coll, X, X * blk, P) : ring(&out, coll, X, X * blk, P, 1),
+		 1);
+	tune_add(&c, ring(&in, coll, G, G * blk, P, 1), X);
+	return c;
+}
+
+struct formula {
+	const char *name;
+	uint32_t colls;
+	unsigned int knobs;
+};
+
+#define C(x) (1u << CS_##x)
+static const struct formula formulas[] = {
+	{ "ring", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
+	{ "flatring", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER),
+	  TUNE_KNOB_SLICES | TUNE_KNOB_CHANNELS },
+	{ "kangaring", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
+	{ "mesh", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), 0 },
+	{ "mesh_oneshot", C(ALLREDUCE), 0 },
+	{ "rdh", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), 0 },
+	{ "dbt", C(ALLREDUCE), TUNE_KNOB_SLICES },
+	{ "pat", C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
+	{ "pairwise", C(ALLTOALL), TUNE_KNOB_SLICES },
+	{ "bruck", C(ALLTOALL), TUNE_KNOB_SLICES },
+	{ "binomial", C(BROADCAST) | C(REDUCE_COLL), TUNE_KNOB_SLICES },
+	{ "chain", C(BROADCAST) | C(REDUCE_COLL), TUNE_KNOB_SLICES },
+	{ "p2p", C(SENDRECV), TUNE_KNOB_SLICES },
+	{ "hier", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
+	{ "hier-pat", C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
+};
+#undef C
+
+static const struct formula *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(formulas) / sizeof(formulas[0]); i++)
+		if (!strcmp(formulas[i].name, name))
+			return &formulas[i];
+	return NULL;
+}
+
+unsigned int tune_formula_knobs(const char *algo)
+{
+	const struct formula *f = find(algo);
+
+	return f ? f->knobs : 0;
+}
+
+double tune_bytes(uint8_t coll, uint32_t nranks, uint64_t count, uint64_t elem_size)
+{
+	double b = (double)count * (double)elem_size;
+
+	if (coll == CS_ALLGATHER || coll == CS_REDUCESCATTER || coll == CS_ALLTOALL)
+		b *= nranks;
+	return b;
+}
+
+/* Layout conditions of the formulas; NULL if @f applies. */
+static const char *layout_rejects(const struct formula *f, const struct tune_topo *t,
+				  const struct tune_call *c)
+{
+	if (tune_topo_ranks(t) != c->nranks)
+		return "the topology does not have the call's number of ranks";
+	if (!strcmp(f->name, "kangaring") && t->ranks_per_device < 2)
+		return "needs 2 or more ranks per device (with one it is the plain ring)";
+	if (!strncmp(f->name, "hier", 4) && (t->nodes < 2 || c->nranks / t->nodes < 2))
+		return "needs 2 or more nodes with 2 or more ranks each";
+	return NULL;
+}
+
+int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_call *c,
+		 double *us, const char **why)
+{
+	const struct formula *f = find(algo);
+	uint32_t n = c->nranks, P = c->slices ? c->slices : 1, ch = c->channels ? c->channels : 1;
+	struct tune_cost r = { 0, 0 };
+	const char *no;
+
+	if (!f) {
+		*why = "has no formula";
+		return -1;
+	}
+	if (!(f->colls & (1u << c->coll))) {
+		*why = "does not serve this collective";
+		return -1;
+	}
+	no = layout_rejects(f, t, c);
+	if (no) {
+		*why = no;
+		return -1;
+	}
+	if (n < 2 || c->bytes <= 0) {
+		*us = 0;	/* a local copy at most */
+		return 0;
+	}
+	if (!strcmp(algo, "ring"))
+		r = ring(t, c->coll, n, c->bytes, P, 1);
+	else if (!strcmp(algo, "flatring"))
+		r = ring(t, c->coll, n, c->bytes, P, ch);
+	else if (!strcmp(algo, "kangaring"))
+		r = kangaring(t, c->coll, n, c->bytes, P);
+	else if (!strncmp(algo, "mesh", 4))
+		r = mesh(t, c->coll, n, c->bytes, !strcmp(algo, "mesh_oneshot"));
+	else if (!strcmp(algo, "rdh"))
+		r = rdh(t, c->coll, n, c->bytes);
+	else if (!strcmp(algo, "dbt"))
+		r = dbt(t, n, c->bytes, P);
+	else if (!strcmp(algo, "pat"))
+		r = pat(t, c->coll, n, c->bytes, P);
+	else if (!strcmp(algo, "pairwise") || !strcmp(algo, "bruck"))
+		r = alltoall(t, n, c->bytes, P, !strcmp(algo, "bruck"));
+	else if (!strcmp(algo, "binomial") || !strcmp(algo, "chain"))
+		r = rooted(t, c->coll, n, c->bytes, P, !strcmp(algo, "chain"));
+	else if (!strcmp(algo, "p2p"))
+		r = tune_step_shift(t, c->peer_dist ? c->peer_dist : 1, c->bytes, P);
+	else
+		r = hier(t, c->coll, n, c->bytes, P, !strcmp(algo, "hier-pat"));
+	*us = tune_total(r);
+	return 0;
+}

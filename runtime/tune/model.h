@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cost model's topology and its per-step costs (runtime/tune/).
+ *
+ * Time is in µs, bandwidth in GB/s (10^3 bytes per µs), sizes in bytes.
+ *
+ * A group of n ranks is laid out as the runtime lays ranks out:
+ * ranks_per_device (R) consecutive ranks per device, devices_per_node
+ * (D = torus_x * torus_y; a ring of D devices is torus_x = D, torus_y = 1)
+ * consecutive devices per node, nodes (X); n = R * D * X.
+ *
+ * Three link tiers, each with its own α (latency of one algorithm step
+ * whose transfers cross that tier) and bandwidth:
+ *   TUNE_DEV   between ranks of one device (a rank's DMA engines: every
+ *              transfer also runs at most this fast);
+ *   TUNE_NODE  one direction of one device-to-device link of the ring or
+ *              torus inside a node;
+ *   TUNE_NET   one direction of a device's NIC (one NIC per device; the
+ *              network between nodes is taken as non-blocking).
+ *
+ * Defaults resemble a Trainium2 node (tune_topo_default()):
+ *   dev   α 0.5 µs   400 GB/s   (DMA between cores of one chip)
+ *   node  α 1.5 µs   160 GB/s   (NeuronLink: ~1.28 TB/s per chip over four
+ *                                torus links, per link and direction)
+ *   net   α 15 µs     25 GB/s   (EFA: 3.2 Tb/s per 16-device node, one NIC
+ *                                per device; internode-collectives.txt: ~15 µs
+ *                                per hop)
+ *   msg_us 0.3 µs per extra message a rank issues in one step (a slice,
+ *                 a channel, a peer of Mesh, a local reduction: the CC-core
+ *                 instructions and semaphore hand-off of a send)
+ *   reduce_gbps 0: reductions on arrival are free (the reference's
+ *                 assumption, collective-algorithms.txt §4.1)
+ *
+ * The ideal setting (tune_topo_ideal()) is the reference's model
+ * (collective-algorithms.txt §1): one tier, every step costs
+ * α + (bytes a rank sends in it) / BW, no contention and no per-message
+ * overheads; every formula then reduces to the reference's closed form.
+ *
+ * With tiers (not ideal) a step costs the α of the highest tier any of its
+ * transfers crosses, plus the transfer time of its most loaded resource
+ * (a rank's DMA engines, a torus link direction, a NIC): the bandwidth
+ * dilation the reference leaves to contention (its η_β), computed from
+ * how the step's transfers land on links.  Routing is shortest-way,
+ * dimension-ordered, ties split between both directions.
+ */
+#ifndef CCORE_TUNE_MODEL_H
+#define CCORE_TUNE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum tune_tier { TUNE_DEV, TUNE_NODE, TUNE_NET, TUNE_NTIERS };
+
+struct tune_topo {
+	uint32_t ranks_per_device;	/* R >= 1 */
+	uint32_t torus_x, torus_y;	/* devices per node = x * y */
+	uint32_t nodes;			/* X >= 1 */
+	double alpha_us[TUNE_NTIERS];
+	double bw_gbps[TUNE_NTIERS];
+	double msg_us;			/* per extra message in a step */
+	double reduce_gbps;		/* reduction on arrival; 0: free */
+	uint32_t streams;		/* concurrent streams sharing links, >= 1 */
+	bool ideal;			/* one tier: alpha_us[0], bw_gbps[0] */
+};
+
+/* The Trainium2-like defaults above for a nodes x (x * y) x R layout. */
+void tune_topo_default(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,
+		       uint32_t ranks_per_device);
+/* The reference's idealised single-tier setting for @n ranks. */
+void tune_topo_ideal(struct tune_topo *t, uint32_t n, double alpha_us, double bw_gbps);
+/* Ranks of the group: R * x * y * X. */
+uint32_t tune_topo_ranks(const struct tune_topo *t);
+/* "2 nodes x 4x4 torus x 4 ranks per device" (for logs and tools). */
+void tune_topo_describe(const struct tune_topo *t, char *buf, unsigned long len);
+
+/* A step's cost: latency part (α and message overheads) and transfer part. */
+struct tune_cost {
+	double lat_us, xfer_us;
+};
+
+static inline double tune_total(struct tune_cost c)
+{
+	return c.lat_us + c.xfer_us;
+}
+
+static inline void tune_add(struct tune_cost *acc, struct tune_cost c, double times)
+{
+	acc->lat_us += c.lat_us * times;
+	acc->xfer_us += c.xfer_us * times;
+}
+
+/*
+ * Step kinds: every rank sends @bytes to one partner; @msgs messages per
+ * rank (slices or channels: each extra one costs msg_us).
+ *   ring   the next rank on a ring laid along the devices (each link
+ *          carries one transfer: ring, chain, flat ring channels);
+ *   xor    partner rank ^ d (recursive doubling/halving, trees; d a power
+ *          of two);
+ *   shift  partner rank + d (Bruck, PAT, pairwise rounds, peer to peer);
+ *   all    every rank sends @bytes to each of the other n - 1 (Mesh).
+ * @dirs: ring directions in use (flat ring channels use both), 1 or 2.
+ */
+struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
+				uint32_t dirs);
+struct tune_cost tune_step_xor(const struct tune_topo *t, uint32_t d, double bytes, uint32_t msgs);
+struct tune_cost tune_step_shift(const struct tune_topo *t, uint32_t d, double bytes,
+				 uint32_t msgs);
+struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t msgs);
+/* A transfer inside one device only (KangaRing's folds). */
+struct tune_cost tune_step_local(const struct tune_topo *t, double bytes, uint32_t msgs);
+/* Exposed reduction of @bytes on arrival (0 when reductions are free). */
+double tune_reduce_us(const struct tune_topo *t, double bytes);
+
+#endif

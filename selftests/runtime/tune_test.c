@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cost model (runtime/tune/): every formula against values computed
+ * by hand from the reference's closed forms in the ideal setting, the
+ * topology-aware costs against the crossovers they imply, and that every
+ * registered algorithm has a formula for every collective it serves.
+ *
+ * Ideal setting here: α = 2 µs, BW = 1 GB/s (10^3 bytes per µs), so
+ * M = 8000 bytes is M/BW = 8 µs.
+ */
+#include "ccore_test.h"
+#include "algos/algo.h"
+#include "tune/formula.h"
+#include "tune/tuner.h"
+
+#include <math.h>
+
+#define A 2.0
+#define BW 1.0
+
+/* Ideal single tier over n ranks laid out R per device, X nodes. */
+static struct tune_topo ideal(uint32_t n, uint32_t R, uint32_t X)
+{
+	struct tune_topo t;
+
+	tune_topo_ideal(&t, n, A, BW);
+	t.ranks_per_device = R;
+	t.nodes = X;
+	t.torus_x = n / R / X;
+	return t;
+}
+
+static double f(const char *algo, const struct tune_topo *t, uint8_t coll, double M, uint32_t P,
+		uint32_t ch)
+{
+	struct tune_call c = { .coll = coll, .nranks = tune_topo_ranks(t), .bytes = M,
+			       .slices = P, .channels = ch, .peer_dist = 1 };
+	const char *why = NULL;
+	double us = -1;
+
+	if (tune_formula(algo, t, &c, &us, &why))
+		FAIL("%s on %u ranks: not applicable: %s", algo, c.nranks, why);
+	return us;
+}
+
+#define ASSERT_US(got, want)                                                          \
+	do {                                                                          \
+		double g_ = (got), w_ = (want);                                       \
+		if (fabs(g_ - w_) > 1e-9 * (fabs(w_) + 1))                            \
+			FAIL("%s: %.6f µs, expected %.6f", #got, g_, w_);             \
+	} while (0)
+
+TEST(ring_mesh_and_oneshot_match_the_reference)
+{
+	struct tune_topo t4 = ideal(4, 1, 1), t8 = ideal(8, 1, 1);
+
+	/* ring AR 2(N-1)α + 2(N-1)/N M/BW: 12 + 12 */
+	ASSERT_US(f("ring", &t4, CS_ALLREDUCE, 8000, 1, 1), 24);
+	/*
+	 * 8 slices in wavefront order: a step's α hides behind the block's
+	 * other 7 slices, max(M/N/BW, α + M/N/8/BW) per step
+	 */
+	ASSERT_US(f("ring", &t4, CS_ALLREDUCE, 8000, 8, 1), 6 * (2 + 0.25));
+	ASSERT_US(f("ring", &t4, CS_ALLREDUCE, 80000, 8, 1), 6 * 20);
+	/* ring AG, RS (N-1)α + (N-1)/N M/BW: 14 + 7 */
+	ASSERT_US(f("ring", &t8, CS_ALLGATHER, 8000, 1, 1), 21);
+	ASSERT_US(f("ring", &t8, CS_REDUCESCATTER, 8000, 1, 1), 21);
+	/* flat ring: the ring's time, whatever the channels, on one port */
+	ASSERT_US(f("flatring", &t4, CS_ALLREDUCE, 8000, 1, 4), 24);
+	/* mesh: one step per phase, optimal traffic */
+	ASSERT_US(f("mesh", &t4, CS_ALLGATHER, 8000, 1, 1), 2 + 6);
+	ASSERT_US(f("mesh", &t4, CS_REDUCESCATTER, 8000, 1, 1), 2 + 6);
+	ASSERT_US(f("mesh", &t4, CS_ALLREDUCE, 8000, 1, 1), 4 + 12);
+	/* single-step mesh: α + (N-1) M/BW */
+	ASSERT_US(f("mesh_oneshot", &t4, CS_ALLREDUCE, 8000, 1, 1), 2 + 24);
+	/* one rank or nothing to move: nothing to pay */
+	t4 = ideal(1, 1, 1);
+	ASSERT_US(f("ring", &t4, CS_ALLREDUCE, 8000, 1, 1), 0);
+	ASSERT_US(f("ring", &t8, CS_ALLREDUCE, 0, 1, 1), 0);
+}
+
+TEST(rdh_matches_the_reference_and_folds_other_n)
+{
+	struct tune_topo t8 = ideal(8, 1, 1), t6 = ideal(6, 1, 1);
+
+	/* power of two: AR 2 log2N α + 2(N-1)/N M/BW; AG, RS log2N α + (N-1)/N M/BW */
+	ASSERT_US(f("rdh", &t8, CS_ALLREDUCE, 8000, 1, 1), 12 + 14);
+	ASSERT_US(f("rdh", &t8, CS_ALLGATHER, 8000, 1, 1), 6 + 7);
+	ASSERT_US(f("rdh", &t8, CS_REDUCESCATTER, 8000, 1, 1), 6 + 7);
+	/* N = 6: rdh over 4 participants plus fold-in and fold-out steps */
+	ASSERT_US(f("rdh", &t6, CS_ALLREDUCE, 8000, 1, 1), (8 + 12) + (2 + 8) + (2 + 8));
+	ASSERT_US(f("rdh", &t6, CS_ALLGATHER, 8000, 1, 1), (4 + 6) + (2 + 8.0 / 6) + (2 + 8));
+	ASSERT_US(f("rdh", &t6, CS_REDUCESCATTER, 8000, 1, 1), (4 + 6) + (2 + 8) + (2 + 8.0 / 6));
+}
+
+TEST(dbt_matches_the_reference)
+{
+	struct tune_topo t8 = ideal(8, 1, 1);
+
+	/* P = 1: 2 ceil(log2 N) α + ceil(log2 N) M/BW = 12 + 24 */
+	ASSERT_US(f("dbt", &t8, CS_ALLREDUCE, 8000, 1, 1), 36);
+	/* P = 4: App. C, (2L + P - 1)(α + M/(2P BW)) = 9 * (2 + 1) */
+	ASSERT_US(f("dbt", &t8, CS_ALLREDUCE, 8000, 4, 1), 27);
+	/* large M, many slices: §5.2's floor 2Lα + M/BW */
+	ASSERT_US(f("dbt", &t8, CS_ALLREDUCE, 8e6, 64, 1), 12 + 8000);
+}
+
+TEST(pat_bruck_pairwise_match_the_reference)
+{
+	struct tune_topo t8 = ideal(8, 1, 1), t5 = ideal(5, 1, 1), t4 = ideal(4, 1, 1);
+
+	/* PAT: ceil(log2 N) α + (N-1)/N M/BW */
+	ASSERT_US(f("pat", &t8, CS_ALLGATHER, 8000, 1, 1), 6 + 7);
+	ASSERT_US(f("pat", &t8, CS_REDUCESCATTER, 8000, 1, 1), 6 + 7);
+	ASSERT_US(f("pat", &t5, CS_ALLGATHER, 8000, 1, 1), 6 + 6.4);
+	/* pairwise: (N-1)α + (N-1)/N M/BW */
+	ASSERT_US(f("pairwise", &t4, CS_ALLTOALL, 8000, 1, 1), 6 + 6);
+	/* Bruck: log2N α + log2N M/(2BW); App. B.5's N = 4 example 2α + M/BW */
+	ASSERT_US(f("bruck", &t4, CS_ALLTOALL, 8000, 1, 1), 4 + 8);
+	ASSERT_US(f("bruck", &t8, CS_ALLTOALL, 8000, 1, 1), 6 + 12);
+	/* N = 5: rounds move slots {1,3}, {2,3}, {4} of M/5 */
+	ASSERT_US(f("bruck", &t5, CS_ALLTOALL, 8000, 1, 1), 6 + 8);
+}
+
+TEST(broadcast_reduce_and_p2p_match_the_reference)
+{
+	struct tune_topo t8 = ideal(8, 1, 1), t4 = ideal(4, 1, 1), t2 = ideal(2, 1, 1);
+
+	/* binomial, P = 1: ceil(log2 N)(α + M/BW) */
+	ASSERT_US(f("binomial", &t8, CS_BROADCAST, 8000, 1, 1), 30);
+	ASSERT_US(f("binomial", &t8, CS_REDUCE_COLL, 8000, 1, 1), 30);
+	/* pipelined: (L + P - 1)(α + M/(P BW)) */
+	ASSERT_US(f("binomial", &t8, CS_BROADCAST, 8000, 4, 1), 6 * 4);
+	/* chain: (N + P - 2)(α + M/(P BW)); §3.1's N = P = 4 trace: 6 steps */
+	ASSERT_US(f("chain", &t4, CS_BROADCAST, 8000, 4, 1), 6 * 4);
+	ASSERT_US(f("chain", &t4, CS_REDUCE_COLL, 8000, 1, 1), 3 * 10);
+	/* p2p: α + M/BW */
+	ASSERT_US(f("p2p", &t2, CS_SENDRECV, 8000, 1, 1), 10);
+}
+
+TEST(kangaring_and_hierarchical_compose_their_parts)
+{
+	struct tune_topo k = ideal(8, 2, 1), h = ideal(8, 4, 2), t8 = ideal(8, 1, 1);
+	struct tune_call c = { .coll = CS_ALLREDUCE, .nranks = 8, .bytes = 8000, .slices = 1 };
+	const char *why = NULL;
+	double us;
+
+	/* ring over 4 primaries of 2000-byte blocks, plus fold and copy-out steps */
+	ASSERT_US(f("kangaring", &k, CS_ALLREDUCE, 8000, 1, 1), 4 + 3 * 4 + 3 * 4 + 4);
+	ASSERT_LT(f("kangaring", &k, CS_ALLREDUCE, 8000, 1, 1),
+		  f("ring", &k, CS_ALLREDUCE, 8000, 1, 1));
+	ASSERT_EQ(tune_formula("kangaring", &t8, &c, &us, &why), -1);
+	ASSERT_STR_CONTAINS(why, "ranks per device");
+	/* 2 nodes of 4: ring RS(4) + ring AR(2, M/4) + ring AG(4) */
+	ASSERT_US(f("hier", &h, CS_ALLREDUCE, 8000, 1, 1), 12 + (4 + 2) + 12);
+	/* AG: inter ring AG(2, 2 blocks) then an intra AG(4) per node row */
+	ASSERT_US(f("hier", &h, CS_ALLGATHER, 8000, 1, 1), 3 + 2 * 9);
+	ASSERT_US(f("hier-pat", &h, CS_REDUCESCATTER, 8000, 1, 1), 2 * 9 + 3);
+	ASSERT_EQ(tune_formula("hier", &t8, &c, &us, &why), -1);
+	ASSERT_STR_CONTAINS(why, "2 or more nodes");
+}
+
+TEST(every_registered_algorithm_has_a_formula)
+{
+	struct tune_topo t = ideal(8, 2, 2);
+	unsigned int checked = 0;
+
+	for (unsigned int i = 0; i < algo_count(); i++) {
+		const struct algo *a = algo_at(i);
+
+		for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+			if (!(a->colls & (1u << coll)))
+				continue;
+			ASSERT_GT(f(a->name, &t, coll, 1 << 20, 2, 2), 0);
+			checked++;
+		}
+	}
+	ccore_test_log("%u (algorithm, collective) pairs", checked);
+	ASSERT_GE(checked, 25);
+}
+
+TEST(bytes_follow_the_nccl_tests_convention)
+{
+	ASSERT_US(tune_bytes(CS_ALLREDUCE, 8, 100, 4), 400);
+	ASSERT_US(tune_bytes(CS_BROADCAST, 8, 100, 4), 400);
+	ASSERT_US(tune_bytes(CS_ALLGATHER, 8, 100, 4), 3200);
+	ASSERT_US(tune_bytes(CS_REDUCESCATTER, 8, 100, 4), 3200);
+	ASSERT_US(tune_bytes(CS_ALLTOALL, 8, 100, 4), 3200);
+}
+
+/* --- the topology-aware costs -------------------------------------------- */
+
+static double tf(const char *algo, const struct tune_topo *t, uint8_t coll, double M)
+{
+	return f(algo, t, coll, M, 1, 1);
+}
+
+TEST(tiers_price_each_step_at_the_tier_it_crosses)
+{
+	struct tune_topo t;
+
+	/* one device: a ring step is α_dev + bytes / BW_dev */
+	tune_topo_default(&t, 1, 1, 1, 4);
+	t.msg_us = 0;
+	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (0.5 + 1e5 / 400e3));
+	/* a node of 4 devices on a ring: α_node, the link's bandwidth */
+	tune_topo_default(&t, 1, 4, 1, 1);
+	t.msg_us = 0;
+	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (1.5 + 1e5 / 160e3));
+	/* across nodes every lockstep step waits for the network */
+	tune_topo_default(&t, 2, 2, 1, 1);
+	t.msg_us = 0;
+	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (15 + 1e5 / 25e3));
+	/*
+	 * mesh on a ring of 4 devices, 2 ranks each: every device pair swaps
+	 * R^2 blocks, and a uniform all-to-all on a 4-ring loads each link
+	 * direction with 2 pairs' worth (1 hop + half of the 2-hop ties)
+	 */
+	tune_topo_default(&t, 1, 4, 1, 2);
+	t.msg_us = 0;
+	ASSERT_US(tf("mesh", &t, CS_ALLGATHER, 8e5), 1.5 + 2 * 4 * 1e5 / 160e3);
+}
+
+TEST(hierarchical_beats_flat_ring_across_nodes)
+{
+	for (uint32_t X = 2; X <= 64; X *= 2) {
+		struct tune_topo t;
+
+		tune_topo_default(&t, X, 4, 4, 4);
+		for (double M = 1024; M <= 1 << 30; M *= 32) {
+			double h = tf("hier", &t, CS_ALLREDUCE, M), r = tf("ring", &t, CS_ALLREDUCE, M);
+
+			if (h >= r)
+				FAIL("%u nodes, %.0f bytes: hier %.1f µs, ring %.1f µs", X, M, h, r);
+		}
+	}
+}
+
+/* --- the tuner ------------------------------------------------------------- */
+
+static const char *fastest(const struct tune_topo *t, uint8_t coll, double M,
+			   struct tune_candidate *best)
+{
+	struct tune_candidate cand[TUNE_MAX_CAND];
+	struct tune_call c = { .coll = coll, .nranks = tune_topo_ranks(t), .bytes = M,
+			       .slices = 1, .channels = 1 };
+	uint32_t n = tuner_rank(t, &c, 64, cand, TUNE_MAX_CAND);
+
+	ASSERT_GT(n, 0);
+	for (uint32_t i = 1; i < n; i++)
+		ASSERT_TRUE(cand[i - 1].us <= cand[i].us);
+	if (best)
+		*best = cand[0];
+	return cand[0].algo;
+}
+
+TEST(tuner_takes_the_least_modelled_time)
+{
+	static const uint8_t colls[] = { CS_ALLREDUCE, CS_ALLGATHER, CS_REDUCESCATTER,
+					 CS_ALLTOALL, CS_BROADCAST, CS_REDUCE_COLL };
+	struct tune_topo t;
+
+	tune_topo_default(&t, 2, 2, 2, 2);
+	for (size_t k = 0; k < sizeof(colls); k++)
+		for (double M = 1024; M <= 1 << 30; M *= 16) {
+			struct tune_candidate best;
+
+			fastest(&t, colls[k], M, &best);
+			/* no algorithm, slice or channel count the model knows does better */
+			for (unsigned int i = 0; i < algo_count(); i++) {
+				const struct algo *a = algo_at(i);
+
+				if (!(a->colls & (1u << colls[k])))
+					continue;
+				for (uint32_t s = 1; s <= 64; s *= 2)
+					for (uint32_t ch = 1; ch <= 8; ch *= 2) {
+						struct tune_call c = {
+							.coll = colls[k], .nranks = 16, .bytes = M,
+							.slices = s, .channels = ch,
+						};
+						const char *why;
+						double us;
+
+						if (tune_formula(a->name, &t, &c, &us, &why) == 0 &&
+						    us < best.us * (1 - 1e-9))
+							FAIL("%s %.0f bytes: %s s%u c%u %.2f µs beats %s %.2f µs",
+							     cs_coll_name(colls[k]), M, a->name, s, ch,
+							     us, best.algo, best.us);
+					}
+			}
+		}
+}
+
+TEST(tuner_on_a_trn2_node_and_across_nodes)
+{
+	struct tune_topo t;
+	const char *small, *mid, *large;
+
+	/* 16 devices in a 4x4 torus, 4 ranks each, α 1.5 µs between devices */
+	tune_topo_default(&t, 1, 4, 4, 4);
+	small = fastest(&t, CS_ALLREDUCE, 4096, NULL);
+	mid = fastest(&t, CS_ALLREDUCE, 256 << 10, NULL);
+	large = fastest(&t, CS_ALLREDUCE, 256 << 20, NULL);
+	ccore_test_log("Trn2-like node AllReduce: 4 KiB %s, 256 KiB %s, 256 MiB %s", small, mid,
+		       large);
+	/*
+	 * The model's answer (see Documentation/collectives.rst, "Tuning"):
+	 * RDH for small and middle sizes, KangaRing or the flat ring for large
+	 * ones.  Mesh does not win here: its N - 1 = 63 messages per step cost
+	 * more than RDH's 6 steps, and on the torus its all-to-all loads a
+	 * link with 128 blocks per step where RDH's steps are cheaper in α.
+	 */
+	ASSERT_STR_CONTAINS(small, "rdh");
+	ASSERT_STR_CONTAINS(mid, "rdh");
+	ASSERT_TRUE(!strcmp(large, "kangaring") || !strcmp(large, "flatring") ||
+		    !strcmp(large, "ring"));
+	/*
+	 * Across 2-64 such nodes (α 15 µs) hierarchical beats the flat ring
+	 * (hierarchical_beats_flat_ring_across_nodes) and the tuner never
+	 * takes the flat ring; RDH's log2 N network steps may still win the
+	 * middle sizes.
+	 */
+	for (uint32_t X = 2; X <= 64; X *= 4) {
+		tune_topo_default(&t, X, 4, 4, 4);
+		for (double M = 1 << 10; M <= 1 << 30; M *= 32) {
+			const char *c = fastest(&t, CS_ALLREDUCE, M, NULL);
+
+			ccore_test_log("%u nodes, %.0f bytes: %s", X, M, c);
+			ASSERT_TRUE(strcmp(c, "ring") != 0);
+		}
+		ASSERT_STR_CONTAINS(fastest(&t, CS_ALLREDUCE, 1 << 30, NULL), "hier");
+	}
+}
+
+/* --- the tuning file, CCORE_ALGO and ccore_plan_query() --------------------- */
+
+#include "tune/tunefile.h"
+#include "ccore.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#define HDR "op,min_bytes,max_bytes,nodes,ranks,algorithm,slices,channels\n"
+
+static char path[64];
+
+static const char *write_file(const char *text)
+{
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ccore_tune_XXXXXX");
+	fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
+	close(fd);
+	return path;
+}
+
+struct tworld {
+	uint32_t n;
+	struct ccore_comm *c[8];
+	ccore_ptr sb[8], rb[8];
+};
+
+static int tworld_open(struct tworld *w, uint32_t devices, uint32_t rpd)
+{
+	struct ccore_topology t = { 1, devices, rpd };
+	int rc = ccore_comm_init_all(&t, w->c);
+
+	w->n = devices * rpd;
+	for (uint32_t r = 0; !rc && r < w->n; r++)
+		if (ccore_mem_alloc(w->c[r], 1 << 20, &w->sb[r]) ||
+		    ccore_mem_alloc(w->c[r], 1 << 20, &w->rb[r]))
+			FAIL("alloc: %s", ccore_last_error());
+	return rc;
+}
+
+static void tworld_close(struct tworld *w)
+{
+	for (uint32_t r = 0; r < w->n; r++)
+		ccore_comm_destroy(w->c[r]);
+}
+
+/* Run @op with @count on every rank of @w and wait. */
+static void run_op(struct tworld *w, enum ccore_coll_op op, size_t count)
+{
+	for (uint32_t r = 0; r < w->n; r++) {
+		ccore_ptr s = w->sb[r], v = w->rb[r];
+		int rc;
+
+		switch (op) {
+		case ccore_op_allreduce:
+			rc = ccore_all_reduce(s, v, count, ccore_f32, ccore_sum, w->c[r], NULL);
+			break;
+		case ccore_op_allgather:
+			rc = ccore_all_gather(s, v, count, ccore_f32, w->c[r], NULL);
+			break;
+		case ccore_op_reducescatter:
+			rc = ccore_reduce_scatter(s, v, count, ccore_f32, ccore_sum, w->c[r], NULL);
+			break;
+		case ccore_op_alltoall:
+			rc = ccore_all_to_all(s, v, count, ccore_f32, w->c[r], NULL);
+			break;
+		case ccore_op_broadcast:
+			rc = ccore_broadcast(s, v, count, ccore_f32, 0, w->c[r], NULL);
+			break;
+		default:
+			rc = ccore_reduce(s, v, count, ccore_f32, ccore_sum, 0, w->c[r], NULL);
+			break;
+		}
+		if (rc)
+			FAIL("op %d count %zu rank %u: %s", (int)op, count, r, ccore_last_error());
+	}
+	for (uint32_t r = 0; r < w->n; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
+}
+
+TEST(tuning_file_rules_first_match_wins)
+{
+	struct tunefile tf;
+	const struct tunefile_rule *r;
+	struct ccore_plan_info info;
+	struct tworld w;
+
+	write_file("# rules for 4 ranks\n" HDR "\n"
+		   "allreduce, 0, 1K, *, 4, mesh, *, *\n"
+		   "allreduce,0,1K,*,*,ring,*,*\n"
+		   "allreduce,1025,*,1,*,flatring,4,2\n"
+		   "allgather,*,*,*,*,pat,*,*\n");
+	ASSERT_EQ(tunefile_load(path, &tf), 0);
+	ASSERT_EQ(tf.n, 4);
+	r = tunefile_match(&tf, CS_ALLREDUCE, 1024, 1, 4);
+	ASSERT_TRUE(r && !strcmp(r->algo, "mesh") && r->line == 4);
+	r = tunefile_match(&tf, CS_ALLREDUCE, 512, 1, 8);
+	ASSERT_TRUE(r && !strcmp(r->algo, "ring") && r->line == 5);
+	r = tunefile_match(&tf, CS_ALLREDUCE, 1 << 20, 1, 4);
+	ASSERT_TRUE(r && !strcmp(r->algo, "flatring") && r->slices == 4 && r->channels == 2);
+	ASSERT_TRUE(tunefile_match(&tf, CS_ALLREDUCE, 1 << 20, 2, 4) == NULL);
+	ASSERT_TRUE(tunefile_match(&tf, CS_ALLTOALL, 1, 1, 4) == NULL);
+	tunefile_free(&tf);
+
+	/* through the runtime: the rule decides, and says which line it was */
+	setenv("CCORE_TUNER_FILE", path, 1);
+	ASSERT_EQ(tworld_open(&w, 2, 2), 0);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 64, ccore_f32, &info), 0);
+	ASSERT_STR_CONTAINS(info.algo, "mesh");
+	ASSERT_STR_CONTAINS(info.source, "CCORE_TUNER_FILE");
+	ASSERT_EQ(info.tuner_file_line, 4);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 4096, ccore_f32, &info), 0);
+	ASSERT_STR_CONTAINS(info.algo, "flatring");
+	ASSERT_EQ(info.slices, 4);
+	ASSERT_EQ(info.channels, 2);
+	run_op(&w, ccore_op_allreduce, 4096);
+	ASSERT_STR_CONTAINS(ccore_comm_last_algo(w.c[0]), "flatring");
+	/* no rule for AllToAll: the model */
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_alltoall, 64, ccore_f32, &info), 0);
+	ASSERT_STR_CONTAINS(info.source, "cost model");
+	tworld_close(&w);
+	unsetenv("CCORE_TUNER_FILE");
+	unlink(path);
+}
+
+TEST(tuning_file_bad_lines_name_file_and_line)
+{
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "allreduce,0,1K,*,*,ring,*,*\n", ":1: the first line must be the header" },
+		{ HDR "allreduce,0,1K,*,*,ring,*\n", ":2: 7 columns, expected 8" },
+		{ HDR "allreduce,0,1K,*,*,ring,*,*,*\n", ":2: 9 columns, expected 8" },
+		{ HDR "\nallreduc,0,1K,*,*,ring,*,*\n", ":3: column op: unknown collective 'allreduc'" },
+		{ HDR "allreduce,0,1K,*,*,warp,*,*\n",
+		  ":2: column algorithm: 'warp' is not a registered algorithm that serves allreduce" },
+		{ HDR "alltoall,0,1K,*,*,ring,*,*\n", "'ring' is not a registered algorithm that serves alltoall" },
+		{ HDR "allreduce,2K,1K,*,*,ring,*,*\n", ":2: min_bytes 2K is above max_bytes 1K" },
+		{ HDR "allreduce,abc,1K,*,*,ring,*,*\n", ":2: column min_bytes: 'abc' is not a number of bytes" },
+		{ HDR "allreduce,,1K,*,*,ring,*,*\n", ":2: column min_bytes: '' is not" },
+		{ HDR "allreduce,1Q,*,*,*,ring,*,*\n", "column min_bytes: '1Q'" },
+		{ HDR "allreduce,*,*,0,*,ring,*,*\n", ":2: column nodes: '0' is not a number from 1" },
+		{ HDR "allreduce,*,*,*,x,ring,*,*\n", ":2: column ranks: 'x'" },
+		{ HDR "allreduce,*,*,*,*,ring,65,*\n", ":2: column slices: '65' is not a number from 1 to 64 or *" },
+		{ HDR "allreduce,*,*,*,*,ring,*,-1\n", ":2: column channels: '-1'" },
+		{ "", "empty; the first line must be the header" },
+	};
+	struct tunefile tf;
+	struct tworld w;
+	char want[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(bad[i].text);
+		ASSERT_EQ(tunefile_load(path, &tf), -EINVAL);
+		ASSERT_STR_CONTAINS(ccore_last_error(), bad[i].msg);
+		snprintf(want, sizeof(want), "CCORE_TUNER_FILE: %s", path);
+		ASSERT_STR_CONTAINS(ccore_last_error(), want);
+		unlink(path);
+	}
+	/* several bad lines: the first is the error, each is logged */
+	write_file(HDR "allreduce,*,*,*,*,ring,*,*\nbogus\nallreduce,*,*,*,*,ring,0,*\n");
+	ASSERT_EQ(tunefile_load(path, &tf), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), ":3: 1 columns");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "and more bad lines");
+	/* communicator init reports it, like the other knobs */
+	setenv("CCORE_TUNER_FILE", path, 1);
+	ASSERT_EQ(tworld_open(&w, 2, 2), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_TUNER_FILE");
+	ASSERT_STR_CONTAINS(ccore_last_error(), ":3:");
+	unlink(path);
+	setenv("CCORE_TUNER_FILE", "/nonexistent/tune.csv", 1);
+	ASSERT_EQ(tworld_open(&w, 2, 2), -ENOENT);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "/nonexistent/tune.csv: cannot open it");
+	unsetenv("CCORE_TUNER_FILE");
+}
+
+TEST(ccore_algo_still_overrides)
+{
+	struct ccore_plan_info info;
+	struct tworld w;
+
+	write_file(HDR "allreduce,*,*,*,*,mesh,*,*\n");
+	setenv("CCORE_TUNER_FILE", path, 1);
+	setenv("CCORE_ALGO", "ring", 1);
+	ASSERT_EQ(tworld_open(&w, 2, 2), 0);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), 0);
+	ASSERT_STR_CONTAINS(info.algo, "ring");
+	ASSERT_STR_CONTAINS(info.source, "CCORE_ALGO");
+	run_op(&w, ccore_op_allreduce, 1000);
+	ASSERT_STR_CONTAINS(ccore_comm_last_algo(w.c[0]), "ring");
+	/* an exclusion also applies to the file's choice: the model decides */
+	setenv("CCORE_ALGO", "allreduce:^mesh", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), 0);
+	ASSERT_TRUE(strcmp(info.algo, "mesh") != 0);
+	ASSERT_STR_CONTAINS(info.source, "cost model");
+	unsetenv("CCORE_ALGO");
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), 0);
+	ASSERT_STR_CONTAINS(info.algo, "mesh");
+	tworld_close(&w);
+	unsetenv("CCORE_TUNER_FILE");
+	unlink(path);
+}
+
+TEST(plan_query_matches_what_runs)
+{
+	static const enum ccore_coll_op ops[] = {
+		ccore_op_allreduce, ccore_op_allgather, ccore_op_reducescatter,
+		ccore_op_alltoall, ccore_op_broadcast, ccore_op_reduce,
+	};
+	static const size_t counts[] = { 1, 300, 4096, 30000 };
+	struct ccore_plan_info info;
+	struct tworld w;
+
+	ASSERT_EQ(tworld_open(&w, 2, 4), 0);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			ASSERT_EQ(ccore_plan_query(w.c[0], ops[i], counts[k], ccore_f32, &info), 0);
+			ASSERT_GT(info.ncandidates, 0);
+			ASSERT_STR_CONTAINS(info.source, "cost model");
+			for (uint32_t c = 1; c < info.ncandidates; c++)
+				ASSERT_TRUE(info.candidates[c - 1].predicted_us <=
+					    info.candidates[c].predicted_us);
+			ASSERT_TRUE(info.predicted_us >= info.candidates[0].predicted_us);
+			run_op(&w, ops[i], counts[k]);
+			if (strcmp(info.algo, ccore_comm_last_algo(w.c[0])))
+				FAIL("op %d count %zu: query says %s, %s ran", (int)ops[i], counts[k],
+				     info.algo, ccore_comm_last_algo(w.c[0]));
+			ccore_test_log("op %d count %zu: %s, %u slices, %.1f us", (int)ops[i],
+				       counts[k], info.algo, info.slices, info.predicted_us);
+		}
+	ASSERT_EQ(ccore_plan_query(w.c[0], 99, 1, ccore_f32, &info), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "op 99 out of range");
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 0, ccore_f32, &info), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "count is 0");
+	tworld_close(&w);
+}
+
+TEST(tuner_variables_are_checked)
+{
+	static const struct { const char *var, *val, *msg; } bad[] = {
+		{ "CCORE_TUNER_ALPHA_US", "abc", "CCORE_TUNER_ALPHA_US=abc: expected one number or three" },
+		{ "CCORE_TUNER_ALPHA_US", "1,2", "CCORE_TUNER_ALPHA_US=1,2" },
+		{ "CCORE_TUNER_BW_GBPS", "0", "CCORE_TUNER_BW_GBPS=0: expected one number or three comma-separated numbers (intra-device,intra-node,inter-node), each > 0" },
+		{ "CCORE_TUNER_MSG_US", "-1", "CCORE_TUNER_MSG_US=-1: expected a number >= 0" },
+		{ "CCORE_TUNER_IDEAL", "yes", "CCORE_TUNER_IDEAL=yes: expected 0 or 1" },
+	};
+	struct ccore_plan_info info;
+	struct tworld w;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i].var, bad[i].val, 1);
+		ASSERT_EQ(tworld_open(&w, 2, 2), -EINVAL);
+		ASSERT_STR_CONTAINS(ccore_last_error(), bad[i].msg);
+		unsetenv(bad[i].var);
+	}
+	/* good values change the model's prices */
+	setenv("CCORE_TUNER_ALPHA_US", "1,2,3", 1);
+	setenv("CCORE_TUNER_BW_GBPS", "10", 1);
+	ASSERT_EQ(tworld_open(&w, 2, 2), 0);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1 << 18, ccore_f32, &info), 0);
+	ASSERT_GT(info.predicted_us, (1 << 20) / 10e3);
+	setenv("CCORE_TUNER_IDEAL", "1", 1);
+	setenv("CCORE_ALGO", "ring", 1);
+	setenv("CCORE_SLICES", "1", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), 0);
+	/* the reference's ring: 2(N-1)α + 2(N-1)/N M/BW with α 1 µs, 10 GB/s */
+	ASSERT_US(info.predicted_us, 6 * 1 + 1.5 * 4000 / 10e3);
+	ASSERT_EQ(info.slices, 1);
+	setenv("CCORE_SLICES", "65", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_SLICES=65: expected a number from 1 to 64");
+	unsetenv("CCORE_SLICES");
+	unsetenv("CCORE_ALGO");
+	unsetenv("CCORE_TUNER_IDEAL");
+	unsetenv("CCORE_TUNER_ALPHA_US");
+	unsetenv("CCORE_TUNER_BW_GBPS");
+	tworld_close(&w);
+}
