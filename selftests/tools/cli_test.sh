@@ -68,12 +68,22 @@ expect 1 "bad.ccs:2:" -- "$bin/ccore-as" -o "$tmp/bad.bin" "$tmp/bad.ccs"
 printf 'not an image, but 32 bytes long.' > "$tmp/junk.bin"
 expect 1 "magic" -- "$bin/ccore-as" -d "$tmp/junk.bin"
 expect 2 "--op 'warp': expected allreduce" -- "$bin/ccore-plan" --op warp --ranks 4 --size 1K
-expect 2 "--op, --ranks and --size are required" -- "$bin/ccore-plan" --op allreduce
+expect 2 "--op, --ranks and --size (or --sweep) are required" -- "$bin/ccore-plan" --op allreduce
+expect 2 "--topology: nodes 1 x devices 4x4 x ranks-per-device 4 is not --ranks 8" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --topology torus=4x4,ranks-per-device=4
+expect 2 "--topology 'colour=red': expected nodes=X" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --topology colour=red
+expect 2 "--alpha-us and --bw-gbps set the --ideal model" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --alpha-us 2
+expect 2 "--bw-gbps '-1': expected a number greater than 0" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --ideal --bw-gbps -1
+expect 2 "--svg draws a --sweep" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --svg "$tmp/s.svg"
+expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K
+# ideal single tier, alpha 1 us, 1 GB/s: ring AllReduce of 8 MB on 8 ranks is
+# 2(N-1) alpha + 2(N-1)/N M/BW = 14 + 14680.064 us (reference §5.1)
+expect 0 '"algo":"ring","applies":true,"formula_us":14694.0640' -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 8M --ideal --alpha-us 1 --bw-gbps 1 --algo ring --json
+expect 0 "crossover at" -- "$bin/ccore-plan" --op allreduce --ranks 64 --topology torus=4x4,ranks-per-device=4 --sweep --svg "$tmp/sweep.svg"
 expect 2 "--size 6 is not a multiple of 4" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 6
 expect 2 "--root 4 out of range (0..3)" -- "$bin/ccore-plan" --op broadcast --ranks 4 --size 1K --root 4
 expect 2 "--diagram needs --algo" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --diagram "$tmp/x.svg"
 expect 1 "no algorithm called 'warp' serves allreduce" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --algo warp
-expect 0 "hier         needs ranks_per_node" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1M
+expect 0 "needs ranks_per_node" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1M
 # The RDH AllReduce diagram of 8 ranks: 8 rows, and 3 halving plus 3
 # doubling exchanges, each rank sending once per step: 48 arrows.
 expect 0 "rdh" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 64K --algo rdh --diagram "$tmp/rdh.svg"

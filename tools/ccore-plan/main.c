@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * ccore-plan: what would run for a collective, and why.  Lists every
- * algorithm that could serve (op, N, size) and why the others cannot, and
- * draws the space-time diagram of a schedule as SVG.
+ * ccore-plan: what would run for a collective, and why.  For (op, N, size,
+ * topology) it lists every algorithm with its alpha-beta time (the tuner's
+ * cost model, runtime/tune/) and why the others cannot serve, names the
+ * tuner's choice, sweeps sizes for the crossover points, and draws charts
+ * and space-time diagrams as SVG.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccore.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
 #include "svg.h"
+#include "tune/tuner.h"
+
+#define MAX_SLICES 16
 
 struct plan_args {
 	int coll;
@@ -20,31 +26,58 @@ struct plan_args {
 	uint64_t size;
 	const char *algo;
 	const char *diagram;
+	const char *svg;
 	uint32_t slices;
 	uint32_t root;
 	int json;
+	int ideal;
+	double alpha_us, bw_gbps;
+	int have_alpha, have_bw;
+	uint32_t nodes, torus_x, torus_y, ranks_per_device;
+	int sweep;
+	uint64_t min, max;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: ccore-plan --op OP --ranks N --size BYTES [--algo NAME] [--slices S]\n"
-		"                  [--root R] [--diagram FILE.svg] [--json]\n"
+		"Usage: ccore-plan --op OP --ranks N --size BYTES [--topology SPEC]\n"
+		"                  [--ideal [--alpha-us A] [--bw-gbps B]] [--algo NAME]\n"
+		"                  [--json] [--diagram FILE.svg]\n"
+		"       ccore-plan --op OP --ranks N --sweep [--min BYTES] [--max BYTES]\n"
+		"                  [--topology SPEC] [--ideal ...] [--svg FILE.svg] [--json]\n"
 		"\n"
-		"Show which algorithms can run a collective of BYTES per rank (f32) on N\n"
-		"ranks, and why the others cannot.\n"
+		"Every algorithm that can run the collective, with its alpha-beta time\n"
+		"(the tuner's cost model), why the others cannot, and the tuner's choice.\n"
+		"BYTES is the size column of ccore-bench and nccl-tests: per rank for\n"
+		"allreduce, broadcast and reduce, the whole N-chunk buffer for allgather,\n"
+		"reducescatter and alltoall (f32 elements).\n"
 		"\n"
 		"  --op OP           allreduce, allgather, reducescatter, alltoall,\n"
 		"                    broadcast, reduce or sendrecv\n"
 		"  --ranks N         ranks, 1..4096\n"
 		"  --size BYTES      message size (K, M, G suffixes; a multiple of 4)\n"
+		"  --topology SPEC   nodes=X,torus=AxB,ranks-per-device=R (any of them;\n"
+		"                    X*A*B*R must be N); default: one node, N devices in\n"
+		"                    a ring, one rank each.  Tiers: within a device,\n"
+		"                    between devices of a node, between nodes\n"
+		"  --ideal           one tier, no contention, no per-message overhead:\n"
+		"                    the reference formulas exactly\n"
+		"  --alpha-us A      --ideal: latency per hop, us (default 1.5)\n"
+		"  --bw-gbps B       --ideal: link bandwidth, GB/s (default 160)\n"
 		"  --algo NAME       only this algorithm\n"
-		"  --slices S        pipeline slices per chunk (default 1)\n"
+		"  --slices S        pipeline slices per chunk for --diagram (default 1)\n"
 		"  --root R          root rank of broadcast and reduce (default 0)\n"
-		"  --diagram FILE    write the space-time diagram (ranks x steps, an arrow\n"
-		"                    per transfer) of --algo's schedule as SVG\n"
-		"  --json            print a JSON object instead of the table\n"
-		"  -h, --help        this usage text\n");
+		"  --sweep           sizes from --min to --max (default 1K..1G), doubling:\n"
+		"                    the best algorithm at each and the crossover points\n"
+		"  --svg FILE        with --sweep: a chart of time against size per algorithm\n"
+		"  --diagram FILE    the space-time diagram (ranks x steps, an arrow per\n"
+		"                    transfer) of --algo's schedule, as SVG\n"
+		"  --json            a JSON object: chosen and algorithms [{algo, formula_us}]\n"
+		"  -h, --help        this usage text\n"
+		"\n"
+		"The model's parameters come from CCORE_TUNER_* (see README); the same\n"
+		"model picks the runtime's default algorithm.\n");
 }
 
 static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
@@ -71,6 +104,88 @@ static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *ou
 	return 0;
 }
 
+static int parse_positive(const char *flag, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !(v > 0) || v > 1e9) {
+		fprintf(stderr, "ccore-plan: %s '%s': expected a number greater than 0\n", flag, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* nodes=X,torus=AxB,ranks-per-device=R, in any order, any subset. */
+static int parse_topology(const char *spec, struct plan_args *a)
+{
+	char buf[128], *tok, *save = NULL, *val;
+	uint64_t v;
+
+	if (strlen(spec) >= sizeof(buf)) {
+		fprintf(stderr, "ccore-plan: --topology too long\n");
+		return -1;
+	}
+	strcpy(buf, spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		val = strchr(tok, '=');
+		if (!val)
+			goto bad;
+		*val++ = '\0';
+		if (!strcmp(tok, "torus")) {
+			unsigned int x, y;
+			char extra;
+
+			if (sscanf(val, "%ux%u%c", &x, &y, &extra) != 2 || !x || !y || x > 64 ||
+			    y > 64) {
+				fprintf(stderr, "ccore-plan: --topology torus=%s: expected AxB, 1..64 each\n",
+					val);
+				return -1;
+			}
+			a->torus_x = x;
+			a->torus_y = y;
+		} else if (!strcmp(tok, "nodes") || !strcmp(tok, "ranks-per-device")) {
+			if (parse_u64(tok, val, 4096, &v) || !v)
+				goto bad;
+			*(!strcmp(tok, "nodes") ? &a->nodes : &a->ranks_per_device) = (uint32_t)v;
+		} else {
+			goto bad;
+		}
+	}
+	return 0;
+bad:
+	fprintf(stderr, "ccore-plan: --topology '%s': expected nodes=X,torus=AxB,ranks-per-device=R (each 1 or more)\n",
+		spec);
+	return -1;
+}
+
+/* Fill in what --topology left out; the layout must hold N ranks. */
+static int topology_check(struct plan_args *a)
+{
+	uint32_t per;
+
+	if (!a->nodes)
+		a->nodes = 1;
+	if (!a->ranks_per_device)
+		a->ranks_per_device = 1;
+	if (!a->torus_x) {
+		per = a->nodes * a->ranks_per_device;
+		a->torus_x = per && a->ranks % per == 0 ? a->ranks / per : 0;
+		a->torus_y = 1;
+	}
+	if (!a->torus_x ||
+	    (uint64_t)a->nodes * a->torus_x * a->torus_y * a->ranks_per_device != a->ranks) {
+		fprintf(stderr, "ccore-plan: --topology: nodes %u x devices %ux%u x ranks-per-device %u is not --ranks %u\n",
+			a->nodes, a->torus_x, a->torus_y ? a->torus_y : 1, a->ranks_per_device,
+			a->ranks);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct plan_args *a)
 {
 	static const struct option opts[] = {
@@ -82,6 +197,14 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{ "root", required_argument, NULL, 'r' },
 		{ "diagram", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "ideal", no_argument, NULL, 'I' },
+		{ "alpha-us", required_argument, NULL, 'A' },
+		{ "bw-gbps", required_argument, NULL, 'B' },
+		{ "sweep", no_argument, NULL, 'W' },
+		{ "min", required_argument, NULL, 'm' },
+		{ "max", required_argument, NULL, 'M' },
+		{ "svg", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -91,6 +214,10 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	memset(a, 0, sizeof(*a));
 	a->coll = -1;
 	a->slices = 1;
+	a->alpha_us = 1.5;
+	a->bw_gbps = 160;
+	a->min = 1024;
+	a->max = 1ull << 30;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -135,6 +262,32 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		case 'j':
 			a->json = 1;
 			break;
+		case 't':
+			if (parse_topology(optarg, a))
+				return 2;
+			break;
+		case 'I':
+			a->ideal = 1;
+			break;
+		case 'A':
+		case 'B':
+			if (parse_positive(c == 'A' ? "--alpha-us" : "--bw-gbps", optarg,
+					   c == 'A' ? &a->alpha_us : &a->bw_gbps))
+				return 2;
+			*(c == 'A' ? &a->have_alpha : &a->have_bw) = 1;
+			break;
+		case 'W':
+			a->sweep = 1;
+			break;
+		case 'm':
+		case 'M':
+			if (parse_u64(c == 'm' ? "--min" : "--max", optarg, 1ull << 40,
+				      c == 'm' ? &a->min : &a->max))
+				return 2;
+			break;
+		case 'g':
+			a->svg = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -147,10 +300,29 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		fprintf(stderr, "ccore-plan: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
-	if (a->coll < 0 || !a->ranks || !a->size) {
-		fprintf(stderr, "ccore-plan: --op, --ranks and --size are required (see --help)\n");
+	if (a->coll < 0 || !a->ranks || (!a->size && !a->sweep)) {
+		fprintf(stderr, "ccore-plan: --op, --ranks and --size (or --sweep) are required (see --help)\n");
 		return 2;
 	}
+	if (a->sweep && (a->size || a->diagram)) {
+		fprintf(stderr, "ccore-plan: --sweep goes without --size and --diagram\n");
+		return 2;
+	}
+	if (a->svg && !a->sweep) {
+		fprintf(stderr, "ccore-plan: --svg draws a --sweep; for one size use --diagram\n");
+		return 2;
+	}
+	if (a->sweep && (!a->min || a->min > a->max)) {
+		fprintf(stderr, "ccore-plan: --min %llu and --max %llu: expected 1 <= min <= max\n",
+			(unsigned long long)a->min, (unsigned long long)a->max);
+		return 2;
+	}
+	if ((a->have_alpha || a->have_bw) && !a->ideal) {
+		fprintf(stderr, "ccore-plan: --alpha-us and --bw-gbps set the --ideal model; the tiered one reads CCORE_TUNER_*\n");
+		return 2;
+	}
+	if (topology_check(a))
+		return 2;
 	if (a->size % 4) {
 		fprintf(stderr, "ccore-plan: --size %llu is not a multiple of 4 (f32 elements)\n",
 			(unsigned long long)a->size);
@@ -167,20 +339,37 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	return 0;
 }
 
-static struct cs_shape shape_of(const struct plan_args *a)
+/* BYTES counts all N chunks for these: the API's count is one chunk. */
+static int chunked(int coll)
+{
+	return coll == CS_ALLGATHER || coll == CS_REDUCESCATTER || coll == CS_ALLTOALL;
+}
+
+static struct cs_shape shape_of(const struct plan_args *a, uint64_t bytes)
 {
 	struct cs_shape sh = {
-		.coll = (uint8_t)a->coll, .nranks = a->ranks, .count = a->size / 4,
+		.coll = (uint8_t)a->coll, .nranks = a->ranks, .count = bytes / 4,
 		.root = a->root, .peer = a->ranks > 1 ? (a->root + 1) % a->ranks : 0,
 	};
 
+	if (chunked(a->coll))
+		sh.count /= a->ranks;
 	return sh;
+}
+
+static void topo_of(const struct plan_args *a, struct tune_topo *t)
+{
+	if (a->ideal) {
+		tune_topo_ideal(t, a->ranks, a->alpha_us, a->bw_gbps);
+		return;
+	}
+	tuner_topo(a->nodes, a->torus_x, a->torus_y, a->ranks_per_device, t);
 }
 
 static int draw(const struct plan_args *a, const struct algo *al)
 {
 	struct algo_opts o = { .slices = a->slices, .channels = 1 };
-	struct cs_shape sh = shape_of(a);
+	struct cs_shape sh = shape_of(a, a->size);
 	struct cs_sched *s;
 	char title[160], err[160];
 	FILE *out;
@@ -212,55 +401,231 @@ static int draw(const struct plan_args *a, const struct algo *al)
 	return 0;
 }
 
+/* Every algorithm serving the op at @bytes: its time, or why it cannot. */
+struct row {
+	const struct algo *al;
+	const char *why;
+	struct tune_call call;	/* the tuner's slices and channels */
+	double us;		/* at those */
+	double ref_us;		/* the reference formula: 1 slice, 1 channel */
+};
+
+static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo *t,
+			      uint64_t bytes, struct row *rows, unsigned int max)
+{
+	struct cs_shape sh = shape_of(a, bytes);
+	struct algo_opts o = { .slices = 1, .channels = 1,
+			       .ranks_per_node = a->nodes > 1 ? a->ranks / a->nodes : 0,
+			       .ranks_per_device = a->ranks_per_device };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < algo_count() && n < max; i++) {
+		const struct algo *al = algo_at(i);
+		struct row *r = &rows[n];
+
+		if (!(al->colls & (1u << sh.coll)) || (a->algo && strcmp(a->algo, al->name)))
+			continue;
+		*r = (struct row){ .al = al, .us = -1 };
+		r->why = al->rejects ? al->rejects(&sh, &o) : NULL;
+		r->call = (struct tune_call){ .coll = sh.coll, .nranks = a->ranks,
+					      .bytes = (double)bytes, .slices = 1, .channels = 1,
+					      .peer_dist = 1 };
+		if (!r->why && !tune_formula(al->name, t, &r->call, &r->ref_us, &r->why) &&
+		    tuner_best(al->name, t, &r->call, MAX_SLICES, &r->us))
+			r->why = "the cost model has no time for it";
+		n++;
+	}
+	return n;
+}
+
+static const struct row *best_row(const struct row *rows, unsigned int n)
+{
+	const struct row *b = NULL;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (!rows[i].why && rows[i].us >= 0 && (!b || rows[i].us < b->us))
+			b = &rows[i];
+	return b;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static int plan_one(const struct plan_args *a, const struct tune_topo *t)
+{
+	struct row rows[64];
+	unsigned int n = plan_rows(a, t, a->size, rows, 64), i;
+	const struct row *b = best_row(rows, n);
+	char desc[256];
+
+	if (!n) {
+		fprintf(stderr, "ccore-plan: no algorithm called '%s' serves %s\n",
+			a->algo ? a->algo : "", cs_coll_name((unsigned int)a->coll));
+		return 1;
+	}
+	tune_topo_describe(t, desc, sizeof(desc));
+	if (a->json) {
+		printf("{\"op\":\"%s\",\"ranks\":%u,\"size\":%llu,\"topology\":",
+		       cs_coll_name((unsigned int)a->coll), a->ranks, (unsigned long long)a->size);
+		json_str(desc);
+		printf(",\"chosen\":");
+		if (b)
+			json_str(b->al->name);
+		else
+			printf("null");
+		printf(",\"algorithms\":[");
+		for (i = 0; i < n; i++) {
+			printf("%s{\"algo\":\"%s\"", i ? "," : "", rows[i].al->name);
+			if (rows[i].why) {
+				printf(",\"applies\":false,\"why\":");
+				json_str(rows[i].why);
+			} else {
+				printf(",\"applies\":true,\"formula_us\":%.4f,\"tuned_us\":%.4f,\"slices\":%u,\"channels\":%u",
+				       rows[i].ref_us, rows[i].us, rows[i].call.slices,
+				       rows[i].call.channels);
+			}
+			printf("}");
+		}
+		printf("]}\n");
+	} else {
+		printf("# %s, %u ranks, %llu bytes; %s\n", cs_coll_name((unsigned int)a->coll),
+		       a->ranks, (unsigned long long)a->size, desc);
+		printf("# %-12s %14s %14s %6s %8s\n", "algorithm", "formula_us", "tuned_us",
+		       "slices", "channels");
+		for (i = 0; i < n; i++) {
+			if (rows[i].why)
+				printf("  %-12s %14s %14s %6s %8s  %s\n", rows[i].al->name, "-", "-",
+				       "-", "-", rows[i].why);
+			else
+				printf("  %-12s %14.3f %14.3f %6u %8u%s\n", rows[i].al->name,
+				       rows[i].ref_us, rows[i].us, rows[i].call.slices,
+				       rows[i].call.channels, &rows[i] == b ? "  <- chosen" : "");
+		}
+		printf("# formula_us: the reference alpha-beta time (1 slice, 1 channel);\n"
+		       "# tuned_us: at the slices and channels the tuner would use\n");
+		if (!b)
+			printf("# no algorithm can run this\n");
+	}
+	return 0;
+}
+
+static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
+{
+	struct row rows[64];
+	unsigned int nsizes = 0, n = 0, i, k;
+	double xs[64], ys[64][64];
+	struct svg_series series[64];
+	const char *prev = NULL;
+	uint64_t b;
+	char desc[256];
+
+	tune_topo_describe(t, desc, sizeof(desc));
+	if (a->json)
+		printf("{\"op\":\"%s\",\"ranks\":%u,\"topology\":", cs_coll_name((unsigned int)a->coll),
+		       a->ranks);
+	if (a->json) {
+		json_str(desc);
+		printf(",\"sizes\":[");
+	} else {
+		printf("# %s, %u ranks; %s\n# %14s  %-12s %12s\n", cs_coll_name((unsigned int)a->coll),
+		       a->ranks, desc, "size", "best", "formula_us");
+	}
+	for (b = a->min; b <= a->max && nsizes < 64; b *= 2) {
+		const struct row *best;
+		uint64_t bytes = b < 4 * (uint64_t)a->ranks ? 4 * (uint64_t)a->ranks : b;
+
+		bytes -= bytes % (4 * (uint64_t)a->ranks);
+		n = plan_rows(a, t, bytes, rows, 64);
+		best = best_row(rows, n);
+		xs[nsizes] = (double)bytes;
+		for (i = 0; i < n; i++)
+			ys[i][nsizes] = rows[i].why ? -1 : rows[i].us;
+		if (a->json) {
+			printf("%s{\"size\":%llu,\"chosen\":", nsizes ? "," : "",
+			       (unsigned long long)bytes);
+			if (best)
+				json_str(best->al->name);
+			else
+				printf("null");
+			printf(",\"algorithms\":[");
+			for (i = 0, k = 0; i < n; i++) {
+				if (rows[i].why)
+					continue;
+				printf("%s{\"algo\":\"%s\",\"formula_us\":%.4f}", k++ ? "," : "",
+				       rows[i].al->name, rows[i].us);
+			}
+			printf("]}");
+		} else if (best) {
+			printf("  %14llu  %-12s %12.3f%s\n", (unsigned long long)bytes, best->al->name,
+			       best->us, prev && strcmp(prev, best->al->name) ? "  <- crossover" : "");
+		}
+		if (best && !a->json && prev && strcmp(prev, best->al->name))
+			fprintf(stdout, "# crossover at %llu bytes: %s -> %s\n",
+				(unsigned long long)bytes, prev, best->al->name);
+		prev = best ? best->al->name : prev;
+		nsizes++;
+		if (b > UINT64_MAX / 2)
+			break;
+	}
+	if (a->json)
+		printf("]}\n");
+	if (a->svg) {
+		struct svg_chart c = { .xlabel = "size (bytes)", .ylabel = "time (us, alpha-beta)",
+				       .log_x = 1, .log_y = 1, .series = series };
+		char title[160];
+		FILE *out = fopen(a->svg, "w");
+
+		for (i = 0; i < n; i++)
+			for (k = 0; k < nsizes; k++)
+				if (ys[i][k] > 0) {
+					series[c.nseries++] = (struct svg_series){
+						rows[i].al->name, xs, ys[i], nsizes };
+					break;
+				}
+		snprintf(title, sizeof(title), "%s, %u ranks: time per algorithm",
+			 cs_coll_name((unsigned int)a->coll), a->ranks);
+		c.title = title;
+		if (!out || svg_write_chart(out, &c) || fclose(out)) {
+			fprintf(stderr, "ccore-plan: --svg %s: %s\n", a->svg,
+				out ? "no algorithm applies at any size" : strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct plan_args a;
-	struct cs_shape sh;
-	struct algo_opts o;
-	const struct algo *al, *chosen = NULL;
-	unsigned int i, shown = 0;
-	const char *why;
+	struct tune_topo t;
+	struct row rows[64];
+	const struct row *b;
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc)
 		return rc;
-	sh = shape_of(&a);
-	o = (struct algo_opts){ .slices = a.slices, .channels = 1 };
-	if (a.json)
-		printf("{\"op\":\"%s\",\"ranks\":%u,\"size\":%llu,\"algorithms\":[",
-		       cs_coll_name(sh.coll), a.ranks, (unsigned long long)a.size);
-	else
-		printf("# %s, %u ranks, %llu bytes per rank\n# %-12s %s\n", cs_coll_name(sh.coll),
-		       a.ranks, (unsigned long long)a.size, "algorithm", "applies");
-	for (i = 0; i < algo_count(); i++) {
-		al = algo_at(i);
-		if (!(al->colls & (1u << sh.coll)) || (a.algo && strcmp(a.algo, al->name)))
-			continue;
-		why = al->rejects ? al->rejects(&sh, &o) : NULL;
-		if (!why && !chosen)
-			chosen = al;
-		if (a.json)
-			printf("%s{\"algo\":\"%s\",\"applies\":%s%s%s%s}", shown ? "," : "", al->name,
-			       why ? "false" : "true", why ? ",\"why\":\"" : "", why ? why : "",
-			       why ? "\"" : "");
-		else
-			printf("  %-12s %s\n", al->name, why ? why : "yes");
-		shown++;
-	}
-	if (a.json)
-		printf("]}\n");
-	if (!shown) {
-		fprintf(stderr, "ccore-plan: no algorithm called '%s' serves %s\n",
-			a.algo ? a.algo : "", cs_coll_name(sh.coll));
+	if (tuner_init()) {
+		fprintf(stderr, "ccore-plan: %s\n", ccore_last_error());
 		return 1;
 	}
-	if (a.diagram) {
-		if (!chosen) {
-			fprintf(stderr, "ccore-plan: %s cannot run this shape; nothing to draw\n",
-				a.algo);
-			return 1;
-		}
-		return draw(&a, chosen);
+	topo_of(&a, &t);
+	if (a.sweep)
+		return plan_sweep(&a, &t);
+	rc = plan_one(&a, &t);
+	if (rc || !a.diagram)
+		return rc;
+	b = best_row(rows, plan_rows(&a, &t, a.size, rows, 64));
+	if (!b) {
+		fprintf(stderr, "ccore-plan: %s cannot run this shape; nothing to draw\n", a.algo);
+		return 1;
 	}
-	return 0;
+	return draw(&a, b->al);
 }
