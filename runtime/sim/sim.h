@@ -102,7 +102,7 @@ struct sim_ctx {
 	struct sim_handles bos, rings, progs;
 	struct sim_sem_block *blocks;	/* allocated */
 	u64 *grants;		/* serials of the imported allocations */
-	u32 ngrants;
+	u32 ngrants, grants_cap;
 	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
 	u64 next_seq;
 };
@@ -120,7 +120,7 @@ struct sim_system {
 	struct ccm_mutex lock;	/* every table below and in the contexts */
 	struct sim_ctx **ctx;
 	struct sim_token *tokens;
-	u32 ntokens;
+	u32 ntokens, tokens_cap;
 	u64 sem_serial;		/* of the last semaphore allocation */
 	u32 fw_size;		/* resident firmware instructions */
 };

@@ -182,11 +182,16 @@ static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
 	if (!t->sem)
 		return ccore_error(-EINVAL, "SEM_IMPORT: fd %d is a dma-buf, not an exported semaphore block",
 				   a->fd);
-	g = realloc(c->grants, (c->ngrants + 1) * sizeof(*g));
-	if (!g)
-		return ccore_error(-ENOMEM, "SEM_IMPORT: out of memory");
-	c->grants = g;
-	g[c->ngrants++] = t->serial;
+	if (c->ngrants == c->grants_cap) {
+		u32 cap = c->grants_cap ? c->grants_cap * 2 : 16;
+
+		g = realloc(c->grants, cap * sizeof(*g));
+		if (!g)
+			return ccore_error(-ENOMEM, "SEM_IMPORT: out of memory");
+		c->grants = g;
+		c->grants_cap = cap;
+	}
+	c->grants[c->ngrants++] = t->serial;
 	a->first = t->first;
 	a->count = t->count;
 	return 0;
@@ -249,5 +254,5 @@ void sim_sem_fini(struct sim_ctx *c)
 	}
 	free(c->grants);
 	c->grants = NULL;
-	c->ngrants = 0;
+	c->ngrants = c->grants_cap = 0;
 }

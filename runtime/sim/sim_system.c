@@ -32,11 +32,18 @@ static const struct ccm_host_ops sim_host_ops = {
 
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd)
 {
-	struct sim_token *tok = realloc(s->tokens, (s->ntokens + 1) * sizeof(*tok));
+	struct sim_token *tok = s->tokens;
 
-	if (!tok)
-		return -ENOMEM;
-	s->tokens = tok;
+	/* doubling: thousands of ranks export and import a lot */
+	if (s->ntokens == s->tokens_cap) {
+		u32 cap = s->tokens_cap ? s->tokens_cap * 2 : 64;
+
+		tok = realloc(s->tokens, cap * sizeof(*tok));
+		if (!tok)
+			return -ENOMEM;
+		s->tokens = tok;
+		s->tokens_cap = cap;
+	}
 	tok[s->ntokens] = *t;
 	*fd = (s32)(SIM_TOKEN_BASE + s->ntokens);
 	s->ntokens++;
