@@ -5,6 +5,7 @@
 
 #include "rt.h"
 #include "sched/cs.h"
+#include "select.h"
 
 struct plan;
 
@@ -52,6 +53,15 @@ struct clique {
 	uint32_t nfused, fused_cap;
 	const char *last_algo;
 	uint32_t torus_x, torus_y;	/* the fabric's node shape (0: not asked yet) */
+	/* the last choice, for repeats of one call while the knobs stay */
+	struct {
+		bool valid;
+		uint64_t env;		/* fingerprint of the CCORE_* environment */
+		struct cs_shape sh;
+		uint32_t dtype;
+		struct algo_opts opts;
+		struct select_choice ch;
+	} memo;
 };
 
 struct ccore_stream {
