@@ -111,7 +111,9 @@ bool rt_virtual(const struct rt *rt)
 	return f && ccm_fabric_config(f)->virt;
 }
 
-static int add_alloc(struct rt_dev *d, const struct rt_alloc *a)
+/* Room for one more allocation record, made before the buffer exists so
+ * that recording it cannot fail afterwards. */
+static int reserve_alloc(struct rt_dev *d)
 {
 	if (d->nallocs == d->cap) {
 		uint32_t cap = d->cap ? d->cap * 2 : 16;
@@ -122,7 +124,6 @@ static int add_alloc(struct rt_dev *d, const struct rt_alloc *a)
 		d->allocs = n;
 		d->cap = cap;
 	}
-	d->allocs[d->nallocs++] = *a;
 	return 0;
 }
 
@@ -133,17 +134,13 @@ int rt_register(struct rt *rt, uint32_t dev, void *host, uint64_t bytes, uint64_
 		.size = bytes, .flags = DRM_CCORE_BO_F_USERPTR, .userptr = (uintptr_t)host,
 	};
 	struct rt_alloc a = { .size = bytes, .host = host };
-	int rc = ccore_dev_ioctl(d->dev, DRM_IOCTL_CCORE_BO_CREATE, &c);
+	int rc = reserve_alloc(d) ?: ccore_dev_ioctl(d->dev, DRM_IOCTL_CCORE_BO_CREATE, &c);
 
 	if (rc)
 		return rc;
 	a.handle = c.handle;
 	a.va = c.dev_addr;
-	rc = add_alloc(d, &a);
-	if (rc) {
-		ccore_dev_bo_close(d->dev, a.handle);
-		return rc;
-	}
+	d->allocs[d->nallocs++] = a;
 	*va = a.va;
 	return 0;
 }
@@ -152,18 +149,8 @@ int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va)
 {
 	struct rt_dev *d = &rt->devs[dev];
 	struct rt_alloc a = { .size = bytes };
-	int rc;
+	int rc = reserve_alloc(d) ?: ccore_dev_bo_create(d->dev, bytes, &a.handle, &a.va);
 
-	if (d->nallocs == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 16;
-		struct rt_alloc *n = realloc(d->allocs, cap * sizeof(*n));
-
-		if (!n)
-			return ccore_error(-ENOMEM, "out of memory");
-		d->allocs = n;
-		d->cap = cap;
-	}
-	rc = ccore_dev_bo_create(d->dev, bytes, &a.handle, &a.va);
 	if (rc)
 		return rc;
 	a.host = ccore_dev_bo_map(d->dev, a.handle);
