@@ -14,4 +14,37 @@
 #include "ccm_os_user.h"
 #endif
 
+/* What both halves provide; their types (struct ccm_mutex, ccm_cond,
+ * ccm_thread) and inline clocks are theirs. */
+void *ccm_zalloc(size_t size);
+void *ccm_calloc(size_t n, size_t size);
+void ccm_free(void *p);
+/* Large, page-aligned, zeroed, lazily committed memory (device memory). */
+void *ccm_big_zalloc(size_t size);
+void ccm_big_free(void *p, size_t size);
+
+void ccm_mutex_init(struct ccm_mutex *m);
+void ccm_mutex_destroy(struct ccm_mutex *m);
+void ccm_mutex_lock(struct ccm_mutex *m);
+void ccm_mutex_unlock(struct ccm_mutex *m);
+void ccm_cond_init(struct ccm_cond *c);
+void ccm_cond_destroy(struct ccm_cond *c);
+void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m);
+/* Returns false when the absolute ccm_now_ns() deadline passed. */
+bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns);
+void ccm_cond_broadcast(struct ccm_cond *c);
+
+int ccm_thread_start(struct ccm_thread *t, void (*fn)(void *), void *arg);
+void ccm_thread_join(struct ccm_thread *t);
+unsigned int ccm_host_cpus(void);
+
+#define ccm_load32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ccm_store32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ccm_add32(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#define ccm_cas32(p, expp, v) \
+	__atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define ccm_load64(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ccm_store64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ccm_add64(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+
 #endif

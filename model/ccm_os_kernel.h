@@ -15,12 +15,6 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-void *ccm_zalloc(size_t size);
-void *ccm_calloc(size_t n, size_t size);
-void ccm_free(void *p);
-void *ccm_big_zalloc(size_t size);
-void ccm_big_free(void *p, size_t size);
-
 struct ccm_mutex {
 	struct mutex m;
 };
@@ -34,26 +28,12 @@ struct ccm_cond {
 	unsigned long gen;
 };
 
-void ccm_mutex_init(struct ccm_mutex *m);
-void ccm_mutex_destroy(struct ccm_mutex *m);
-void ccm_mutex_lock(struct ccm_mutex *m);
-void ccm_mutex_unlock(struct ccm_mutex *m);
-void ccm_cond_init(struct ccm_cond *c);
-void ccm_cond_destroy(struct ccm_cond *c);
-void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m);
-bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns);
-void ccm_cond_broadcast(struct ccm_cond *c);
-
 struct ccm_thread {
 	struct task_struct *task;
 	struct completion done;
 	void (*fn)(void *arg);
 	void *arg;
 };
-
-int ccm_thread_start(struct ccm_thread *t, void (*fn)(void *), void *arg);
-void ccm_thread_join(struct ccm_thread *t);
-unsigned int ccm_host_cpus(void);
 
 static inline s64 ccm_now_ns(void)
 {
@@ -80,15 +60,6 @@ static inline void ccm_yield(void)
 {
 	cond_resched();
 }
-
-#define ccm_load32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define ccm_store32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define ccm_add32(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
-#define ccm_cas32(p, expp, v) \
-	__atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
-#define ccm_load64(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define ccm_store64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define ccm_add64(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
 
 #define CCM_ARRAY_SIZE(a) ARRAY_SIZE(a)
 
