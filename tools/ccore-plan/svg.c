@@ -244,7 +244,14 @@ static void free_rounds(unsigned int **rounds, uint32_t n)
 	free(rounds);
 }
 
-int svg_schedule_rounds(const struct cs_sched *s, unsigned int **rounds)
+/*
+ * The logical step ("round") of every step of @s: one round after the
+ * latest of its dependencies and of the earlier steps of its rank whose
+ * data it reads or overwrites, and a receive no earlier than its matching
+ * send.  @rounds[r][i] for rank r's step i; returns the number of rounds,
+ * or -1 if a send has no matching receive.
+ */
+static int schedule_rounds(const struct cs_sched *s, unsigned int **rounds)
 {
 	uint32_t n = s->shape.nranks, r, i, d, ri;
 	unsigned int v, max = 0;
@@ -330,7 +337,7 @@ int svg_write_spacetime(FILE *out, const struct cs_sched *s, const char *title, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	nr = svg_schedule_rounds(s, rounds);
+	nr = schedule_rounds(s, rounds);
 	if (nr < 0) {
 		free_rounds(rounds, n);
 		snprintf(err, errlen, "the schedule has a send without a matching receive");

@@ -29,15 +29,6 @@ struct svg_chart {
 /* Write @c as an SVG document; 0, or -1 if there is nothing to draw. */
 int svg_write_chart(FILE *out, const struct svg_chart *c);
 
-/*
- * The logical step ("round") of every step of @s: a step runs one round
- * after the latest of its dependencies and of the step before it on its
- * rank that it depends on, and a receive no earlier than its matching send.
- * @rounds[r][i] for rank r's step i; returns the number of rounds, or -1 if
- * a send has no matching receive (cs_verify rejects such a schedule).
- */
-int svg_schedule_rounds(const struct cs_sched *s, unsigned int **rounds);
-
 /* Write the space-time diagram of @s; 0, or -1 with @err set. */
 int svg_write_spacetime(FILE *out, const struct cs_sched *s, const char *title,
 			char *err, size_t errlen);
