@@ -38,6 +38,8 @@ expect 2 "unexpected argument 'extra'" -- "$bin/ccore-bench" extra
 expect 2 "--host-bound works with --op allgather, broadcast or alltoall" -- "$bin/ccore-bench" --op allreduce --host-bound
 expect 2 "--host-bound goes with a collective --op, not with --copy" -- "$bin/ccore-bench" --copy --host-bound
 expect 0 "# host-bound (2 threads doing the same copies with memcpy): out-of-place busbw" -- "$bin/ccore-bench" --op allgather --ranks 2 -b 1M -e 1M -n 2 -w 1 --host-bound
+expect 2 "--timed buffers are virtual (no bytes move): -c 1 cannot check them" -- "$bin/ccore-bench" --timed -c 1 -b 8 -e 8 --ranks 2
+expect 0 "simulated" -- "$bin/ccore-bench" --timed --ranks 4 -b 1K -e 1K
 expect 1 "unknown algorithm 'warp'" -- "$bin/ccore-bench" --algo warp -b 8 -e 8 -n 1 -w 0
 expect 1 "devices=0: expected a number from 1 to 64" -- "$bin/ccore-info" --sim devices=0
 expect 1 "unknown key 'colour'" -- "$bin/ccore-info" --sim colour=red
