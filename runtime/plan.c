@@ -384,6 +384,9 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		goto fail;
 	}
 	memcpy(p->ops, ops, n * sizeof(*ops));
+	/* plan_free() returns only the ring indices place_ranks() took */
+	for (uint32_t r = 0; r < n; r++)
+		p->lr[r].ring = ~0u;
 	p->algo = ch->algo;
 	p->why = *ch;
 	p->opts = *opts;

@@ -86,6 +86,20 @@ expect 2 "--root 4 out of range (0..3)" -- "$bin/ccore-plan" --op broadcast --ra
 expect 2 "--diagram needs --algo" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --diagram "$tmp/x.svg"
 expect 1 "no algorithm called 'warp' serves allreduce" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --algo warp
 expect 0 "needs ranks_per_node" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1M
+# The timed-model column: RDH in the ideal setting takes exactly its formula.
+expect 0 '"algo":"rdh","applies":true,"formula_us":14686.0640,"tuned_us":14686.0640,"slices":1,"channels":1,"timed_us":14686.0640' -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 8M --ideal --alpha-us 1 --bw-gbps 1 --json
+expect 0 "timed_us: the timed device model running it" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K
+# A collective that cannot run (mesh_oneshot's 64 GiB of scratch) leaves
+# nothing behind: every algorithm after it still gets its timed run.
+n=$((n + 1))
+out=$("$bin/ccore-plan" --op allreduce --ranks 64 --topology torus=4x4,ranks-per-device=4 --size 1G --json 2>&1)
+if printf '%s' "$out" | grep -q 'mesh_oneshot[^}]*"timed_us":null' &&
+   [ "$(printf '%s' "$out" | grep -o '"timed_us":[0-9]' | wc -l)" = 6 ]; then
+	echo "ok $n ccore-plan: a failed timed run leaks no DMA ring"
+else
+	failed=$((failed + 1))
+	echo "not ok $n ccore-plan: after mesh_oneshot fails, the others must still run: $out"
+fi
 # The RDH AllReduce diagram of 8 ranks: 8 rows, and 3 halving plus 3
 # doubling exchanges, each rank sending once per step: 48 arrows.
 expect 0 "rdh" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 64K --algo rdh --diagram "$tmp/rdh.svg"

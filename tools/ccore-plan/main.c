@@ -16,6 +16,7 @@
 #include "algos/algo.h"
 #include "sched/cs.h"
 #include "svg.h"
+#include "timed.h"
 #include "tune/tuner.h"
 
 #define MAX_SLICES 16
@@ -36,6 +37,8 @@ struct plan_args {
 	uint32_t nodes, torus_x, torus_y, ranks_per_device;
 	int sweep;
 	uint64_t min, max;
+	int timed;		/* 1: the timed-model column; 0: --no-timed */
+	int timed_set;
 };
 
 static void usage(FILE *out)
@@ -48,7 +51,10 @@ static void usage(FILE *out)
 		"                  [--topology SPEC] [--ideal ...] [--svg FILE.svg] [--json]\n"
 		"\n"
 		"Every algorithm that can run the collective, with its alpha-beta time\n"
-		"(the tuner's cost model), why the others cannot, and the tuner's choice.\n"
+		"(the tuner's cost model), its time on the timed device model (the\n"
+		"runtime running it on a simulated fabric of the same shape, α and\n"
+		"bandwidths, buffers virtual), why the others cannot, and the tuner's\n"
+		"choice.\n"
 		"BYTES is the size column of ccore-bench and nccl-tests: per rank for\n"
 		"allreduce, broadcast and reduce, the whole N-chunk buffer for allgather,\n"
 		"reducescatter and alltoall (f32 elements).\n"
@@ -73,7 +79,11 @@ static void usage(FILE *out)
 		"  --svg FILE        with --sweep: a chart of time against size per algorithm\n"
 		"  --diagram FILE    the space-time diagram (ranks x steps, an arrow per\n"
 		"                    transfer) of --algo's schedule, as SVG\n"
-		"  --json            a JSON object: chosen and algorithms [{algo, formula_us}]\n"
+		"  --timed           with --sweep: also run every size on the timed model\n"
+		"  --no-timed        only the cost model (one size runs the timed model\n"
+		"                    by default; at thousands of ranks it takes seconds)\n"
+		"  --json            a JSON object: chosen and algorithms\n"
+		"                    [{algo, formula_us, tuned_us, timed_us}]\n"
 		"  -h, --help        this usage text\n"
 		"\n"
 		"The model's parameters come from CCORE_TUNER_* (see README); the same\n"
@@ -205,6 +215,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{ "min", required_argument, NULL, 'm' },
 		{ "max", required_argument, NULL, 'M' },
 		{ "svg", required_argument, NULL, 'g' },
+		{ "timed", no_argument, NULL, 'T' },
+		{ "no-timed", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -288,6 +300,11 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		case 'g':
 			a->svg = optarg;
 			break;
+		case 'T':
+		case 'U':
+			a->timed = c == 'T';
+			a->timed_set = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -296,6 +313,9 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			return 2;
 		}
 	}
+	/* one size runs every algorithm on the timed model; a sweep only if asked */
+	if (!a->timed_set)
+		a->timed = !a->sweep;
 	if (optind < argc) {
 		fprintf(stderr, "ccore-plan: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
@@ -408,6 +428,8 @@ struct row {
 	struct tune_call call;	/* the tuner's slices and channels */
 	double us;		/* at those */
 	double ref_us;		/* the reference formula: 1 slice, 1 channel */
+	double timed_us;	/* the timed model's, at the tuner's slices; < 0: none */
+	char timed_why[160];	/* why there is none */
 };
 
 static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo *t,
@@ -425,7 +447,7 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 
 		if (!(al->colls & (1u << sh.coll)) || (a->algo && strcmp(a->algo, al->name)))
 			continue;
-		*r = (struct row){ .al = al, .us = -1 };
+		*r = (struct row){ .al = al, .us = -1, .timed_us = -1 };
 		r->why = al->rejects ? al->rejects(&sh, &o) : NULL;
 		r->call = (struct tune_call){ .coll = sh.coll, .nranks = a->ranks,
 					      .bytes = (double)bytes, .slices = 1, .channels = 1,
@@ -444,6 +466,32 @@ static const struct row *best_row(const struct row *rows, unsigned int n)
 
 	for (unsigned int i = 0; i < n; i++)
 		if (!rows[i].why && rows[i].us >= 0 && (!b || rows[i].us < b->us))
+			b = &rows[i];
+	return b;
+}
+
+/* The timed model's time of every row that applies (@w NULL: @err why not). */
+static void timed_rows(const struct plan_args *a, struct timed_world *w, const char *err,
+		       uint64_t bytes, struct row *rows, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (rows[i].why)
+			continue;
+		if (!w)
+			snprintf(rows[i].timed_why, sizeof(rows[i].timed_why), "%s", err);
+		else if (timed_run(w, a->coll, bytes, a->root, rows[i].al->name, &rows[i].timed_us,
+				   rows[i].timed_why, sizeof(rows[i].timed_why)))
+			rows[i].timed_us = -1;
+	}
+}
+
+/* The row with the shortest timed-model time; NULL if none ran. */
+static const struct row *fastest_timed(const struct row *rows, unsigned int n)
+{
+	const struct row *b = NULL;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (!rows[i].why && rows[i].timed_us >= 0 && (!b || rows[i].timed_us < b->timed_us))
 			b = &rows[i];
 	return b;
 }
@@ -471,6 +519,13 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 			a->algo ? a->algo : "", cs_coll_name((unsigned int)a->coll));
 		return 1;
 	}
+	if (a->timed) {
+		char err[160];
+		struct timed_world *w = timed_open(t, a->size, err, sizeof(err));
+
+		timed_rows(a, w, err, a->size, rows, n);
+		timed_close(w);
+	}
 	tune_topo_describe(t, desc, sizeof(desc));
 	if (a->json) {
 		printf("{\"op\":\"%s\",\"ranks\":%u,\"size\":%llu,\"topology\":",
@@ -491,6 +546,12 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 				printf(",\"applies\":true,\"formula_us\":%.4f,\"tuned_us\":%.4f,\"slices\":%u,\"channels\":%u",
 				       rows[i].ref_us, rows[i].us, rows[i].call.slices,
 				       rows[i].call.channels);
+				if (rows[i].timed_us >= 0) {
+					printf(",\"timed_us\":%.4f", rows[i].timed_us);
+				} else if (a->timed) {
+					printf(",\"timed_us\":null,\"timed_why\":");
+					json_str(rows[i].timed_why);
+				}
 			}
 			printf("}");
 		}
@@ -498,19 +559,31 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 	} else {
 		printf("# %s, %u ranks, %llu bytes; %s\n", cs_coll_name((unsigned int)a->coll),
 		       a->ranks, (unsigned long long)a->size, desc);
-		printf("# %-12s %14s %14s %6s %8s\n", "algorithm", "formula_us", "tuned_us",
-		       "slices", "channels");
+		printf("# %-12s %14s %14s %14s %6s %8s\n", "algorithm", "formula_us", "tuned_us",
+		       "timed_us", "slices", "channels");
 		for (i = 0; i < n; i++) {
-			if (rows[i].why)
-				printf("  %-12s %14s %14s %6s %8s  %s\n", rows[i].al->name, "-", "-",
-				       "-", "-", rows[i].why);
+			char timed[32];
+
+			if (rows[i].why) {
+				printf("  %-12s %14s %14s %14s %6s %8s  %s\n", rows[i].al->name, "-",
+				       "-", "-", "-", "-", rows[i].why);
+				continue;
+			}
+			if (rows[i].timed_us >= 0)
+				snprintf(timed, sizeof(timed), "%.3f", rows[i].timed_us);
 			else
-				printf("  %-12s %14.3f %14.3f %6u %8u%s\n", rows[i].al->name,
-				       rows[i].ref_us, rows[i].us, rows[i].call.slices,
-				       rows[i].call.channels, &rows[i] == b ? "  <- chosen" : "");
+				snprintf(timed, sizeof(timed), "-");
+			printf("  %-12s %14.3f %14.3f %14s %6u %8u%s", rows[i].al->name,
+			       rows[i].ref_us, rows[i].us, timed, rows[i].call.slices,
+			       rows[i].call.channels, &rows[i] == b ? "  <- chosen" : "");
+			if (rows[i].timed_us < 0 && a->timed)
+				printf("  (timed: %s)", rows[i].timed_why);
+			printf("\n");
 		}
 		printf("# formula_us: the reference alpha-beta time (1 slice, 1 channel);\n"
-		       "# tuned_us: at the slices and channels the tuner would use\n");
+		       "# tuned_us: at the slices and channels the tuner would use;\n"
+		       "# timed_us: the timed device model running it at those%s\n",
+		       a->timed ? "" : " (--no-timed: not run)");
 		if (!b)
 			printf("# no algorithm can run this\n");
 	}
@@ -527,6 +600,11 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 	uint64_t b;
 	char desc[256];
 
+	struct timed_world *w = NULL;
+	char err[160] = "";
+
+	if (a->timed)
+		w = timed_open(t, a->max, err, sizeof(err));
 	tune_topo_describe(t, desc, sizeof(desc));
 	if (a->json)
 		printf("{\"op\":\"%s\",\"ranks\":%u,\"topology\":", cs_coll_name((unsigned int)a->coll),
@@ -535,8 +613,9 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		json_str(desc);
 		printf(",\"sizes\":[");
 	} else {
-		printf("# %s, %u ranks; %s\n# %14s  %-12s %12s\n", cs_coll_name((unsigned int)a->coll),
+		printf("# %s, %u ranks; %s\n# %14s  %-12s %12s", cs_coll_name((unsigned int)a->coll),
 		       a->ranks, desc, "size", "best", "formula_us");
+		printf(a->timed ? "  %-12s %12s\n" : "\n", "timed_best", "timed_us");
 	}
 	for (b = a->min; b <= a->max && nsizes < 64; b *= 2) {
 		const struct row *best;
@@ -545,6 +624,8 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		bytes -= bytes % (4 * (uint64_t)a->ranks);
 		n = plan_rows(a, t, bytes, rows, 64);
 		best = best_row(rows, n);
+		if (a->timed)
+			timed_rows(a, w, err, bytes, rows, n);
 		xs[nsizes] = (double)bytes;
 		for (i = 0; i < n; i++)
 			ys[i][nsizes] = rows[i].why ? -1 : rows[i].us;
@@ -559,13 +640,23 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 			for (i = 0, k = 0; i < n; i++) {
 				if (rows[i].why)
 					continue;
-				printf("%s{\"algo\":\"%s\",\"formula_us\":%.4f}", k++ ? "," : "",
+				printf("%s{\"algo\":\"%s\",\"formula_us\":%.4f", k++ ? "," : "",
 				       rows[i].al->name, rows[i].us);
+				if (rows[i].timed_us >= 0)
+					printf(",\"timed_us\":%.4f", rows[i].timed_us);
+				printf("}");
 			}
 			printf("]}");
 		} else if (best) {
-			printf("  %14llu  %-12s %12.3f%s\n", (unsigned long long)bytes, best->al->name,
-			       best->us, prev && strcmp(prev, best->al->name) ? "  <- crossover" : "");
+			const struct row *tb = a->timed ? fastest_timed(rows, n) : NULL;
+
+			printf("  %14llu  %-12s %12.3f", (unsigned long long)bytes, best->al->name,
+			       best->us);
+			if (tb)
+				printf("  %-12s %12.3f", tb->al->name, tb->timed_us);
+			else if (a->timed)
+				printf("  %-12s %12s", "-", "-");
+			printf("%s\n", prev && strcmp(prev, best->al->name) ? "  <- crossover" : "");
 		}
 		if (best && !a->json && prev && strcmp(prev, best->al->name))
 			fprintf(stdout, "# crossover at %llu bytes: %s -> %s\n",
@@ -577,6 +668,9 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 	}
 	if (a->json)
 		printf("]}\n");
+	timed_close(w);
+	if (a->timed && !w)
+		fprintf(stderr, "ccore-plan: no timed runs: %s\n", err);
 	if (a->svg) {
 		struct svg_chart c = { .xlabel = "size (bytes)", .ylabel = "time (us, alpha-beta)",
 				       .log_x = 1, .log_y = 1, .series = series };

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ccore-plan's timed-model column: a collective run through the real
+ * runtime on the timed device model (CCORE_SIM timed=1, virtual buffers),
+ * shaped and parameterised like the cost model's topology, and its
+ * virtual time.
+ */
+#ifndef CCORE_PLAN_TIMED_H
+#define CCORE_PLAN_TIMED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tune/model.h"
+
+struct timed_world;
+
+/*
+ * Ranks laid out as @t on a fresh timed fabric with the same α and
+ * bandwidths (the ideal setting when @t is ideal), each with a send and
+ * a receive buffer of @max_bytes.  NULL with @err filled on failure.
+ */
+struct timed_world *timed_open(const struct tune_topo *t, uint64_t max_bytes, char *err,
+			       size_t len);
+void timed_close(struct timed_world *w);
+
+/*
+ * Virtual µs of one collective (@coll a CS_* op, @bytes the nccl-tests
+ * size, @root for broadcast/reduce) with CCORE_ALGO=@algo and the
+ * slices and channels the tuner picks for it.  0, or -1 with @err.
+ */
+int timed_run(struct timed_world *w, int coll, uint64_t bytes, uint32_t root, const char *algo,
+	      double *us, char *err, size_t len);
+
+#endif
