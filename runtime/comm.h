@@ -6,6 +6,7 @@
 #include "rt.h"
 #include "sched/cs.h"
 #include "select.h"
+#include "stream_cfg.h"
 
 struct plan;
 
@@ -42,7 +43,7 @@ struct clique {
 	struct clique_rank *ranks;
 	struct ccore_comm **comms;
 	uint32_t alive;
-	uint32_t nstreams;		/* = CC cores per core */
+	struct stream_cfg scfg;		/* streams in use, packet sizes */
 	uint32_t *sems;			/* [stream * n + rank] semaphore block */
 	bool *sems_ok;
 	struct op_queue *posted;	/* per rank: collectives */
@@ -66,7 +67,8 @@ struct clique {
 
 struct ccore_stream {
 	struct ccore_comm *comm;
-	uint32_t id;
+	uint32_t id;			/* as the caller named it */
+	uint32_t slot;			/* the stream it is served as (< streams) */
 	uint32_t cc;			/* device-wide CC core */
 	uint64_t *jobs;
 	uint32_t njobs, cap;
@@ -82,6 +84,8 @@ struct ccore_comm {
 /* Allocate the semaphore blocks of a stream on first use and let every
  * device context of the clique signal them. */
 int clique_sems(struct clique *q, uint32_t stream);
+/* A stream of @c: its CC core from the communicator's stream map. */
+int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out);
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);
 int stream_add_job(struct ccore_stream *s, uint64_t job);
 int stream_throttle(struct ccore_stream *s);

@@ -295,7 +295,7 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 
 	for (uint32_t r = 0; r < p->n; r++) {
 		struct lower_rank *lr = &p->lr[r];
-		uint32_t stream = p->ops[r].stream ? p->ops[r].stream->id : 0;
+		uint32_t slot = p->ops[r].stream ? p->ops[r].stream->slot : 0;
 
 		lr->ring = ~0u;
 		p->active[r] = s->ranks[r].n > 0;
@@ -306,7 +306,9 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 		lr->cc = p->ops[r].stream->cc;
 		lr->va[CS_SEND] = p->ops[r].send;
 		lr->va[CS_RECV] = p->ops[r].recv;
-		lr->sems = q->sems[(stream % q->nstreams) * q->n + r];
+		lr->sems = q->sems[slot * q->n + r];
+		/* 0 leaves the device's default (sysfs) to the ring */
+		lr->packet_size = q->scfg.cc_packet[slot];
 		if (s->tmp_count) {
 			rc = rt_alloc(q->rt, q->ranks[r].dev, s->tmp_count * es, &lr->va[CS_TMP]);
 			if (rc)
@@ -400,7 +402,7 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	}
 	for (uint32_t r = 0; r < n && !rc; r++)
 		if (ops[r].stream)
-			rc = clique_sems(q, ops[r].stream->id % q->nstreams);
+			rc = clique_sems(q, ops[r].stream->slot);
 	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p);
 	if (rc)
 		goto fail;
