@@ -304,3 +304,15 @@ void stream_cfg_log(const struct stream_cfg *sc, struct ccore_dev *dev)
 			 m.dma_packetization_size, m.dma_packetization_source);
 	log_msg(LOG_INFO, "%s", line);
 }
+
+int ccore_dev_stream_map(struct ccore_dev *dev, const struct ccore_comm_config *config,
+			 struct ccore_stream_map *out)
+{
+	struct stream_cfg sc;
+	int rc;
+
+	if (!dev || !out)
+		return ccore_error(-EINVAL, "ccore_dev_stream_map: dev and out must be set");
+	rc = stream_cfg_for_dev(dev, config, &sc);
+	return rc ? rc : stream_cfg_map(&sc, dev, out);
+}
