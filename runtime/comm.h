@@ -91,6 +91,16 @@ int stream_add_job(struct ccore_stream *s, uint64_t job);
 int stream_throttle(struct ccore_stream *s);
 struct ccore_dev *comm_dev(const struct ccore_comm *c);
 
+/* compute_dma.c: a compute DMA ring of rank @c's core (the executable
+ * runner's), packet size the communicator's DMA packetization size */
+struct comm_ring {
+	uint32_t ring;			/* ring index, held on every engine of the core */
+	uint32_t handle;
+};
+int comm_compute_ring_create(struct ccore_comm *c, uint32_t engine, uint32_t slots,
+			     struct comm_ring *out);
+int comm_compute_ring_destroy(struct ccore_comm *c, const struct comm_ring *r);
+
 /* coll.c / plan.c */
 int coll_post(struct ccore_comm *c, const struct op *op);
 int plan_launch(struct clique *q, const struct op *ops);

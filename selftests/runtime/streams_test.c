@@ -34,22 +34,27 @@ struct world {
 	struct ccore_stream *s[MAX_ID][N];
 };
 
-/* Two ranks on one device with @cc_cores CC cores per core. */
-static int try_open(struct world *w, uint32_t cc_cores, const struct ccore_comm_config *cfg)
+/* Two ranks on one device shaped by @sim (CCORE_SIM). */
+static int try_open_sim(struct world *w, const char *sim, const struct ccore_comm_config *cfg)
 {
 	struct ccore_topology t = { 1, 1, N };
-	char sim[64];
 
-	snprintf(sim, sizeof(sim), "cc_cores=%u", cc_cores);
 	setenv("CCORE_SIM", sim, 1);
 	memset(w, 0, sizeof(*w));
 	return ccore_comm_init_all_config(&t, cfg, w->c);
 }
 
-static void open_world(struct world *w, uint32_t cc_cores, const struct ccore_comm_config *cfg)
+/* Two ranks on one device with @cc_cores CC cores per core. */
+static int try_open(struct world *w, uint32_t cc_cores, const struct ccore_comm_config *cfg)
 {
-	if (try_open(w, cc_cores, cfg))
-		FAIL("init: %s", ccore_last_error());
+	char sim[64];
+
+	snprintf(sim, sizeof(sim), "cc_cores=%u", cc_cores);
+	return try_open_sim(w, sim, cfg);
+}
+
+static void fill(struct world *w)
+{
 	for (uint32_t r = 0; r < N; r++) {
 		float *h;
 
@@ -59,6 +64,13 @@ static void open_world(struct world *w, uint32_t cc_cores, const struct ccore_co
 		for (uint32_t i = 0; i < COUNT; i++)
 			h[i] = (float)(r + 1);
 	}
+}
+
+static void open_world(struct world *w, uint32_t cc_cores, const struct ccore_comm_config *cfg)
+{
+	if (try_open(w, cc_cores, cfg))
+		FAIL("init: %s", ccore_last_error());
+	fill(w);
 }
 
 static void close_world(struct world *w)
@@ -522,4 +534,56 @@ TEST(bigger_packets_finish_first)
 	ASSERT_LT(hi0 * 4, eq0 * 3);
 	ASSERT_GE(lo0, eq0);
 	ASSERT_LT(eq1 - eq0, eq0 / 20);
+}
+
+/* A compute ring copying @bytes once: its packet size and packets moved. */
+static void compute_copy(struct world *w, uint32_t bytes, uint32_t *pkt, uint64_t *packets)
+{
+	struct drm_ccore_desc d = { .op = DRM_CCORE_DESC_COPY, .len = bytes,
+				    .src0 = w->buf[0], .dst = w->buf[0] + bytes };
+	struct drm_ccore_ring_stats st = { 0 };
+	struct comm_ring ring;
+
+	if (comm_compute_ring_create(w->c[0], 1, 4, &ring))
+		FAIL("compute ring: %s", ccore_last_error());
+	ASSERT_EQ(ccore_dev_ring_submit(comm_dev(w->c[0]), ring.handle, &d, 1,
+					DRM_CCORE_SUBMIT_F_START), 0);
+	/* inline model: it runs only when stepped */
+	do
+		ASSERT_EQ(ccore_dev_ring_stats(comm_dev(w->c[0]), ring.handle, &st), 0);
+	while (st.completed < 1 && ccm_fabric_run_steps(model(w), 64));
+	ASSERT_EQ(st.completed, 1);
+	ASSERT_U64_EQ(st.bytes, bytes);
+	*pkt = st.packet_size;
+	*packets = st.packets;
+	ASSERT_EQ(comm_compute_ring_destroy(w->c[0], &ring), 0);
+}
+
+TEST(compute_rings_carry_the_packetization_size)
+{
+	const uint32_t bytes = 512u * 1024;
+	uint64_t packets;
+	uint32_t pkt;
+	struct world w;
+
+	clear_knobs();
+	ASSERT_EQ(try_open_sim(&w, "workers=0", NULL), 0);
+	fill(&w);
+	compute_copy(&w, bytes, &pkt, &packets);
+	ASSERT_EQ(pkt, 4096);		/* the device default */
+	ASSERT_U64_EQ(packets, bytes / 4096);
+	/* the device's default as it is when the ring is made */
+	ASSERT_EQ(ccore_dev_set_param(comm_dev(w.c[0]), DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE,
+				      16384), 0);
+	compute_copy(&w, bytes, &pkt, &packets);
+	ASSERT_EQ(pkt, 16384);
+	close_world(&w);
+
+	setenv("CCORE_DMA_PACKETIZATION_SIZE", "65536", 1);
+	ASSERT_EQ(try_open_sim(&w, "workers=0", NULL), 0);
+	fill(&w);
+	compute_copy(&w, bytes, &pkt, &packets);
+	ASSERT_EQ(pkt, 65536);
+	ASSERT_U64_EQ(packets, bytes / 65536);
+	close_world(&w);
 }
