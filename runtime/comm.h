@@ -108,5 +108,7 @@ int plan_launch(struct clique *q, const struct op *ops);
 int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n);
 void plan_fused_release(struct clique *q);
 void plan_flush(struct clique *q);
+/* Handles of the DMA rings rank @r's cached plans hold (at most @max). */
+uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max);
 
 #endif

@@ -611,6 +611,20 @@ int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 	return rc;
 }
 
+uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (const struct plan *p = q->plans; p; p = p->next) {
+		if (!p->low || !p->active[r])
+			continue;
+		for (uint32_t e = 0; e < 16; e++)
+			if (p->low->ranks[r].rings[e] && n < max)
+				out[n++] = p->low->ranks[r].rings[e];
+	}
+	return n;
+}
+
 /* --- what would run --------------------------------------------------------- */
 
 int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_t count,
