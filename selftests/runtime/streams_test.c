@@ -603,6 +603,8 @@ TEST(compute_rings_carry_the_packetization_size)
 	clear_knobs();
 	ASSERT_EQ(try_open_sim(&w, "workers=0", NULL), 0);
 	fill(&w);
+	EXPECT_ERR(comm_compute_ring_create(w.c[0], 99, 4, &(struct comm_ring){ 0 }), -EINVAL,
+		   "compute ring: engine 99 out of range (0..3)");
 	compute_copy(&w, bytes, &pkt, &packets);
 	ASSERT_EQ(pkt, 4096);		/* the device default */
 	ASSERT_U64_EQ(packets, bytes / 4096);
@@ -629,3 +631,40 @@ __attribute__((constructor)) static void streams_accel_defaults(void)
 	setenv("CCORE_DEVICE", "accel", 0);
 }
 #endif
+
+/* A split communicator keeps its parent's streams and packet sizes. */
+TEST(split_keeps_the_parents_map)
+{
+	struct ccore_comm_config cfg = { .streams = 2, .cc_packet_size = { 8192, 1024 } };
+	const int color[N] = { 0, 0 }, key[N] = { 1, 0 };
+	struct ccore_comm *out[N];
+	struct ccore_stream_map m;
+	struct world w;
+	uint32_t cc;
+
+	clear_knobs();
+	ASSERT_EQ(try_open(&w, 2, &cfg), 0);
+	ASSERT_EQ(ccore_comm_split(w.c, N, color, key, out), 0);
+	/* the knobs changing later does not change it */
+	setenv("CCORE_STREAMS", "1", 1);
+	ASSERT_EQ(ccore_comm_stream_map(out[0], &m), 0);
+	ASSERT_EQ(m.streams, 2);
+	ASSERT_EQ(m.cc_packet_size[0], 8192);
+	ASSERT_EQ(m.cc_packet_size[1], 1024);
+	ASSERT_EQ(ccore_comm_stream_cc_core(out[1], 1, &cc), 0);
+	ASSERT_EQ(cc, 1);
+	for (uint32_t r = 0; r < N; r++)
+		ASSERT_EQ(ccore_comm_destroy(out[r]), 0);
+	close_world(&w);
+}
+
+TEST(null_arguments_are_errors)
+{
+	struct ccore_stream_map m;
+	uint32_t v;
+
+	EXPECT_ERR(ccore_comm_stream_map(NULL, &m), -EINVAL, "ccore_comm_stream_map: comm and out must be set");
+	EXPECT_ERR(ccore_comm_stream_cc_core(NULL, 0, &v), -EINVAL, "ccore_comm_stream_cc_core: comm and cc_core must be set");
+	EXPECT_ERR(ccore_comm_dma_packetization_size(NULL, &v), -EINVAL, "ccore_comm_dma_packetization_size: comm and bytes must be set");
+	EXPECT_ERR(ccore_dev_stream_map(NULL, NULL, &m), -EINVAL, "ccore_dev_stream_map: dev and out must be set");
+}
