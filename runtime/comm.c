@@ -31,7 +31,8 @@ static void clique_free_arrays(struct clique *q)
 	free(q);
 }
 
-static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
+static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
+		      struct clique **out)
 {
 	struct clique *q = calloc(1, sizeof(*q));
 
@@ -39,11 +40,11 @@ static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
 		return ccore_error(-ENOMEM, "out of memory");
 	q->rt = rt;
 	q->n = n;
-	q->nstreams = rt->cc_cores;
+	q->scfg = *scfg;
 	q->ranks = calloc(n, sizeof(*q->ranks));
 	q->comms = calloc(n, sizeof(*q->comms));
-	q->sems = calloc((size_t)n * q->nstreams, sizeof(*q->sems));
-	q->sems_ok = calloc(q->nstreams, sizeof(*q->sems_ok));
+	q->sems = calloc((size_t)n * scfg->streams, sizeof(*q->sems));
+	q->sems_ok = calloc(scfg->streams, sizeof(*q->sems_ok));
 	q->posted = calloc(n, sizeof(*q->posted));
 	q->sends = calloc((size_t)n * n, sizeof(*q->sends));
 	q->recvs = calloc((size_t)n * n, sizeof(*q->recvs));
@@ -60,27 +61,13 @@ static int clique_new(struct rt *rt, uint32_t n, struct clique **out)
 static void clique_free(struct clique *q)
 {
 	plan_flush(q);
-	for (uint32_t s = 0; s < q->nstreams; s++)
+	for (uint32_t s = 0; s < q->scfg.streams; s++)
 		if (q->sems_ok[s])
 			for (uint32_t r = 0; r < q->n; r++)
 				ccore_dev_sem_free(q->rt->devs[q->ranks[r].dev].dev,
 						   q->sems[s * q->n + r]);
 	rt_put(q->rt);
 	clique_free_arrays(q);
-}
-
-static int stream_new(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
-{
-	struct ccore_stream *s = calloc(1, sizeof(*s));
-	struct clique *q = c->q;
-
-	if (!s)
-		return ccore_error(-ENOMEM, "out of memory");
-	s->comm = c;
-	s->id = id;
-	s->cc = q->ranks[c->rank].core * q->rt->cc_cores + id % q->rt->cc_cores;
-	*out = s;
-	return 0;
 }
 
 static int comms_create(struct clique *q, struct ccore_comm **out)
@@ -92,7 +79,7 @@ static int comms_create(struct clique *q, struct ccore_comm **out)
 			c->q = q;
 			c->rank = r;
 		}
-		if (!c || stream_new(c, 0, &c->stream0)) {
+		if (!c || stream_alloc(c, 0, &c->stream0)) {
 			free(c);
 			while (r-- > 0) {
 				free(q->comms[r]->stream0);
@@ -110,6 +97,13 @@ static int comms_create(struct clique *q, struct ccore_comm **out)
 
 int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **comms)
 {
+	return ccore_comm_init_all_config(topo, NULL, comms);
+}
+
+int ccore_comm_init_all_config(const struct ccore_topology *topo,
+			       const struct ccore_comm_config *config, struct ccore_comm **comms)
+{
+	struct stream_cfg scfg;
 	struct clique *q;
 	struct rt *rt;
 	uint32_t n;
@@ -124,8 +118,10 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
 	rc = rt_open(topo, &rt);
 	if (rc)
 		return rc;
+	rc = stream_cfg_for_dev(rt->devs[0].dev, config, &scfg);
 	n = topo->nodes * topo->devices_per_node * topo->ranks_per_device;
-	rc = clique_new(rt, n, &q);
+	if (!rc)
+		rc = clique_new(rt, n, &scfg, &q);
 	rt_put(rt);
 	if (rc)
 		return rc;
@@ -136,6 +132,8 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
 	rc = comms_create(q, comms);
 	if (rc)
 		clique_free(q);
+	else
+		stream_cfg_log(&q->scfg, q->rt->devs[0].dev);
 	return rc;
 }
 
@@ -194,7 +192,7 @@ int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, c
 			if (color[i] == color[c0])
 				m[k++] = (struct split_member){ key[i], (uint32_t)i };
 		qsort(m, k, sizeof(*m), by_key);
-		rc = clique_new(parent->rt, k, &q);
+		rc = clique_new(parent->rt, k, &parent->scfg, &q);
 		if (rc)
 			break;
 		for (uint32_t r = 0; r < k; r++)
@@ -340,4 +338,34 @@ int ccore_comm_virtual_time_ps(const struct ccore_comm *c, uint64_t *ps)
 		return ccore_error(-ENODEV, "ccore_comm_virtual_time_ps: virtual time needs the sim backend with timed=1 (CCORE_SIM)");
 	*ps = ccm_fabric_now_ps(f);
 	return 0;
+}
+
+/* --- streams and packet sizes ---------------------------------------------- */
+
+int ccore_comm_stream_map(const struct ccore_comm *c, struct ccore_stream_map *out)
+{
+	if (!c || !out)
+		return ccore_error(-EINVAL, "ccore_comm_stream_map: comm and out must be set");
+	return stream_cfg_map(&c->q->scfg, comm_dev(c), out);
+}
+
+int ccore_comm_stream_cc_core(const struct ccore_comm *c, uint32_t id, uint32_t *cc_core)
+{
+	if (!c || !cc_core)
+		return ccore_error(-EINVAL, "ccore_comm_stream_cc_core: comm and cc_core must be set");
+	*cc_core = stream_cfg_slot(&c->q->scfg, id);
+	return 0;
+}
+
+int ccore_comm_dma_packetization_size(const struct ccore_comm *c, uint32_t *bytes)
+{
+	struct ccore_stream_map m;
+	int rc;
+
+	if (!c || !bytes)
+		return ccore_error(-EINVAL, "ccore_comm_dma_packetization_size: comm and bytes must be set");
+	rc = stream_cfg_map(&c->q->scfg, comm_dev(c), &m);
+	if (!rc)
+		*bytes = m.dma_packetization_size;
+	return rc;
 }

@@ -6,6 +6,7 @@
 #include "rt.h"
 #include "sched/cs.h"
 #include "select.h"
+#include "stream_cfg.h"
 
 struct plan;
 
@@ -42,7 +43,7 @@ struct clique {
 	struct clique_rank *ranks;
 	struct ccore_comm **comms;
 	uint32_t alive;
-	uint32_t nstreams;		/* = CC cores per core */
+	struct stream_cfg scfg;		/* streams in use, packet sizes */
 	uint32_t *sems;			/* [stream * n + rank] semaphore block */
 	bool *sems_ok;
 	struct op_queue *posted;	/* per rank: collectives */
@@ -66,7 +67,8 @@ struct clique {
 
 struct ccore_stream {
 	struct ccore_comm *comm;
-	uint32_t id;
+	uint32_t id;			/* as the caller named it */
+	uint32_t slot;			/* the stream it is served as (< streams) */
 	uint32_t cc;			/* device-wide CC core */
 	uint64_t *jobs;
 	uint32_t njobs, cap;
@@ -82,10 +84,22 @@ struct ccore_comm {
 /* Allocate the semaphore blocks of a stream on first use and let every
  * device context of the clique signal them. */
 int clique_sems(struct clique *q, uint32_t stream);
+/* A stream of @c: its CC core from the communicator's stream map. */
+int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out);
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);
 int stream_add_job(struct ccore_stream *s, uint64_t job);
 int stream_throttle(struct ccore_stream *s);
 struct ccore_dev *comm_dev(const struct ccore_comm *c);
+
+/* compute_dma.c: a compute DMA ring of rank @c's core (the executable
+ * runner's), packet size the communicator's DMA packetization size */
+struct comm_ring {
+	uint32_t ring;			/* ring index, held on every engine of the core */
+	uint32_t handle;
+};
+int comm_compute_ring_create(struct ccore_comm *c, uint32_t engine, uint32_t slots,
+			     struct comm_ring *out);
+int comm_compute_ring_destroy(struct ccore_comm *c, const struct comm_ring *r);
 
 /* coll.c / plan.c */
 int coll_post(struct ccore_comm *c, const struct op *op);
@@ -94,5 +108,7 @@ int plan_launch(struct clique *q, const struct op *ops);
 int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n);
 void plan_fused_release(struct clique *q);
 void plan_flush(struct clique *q);
+/* Handles of the DMA rings rank @r's cached plans hold (at most @max). */
+uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max);
 
 #endif

@@ -295,7 +295,7 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 
 	for (uint32_t r = 0; r < p->n; r++) {
 		struct lower_rank *lr = &p->lr[r];
-		uint32_t stream = p->ops[r].stream ? p->ops[r].stream->id : 0;
+		uint32_t slot = p->ops[r].stream ? p->ops[r].stream->slot : 0;
 
 		lr->ring = ~0u;
 		p->active[r] = s->ranks[r].n > 0;
@@ -306,7 +306,9 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 		lr->cc = p->ops[r].stream->cc;
 		lr->va[CS_SEND] = p->ops[r].send;
 		lr->va[CS_RECV] = p->ops[r].recv;
-		lr->sems = q->sems[(stream % q->nstreams) * q->n + r];
+		lr->sems = q->sems[slot * q->n + r];
+		/* 0 leaves the device's default (sysfs) to the ring */
+		lr->packet_size = q->scfg.cc_packet[slot];
 		if (s->tmp_count) {
 			rc = rt_alloc(q->rt, q->ranks[r].dev, s->tmp_count * es, &lr->va[CS_TMP]);
 			if (rc)
@@ -403,7 +405,7 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	}
 	for (uint32_t r = 0; r < n && !rc; r++)
 		if (ops[r].stream)
-			rc = clique_sems(q, ops[r].stream->id % q->nstreams);
+			rc = clique_sems(q, ops[r].stream->slot);
 	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p);
 	if (rc)
 		goto fail;
@@ -610,6 +612,20 @@ int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 			rc = plan_launch(q, opsv[i]);
 	free(plans);
 	return rc;
+}
+
+uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (const struct plan *p = q->plans; p; p = p->next) {
+		if (!p->low || !p->active[r])
+			continue;
+		for (uint32_t e = 0; e < 16; e++)
+			if (p->low->ranks[r].rings[e] && n < max)
+				out[n++] = p->low->ranks[r].rings[e];
+	}
+	return n;
 }
 
 /* --- what would run --------------------------------------------------------- */

@@ -1,26 +1,40 @@
 // SPDX-License-Identifier: MIT
 /* Streams: the jobs posted on one CC core of a rank, waited for in order. */
 #include "comm.h"
+#include "log.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define STREAM_WAIT_NS (120ll * 1000000000)
 
-int ccore_stream_create(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
+int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
 {
-	struct ccore_stream *s;
+	struct clique *q = c->q;
+	struct ccore_stream *s = calloc(1, sizeof(*s));
 
-	if (!c || !out)
-		return ccore_error(-EINVAL, "ccore_stream_create: comm and out must be set");
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ccore_error(-ENOMEM, "out of memory");
 	s->comm = c;
 	s->id = id;
-	s->cc = c->q->ranks[c->rank].core * c->q->rt->cc_cores + id % c->q->rt->cc_cores;
+	s->slot = stream_cfg_slot(&q->scfg, id);
+	s->cc = q->ranks[c->rank].core * q->rt->cc_cores + s->slot;
 	*out = s;
 	return 0;
+}
+
+int ccore_stream_create(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
+{
+	int rc;
+
+	if (!c || !out)
+		return ccore_error(-EINVAL, "ccore_stream_create: comm and out must be set");
+	rc = stream_alloc(c, id, out);
+	if (!rc && (*out)->slot != id)
+		log_msg(LOG_INFO, "rank %u: stream %u is served as stream 0 (CC core 0): the communicator uses %u stream%s (%s)",
+			c->rank, id, c->q->scfg.streams, c->q->scfg.streams == 1 ? "" : "s",
+			c->q->scfg.streams_src);
+	return rc;
 }
 
 int ccore_stream_destroy(struct ccore_stream *s)

@@ -87,8 +87,62 @@ int ccore_mem_register(struct ccore_comm *comm, void *host, size_t bytes, ccore_
 void *ccore_mem_host(struct ccore_comm *comm, ccore_ptr ptr);
 
 /*
- * Streams: stream @id of a rank runs on CC core (id mod CC cores per core)
- * of the rank's core.  NULL means stream 0.
+ * Multi-stream CC and DMA packet sizes, settled when the communicators are
+ * created (Documentation/collectives.rst, "Streams and packet sizes").
+ *
+ * A communicator uses S streams, 1 <= S <= C, C the CC cores of a logical
+ * core: stream s < S runs on CC core s of the rank's core; CC cores S..C-1
+ * are stream 0's too (its spare cores); a stream id >= S is served as
+ * stream 0 (same CC core, ordered with it).  S > C is an error.
+ *
+ * Each stream's collectives build their DMA rings with that stream's CC
+ * packet size (a power of two, at most 64 KiB: it can only be lowered);
+ * compute DMA rings use the DMA packetization size (at least 4 KiB: it can
+ * only be raised, up to the device's maximum).  A bigger packet is a bigger
+ * share of a DMA engine.  Each value comes from, first found: the config
+ * below, the environment (CCORE_STREAMS, CCORE_CC_DMA_PACKET_SIZE one value
+ * or one per stream "65536,4096", CCORE_DMA_PACKETIZATION_SIZE), the
+ * device's default (sysfs), the built-in (1 stream, 64 KiB, 4 KiB).  A bad
+ * value fails communicator creation with a message naming it.
+ */
+#define CCORE_MAX_CC_CORES 16
+
+struct ccore_comm_config {
+	uint32_t streams;			/* S; 0: not set here */
+	uint32_t cc_packet_size[CCORE_MAX_CC_CORES];	/* per stream; 0: not set */
+	uint32_t dma_packetization_size;	/* compute DMA rings; 0: not set */
+};
+
+/* ccore_comm_init_all with a config (NULL: the environment and defaults). */
+int ccore_comm_init_all_config(const struct ccore_topology *topo,
+			       const struct ccore_comm_config *config, struct ccore_comm **comms);
+
+/* What a communicator settled on, and where each value came from. */
+struct ccore_stream_map {
+	uint32_t streams;			/* S */
+	uint32_t cc_cores;			/* C: CC cores per logical core */
+	const char *streams_source;		/* "config", "CCORE_STREAMS" or "built-in" */
+	uint32_t cc_core_stream[CCORE_MAX_CC_CORES];	/* [c < C]: the stream CC core c serves */
+	uint32_t cc_packet_size[CCORE_MAX_CC_CORES];	/* [s < S]: bytes per packet */
+	/* "config", "CCORE_CC_DMA_PACKET_SIZE" or "device default" */
+	const char *cc_packet_source[CCORE_MAX_CC_CORES];
+	uint32_t dma_packetization_size;	/* compute DMA rings: bytes per packet */
+	const char *dma_packetization_source;	/* as cc_packet_source, CCORE_DMA_PACKETIZATION_SIZE */
+};
+
+/* The map of @comm (device defaults as the rank's device has them now). */
+int ccore_comm_stream_map(const struct ccore_comm *comm, struct ccore_stream_map *out);
+/* The CC core (0..C-1 of the rank's logical core) stream @id runs on. */
+int ccore_comm_stream_cc_core(const struct ccore_comm *comm, uint32_t id, uint32_t *cc_core);
+/*
+ * The packet size compute DMA rings of @comm's rank get (create them with
+ * DRM_CCORE_RING_F_COMPUTE and this packet size).
+ */
+int ccore_comm_dma_packetization_size(const struct ccore_comm *comm, uint32_t *bytes);
+
+/*
+ * Streams: the jobs a rank posts on one CC core, run in order; which CC
+ * core is the stream map's (above).  NULL means stream 0.
  */
 int ccore_stream_create(struct ccore_comm *comm, uint32_t id, struct ccore_stream **out);
 int ccore_stream_destroy(struct ccore_stream *s);

@@ -82,6 +82,15 @@ int ccore_dev_submit(struct ccore_dev *dev, uint32_t program, uint32_t flags, ui
 int ccore_dev_job_wait(struct ccore_dev *dev, uint64_t job, int64_t timeout_ns, int *status);
 int ccore_dev_trigger(struct ccore_dev *dev, uint32_t cc_core, uint32_t count);
 
+/*
+ * The streams and packet sizes a communicator whose ranks are on @dev
+ * would get from @config (NULL: none), the environment and @dev's defaults
+ * (ccore.h, "Multi-stream CC"); what ccore-info reports.  A bad value is
+ * -EINVAL with ccore_last_error() naming it.
+ */
+int ccore_dev_stream_map(struct ccore_dev *dev, const struct ccore_comm_config *config,
+			 struct ccore_stream_map *out);
+
 #ifdef __cplusplus
 }
 #endif

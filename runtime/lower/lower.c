@@ -322,7 +322,7 @@ static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
 		if (!e->nd[eng])
 			continue;
 		rc = ccore_dev_ring_create(lr->dev, lr->core, eng, lr->ring, e->nd[eng],
-					   c->packet_size, 0, &out->rings[eng]);
+					   lr->packet_size, 0, &out->rings[eng]);
 		if (!rc)
 			rc = ccore_dev_ring_submit(lr->dev, out->rings[eng], e->desc[eng],
 						   e->nd[eng], 0);

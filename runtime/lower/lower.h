@@ -30,6 +30,7 @@ struct lower_rank {
 	uint32_t ring;			/* ring index this plan may use on every engine */
 	uint64_t va[CS_NBUF];		/* own buffers, in own context */
 	uint32_t sems;			/* first of the 1 + 2N block */
+	uint32_t packet_size;		/* of its rings; 0: the device's default */
 };
 
 struct lower_ctx {
@@ -41,7 +42,6 @@ struct lower_ctx {
 	uint32_t elem_size;
 	uint32_t dtype, redop;		/* DRM_CCORE_DTYPE_*, DRM_CCORE_REDOP_* */
 	uint32_t engines;		/* DMA engines per core */
-	uint32_t packet_size;		/* ring packet size, 0: device default */
 };
 
 struct lowered_rank {

@@ -54,6 +54,15 @@ expect 2 "--count goes with --watch" -- "$bin/ccore-info" --count 2
 expect 2 "--timeout goes with --watch" -- "$bin/ccore-info" --netlink --timeout 1
 expect 2 "--netlink and --watch go one at a time" -- "$bin/ccore-info" --netlink --watch
 expect 2 "--device and --sim choose a backend; --watch reads the kernel module" -- "$bin/ccore-info" --watch --sim devices=2
+expect 0 "2        0       65536          device default (spare CC core of stream 0)" -- "$bin/ccore-info" --sim cc_cores=4 --streams 2
+expect 0 "1        1       4096           CCORE_CC_DMA_PACKET_SIZE" -- env CCORE_STREAMS=2 CCORE_CC_DMA_PACKET_SIZE=65536,4096 "$bin/ccore-info"
+expect 0 '"dma_packetization_bytes":65536,"dma_packetization_source":"CCORE_DMA_PACKETIZATION_SIZE"' -- env CCORE_DMA_PACKETIZATION_SIZE=65536 "$bin/ccore-info" --json
+expect 2 "--streams 3: more streams than the 2 CC cores of a logical core; allowed: 1 to 2" -- "$bin/ccore-info" --streams 3
+expect 2 "--streams 'x': expected a whole number from 1" -- "$bin/ccore-info" --streams x
+expect 2 "--streams reports a backend's devices; --netlink reads the kernel module" -- "$bin/ccore-info" --netlink --streams 2
+expect 1 "CCORE_CC_DMA_PACKET_SIZE=65536,4096: more values than the 1 stream in use" -- env CCORE_CC_DMA_PACKET_SIZE=65536,4096 "$bin/ccore-info"
+expect 1 "CCORE_DMA_PACKETIZATION_SIZE=1024: 1024 is below 4096: it can only be raised" -- env CCORE_DMA_PACKETIZATION_SIZE=1024 "$bin/ccore-info"
+expect 1 "CCORE_STREAMS=3: more streams than the 2 CC cores" -- env CCORE_STREAMS=3 "$bin/ccore-info"
 # The host runs these without ccore.ko (the QEMU guest tests it loaded:
 # selftests/driver/genl_test.sh); skip if it happens to be loaded here.
 if [ -d /sys/module/ccore ]; then

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * ccore-info: what the devices of a backend look like — devices, cores,
- * CC cores, DMA engines, rings, semaphores, links and limits — as a table
- * or as JSON.  With --netlink, the kernel driver's devices as its generic
+ * CC cores, DMA engines, rings, semaphores, links and limits — and which
+ * CC core serves which stream with what DMA packet sizes, as a table or as
+ * JSON.  With --netlink, the kernel driver's devices as its generic
  * netlink family reports them; with --watch, the driver's CC-core events
  * as they happen (netlink.c).
  */
@@ -50,12 +51,23 @@ static const char *const param_names[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ccore-info [--json] [--device BACKEND] [--sim CONFIG] [--sim-help]\n"
+		"usage: ccore-info [--json] [--device BACKEND] [--sim CONFIG] [--streams N]\n"
+		"       ccore-info --sim-help\n"
 		"       ccore-info --netlink [--json]\n"
 		"       ccore-info --watch [--json] [--count N] [--timeout SECS]\n"
 		"\n"
 		"Shows the devices of a backend: cores, CC cores, DMA engines, rings,\n"
-		"semaphores, links and limits.\n"
+		"semaphores, links and limits; then the streams a communicator would use\n"
+		"there: which CC core serves which stream (with S streams, stream s < S\n"
+		"runs on CC core s and the CC cores from S on are stream 0's spares), each\n"
+		"stream's CC DMA packet size and the compute DMA packetization size, and\n"
+		"where each value came from.  The runtime's environment applies:\n"
+		"  CCORE_STREAMS                 streams in use, 1..CC cores per core (1)\n"
+		"  CCORE_CC_DMA_PACKET_SIZE      bytes, one value or one per stream, power of\n"
+		"                                two, at most 65536: can only be lowered\n"
+		"  CCORE_DMA_PACKETIZATION_SIZE  bytes, power of two from 4096 (can only be\n"
+		"                                raised) to the device maximum\n"
+		"A bad value is an error (exit status 1) naming it.\n"
 		"\n"
 		"  --json            print one JSON object instead of tables (with\n"
 		"                    --watch: one JSON object per event and line)\n"
@@ -63,6 +75,8 @@ static void usage(FILE *out)
 		"  --sim CONFIG      shape of the simulated fabric, key=value,...;\n"
 		"                    default $CCORE_SIM (see --sim-help)\n"
 		"  --sim-help        list the simulated fabric's keys and ranges\n"
+		"  --streams N       report for N streams (1..CC cores per core), as a\n"
+		"                    communicator's config would set; default $CCORE_STREAMS\n"
 		"  --netlink         list the kernel driver's devices on every fabric, with\n"
 		"                    their fault counters (generic netlink family \"ccore\",\n"
 		"                    dev-get; needs ccore.ko)\n"
@@ -147,7 +161,40 @@ static void print_table(struct ccore_system *sys, struct dev_info *di, unsigned 
 				    p[DRM_CCORE_PARAM_CC_CORES_PER_CORE]));
 }
 
-static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned int n)
+static void print_streams_table(const struct ccore_stream_map *m)
+{
+	printf("\nstreams: %u (%s) on %u CC cores per core; packet sizes as device 0 has them\n",
+	       m->streams, m->streams_source, m->cc_cores);
+	printf("%-8s %-7s %-14s %s\n", "cc_core", "stream", "cc_dma_packet", "from");
+	for (uint32_t c = 0; c < m->cc_cores; c++) {
+		uint32_t s = m->cc_core_stream[c];
+
+		printf("%-8u %-7u %-14u %s%s\n", c, s, m->cc_packet_size[s],
+		       m->cc_packet_source[s], c >= m->streams ? " (spare CC core of stream 0)" : "");
+	}
+	printf("compute DMA packetization: %u B (%s)\n", m->dma_packetization_size,
+	       m->dma_packetization_source);
+}
+
+static void print_streams_json(const struct ccore_stream_map *m)
+{
+	printf(",\"streams\":{\"streams\":%u,\"source\":\"%s\",\"cc_cores\":[", m->streams,
+	       m->streams_source);
+	for (uint32_t c = 0; c < m->cc_cores; c++)
+		printf("%s{\"cc_core\":%u,\"stream\":%u,\"spare\":%s}", c ? "," : "", c,
+		       m->cc_core_stream[c], c >= m->streams ? "true" : "false");
+	printf("],\"cc_dma_packet_bytes\":[");
+	for (uint32_t s = 0; s < m->streams; s++)
+		printf("%s%u", s ? "," : "", m->cc_packet_size[s]);
+	printf("],\"cc_dma_packet_sources\":[");
+	for (uint32_t s = 0; s < m->streams; s++)
+		printf("%s\"%s\"", s ? "," : "", m->cc_packet_source[s]);
+	printf("],\"dma_packetization_bytes\":%u,\"dma_packetization_source\":\"%s\"}",
+	       m->dma_packetization_size, m->dma_packetization_source);
+}
+
+static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned int n,
+		       const struct ccore_stream_map *m)
 {
 	unsigned int d, i, k;
 
@@ -166,7 +213,9 @@ static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned i
 			printf("%s%u", k ? "," : "", di[d].neigh[k]);
 		printf("]}");
 	}
-	printf("]}\n");
+	printf("]");
+	print_streams_json(m);
+	printf("}\n");
 }
 
 /*
@@ -213,6 +262,23 @@ static int kernel_opts(bool netlink, bool watch, const char *count, const char *
 	return 0;
 }
 
+/* --streams N: a whole number from 1 (the device bounds it later). */
+static int parse_streams(const char *arg, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || *arg == '-' || !v || v > CCORE_MAX_CC_CORES) {
+		fprintf(stderr, "ccore-info: --streams '%s': expected a whole number from 1 to the CC cores per core\n",
+			arg);
+		return 2;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -220,6 +286,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "sim-help", no_argument, NULL, 'S' },
+		{ "streams", required_argument, NULL, 'n' },
 		{ "netlink", no_argument, NULL, 'N' },
 		{ "watch", no_argument, NULL, 'W' },
 		{ "count", required_argument, NULL, 'c' },
@@ -227,7 +294,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *backend = NULL, *sim = NULL, *count = NULL, *timeout = NULL;
+	const char *backend = NULL, *sim = NULL, *count = NULL, *timeout = NULL, *streams = NULL;
+	struct ccore_comm_config cfg = { 0 };
+	struct ccore_stream_map map;
 	struct watch_opts wo = { 0 };
 	bool netlink = false, watch = false;
 	struct ccore_system *sys;
@@ -242,6 +311,7 @@ int main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'D': backend = optarg; break;
 		case 's': sim = optarg; break;
+		case 'n': streams = optarg; break;
 		case 'N': netlink = true; break;
 		case 'W': watch = true; break;
 		case 'c': count = optarg; break;
@@ -259,6 +329,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (streams && (netlink || watch)) {
+		fprintf(stderr, "ccore-info: --streams reports a backend's devices; %s reads the kernel module\n",
+			watch ? "--watch" : "--netlink");
+		return 2;
+	}
+	if (streams && parse_streams(streams, &cfg.streams))
+		return 2;
 	if (netlink || watch || count || timeout) {
 		rc = kernel_opts(netlink, watch, count, timeout, backend || sim, &wo);
 		if (rc)
@@ -276,13 +353,20 @@ int main(int argc, char **argv)
 		rc = query(ccore_system_device(sys, d), &di[d]);
 		links(sys, d, &di[d]);
 	}
-	if (!di || rc) {
+	if (!rc && di && cfg.streams > di[0].p[DRM_CCORE_PARAM_CC_CORES_PER_CORE]) {
+		fprintf(stderr, "ccore-info: --streams %u: more streams than the %llu CC cores of a logical core; allowed: 1 to %llu\n",
+			cfg.streams,
+			(unsigned long long)di[0].p[DRM_CCORE_PARAM_CC_CORES_PER_CORE],
+			(unsigned long long)di[0].p[DRM_CCORE_PARAM_CC_CORES_PER_CORE]);
+		rc = 2;
+	} else if (!di || rc || ccore_dev_stream_map(ccore_system_device(sys, 0), &cfg, &map)) {
 		fprintf(stderr, "ccore-info: %s\n", di ? ccore_last_error() : "out of memory");
 		rc = 1;
 	} else if (json) {
-		print_json(sys, di, n);
+		print_json(sys, di, n, &map);
 	} else {
 		print_table(sys, di, n);
+		print_streams_table(&map);
 	}
 	free(di);
 	ccore_system_close(sys);
