@@ -15,6 +15,7 @@
 #include "ccore.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
+#include "regret.h"
 #include "svg.h"
 #include "timed.h"
 #include "tune/tuner.h"
@@ -39,6 +40,8 @@ struct plan_args {
 	uint64_t min, max;
 	int timed;		/* 1: the timed-model column; 0: --no-timed */
 	int timed_set;
+	int regret;		/* 1: --regret, 2: --regret --quick */
+	int quick;
 };
 
 static void usage(FILE *out)
@@ -49,6 +52,7 @@ static void usage(FILE *out)
 		"                  [--json] [--diagram FILE.svg]\n"
 		"       ccore-plan --op OP --ranks N --sweep [--min BYTES] [--max BYTES]\n"
 		"                  [--topology SPEC] [--ideal ...] [--svg FILE.svg] [--json]\n"
+		"       ccore-plan --regret [--quick]\n"
 		"\n"
 		"Every algorithm that can run the collective, with its alpha-beta time\n"
 		"(the tuner's cost model), its time on the timed device model (the\n"
@@ -82,6 +86,16 @@ static void usage(FILE *out)
 		"  --timed           with --sweep: also run every size on the timed model\n"
 		"  --no-timed        only the cost model (one size runs the timed model\n"
 		"                    by default; at thousands of ranks it takes seconds)\n"
+		"  --regret          the tuner's regret on the timed model over a grid: for\n"
+		"                    allreduce, allgather, reducescatter, alltoall, broadcast\n"
+		"                    and reduce on a ring of 8 devices, 2 devices x 4 ranks\n"
+		"                    and 1, 2 and 4 Trn2-like nodes (4x4 torus x 4 ranks),\n"
+		"                    1 KiB to 1 GiB every 4x, every algorithm runs on the\n"
+		"                    timed model; per point the runtime's choice, the best\n"
+		"                    and the regret (chosen/best - 1), then the worst points\n"
+		"                    and \"regret <= 5%% at X of Y points\".  Exit status 1\n"
+		"                    if under 95%% of points are within 5%% (a few minutes)\n"
+		"  --quick           with --regret: 36 points, a few seconds\n"
 		"  --json            a JSON object: chosen and algorithms\n"
 		"                    [{algo, formula_us, tuned_us, timed_us}]\n"
 		"  -h, --help        this usage text\n"
@@ -217,6 +231,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{ "svg", required_argument, NULL, 'g' },
 		{ "timed", no_argument, NULL, 'T' },
 		{ "no-timed", no_argument, NULL, 'U' },
+		{ "regret", no_argument, NULL, 'R' },
+		{ "quick", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -305,6 +321,12 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			a->timed = c == 'T';
 			a->timed_set = 1;
 			break;
+		case 'R':
+			a->regret = 1;
+			break;
+		case 'Q':
+			a->quick = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -319,6 +341,18 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	if (optind < argc) {
 		fprintf(stderr, "ccore-plan: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
+	}
+	if (a->quick && !a->regret) {
+		fprintf(stderr, "ccore-plan: --quick goes with --regret\n");
+		return 2;
+	}
+	if (a->regret) {
+		if (a->coll >= 0 || a->ranks || a->size || a->sweep || a->ideal || a->algo ||
+		    a->diagram || a->json || a->nodes || a->torus_x || a->ranks_per_device) {
+			fprintf(stderr, "ccore-plan: --regret runs its own grid: it takes only --quick\n");
+			return 2;
+		}
+		return 0;
 	}
 	if (a->coll < 0 || !a->ranks || (!a->size && !a->sweep)) {
 		fprintf(stderr, "ccore-plan: --op, --ranks and --size (or --sweep) are required (see --help)\n");
@@ -710,6 +744,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ccore-plan: %s\n", ccore_last_error());
 		return 1;
 	}
+	if (a.regret)
+		return regret_run(a.quick);
 	topo_of(&a, &t);
 	if (a.sweep)
 		return plan_sweep(&a, &t);

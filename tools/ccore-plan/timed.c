@@ -112,7 +112,7 @@ void timed_close(struct timed_world *w)
 	free(w);
 }
 
-/* Rank @r's part of the collective: the calls ccore-bench makes. */
+/* Rank @r's part of the collective (@count as the API counts it): ccore-bench's calls. */
 static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint32_t root)
 {
 	struct ccore_comm *c = w->comm[r];
@@ -123,11 +123,11 @@ static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint3
 	case CS_ALLREDUCE:
 		return ccore_all_reduce(s, d, count, f, ccore_sum, c, NULL);
 	case CS_ALLGATHER:
-		return ccore_all_gather(s, d, count / w->n, f, c, NULL);
+		return ccore_all_gather(s, d, count, f, c, NULL);
 	case CS_REDUCESCATTER:
-		return ccore_reduce_scatter(s, d, count / w->n, f, ccore_sum, c, NULL);
+		return ccore_reduce_scatter(s, d, count, f, ccore_sum, c, NULL);
 	case CS_ALLTOALL:
-		return ccore_all_to_all(s, d, count / w->n, f, c, NULL);
+		return ccore_all_to_all(s, d, count, f, c, NULL);
 	case CS_BROADCAST:
 		return ccore_broadcast(s, d, count, f, (int)root, c, NULL);
 	case CS_REDUCE_COLL:
@@ -136,6 +136,33 @@ static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint3
 		return ccore_send(s, count, f, (int)((r + 1) % w->n), c, NULL) ?:
 		       ccore_recv(d, count, f, (int)((r + w->n - 1) % w->n), c, NULL);
 	}
+}
+
+/* The count of one rank's call for nccl-tests size @bytes (post()'s). */
+static size_t count_of(const struct timed_world *w, int coll, uint64_t bytes)
+{
+	size_t count = (size_t)(bytes / 4);
+
+	if (coll == CS_ALLGATHER || coll == CS_REDUCESCATTER || coll == CS_ALLTOALL)
+		count /= w->n;
+	return count;
+}
+
+int timed_choice(struct timed_world *w, int coll, uint64_t bytes, struct ccore_plan_info *info,
+		 char *err, size_t len)
+{
+	unsetenv("CCORE_ALGO");
+	if (ccore_plan_query(w->comm[0], (enum ccore_coll_op)(coll + ccore_op_allreduce),
+			     count_of(w, coll, bytes), ccore_f32, info)) {
+		snprintf(err, len, "%s", ccore_last_error());
+		return -1;
+	}
+	return 0;
+}
+
+uint32_t timed_ranks(const struct timed_world *w)
+{
+	return w->n;
 }
 
 int timed_run(struct timed_world *w, int coll, uint64_t bytes, uint32_t root, const char *algo,
@@ -151,7 +178,7 @@ int timed_run(struct timed_world *w, int coll, uint64_t bytes, uint32_t root, co
 	setenv("CCORE_ALGO", algo, 1);
 	rc = ccore_group_start();
 	for (uint32_t r = 0; r < w->n && !rc; r++)
-		rc = post(w, r, coll, (size_t)(bytes / 4), root);
+		rc = post(w, r, coll, count_of(w, coll, bytes), root);
 	rc = ccore_group_end() ?: rc;
 	for (uint32_t r = 0; r < w->n && !rc; r++)
 		rc = ccore_stream_sync(ccore_comm_stream(w->comm[r]));
