@@ -18,6 +18,7 @@
 #include "regret.h"
 #include "svg.h"
 #include "timed.h"
+#include "tune/hw.h"
 #include "tune/tuner.h"
 
 #define MAX_SLICES 16
@@ -100,8 +101,10 @@ static void usage(FILE *out)
 		"                    [{algo, formula_us, tuned_us, timed_us}]\n"
 		"  -h, --help        this usage text\n"
 		"\n"
-		"The model's parameters come from CCORE_TUNER_* (see README); the same\n"
-		"model picks the runtime's default algorithm.\n");
+		"The model's parameters are the simulated device's (the sim's defaults,\n"
+		"changed by $CCORE_SIM keys such as alpha_node_ns, bw_node_gbps,\n"
+		"bw_engine_gbps, sem_ns: ccore-info --sim-help), then CCORE_TUNER_* (see\n"
+		"README); the same model picks the runtime's default algorithm.\n");
 }
 
 static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
@@ -411,13 +414,30 @@ static struct cs_shape shape_of(const struct plan_args *a, uint64_t bytes)
 	return sh;
 }
 
-static void topo_of(const struct plan_args *a, struct tune_topo *t)
+static void topo_of(const struct plan_args *a, const struct tune_hw *hw, struct tune_topo *t)
 {
 	if (a->ideal) {
 		tune_topo_ideal(t, a->ranks, a->alpha_us, a->bw_gbps);
 		return;
 	}
-	tuner_topo(a->nodes, a->torus_x, a->torus_y, a->ranks_per_device, t);
+	tuner_topo(a->nodes, a->torus_x, a->torus_y, a->ranks_per_device, hw, t);
+}
+
+/* The simulated device's parameters: the sim's defaults and $CCORE_SIM's keys. */
+static int hw_of(struct tune_hw *hw)
+{
+	const char *user = getenv("CCORE_SIM");
+	struct ccm_config c;
+	struct ccm_err err = { 0 };
+
+	ccm_config_default(&c);
+	c.timed = 1;
+	if (user && *user && ccm_config_parse(&c, user, &err)) {
+		fprintf(stderr, "ccore-plan: CCORE_SIM=%s: %s\n", user, err.msg);
+		return -1;
+	}
+	tune_hw_from_config(&c, hw);
+	return 0;
 }
 
 static int draw(const struct plan_args *a, const struct algo *al)
@@ -733,6 +753,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 int main(int argc, char **argv)
 {
 	struct plan_args a;
+	struct tune_hw hw;
 	struct tune_topo t;
 	struct row rows[64];
 	const struct row *b;
@@ -744,9 +765,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ccore-plan: %s\n", ccore_last_error());
 		return 1;
 	}
+	if (hw_of(&hw))
+		return 2;
 	if (a.regret)
-		return regret_run(a.quick);
-	topo_of(&a, &t);
+		return regret_run(a.quick, &hw);
+	topo_of(&a, &hw, &t);
 	if (a.sweep)
 		return plan_sweep(&a, &t);
 	rc = plan_one(&a, &t);

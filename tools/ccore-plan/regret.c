@@ -109,6 +109,9 @@ static int point(struct timed_world *w, const struct grid_topo *g, int coll, uin
 		if (!applies(al, coll, g, n, bytes))
 			continue;
 		if (timed_run(w, coll, bytes, 0, al->name, &us, err, sizeof(err))) {
+			/* temporaries beyond even 1 TiB of device memory: it cannot run */
+			if (strstr(err, "memory exhausted"))
+				continue;
 			fprintf(stderr, "ccore-plan: --regret: %s, %s, %llu bytes, %s: %s\n",
 				g->name, cs_coll_name((unsigned int)coll),
 				(unsigned long long)bytes, al->name, err);
@@ -122,7 +125,7 @@ static int point(struct timed_world *w, const struct grid_topo *g, int coll, uin
 			p.chosen_us = us;
 	}
 	if (p.chosen_us < 0) {
-		fprintf(stderr, "ccore-plan: --regret: %s, %s, %llu bytes: the tuner chose %s, which the registry says cannot serve it\n",
+		fprintf(stderr, "ccore-plan: --regret: %s, %s, %llu bytes: the tuner chose %s, which cannot run it\n",
 			g->name, cs_coll_name((unsigned int)coll), (unsigned long long)bytes,
 			info.algo);
 		return -1;
@@ -139,7 +142,7 @@ static int point(struct timed_world *w, const struct grid_topo *g, int coll, uin
 	return 0;
 }
 
-int regret_run(int quick)
+int regret_run(int quick, const struct tune_hw *hw)
 {
 	const struct grid_topo *topos = quick ? quick_topos : full_topos;
 	unsigned int ntopos = quick ? sizeof(quick_topos) / sizeof(quick_topos[0]) :
@@ -161,7 +164,7 @@ int regret_run(int quick)
 		struct timed_world *w;
 		char err[256];
 
-		tuner_topo(g->nodes, g->x, g->y, g->rpd, &tt);
+		tuner_topo(g->nodes, g->x, g->y, g->rpd, hw, &tt);
 		w = timed_open(&tt, last, err, sizeof(err));
 		if (!w) {
 			fprintf(stderr, "ccore-plan: --regret: %s: %s\n", g->name, err);

@@ -28,14 +28,31 @@ static long gbit_of(double gbps)
 	return v > 0 ? v : 1;
 }
 
-/* CCORE_SIM for @t: its layout and its tiers' α and bandwidths. */
-static void sim_config(const struct tune_topo *t, uint32_t n, char *buf, size_t len)
+/* The user's $CCORE_SIM, as it was before timed_open() set its own. */
+static const char *user_sim(void)
+{
+	static char saved[512];
+	static int done;
+	const char *v;
+
+	if (!done) {
+		v = getenv("CCORE_SIM");
+		snprintf(saved, sizeof(saved), "%s", v ? v : "");
+		done = 1;
+	}
+	return saved;
+}
+
+/* CCORE_SIM for @t after the user's keys (@user): its layout and its tiers' α and bandwidths. */
+static void sim_config(const struct tune_topo *t, uint32_t n, const char *user, char *buf,
+		       size_t len)
 {
 	int k;
 
+	k = snprintf(buf, len, "%s%s", user, *user ? "," : "");
 	/* room for thousands of ranks, as ccore-bench --timed makes; virtual
 	 * buffers cost no host memory, so devices get 1 TiB for temporaries */
-	k = snprintf(buf, len,
+	k += snprintf(buf + k, len - (size_t)k,
 		     "timed=1,virtual=1,hbm=1024G,job_timeout_ms=3600000,sems=%u,program_size=1048576,ring_size=1048576",
 		     2 * n + 64 > 256 ? 2 * n + 64 : 256);
 	if (t->ideal) {
@@ -58,7 +75,7 @@ struct timed_world *timed_open(const struct tune_topo *t, uint64_t max_bytes, ch
 {
 	struct ccore_topology topo = { t->nodes, t->torus_x * t->torus_y, t->ranks_per_device };
 	struct timed_world *w = calloc(1, sizeof(*w));
-	char sim[512];
+	char sim[1024];
 
 	if (!w) {
 		snprintf(err, len, "out of memory");
@@ -72,7 +89,7 @@ struct timed_world *timed_open(const struct tune_topo *t, uint64_t max_bytes, ch
 		snprintf(err, len, "out of memory");
 		goto fail;
 	}
-	sim_config(t, w->n, sim, sizeof(sim));
+	sim_config(t, w->n, user_sim(), sim, sizeof(sim));
 	if (t->ideal) {
 		/* the runtime's tuner prices slices in the same setting */
 		snprintf(err, len, "%g", t->alpha_us[0]);
