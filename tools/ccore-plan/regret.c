@@ -109,7 +109,7 @@ static int point(struct timed_world *w, const struct grid_topo *g, int coll, uin
 		if (!applies(al, coll, g, n, bytes))
 			continue;
 		if (timed_run(w, coll, bytes, 0, al->name, &us, err, sizeof(err))) {
-			/* temporaries beyond even 1 TiB of device memory: it cannot run */
+			/* its temporaries do not fit the device's memory: it cannot run */
 			if (strstr(err, "memory exhausted"))
 				continue;
 			fprintf(stderr, "ccore-plan: --regret: %s, %s, %llu bytes, %s: %s\n",
