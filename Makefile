@@ -239,6 +239,7 @@ bench: deps
 	$(Q)$(BIN)/ccore-bench --copy
 	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE)
 	$(Q)CCORE_SLICES=1 $(BIN)/ccore-bench $(TIMED_SCALE)
+	$(Q)$(BIN)/ccore-plan --regret
 
 # AllReduce next to Open MPI (shared memory, same N and sizes).
 bench-compare: deps

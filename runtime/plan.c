@@ -12,6 +12,7 @@
 #include "select.h"
 #include "log.h"
 #include "lower/lower.h"
+#include "tune/hw.h"
 #include "ccm.h"
 
 #include <stdio.h>
@@ -175,12 +176,15 @@ static uint32_t group_size(const struct clique *q, bool node)
  * The cost model's topology for @q's ranks: R ranks per device, G per node
  * (as group_size() finds them; an irregular layout counts as flat), on the
  * fabric's ring or torus when the group spans whole nodes, else on a ring
- * of its devices.
+ * of its devices; priced with the device's parameters (tune/hw.c).
  */
 static void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *t)
 {
 	uint32_t n = q->n, R = o->ranks_per_device ? o->ranks_per_device : 1;
 	uint32_t G = o->ranks_per_node ? o->ranks_per_node : n, D;
+	/* the sim backend's fabric says what the hardware costs */
+	struct ccm_fabric *f = ccore_system_model(q->rt->sys);
+	struct tune_hw hw;
 
 	if (G % R)
 		R = 1;
@@ -197,10 +201,11 @@ static void clique_topo(struct clique *q, const struct algo_opts *o, struct tune
 		q->torus_x = (uint32_t)x;
 		q->torus_y = (uint32_t)y;
 	}
+	tune_hw_from_config(f ? ccm_fabric_config(f) : NULL, &hw);
 	if (D == q->torus_x * q->torus_y)
-		tuner_topo(n / G, q->torus_x, q->torus_y, R, t);
+		tuner_topo(n / G, q->torus_x, q->torus_y, R, &hw, t);
 	else
-		tuner_topo(n / G, D, 1, R, t);
+		tuner_topo(n / G, D, 1, R, &hw, t);
 }
 
 /* Choose the algorithm, slices and channels of @sh (see select.h). */

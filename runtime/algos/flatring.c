@@ -13,10 +13,12 @@
  * ReduceScatter each rank's block is cut into one piece per channel.  At
  * hop k the rank at ring position p sends the block of the rank at
  * position p-1-k and receive-reduces (p-2-k) for reduce-scatter, sends
- * (p-k) and receives (p-1-k) for all-gather.  Blocks are sliced and hops
- * emitted in wavefront order (hop k of slice i at time k + i), and at each
- * time every channel takes its hop in turn, so with one channel the
- * schedule is exactly ring.c's.
+ * (p-k) and receives (p-1-k) for all-gather.  Blocks are sliced and, as in
+ * ring.c, each slice's send of hop k follows the receive of hop k-1 it
+ * forwards, every channel in turn, so the channels' transfers run side by
+ * side (the CC core waits for receives in program order: a receive
+ * between two channels' sends would hold the second back) and with one
+ * channel the schedule is exactly ring.c's.
  *
  * Dependencies are ring.c's: reduce-scatter receives land in fresh blocks
  * and need none; in AllReduce the all-gather receive of a block overwrites
@@ -80,8 +82,13 @@ static int64_t *last_send(struct fring *f, uint32_t c, uint32_t b, uint32_t i)
 	return &f->last_send[((size_t)c * f->n + b) * f->slices + i];
 }
 
-/* Reduce-scatter hop @k of slice @i on channel @c. */
-static void rs_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t i)
+/* The halves of a hop, emitted apart (see the order above). */
+#define HOP_SEND 1u
+#define HOP_RECV 2u
+
+/* Reduce-scatter hop @k of slice @i on channel @c (its @half). */
+static void rs_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t i,
+		   unsigned int half)
 {
 	struct cs_sched *s = f->s;
 	uint32_t p = pos_of(f, c, r), sb = rank_at(f, c, (int64_t)p - 1 - k);
@@ -91,11 +98,11 @@ static void rs_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t
 	struct cs_ref dst;
 
 	off = piece(f, c, sb, i, &len);
-	if (len)
+	if (len && (half & HOP_SEND))
 		*last_send(f, c, sb, i) = cs_send(s, r, rank_at(f, c, p + 1),
 						  cs_at(k ? part : CS_SEND, off), len);
 	off = piece(f, c, rb, i, &len);
-	if (!len)
+	if (!len || !(half & HOP_RECV))
 		return;
 	dst = cs_at(part, off);
 	/* the last hop brings rb == r: the result, at its offset in the block */
@@ -104,8 +111,9 @@ static void rs_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t
 	cs_recv_reduce(s, r, rank_at(f, c, (int64_t)p - 1), dst, cs_at(CS_SEND, off), len);
 }
 
-/* All-gather hop @k of slice @i on channel @c. */
-static void ag_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t i)
+/* All-gather hop @k of slice @i on channel @c (its @half). */
+static void ag_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t i,
+		   unsigned int half)
 {
 	struct cs_sched *s = f->s;
 	uint32_t p = pos_of(f, c, r), sb = rank_at(f, c, (int64_t)p - k);
@@ -113,7 +121,7 @@ static void ag_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t
 	uint64_t off, len;
 
 	off = piece(f, c, sb, i, &len);
-	if (len) {
+	if (len && (half & HOP_SEND)) {
 		struct cs_ref src = cs_at(CS_RECV, off);
 
 		if (f->coll == CS_ALLGATHER && k == 0)
@@ -121,7 +129,7 @@ static void ag_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t
 		cs_send(s, r, rank_at(f, c, p + 1), src, len);
 	}
 	off = piece(f, c, rb, i, &len);
-	if (!len)
+	if (!len || !(half & HOP_RECV))
 		return;
 	st = cs_recv(s, r, rank_at(f, c, (int64_t)p - 1), cs_at(CS_RECV, off), len);
 	/* the block may still be on its way out from the reduce-scatter */
@@ -129,20 +137,31 @@ static void ag_hop(struct fring *f, uint32_t r, uint32_t c, uint32_t k, uint32_t
 		cs_dep(s, r, st, (uint32_t)*last_send(f, c, rb, i));
 }
 
-/* One pass of every channel's ring, in wavefront order. */
-static void pass(struct fring *f, uint32_t r, bool gather)
+/* Half of hop @h of the whole collective: AllReduce's reduce-scatter, then its all-gather. */
+static void hop(struct fring *f, uint32_t r, uint32_t c, uint32_t h, uint32_t i,
+		unsigned int half)
 {
-	for (uint32_t t = 0; t + 1 < f->n + f->slices; t++)
-		for (uint32_t i = 0; i < f->slices; i++) {
-			if (t < i || t - i >= f->n - 1)
-				continue;
+	if (f->coll == CS_ALLGATHER)
+		ag_hop(f, r, c, h, i, half);
+	else if (h < f->n - 1)
+		rs_hop(f, r, c, h, i, half);
+	else
+		ag_hop(f, r, c, h - (f->n - 1), i, half);
+}
+
+/* Every hop of every channel's ring: recv(h - 1) then send(h), per slice and channel. */
+static void passes(struct fring *f, uint32_t r)
+{
+	uint32_t hops = f->coll == CS_ALLREDUCE ? 2 * (f->n - 1) : f->n - 1;
+
+	for (uint32_t h = 0; h <= hops; h++)
+		for (uint32_t i = 0; i < f->slices; i++)
 			for (uint32_t c = 0; c < f->channels; c++) {
-				if (gather)
-					ag_hop(f, r, c, t - i, i);
-				else
-					rs_hop(f, r, c, t - i, i);
+				if (h)
+					hop(f, r, c, h - 1, i, HOP_RECV);
+				if (h < hops)
+					hop(f, r, c, h, i, HOP_SEND);
 			}
-		}
 }
 
 static void fring_rank(struct fring *f, uint32_t r, bool in_place)
@@ -156,9 +175,7 @@ static void fring_rank(struct fring *f, uint32_t r, bool in_place)
 			cs_copy(f->s, r, cs_at(CS_RECV, 0), cs_at(CS_SEND, 0), c);
 		return;
 	}
-	pass(f, r, f->coll == CS_ALLGATHER);
-	if (f->coll == CS_ALLREDUCE)
-		pass(f, r, true);
+	passes(f, r);
 }
 
 static struct cs_sched *fring_gen(const struct cs_shape *shape, const struct algo_opts *o)

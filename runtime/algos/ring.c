@@ -2,9 +2,13 @@
 /*
  * Ring AllGather, ReduceScatter and AllReduce (reference: collective-
  * algorithms.txt, "Ring").  Rank r sends to r+1 and receives from r-1; each
- * of N-1 steps moves one block.  Blocks are cut into slices, and steps are
- * emitted in wavefront order (step k of slice i at time k + i) so a slice
- * travels on while the next one arrives: the pipeline the lowering keeps.
+ * of N-1 steps moves one block.  Blocks are cut into slices, and each
+ * slice's send of hop k comes in the program right after the receive of
+ * hop k-1 it forwards (all sends of hop 0 first): the CC core waits for
+ * receives in program order, so a slice travels on as soon as it has
+ * landed while the next ones are still on their way, and the link never
+ * idles for a hop's latency (an order by "time" k + i would make each
+ * slice's send wait for the receive of the slice before it).
  *
  * Reduce-scatter: at step k rank r sends block (r-1-k) and receives block
  * (r-2-k), adding its own input on arrival; after N-1 steps it holds block r.
@@ -22,6 +26,10 @@ struct ring_ctx {
 	/* per rank, block and slice: the step that sent it on (-1: none) */
 	int64_t *last_send;
 };
+
+/* The halves of a hop, emitted apart (see the order above). */
+#define HOP_SEND 1u
+#define HOP_RECV 2u
 
 static void slice_of(uint64_t len, uint32_t slices, uint32_t i, uint64_t *off, uint64_t *sl)
 {
@@ -49,7 +57,8 @@ static int64_t *last_send(struct ring_ctx *c, uint32_t r, uint32_t b, uint32_t i
  * receive-reduces block (r-2-k).  Partial sums live in @part (RECV for
  * AllReduce, TMP for ReduceScatter); the last hop lands in @final_at.
  */
-static void rs_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, enum cs_buf part)
+static void rs_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, enum cs_buf part,
+		   unsigned int half)
 {
 	struct cs_sched *s = c->s;
 	uint32_t n = c->n, sb = algo_mod((int64_t)r - 1 - k, n), rb = algo_mod((int64_t)r - 2 - k, n);
@@ -59,7 +68,7 @@ static void rs_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, enum 
 
 	block_range(c, sb, &boff, &blen);
 	slice_of(blen, c->slices, i, &off, &len);
-	if (len) {
+	if (len && (half & HOP_SEND)) {
 		src = k == 0 ? cs_at(CS_SEND, boff + off) : cs_at(part, boff + off);
 		if (k == 0 && s->shape.coll == CS_REDUCESCATTER)
 			src = cs_at(CS_SEND, boff + off);
@@ -68,7 +77,7 @@ static void rs_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, enum 
 	}
 	block_range(c, rb, &boff, &blen);
 	slice_of(blen, c->slices, i, &off, &len);
-	if (!len)
+	if (!len || !(half & HOP_RECV))
 		return;
 	dst = cs_at(part, boff + off);
 	if (s->shape.coll == CS_REDUCESCATTER && k == n - 2)
@@ -77,7 +86,8 @@ static void rs_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, enum 
 }
 
 /* One all-gather hop of slice @i on a rank's RECV blocks. */
-static void ag_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, bool from_send)
+static void ag_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, bool from_send,
+		   unsigned int half)
 {
 	struct cs_sched *s = c->s;
 	uint32_t n = c->n, sb = algo_mod((int64_t)r - k, n), rb = algo_mod((int64_t)r - 1 - k, n);
@@ -86,12 +96,12 @@ static void ag_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, bool 
 
 	block_range(c, sb, &boff, &blen);
 	slice_of(blen, c->slices, i, &off, &len);
-	if (len)
+	if (len && (half & HOP_SEND))
 		cs_send(s, r, (r + 1) % n,
 			from_send && k == 0 ? cs_at(CS_SEND, off) : cs_at(CS_RECV, boff + off), len);
 	block_range(c, rb, &boff, &blen);
 	slice_of(blen, c->slices, i, &off, &len);
-	if (!len)
+	if (!len || !(half & HOP_RECV))
 		return;
 	st = cs_recv(s, r, (r + n - 1) % n, cs_at(CS_RECV, boff + off), len);
 	/* the block may still be on its way out from the reduce-scatter */
@@ -99,10 +109,24 @@ static void ag_hop(struct ring_ctx *c, uint32_t r, uint32_t k, uint32_t i, bool 
 		cs_dep(s, r, st, (uint32_t)*last_send(c, r, rb, i));
 }
 
+/* Half of hop @h of the whole collective: AllReduce's reduce-scatter, then its all-gather. */
+static void ring_hop(struct ring_ctx *c, uint32_t r, uint32_t h, uint32_t i, unsigned int half)
+{
+	uint8_t coll = c->s->shape.coll;
+
+	if (coll == CS_ALLGATHER)
+		ag_hop(c, r, h, i, true, half);
+	else if (h < c->n - 1)
+		rs_hop(c, r, h, i, coll == CS_ALLREDUCE ? CS_RECV : CS_TMP, half);
+	else
+		ag_hop(c, r, h - (c->n - 1), i, false, half);
+}
+
 static struct cs_sched *ring_gen(const struct cs_shape *shape, const struct algo_opts *o)
 {
 	struct ring_ctx c = { .n = shape->nranks, .slices = o->slices ? o->slices : 1 };
 	uint32_t n = c.n, coll = shape->coll;
+	uint32_t hops = coll == CS_ALLREDUCE ? 2 * (n - 1) : n - 1;
 
 	c.s = cs_new(shape, "ring");
 	c.last_send = malloc(sizeof(int64_t) * n * n * c.slices);
@@ -128,24 +152,14 @@ static struct cs_sched *ring_gen(const struct cs_shape *shape, const struct algo
 				cs_copy(c.s, r, cs_at(CS_RECV, 0), cs_at(CS_SEND, 0), shape->count);
 			continue;
 		}
-		/* wavefront: time t runs hop k = t - i of every slice i */
-		for (uint32_t t = 0; t + 1 < n + c.slices; t++) {
+		/* hops h of both passes in a row: recv(h - 1, i) then send(h, i) */
+		for (uint32_t h = 0; h <= hops; h++)
 			for (uint32_t i = 0; i < c.slices; i++) {
-				if (t < i || t - i >= n - 1)
-					continue;
-				if (coll == CS_ALLGATHER)
-					ag_hop(&c, r, t - i, i, true);
-				else
-					rs_hop(&c, r, t - i, i,
-					       coll == CS_ALLREDUCE ? CS_RECV : CS_TMP);
+				if (h)
+					ring_hop(&c, r, h - 1, i, HOP_RECV);
+				if (h < hops)
+					ring_hop(&c, r, h, i, HOP_SEND);
 			}
-		}
-		if (coll != CS_ALLREDUCE)
-			continue;
-		for (uint32_t t = 0; t + 1 < n + c.slices; t++)
-			for (uint32_t i = 0; i < c.slices; i++)
-				if (t >= i && t - i < n - 1)
-					ag_hop(&c, r, t - i, i, false);
 	}
 	free(c.last_send);
 	return c.s;

@@ -109,6 +109,24 @@ static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint3
 	return c;
 }
 
+/*
+ * An all-gather step of AllReduce: each receive overwrites what the
+ * reduce-scatter sent from, so the lowering grants its credit only once
+ * that send's ring has drained (RWAIT waits for every descriptor started
+ * on it): each of the P * ch messages pays its α, and the channels'
+ * halves do not overlap.  The ideal setting keeps the reference's step.
+ */
+static struct tune_cost drained_step(const struct tune_topo *t, double bytes, uint32_t P,
+				     uint32_t ch)
+{
+	struct tune_cost c = tune_step_ring(t, bytes, P * ch, 1);
+
+	if (t->ideal)
+		return ring_step(t, bytes, P, ch, false);
+	c.lat_us += (P * ch - 1) * (c.lat_us - t->step_us - (P * ch - 1) * t->msg_us);
+	return c;
+}
+
 /* Ring AG/RS/AR over @n ranks (CA §5.1, §6), @ch channels (flat ring). */
 static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     uint32_t P, uint32_t ch)
@@ -120,8 +138,10 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 		return c;
 	if (coll != CS_ALLGATHER)	/* reduce-scatter pass */
 		tune_add(&c, ring_step(t, b, P, ch, true), n - 1);
-	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
+	if (coll == CS_ALLGATHER)	/* all-gather pass */
 		tune_add(&c, ring_step(t, b, P, ch, false), n - 1);
+	else if (coll == CS_ALLREDUCE)
+		tune_add(&c, drained_step(t, b, P, ch), n - 1);
 	return c;
 }
 
@@ -135,9 +155,16 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
 	tune_add(&c, tune_step_local(t, coll == CS_ALLGATHER ? M / n : b, R - 1), 1);
 	if (g > 1 && coll != CS_ALLGATHER) {
-		/* ring reduce-scatter; the secondaries fold beside it */
+		/*
+		 * ring reduce-scatter; the secondaries' folds of a block add
+		 * onto one accumulator, one after the other, before the block
+		 * goes on (with tiers: in the ideal setting beside the ring)
+		 */
 		s = ring_step(t, b, P, 1, true);
-		s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
+		if (t->ideal)
+			s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
+		else
+			tune_add(&s, tune_step_local(t, b, 1), R - 1);
 		tune_add(&c, s, g - 1);
 	}
 	if (g > 1 && coll != CS_REDUCESCATTER) {

@@ -3,19 +3,50 @@
 #include "model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-void tune_topo_default(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,
-		       uint32_t ranks_per_device)
+void tune_hw_default(struct tune_hw *hw)
 {
+	/* model/ccm_config.c's defaults: α 500/1500/15000 ns, 3200/1280/200
+	 * Gbit/s, engines of 2000 Gbit/s, 4 per core, 5 ns per instruction,
+	 * 50 ns per semaphore hand-off */
+	*hw = (struct tune_hw){
+		.alpha_us = { 0.5, 1.5, 15.0 },
+		.bw_gbps = { 400.0, 160.0, 25.0 },
+		.engine_gbps = 250.0, .engines = 4,
+		.sem_us = 0.05, .insn_us = 0.005,
+	};
+}
+
+void tune_topo_from_hw(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,
+		       uint32_t ranks_per_device, const struct tune_hw *hw)
+{
+	struct tune_hw d;
+
+	if (!hw) {
+		tune_hw_default(&d);
+		hw = &d;
+	}
 	*t = (struct tune_topo){
 		.ranks_per_device = ranks_per_device ? ranks_per_device : 1,
 		.torus_x = torus_x ? torus_x : 1, .torus_y = torus_y ? torus_y : 1,
 		.nodes = nodes ? nodes : 1,
-		.alpha_us = { 0.5, 1.5, 15.0 },
-		.bw_gbps = { 400.0, 160.0, 25.0 },
-		.msg_us = 0.3,
+		.engine_gbps = hw->engine_gbps, .engines = hw->engines ? hw->engines : 1,
+		/* the receiver's ACQUIRE sees the data's signal */
+		.step_us = hw->sem_us + hw->insn_us,
+		/* ACQUIRE and START of a send, its hand-off to the receiver */
+		.msg_us = hw->sem_us + 2 * hw->insn_us,
 		.streams = 1,
 	};
+	memcpy(t->alpha_us, hw->alpha_us, sizeof(t->alpha_us));
+	memcpy(t->bw_gbps, hw->bw_gbps, sizeof(t->bw_gbps));
+}
+
+void tune_topo_default(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,
+		       uint32_t ranks_per_device)
+{
+	tune_topo_from_hw(t, nodes, torus_x, torus_y, ranks_per_device, NULL);
 }
 
 void tune_topo_ideal(struct tune_topo *t, uint32_t n, double alpha_us, double bw_gbps)
@@ -73,122 +104,252 @@ static struct tune_cost ideal(const struct tune_topo *t, double bytes)
 	return (struct tune_cost){ t->alpha_us[0], us(bytes, t->bw_gbps[0]) };
 }
 
-static struct tune_cost cost(const struct tune_topo *t, enum tune_tier tier, double msgs,
-			     double xfer)
+/*
+ * Routing inside a node, as model/ccm_xfer.c does it: device i sits at
+ * (i % x, i / x); a transfer goes along x first, then y, the shorter way
+ * round each ring (ties the positive way), one link direction per hop.
+ */
+struct route {
+	uint32_t hops;		/* the longest route */
+	double load;		/* transfers on the busiest link direction */
+};
+
+/* Hops and link directions of one ring dimension from @a to @b of @k. */
+static uint32_t ring_walk(uint32_t a, uint32_t b, uint32_t k, int *dir)
 {
-	return (struct tune_cost){ t->alpha_us[tier] + msg_cost(t, msgs),
-				   xfer * (t->streams ? t->streams : 1) };
+	uint32_t fwd = (b + k - a) % k;
+
+	*dir = fwd <= k - fwd ? 1 : -1;
+	return fwd <= k - fwd ? fwd : k - fwd;
 }
 
-/* Link-direction load of a flow @d devices along a ring of @k (ties split). */
-static double hop_load(uint32_t d, uint32_t k)
+/* Add a transfer @from -> @to (device indices in a node) to @load. */
+static uint32_t walk(const struct tune_topo *t, uint32_t from, uint32_t to, double w,
+		     double *load)
 {
-	d %= k;
-	if (!d)
-		return 0;
-	if (2 * d == k)
-		return d / 2.0;
-	return d < k - d ? d : k - d;
+	uint32_t X = t->torus_x, Y = t->torus_y, x = from % X, y = from / X;
+	uint32_t hx, hy, i;
+	int dx, dy;
+
+	hx = ring_walk(x, to % X, X, &dx);
+	hy = ring_walk(y, to / X, Y, &dy);
+	for (i = 0; i < hx; i++) {
+		load[(y * X + x) * 4 + (dx > 0 ? 0 : 1)] += w;
+		x = (x + X + (uint32_t)dx) % X;
+	}
+	for (i = 0; i < hy; i++) {
+		load[(y * X + x) * 4 + (dy > 0 ? 2 : 3)] += w;
+		y = (y + Y + (uint32_t)dy) % Y;
+	}
+	return hx + hy;
 }
 
-/* Load per link direction of a uniform all-to-all on a ring of @k. */
-static double ring_a2a_load(uint32_t k)
-{
-	double l = 0;
+enum route_kind { ROUTE_SHIFT, ROUTE_XOR, ROUTE_ALL };
 
-	for (uint32_t d = 1; d < k; d++)
-		l += 2 * d < k ? d : 2 * d == k ? d / 2.0 : 0;
-	return l;
+/*
+ * Every device of a node sends one transfer (ROUTE_ALL: one to each
+ * other device) to device i + @d (SHIFT, wrapping in the node) or i ^ @d
+ * (XOR, within the node): the longest route and the busiest link.
+ */
+static struct route node_route(const struct tune_topo *t, enum route_kind kind, uint32_t d)
+{
+	uint32_t D = devices(t);
+	struct route r = { 0, 0 };
+	double *load = calloc((size_t)D * 4, sizeof(*load));
+
+	if (!load) {
+		/* a bound: every transfer on one link, the node's diameter */
+		r.hops = t->torus_x / 2 + t->torus_y / 2;
+		r.load = kind == ROUTE_ALL ? (double)D * D : D;
+		return r;
+	}
+	for (uint32_t i = 0; i < D; i++) {
+		if (kind == ROUTE_ALL) {
+			for (uint32_t j = 0; j < D; j++) {
+				uint32_t h = j == i ? 0 : walk(t, i, j, 1, load);
+
+				r.hops = h > r.hops ? h : r.hops;
+			}
+			continue;
+		}
+		uint32_t j = kind == ROUTE_SHIFT ? (i + d) % D : (i ^ d) % D;
+		uint32_t h = j == i ? 0 : walk(t, i, j, 1, load);
+
+		r.hops = h > r.hops ? h : r.hops;
+	}
+	for (uint32_t i = 0; i < D * 4; i++)
+		r.load = load[i] > r.load ? load[i] : r.load;
+	free(load);
+	return r;
 }
 
-static enum tune_tier top_tier(const struct tune_topo *t)
+double tune_hop_alpha(const struct tune_topo *t, uint32_t hops)
 {
-	return t->nodes > 1 ? TUNE_NET : devices(t) > 1 ? TUNE_NODE : TUNE_DEV;
+	return t->ideal ? t->alpha_us[0] : t->alpha_us[TUNE_NODE] * (hops ? hops : 1);
 }
 
-struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
-				uint32_t dirs)
+/* What one transfer runs at, alone: its tier's bandwidth, its engine's. */
+static double xfer_gbps(const struct tune_topo *t, enum tune_tier tier)
 {
-	enum tune_tier top = top_tier(t);
-	double x = us(bytes, t->bw_gbps[TUNE_DEV]), link = bytes / (dirs > 1 ? 2.0 : 1.0);
+	double bw = t->bw_gbps[tier];
 
-	if (t->ideal)
-		return ideal(t, bytes);
-	/* one transfer per link direction: every tier spanned carries one */
-	for (int tier = TUNE_NODE; tier <= (int)top; tier++)
-		x = max2(x, us(link, t->bw_gbps[tier]));
-	return cost(t, top, msgs, x);
+	return t->engine_gbps > 0 && t->engine_gbps < bw ? t->engine_gbps : bw;
 }
 
 /*
- * A step where every rank sends to a partner @d ranks away: @f transfers
- * of each device cross to a device @dd devices further (node-major order),
- * @wraps_nodes when some cross nodes.
+ * A step where each device has @f transfers of @bytes going @route inside
+ * the node (none if @route is NULL) or, @crosses_nodes, through its NIC
+ * (one network hop); @msgs messages per rank.
  */
-static struct tune_cost far_step(const struct tune_topo *t, uint32_t f, uint32_t dd,
-				 bool crosses_nodes, double bytes, uint32_t msgs)
+static struct tune_cost step(const struct tune_topo *t, const struct route *route,
+			     bool crosses_nodes, double f, double bytes, uint32_t msgs)
 {
-	uint32_t D = devices(t), in = dd % D;
-	double x = us(bytes, t->bw_gbps[TUNE_DEV]);
-	double h = max2(hop_load(in % t->torus_x, t->torus_x),
-			hop_load((in / t->torus_x) % t->torus_y, t->torus_y));
+	enum tune_tier tier = crosses_nodes ? TUNE_NET : route && route->hops ? TUNE_NODE :
+			      TUNE_DEV;
+	double x = us(bytes, xfer_gbps(t, tier)), lat;
 
-	if (in && h < 1)
-		h = 1;
-	if (in)
-		x = max2(x, us(f * bytes * h, t->bw_gbps[TUNE_NODE]));
+	if (route && route->hops && !crosses_nodes)
+		x = max2(x, us(f * bytes * route->load, t->bw_gbps[TUNE_NODE]));
 	if (crosses_nodes)
 		x = max2(x, us(f * bytes, t->bw_gbps[TUNE_NET]));
-	return cost(t, crosses_nodes ? TUNE_NET : in ? TUNE_NODE : TUNE_DEV, msgs, x);
+	lat = tier == TUNE_NODE ? tune_hop_alpha(t, route->hops) : t->alpha_us[tier];
+	return (struct tune_cost){ lat + t->step_us + msg_cost(t, msgs),
+				   x * (t->streams ? t->streams : 1) };
+}
+
+/*
+ * Every rank sends to the next one (ring, chain, flat ring channels): of a
+ * device's R ranks, R - 1 send within it and one to the next device.  A
+ * ring is a pipeline, each rank waiting only for its own incoming link,
+ * so a step costs the α averaged over the ring's links (a block meets
+ * every link's α once on its way round), at the bandwidth of the
+ * slowest link.
+ */
+struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
+				uint32_t dirs)
+{
+	uint32_t R = t->ranks_per_device, D = devices(t), links;
+	struct tune_cost in = { 0, 0 }, far, c;
+	double alpha_far, sum_hops = 0;
+	struct route r;
+
+	if (t->ideal)
+		return ideal(t, bytes);
+	if (D * t->nodes == 1)
+		return tune_step_local(t, bytes, msgs);
+	if (dirs > 1)
+		bytes /= 2;	/* half the bytes each way round */
+	r = node_route(t, ROUTE_SHIFT, 1);
+	for (uint32_t i = 0; i < D; i++) {
+		uint32_t x = i % t->torus_x, y = i / t->torus_x, j = (i + 1) % D;
+		uint32_t dx = (j % t->torus_x + t->torus_x - x) % t->torus_x;
+		uint32_t dy = (j / t->torus_x + t->torus_y - y) % t->torus_y;
+
+		sum_hops += (dx < t->torus_x - dx ? dx : t->torus_x - dx) +
+			    (dy < t->torus_y - dy ? dy : t->torus_y - dy);
+	}
+	far = D > 1 ? step(t, &r, false, 1, bytes, msgs) : step(t, NULL, true, 1, bytes, msgs);
+	alpha_far = D > 1 ? t->alpha_us[TUNE_NODE] * sum_hops / D : t->alpha_us[TUNE_NET];
+	if (t->nodes > 1) {
+		/* one link in D crosses nodes instead */
+		struct tune_cost net = step(t, NULL, true, 1, bytes, msgs);
+
+		far.xfer_us = max2(far.xfer_us, net.xfer_us);
+		alpha_far = (alpha_far * (D - 1) + t->alpha_us[TUNE_NET]) / D;
+	}
+	if (R > 1)
+		in = tune_step_local(t, bytes, msgs);
+	links = R * D;
+	c.xfer_us = max2(far.xfer_us, in.xfer_us);
+	c.lat_us = (alpha_far * D + t->alpha_us[TUNE_DEV] * (R - 1) * D) / links;
+	/*
+	 * Both ways round (flat ring channels), a rank waits each hop for
+	 * both neighbours: the ranks go in lockstep, at the slowest link's α.
+	 */
+	if (dirs > 1)
+		c.lat_us = max2(far.lat_us - t->step_us - msg_cost(t, msgs),
+				R > 1 ? t->alpha_us[TUNE_DEV] : 0);
+	c.lat_us += t->step_us + msg_cost(t, msgs);
+	return c;
+}
+
+/*
+ * A step where every rank sends to a partner @d ranks away (@xor: rank ^ d
+ * instead of rank + d): @f transfers of each device go to one other device.
+ */
+static struct tune_cost far_step(const struct tune_topo *t, uint32_t d, bool xor, double bytes,
+				 uint32_t msgs)
+{
+	uint32_t R = t->ranks_per_device, D = devices(t), dd = d < R ? (xor ? 0 : 1) : d / R;
+	double f = d < R ? d : R;
+	bool crosses;
+	struct route r;
+
+	if (xor && d < R && R % (2 * d) == 0)
+		return tune_step_local(t, bytes, msgs);
+	if (xor)
+		crosses = t->nodes > 1 && dd >= D;
+	else
+		crosses = t->nodes > 1;
+	if (crosses && dd % D == 0)
+		return step(t, NULL, true, f, bytes, msgs);
+	r = node_route(t, xor ? ROUTE_XOR : ROUTE_SHIFT, dd % D);
+	if (crosses) {
+		struct tune_cost net = step(t, NULL, true, f, bytes, msgs),
+				 in = step(t, &r, false, f, bytes, msgs);
+
+		net.xfer_us = max2(net.xfer_us, in.xfer_us);
+		return net;
+	}
+	return step(t, &r, false, f, bytes, msgs);
 }
 
 struct tune_cost tune_step_xor(const struct tune_topo *t, uint32_t d, double bytes, uint32_t msgs)
 {
-	uint32_t R = t->ranks_per_device, D = devices(t), dd;
-
 	if (t->ideal)
 		return ideal(t, bytes);
-	if (d < R && R % (2 * d) == 0)
-		return tune_step_local(t, bytes, msgs);
-	dd = d < R ? 1 : d / R;
-	return far_step(t, d < R ? d : R, dd, t->nodes > 1 && dd >= D, bytes, msgs);
+	return far_step(t, d, true, bytes, msgs);
 }
 
 struct tune_cost tune_step_shift(const struct tune_topo *t, uint32_t d, double bytes,
 				 uint32_t msgs)
 {
-	uint32_t R = t->ranks_per_device;
-
 	if (t->ideal)
 		return ideal(t, bytes);
 	if (devices(t) * t->nodes == 1)
 		return tune_step_local(t, bytes, msgs);
-	/* a translation of the whole group wraps across nodes, if any */
-	return far_step(t, d < R ? d : R, d < R ? 1 : d / R, t->nodes > 1, bytes, msgs);
+	return far_step(t, d, false, bytes, msgs);
 }
 
 struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t msgs)
 {
 	uint32_t n = tune_topo_ranks(t), R = t->ranks_per_device, D = devices(t);
+	uint32_t E = t->engines ? t->engines : 1;
 	double x, pair = (double)R * R * bytes;	/* between two devices */
+	struct tune_cost c;
+	struct route r = { 0, 0 };
 
 	if (t->ideal)
 		return ideal(t, (n - 1) * bytes);
-	x = us((n - 1) * bytes, t->bw_gbps[TUNE_DEV]);
-	if (D > 1)
-		x = max2(x, us(pair * max2(t->torus_y * ring_a2a_load(t->torus_x),
-					   t->torus_x * ring_a2a_load(t->torus_y)),
-			       t->bw_gbps[TUNE_NODE]));
+	/* a rank's n - 1 transfers spread over its engines */
+	x = us(((n - 2) / E + 1) * bytes, t->engine_gbps > 0 ? t->engine_gbps : t->bw_gbps[0]);
+	if (D > 1) {
+		r = node_route(t, ROUTE_ALL, 0);
+		x = max2(x, us(pair * r.load, t->bw_gbps[TUNE_NODE]));
+	}
 	if (t->nodes > 1)
 		x = max2(x, us(pair * D * (t->nodes - 1), t->bw_gbps[TUNE_NET]));
-	return cost(t, top_tier(t), (double)msgs * (n - 1), x);
+	c.lat_us = (t->nodes > 1 ? t->alpha_us[TUNE_NET] : D > 1 ? tune_hop_alpha(t, r.hops) :
+		    t->alpha_us[TUNE_DEV]) + t->step_us + msg_cost(t, (double)msgs * (n - 1));
+	c.xfer_us = x * (t->streams ? t->streams : 1);
+	return c;
 }
 
 struct tune_cost tune_step_local(const struct tune_topo *t, double bytes, uint32_t msgs)
 {
 	if (t->ideal)
 		return ideal(t, bytes);
-	return cost(t, TUNE_DEV, msgs, us(bytes, t->bw_gbps[TUNE_DEV]));
+	return step(t, NULL, false, 1, bytes, msgs);
 }
 
 double tune_reduce_us(const struct tune_topo *t, double bytes)

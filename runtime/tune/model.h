@@ -18,16 +18,27 @@
  *   TUNE_NET   one direction of a device's NIC (one NIC per device; the
  *              network between nodes is taken as non-blocking).
  *
- * Defaults resemble a Trainium2 node (tune_topo_default()):
+ * The parameters come from the device (tune_hw, runtime/tune/hw.c: the
+ * sim fabric's configuration; a kernel device would need uAPI params for
+ * them); without one, tune_hw_default() holds the sim's defaults, which
+ * resemble a Trainium2 node:
  *   dev   α 0.5 µs   400 GB/s   (DMA between cores of one chip)
  *   node  α 1.5 µs   160 GB/s   (NeuronLink: ~1.28 TB/s per chip over four
  *                                torus links, per link and direction)
  *   net   α 15 µs     25 GB/s   (EFA: 3.2 Tb/s per 16-device node, one NIC
  *                                per device; internode-collectives.txt: ~15 µs
  *                                per hop)
- *   msg_us 0.3 µs per extra message a rank issues in one step (a slice,
- *                 a channel, a peer of Mesh, a local reduction: the CC-core
- *                 instructions and semaphore hand-off of a send)
+ *   engine 250 GB/s per DMA engine (a rank has 4; a rank's transfers to
+ *                 different peers go on different engines, so one transfer
+ *                 runs at most this fast: the dev tier's 400 GB/s is never
+ *                 reached by one transfer)
+ *   sem_us 0.05, insn_us 0.005: a semaphore change reaching its waiter and
+ *                 one CC-core instruction
+ *   msg_us = sem_us + 2 insn_us per extra message a rank issues in one step
+ *                 (a slice, a channel, a peer of Mesh, a local reduction:
+ *                 the ACQUIRE and START of a send, the hand-off to its
+ *                 receiver; back-to-back descriptors on a ring overlap
+ *                 their α, so an extra message costs no α)
  *   reduce_gbps 0: reductions on arrival are free (the reference's
  *                 assumption, collective-algorithms.txt §4.1)
  *
@@ -36,12 +47,15 @@
  * α + (bytes a rank sends in it) / BW, no contention and no per-message
  * overheads; every formula then reduces to the reference's closed form.
  *
- * With tiers (not ideal) a step costs the α of the highest tier any of its
- * transfers crosses, plus the transfer time of its most loaded resource
- * (a rank's DMA engines, a torus link direction, a NIC): the bandwidth
- * dilation the reference leaves to contention (its η_β), computed from
- * how the step's transfers land on links.  Routing is shortest-way,
- * dimension-ordered, ties split between both directions.
+ * With tiers (not ideal) a step costs, as the timed device model charges
+ * it (Documentation/device-model.rst, "Timed mode"), α per hop of the
+ * longest route any of its transfers takes (inside a node: ring or torus
+ * distance, x then y, the shorter way round, ties the positive way; across
+ * nodes one network hop; within a device α_dev), the semaphore hand-off,
+ * plus the transfer time of its most loaded resource (a DMA engine, a
+ * ring or torus link direction, a NIC): the bandwidth dilation the
+ * reference leaves to contention (its η_β), computed by routing every
+ * transfer of the step as the device model does.
  */
 #ifndef CCORE_TUNE_MODEL_H
 #define CCORE_TUNE_MODEL_H
@@ -51,18 +65,36 @@
 
 enum tune_tier { TUNE_DEV, TUNE_NODE, TUNE_NET, TUNE_NTIERS };
 
+/* What the device says about its fabric (the timed model's parameters). */
+struct tune_hw {
+	double alpha_us[TUNE_NTIERS];	/* per hop */
+	double bw_gbps[TUNE_NTIERS];	/* per link direction (dev: on chip) */
+	double engine_gbps;		/* one DMA engine */
+	uint32_t engines;		/* DMA engines per rank */
+	double sem_us, insn_us;		/* semaphore hand-off, CC instruction */
+	bool ideal;			/* the device is the ideal single tier */
+};
+
 struct tune_topo {
 	uint32_t ranks_per_device;	/* R >= 1 */
 	uint32_t torus_x, torus_y;	/* devices per node = x * y */
 	uint32_t nodes;			/* X >= 1 */
 	double alpha_us[TUNE_NTIERS];
 	double bw_gbps[TUNE_NTIERS];
+	double engine_gbps;		/* one DMA engine; 0: no limit */
+	uint32_t engines;		/* DMA engines per rank, >= 1 */
+	double step_us;			/* per step: semaphore hand-off */
 	double msg_us;			/* per extra message in a step */
 	double reduce_gbps;		/* reduction on arrival; 0: free */
 	uint32_t streams;		/* concurrent streams sharing links, >= 1 */
 	bool ideal;			/* one tier: alpha_us[0], bw_gbps[0] */
 };
 
+/* The sim's default fabric (ccm_config_default()'s timed parameters). */
+void tune_hw_default(struct tune_hw *hw);
+/* The model for a nodes x (x * y) x R layout on @hw (NULL: the defaults). */
+void tune_topo_from_hw(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,
+		       uint32_t ranks_per_device, const struct tune_hw *hw);
 /* The Trainium2-like defaults above for a nodes x (x * y) x R layout. */
 void tune_topo_default(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,
 		       uint32_t ranks_per_device);
@@ -108,6 +140,8 @@ struct tune_cost tune_step_shift(const struct tune_topo *t, uint32_t d, double b
 struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t msgs);
 /* A transfer inside one device only (KangaRing's folds). */
 struct tune_cost tune_step_local(const struct tune_topo *t, double bytes, uint32_t msgs);
+/* α of one transfer @hops hops inside a node (ring/torus distance). */
+double tune_hop_alpha(const struct tune_topo *t, uint32_t hops);
 /* Exposed reduction of @bytes on arrival (0 when reductions are free). */
 double tune_reduce_us(const struct tune_topo *t, double bytes);
 

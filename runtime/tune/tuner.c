@@ -12,11 +12,13 @@ struct params {
 	double alpha_us[TUNE_NTIERS], bw_gbps[TUNE_NTIERS];
 	double msg_us, reduce_gbps;
 	bool ideal;
+	/* which of them are set (else the device's) */
+	bool has_alpha, has_bw, has_msg;
 };
 
 static struct params calibrated;
 static bool have_calibration;
-static struct params env;		/* calibrated or default, then the environment */
+static struct params env;		/* calibrated, then the environment */
 static struct tunefile file;
 static char seen[1024];
 static bool parsed;
@@ -26,29 +28,21 @@ static const char *const vars[] = {
 	"CCORE_TUNER_REDUCE_GBPS", "CCORE_TUNER_IDEAL", "CCORE_TUNER_FILE",
 };
 
-static void defaults(struct params *p)
-{
-	struct tune_topo t;
-
-	tune_topo_default(&t, 1, 1, 1, 1);
-	memcpy(p->alpha_us, t.alpha_us, sizeof(p->alpha_us));
-	memcpy(p->bw_gbps, t.bw_gbps, sizeof(p->bw_gbps));
-	p->msg_us = t.msg_us;
-	p->reduce_gbps = t.reduce_gbps;
-	p->ideal = false;
-}
-
 void tuner_calibrate(const double alpha_us[TUNE_NTIERS], const double bw_gbps[TUNE_NTIERS],
 		     double msg_us)
 {
-	if (!have_calibration)
-		defaults(&calibrated);
-	if (alpha_us)
+	if (alpha_us) {
 		memcpy(calibrated.alpha_us, alpha_us, sizeof(calibrated.alpha_us));
-	if (bw_gbps)
+		calibrated.has_alpha = true;
+	}
+	if (bw_gbps) {
 		memcpy(calibrated.bw_gbps, bw_gbps, sizeof(calibrated.bw_gbps));
-	if (msg_us >= 0)
+		calibrated.has_bw = true;
+	}
+	if (msg_us >= 0) {
 		calibrated.msg_us = msg_us;
+		calibrated.has_msg = true;
+	}
 	have_calibration = true;
 	parsed = false;
 }
@@ -104,13 +98,19 @@ static int parse_env(void)
 	if (have_calibration)
 		env = calibrated;
 	else
-		defaults(&env);
-	if (a && *a)
+		env = (struct params){ 0 };
+	if (a && *a) {
 		rc = tiers(vars[0], a, env.alpha_us, false);
-	if (!rc && b && *b)
+		env.has_alpha = true;
+	}
+	if (!rc && b && *b) {
 		rc = tiers(vars[1], b, env.bw_gbps, true);
-	if (!rc && m && *m)
+		env.has_bw = true;
+	}
+	if (!rc && m && *m) {
 		rc = scalar(vars[2], m, &env.msg_us);
+		env.has_msg = true;
+	}
 	if (!rc && r && *r)
 		rc = scalar(vars[3], r, &env.reduce_gbps);
 	if (!rc && i && *i) {
@@ -151,12 +151,19 @@ const struct tunefile *tuner_file(void)
 }
 
 void tuner_topo(uint32_t nodes, uint32_t torus_x, uint32_t torus_y, uint32_t ranks_per_device,
-		struct tune_topo *t)
+		const struct tune_hw *hw, struct tune_topo *t)
 {
+	struct tune_hw d;
+
 	if (!parsed)
 		tuner_init();
-	if (env.ideal) {
-		tune_topo_ideal(t, 1, env.alpha_us[0], env.bw_gbps[0]);
+	if (!hw) {
+		tune_hw_default(&d);
+		hw = &d;
+	}
+	if (env.ideal || hw->ideal) {
+		tune_topo_ideal(t, 1, env.has_alpha ? env.alpha_us[0] : hw->alpha_us[TUNE_NODE],
+				env.has_bw ? env.bw_gbps[0] : hw->bw_gbps[TUNE_NODE]);
 		/* keep the layout: hierarchical and KangaRing group by it */
 		t->ranks_per_device = ranks_per_device ? ranks_per_device : 1;
 		t->torus_x = torus_x ? torus_x : 1;
@@ -164,10 +171,13 @@ void tuner_topo(uint32_t nodes, uint32_t torus_x, uint32_t torus_y, uint32_t ran
 		t->nodes = nodes ? nodes : 1;
 		return;
 	}
-	tune_topo_default(t, nodes, torus_x, torus_y, ranks_per_device);
-	memcpy(t->alpha_us, env.alpha_us, sizeof(t->alpha_us));
-	memcpy(t->bw_gbps, env.bw_gbps, sizeof(t->bw_gbps));
-	t->msg_us = env.msg_us;
+	tune_topo_from_hw(t, nodes, torus_x, torus_y, ranks_per_device, hw);
+	if (env.has_alpha)
+		memcpy(t->alpha_us, env.alpha_us, sizeof(t->alpha_us));
+	if (env.has_bw)
+		memcpy(t->bw_gbps, env.bw_gbps, sizeof(t->bw_gbps));
+	if (env.has_msg)
+		t->msg_us = env.msg_us;
 	t->reduce_gbps = env.reduce_gbps;
 }
 

@@ -6,9 +6,9 @@
  * (CCORE_ALGO first, then $CCORE_TUNER_FILE, then the model) and checks
  * each candidate with the registry's rejects().
  *
- * Parameters: the built-in defaults of model.h, then calibrated values
- * (tuner_calibrate(): the hook for parameters fitted to timed runs; no
- * caller yet), then the environment:
+ * Parameters: the device's (tune_hw: the sim fabric's configuration, or
+ * model.h's defaults), then calibrated values (tuner_calibrate(): fitted
+ * to timed runs), then the environment:
  *   CCORE_TUNER_ALPHA_US    α per tier, "dev,node,net" or one value for all (µs)
  *   CCORE_TUNER_BW_GBPS     bandwidth per tier, the same way (GB/s)
  *   CCORE_TUNER_MSG_US      cost of each extra message in a step (µs, >= 0)
@@ -36,15 +36,18 @@ int tuner_init(void);
 /* The tuning file in force (n == 0: none). */
 const struct tunefile *tuner_file(void);
 /*
- * Calibration hook: α and bandwidth per tier (and the per-message cost)
- * fitted to timed runs replace the built-in defaults; the environment
- * still overrides them.  NULL arrays leave a part as it is.
+ * Calibration: α and bandwidth per tier (and the per-message cost) fitted
+ * to timed runs replace the device's; the environment still overrides
+ * them.  NULL arrays (a negative @msg_us) leave a part as it is.
  */
 void tuner_calibrate(const double alpha_us[TUNE_NTIERS], const double bw_gbps[TUNE_NTIERS],
 		     double msg_us);
-/* The model's parameters for a group of nodes x (torus_x * torus_y) x rpd ranks. */
+/*
+ * The model's parameters for a group of nodes x (torus_x * torus_y) x rpd
+ * ranks on a device described by @hw (NULL: model.h's defaults).
+ */
 void tuner_topo(uint32_t nodes, uint32_t torus_x, uint32_t torus_y, uint32_t ranks_per_device,
-		struct tune_topo *t);
+		const struct tune_hw *hw, struct tune_topo *t);
 /*
  * The best slices (1..@max_slices) and channels of @algo for @c on @t:
  * 0 with them in c->slices, c->channels and *us; -1 if no formula applies.

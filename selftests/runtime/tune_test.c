@@ -11,6 +11,7 @@
 #include "ccore_test.h"
 #include "algos/algo.h"
 #include "tune/formula.h"
+#include "tune/hw.h"
 #include "tune/tuner.h"
 
 #include <math.h>
@@ -195,30 +196,109 @@ static double tf(const char *algo, const struct tune_topo *t, uint8_t coll, doub
 	return f(algo, t, coll, M, 1, 1);
 }
 
+/* The default device without the per-step and per-message CC overheads. */
+static void bare(struct tune_topo *t, uint32_t X, uint32_t x, uint32_t y, uint32_t R)
+{
+	tune_topo_default(t, X, x, y, R);
+	t->msg_us = 0;
+	t->step_us = 0;
+}
+
 TEST(tiers_price_each_step_at_the_tier_it_crosses)
 {
 	struct tune_topo t;
 
-	/* one device: a ring step is α_dev + bytes / BW_dev */
-	tune_topo_default(&t, 1, 1, 1, 4);
-	t.msg_us = 0;
-	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (0.5 + 1e5 / 400e3));
+	/* one device: α_dev, and one transfer runs at its engine's 250 GB/s */
+	bare(&t, 1, 1, 1, 4);
+	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (0.5 + 1e5 / 250e3));
 	/* a node of 4 devices on a ring: α_node, the link's bandwidth */
-	tune_topo_default(&t, 1, 4, 1, 1);
-	t.msg_us = 0;
+	bare(&t, 1, 4, 1, 1);
 	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (1.5 + 1e5 / 160e3));
-	/* across nodes every lockstep step waits for the network */
-	tune_topo_default(&t, 2, 2, 1, 1);
-	t.msg_us = 0;
-	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (15 + 1e5 / 25e3));
+	/*
+	 * 2 nodes of 2 devices: the ring's links alternate α_node and α_net
+	 * and a block meets each once, so a step costs their mean; the NIC
+	 * is the slowest link
+	 */
+	bare(&t, 2, 2, 1, 1);
+	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * ((1.5 + 15) / 2 + 1e5 / 25e3));
 	/*
 	 * mesh on a ring of 4 devices, 2 ranks each: every device pair swaps
-	 * R^2 blocks, and a uniform all-to-all on a 4-ring loads each link
-	 * direction with 2 pairs' worth (1 hop + half of the 2-hop ties)
+	 * R^2 blocks; the 2-hop ties go the positive way (as the device model
+	 * routes them), so a positive link direction carries 1 + 2 pairs'
+	 * worth; the farthest peer is 2 hops away
 	 */
-	tune_topo_default(&t, 1, 4, 1, 2);
-	t.msg_us = 0;
-	ASSERT_US(tf("mesh", &t, CS_ALLGATHER, 8e5), 1.5 + 2 * 4 * 1e5 / 160e3);
+	bare(&t, 1, 4, 1, 2);
+	ASSERT_US(tf("mesh", &t, CS_ALLGATHER, 8e5), 2 * 1.5 + 3 * 4 * 1e5 / 160e3);
+}
+
+TEST(alpha_is_per_hop_on_the_torus)
+{
+	struct tune_topo t;
+	struct tune_cost c;
+
+	/* 4x4 torus, one rank per device: rank ^ 5 is device (1,1) away: 2 hops */
+	bare(&t, 1, 4, 4, 1);
+	c = tune_step_xor(&t, 5, 1e3, 1);
+	ASSERT_US(c.lat_us, 2 * 1.5);
+	/* rank ^ 2 is 2 hops along x */
+	c = tune_step_xor(&t, 2, 1e3, 1);
+	ASSERT_US(c.lat_us, 2 * 1.5);
+	/* rank ^ 1 is one hop */
+	c = tune_step_xor(&t, 1, 1e3, 1);
+	ASSERT_US(c.lat_us, 1.5);
+	/*
+	 * a row-major ring of devices on the torus: 12 links of one hop and 4
+	 * (row ends, 3 -> 4 ...) of two; both ways round the ranks go in
+	 * lockstep at the slowest link's α
+	 */
+	c = tune_step_ring(&t, 1e3, 1, 1);
+	ASSERT_US(c.lat_us, (12 * 1.5 + 4 * 3.0) / 16);
+	c = tune_step_ring(&t, 1e3, 1, 2);
+	ASSERT_US(c.lat_us, 3.0);
+	/* the per-step and per-message overheads come from the CC latencies */
+	tune_topo_default(&t, 1, 4, 4, 1);
+	ASSERT_US(t.step_us, 0.05 + 0.005);
+	ASSERT_US(t.msg_us, 0.05 + 2 * 0.005);
+}
+
+TEST(parameters_come_from_the_device)
+{
+	struct ccm_config cfg;
+	struct tune_hw hw, def;
+	struct tune_topo t;
+
+	/* the model's defaults are the sim's */
+	ccm_config_default(&cfg);
+	tune_hw_from_config(&cfg, &hw);
+	tune_hw_default(&def);
+	for (int i = 0; i < TUNE_NTIERS; i++) {
+		ASSERT_US(hw.alpha_us[i], def.alpha_us[i]);
+		ASSERT_US(hw.bw_gbps[i], def.bw_gbps[i]);
+	}
+	ASSERT_US(hw.engine_gbps, def.engine_gbps);
+	ASSERT_US(hw.sem_us, def.sem_us);
+	ASSERT_US(hw.insn_us, def.insn_us);
+	ASSERT_EQ(hw.engines, def.engines);
+	/* a slower fabric: α 3 µs per hop, 80 GB/s links, 100 GB/s engines */
+	cfg.alpha_node_ns = 3000;
+	cfg.bw_node_gbps = 640;
+	cfg.bw_engine_gbps = 800;
+	cfg.sem_ns = 100;
+	tune_hw_from_config(&cfg, &hw);
+	tuner_topo(1, 4, 1, 1, &hw, &t);
+	ASSERT_US(t.alpha_us[TUNE_NODE], 3.0);
+	ASSERT_US(t.bw_gbps[TUNE_NODE], 80.0);
+	ASSERT_US(t.engine_gbps, 100.0);
+	ASSERT_US(t.step_us, 0.1 + 0.005);
+	t.msg_us = t.step_us = 0;
+	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (3.0 + 1e5 / 80e3));
+	/* an ideal timed device makes the ideal model */
+	cfg.timed = 1;
+	cfg.ideal = 1;
+	tune_hw_from_config(&cfg, &hw);
+	tuner_topo(1, 4, 1, 1, &hw, &t);
+	ASSERT_TRUE(t.ideal);
+	ASSERT_US(t.alpha_us[0], 3.0);
 }
 
 TEST(hierarchical_beats_flat_ring_across_nodes)
@@ -304,14 +384,14 @@ TEST(tuner_on_a_trn2_node_and_across_nodes)
 	ccore_test_log("Trn2-like node AllReduce: 4 KiB %s, 256 KiB %s, 256 MiB %s", small, mid,
 		       large);
 	/*
-	 * The model's answer (see Documentation/collectives.rst, "Tuning"):
-	 * RDH for small and middle sizes, KangaRing or the flat ring for large
-	 * ones.  Mesh does not win here: its N - 1 = 63 messages per step cost
-	 * more than RDH's 6 steps, and on the torus its all-to-all loads a
-	 * link with 128 blocks per step where RDH's steps are cheaper in α.
+	 * The model's answer, which the timed model agrees with (see
+	 * Documentation/collectives.rst, "Tuning"): Mesh (one or two
+	 * all-to-all steps of at most 4 hops) for small and middle sizes, the
+	 * ring family for large ones.  RDH does not win the middle here: its 6
+	 * steps pay 1 + 1 + 2 + 2 + 4... hops of α where Mesh pays 4 twice.
 	 */
-	ASSERT_STR_CONTAINS(small, "rdh");
-	ASSERT_STR_CONTAINS(mid, "rdh");
+	ASSERT_STR_CONTAINS(small, "mesh");
+	ASSERT_STR_CONTAINS(mid, "mesh");
 	ASSERT_TRUE(!strcmp(large, "kangaring") || !strcmp(large, "flatring") ||
 		    !strcmp(large, "ring"));
 	/*

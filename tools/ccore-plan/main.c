@@ -15,8 +15,10 @@
 #include "ccore.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
+#include "regret.h"
 #include "svg.h"
 #include "timed.h"
+#include "tune/hw.h"
 #include "tune/tuner.h"
 
 #define MAX_SLICES 16
@@ -39,6 +41,8 @@ struct plan_args {
 	uint64_t min, max;
 	int timed;		/* 1: the timed-model column; 0: --no-timed */
 	int timed_set;
+	int regret;		/* 1: --regret, 2: --regret --quick */
+	int quick;
 };
 
 static void usage(FILE *out)
@@ -49,6 +53,7 @@ static void usage(FILE *out)
 		"                  [--json] [--diagram FILE.svg]\n"
 		"       ccore-plan --op OP --ranks N --sweep [--min BYTES] [--max BYTES]\n"
 		"                  [--topology SPEC] [--ideal ...] [--svg FILE.svg] [--json]\n"
+		"       ccore-plan --regret [--quick]\n"
 		"\n"
 		"Every algorithm that can run the collective, with its alpha-beta time\n"
 		"(the tuner's cost model), its time on the timed device model (the\n"
@@ -82,12 +87,24 @@ static void usage(FILE *out)
 		"  --timed           with --sweep: also run every size on the timed model\n"
 		"  --no-timed        only the cost model (one size runs the timed model\n"
 		"                    by default; at thousands of ranks it takes seconds)\n"
+		"  --regret          the tuner's regret on the timed model over a grid: for\n"
+		"                    allreduce, allgather, reducescatter, alltoall, broadcast\n"
+		"                    and reduce on a ring of 8 devices, 2 devices x 4 ranks\n"
+		"                    and 1, 2 and 4 Trn2-like nodes (4x4 torus x 4 ranks),\n"
+		"                    1 KiB to 1 GiB every 4x, every algorithm runs on the\n"
+		"                    timed model; per point the runtime's choice, the best\n"
+		"                    and the regret (chosen/best - 1), then the worst points\n"
+		"                    and \"regret <= 5%% at X of Y points\".  Exit status 1\n"
+		"                    if under 95%% of points are within 5%% (a few minutes)\n"
+		"  --quick           with --regret: 36 points, a few seconds\n"
 		"  --json            a JSON object: chosen and algorithms\n"
 		"                    [{algo, formula_us, tuned_us, timed_us}]\n"
 		"  -h, --help        this usage text\n"
 		"\n"
-		"The model's parameters come from CCORE_TUNER_* (see README); the same\n"
-		"model picks the runtime's default algorithm.\n");
+		"The model's parameters are the simulated device's (the sim's defaults,\n"
+		"changed by $CCORE_SIM keys such as alpha_node_ns, bw_node_gbps,\n"
+		"bw_engine_gbps, sem_ns: ccore-info --sim-help), then CCORE_TUNER_* (see\n"
+		"README); the same model picks the runtime's default algorithm.\n");
 }
 
 static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
@@ -217,6 +234,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{ "svg", required_argument, NULL, 'g' },
 		{ "timed", no_argument, NULL, 'T' },
 		{ "no-timed", no_argument, NULL, 'U' },
+		{ "regret", no_argument, NULL, 'R' },
+		{ "quick", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -305,6 +324,12 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			a->timed = c == 'T';
 			a->timed_set = 1;
 			break;
+		case 'R':
+			a->regret = 1;
+			break;
+		case 'Q':
+			a->quick = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -319,6 +344,18 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	if (optind < argc) {
 		fprintf(stderr, "ccore-plan: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
+	}
+	if (a->quick && !a->regret) {
+		fprintf(stderr, "ccore-plan: --quick goes with --regret\n");
+		return 2;
+	}
+	if (a->regret) {
+		if (a->coll >= 0 || a->ranks || a->size || a->sweep || a->ideal || a->algo ||
+		    a->diagram || a->json || a->nodes || a->torus_x || a->ranks_per_device) {
+			fprintf(stderr, "ccore-plan: --regret runs its own grid: it takes only --quick\n");
+			return 2;
+		}
+		return 0;
 	}
 	if (a->coll < 0 || !a->ranks || (!a->size && !a->sweep)) {
 		fprintf(stderr, "ccore-plan: --op, --ranks and --size (or --sweep) are required (see --help)\n");
@@ -377,13 +414,30 @@ static struct cs_shape shape_of(const struct plan_args *a, uint64_t bytes)
 	return sh;
 }
 
-static void topo_of(const struct plan_args *a, struct tune_topo *t)
+static void topo_of(const struct plan_args *a, const struct tune_hw *hw, struct tune_topo *t)
 {
 	if (a->ideal) {
 		tune_topo_ideal(t, a->ranks, a->alpha_us, a->bw_gbps);
 		return;
 	}
-	tuner_topo(a->nodes, a->torus_x, a->torus_y, a->ranks_per_device, t);
+	tuner_topo(a->nodes, a->torus_x, a->torus_y, a->ranks_per_device, hw, t);
+}
+
+/* The simulated device's parameters: the sim's defaults and $CCORE_SIM's keys. */
+static int hw_of(struct tune_hw *hw)
+{
+	const char *user = getenv("CCORE_SIM");
+	struct ccm_config c;
+	struct ccm_err err = { 0 };
+
+	ccm_config_default(&c);
+	c.timed = 1;
+	if (user && *user && ccm_config_parse(&c, user, &err)) {
+		fprintf(stderr, "ccore-plan: CCORE_SIM=%s: %s\n", user, err.msg);
+		return -1;
+	}
+	tune_hw_from_config(&c, hw);
+	return 0;
 }
 
 static int draw(const struct plan_args *a, const struct algo *al)
@@ -699,6 +753,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 int main(int argc, char **argv)
 {
 	struct plan_args a;
+	struct tune_hw hw;
 	struct tune_topo t;
 	struct row rows[64];
 	const struct row *b;
@@ -710,7 +765,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ccore-plan: %s\n", ccore_last_error());
 		return 1;
 	}
-	topo_of(&a, &t);
+	if (hw_of(&hw))
+		return 2;
+	if (a.regret)
+		return regret_run(a.quick, &hw);
+	topo_of(&a, &hw, &t);
 	if (a.sweep)
 		return plan_sweep(&a, &t);
 	rc = plan_one(&a, &t);

@@ -28,13 +28,30 @@ static long gbit_of(double gbps)
 	return v > 0 ? v : 1;
 }
 
-/* CCORE_SIM for @t: its layout and its tiers' α and bandwidths. */
-static void sim_config(const struct tune_topo *t, uint32_t n, char *buf, size_t len)
+/* The user's $CCORE_SIM, as it was before timed_open() set its own. */
+static const char *user_sim(void)
+{
+	static char saved[512];
+	static int done;
+	const char *v;
+
+	if (!done) {
+		v = getenv("CCORE_SIM");
+		snprintf(saved, sizeof(saved), "%s", v ? v : "");
+		done = 1;
+	}
+	return saved;
+}
+
+/* CCORE_SIM for @t after the user's keys (@user): its layout and its tiers' α and bandwidths. */
+static void sim_config(const struct tune_topo *t, uint32_t n, const char *user, char *buf,
+		       size_t len)
 {
 	int k;
 
+	k = snprintf(buf, len, "%s%s", user, *user ? "," : "");
 	/* room for thousands of ranks, as ccore-bench --timed makes */
-	k = snprintf(buf, len,
+	k += snprintf(buf + k, len - (size_t)k,
 		     "timed=1,virtual=1,job_timeout_ms=3600000,sems=%u,program_size=1048576,ring_size=1048576",
 		     2 * n + 64 > 256 ? 2 * n + 64 : 256);
 	if (t->ideal) {
@@ -57,7 +74,7 @@ struct timed_world *timed_open(const struct tune_topo *t, uint64_t max_bytes, ch
 {
 	struct ccore_topology topo = { t->nodes, t->torus_x * t->torus_y, t->ranks_per_device };
 	struct timed_world *w = calloc(1, sizeof(*w));
-	char sim[512];
+	char sim[1024];
 
 	if (!w) {
 		snprintf(err, len, "out of memory");
@@ -71,7 +88,7 @@ struct timed_world *timed_open(const struct tune_topo *t, uint64_t max_bytes, ch
 		snprintf(err, len, "out of memory");
 		goto fail;
 	}
-	sim_config(t, w->n, sim, sizeof(sim));
+	sim_config(t, w->n, user_sim(), sim, sizeof(sim));
 	if (t->ideal) {
 		/* the runtime's tuner prices slices in the same setting */
 		snprintf(err, len, "%g", t->alpha_us[0]);
@@ -112,7 +129,7 @@ void timed_close(struct timed_world *w)
 	free(w);
 }
 
-/* Rank @r's part of the collective: the calls ccore-bench makes. */
+/* Rank @r's part of the collective (@count as the API counts it): ccore-bench's calls. */
 static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint32_t root)
 {
 	struct ccore_comm *c = w->comm[r];
@@ -123,11 +140,11 @@ static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint3
 	case CS_ALLREDUCE:
 		return ccore_all_reduce(s, d, count, f, ccore_sum, c, NULL);
 	case CS_ALLGATHER:
-		return ccore_all_gather(s, d, count / w->n, f, c, NULL);
+		return ccore_all_gather(s, d, count, f, c, NULL);
 	case CS_REDUCESCATTER:
-		return ccore_reduce_scatter(s, d, count / w->n, f, ccore_sum, c, NULL);
+		return ccore_reduce_scatter(s, d, count, f, ccore_sum, c, NULL);
 	case CS_ALLTOALL:
-		return ccore_all_to_all(s, d, count / w->n, f, c, NULL);
+		return ccore_all_to_all(s, d, count, f, c, NULL);
 	case CS_BROADCAST:
 		return ccore_broadcast(s, d, count, f, (int)root, c, NULL);
 	case CS_REDUCE_COLL:
@@ -136,6 +153,33 @@ static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint3
 		return ccore_send(s, count, f, (int)((r + 1) % w->n), c, NULL) ?:
 		       ccore_recv(d, count, f, (int)((r + w->n - 1) % w->n), c, NULL);
 	}
+}
+
+/* The count of one rank's call for nccl-tests size @bytes (post()'s). */
+static size_t count_of(const struct timed_world *w, int coll, uint64_t bytes)
+{
+	size_t count = (size_t)(bytes / 4);
+
+	if (coll == CS_ALLGATHER || coll == CS_REDUCESCATTER || coll == CS_ALLTOALL)
+		count /= w->n;
+	return count;
+}
+
+int timed_choice(struct timed_world *w, int coll, uint64_t bytes, struct ccore_plan_info *info,
+		 char *err, size_t len)
+{
+	unsetenv("CCORE_ALGO");
+	if (ccore_plan_query(w->comm[0], (enum ccore_coll_op)(coll + ccore_op_allreduce),
+			     count_of(w, coll, bytes), ccore_f32, info)) {
+		snprintf(err, len, "%s", ccore_last_error());
+		return -1;
+	}
+	return 0;
+}
+
+uint32_t timed_ranks(const struct timed_world *w)
+{
+	return w->n;
 }
 
 int timed_run(struct timed_world *w, int coll, uint64_t bytes, uint32_t root, const char *algo,
@@ -151,7 +195,7 @@ int timed_run(struct timed_world *w, int coll, uint64_t bytes, uint32_t root, co
 	setenv("CCORE_ALGO", algo, 1);
 	rc = ccore_group_start();
 	for (uint32_t r = 0; r < w->n && !rc; r++)
-		rc = post(w, r, coll, (size_t)(bytes / 4), root);
+		rc = post(w, r, coll, count_of(w, coll, bytes), root);
 	rc = ccore_group_end() ?: rc;
 	for (uint32_t r = 0; r < w->n && !rc; r++)
 		rc = ccore_stream_sync(ccore_comm_stream(w->comm[r]));

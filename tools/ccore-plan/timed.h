@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ccore.h"
 #include "tune/model.h"
 
 struct timed_world;
@@ -31,5 +32,14 @@ void timed_close(struct timed_world *w);
  */
 int timed_run(struct timed_world *w, int coll, uint64_t bytes, uint32_t root, const char *algo,
 	      double *us, char *err, size_t len);
+
+/*
+ * What the runtime's tuner would run for the same call (ccore_plan_query()
+ * on rank 0, CCORE_ALGO unset): 0, or -1 with @err.
+ */
+int timed_choice(struct timed_world *w, int coll, uint64_t bytes, struct ccore_plan_info *info,
+		 char *err, size_t len);
+/* Ranks of @w. */
+uint32_t timed_ranks(const struct timed_world *w);
 
 #endif

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cost model's parameters from the device (see model.h): the sim
+ * backend's fabric configuration, the same numbers the timed device model
+ * charges.  The kernel driver does not report them (no uAPI params for
+ * α, bandwidths or CC-core latencies yet): there the defaults stand.
+ */
+#include "hw.h"
+
+void tune_hw_from_config(const struct ccm_config *c, struct tune_hw *hw)
+{
+	tune_hw_default(hw);
+	if (!c)
+		return;
+	hw->alpha_us[TUNE_DEV] = c->alpha_dev_ns / 1e3;
+	hw->alpha_us[TUNE_NODE] = c->alpha_node_ns / 1e3;
+	hw->alpha_us[TUNE_NET] = c->alpha_net_ns / 1e3;
+	/* Gbit/s to GB/s */
+	hw->bw_gbps[TUNE_DEV] = c->bw_dev_gbps / 8.0;
+	hw->bw_gbps[TUNE_NODE] = c->bw_node_gbps / 8.0;
+	hw->bw_gbps[TUNE_NET] = c->bw_net_gbps / 8.0;
+	hw->engine_gbps = c->bw_engine_gbps / 8.0;
+	hw->engines = c->engines;
+	hw->sem_us = c->sem_ns / 1e3;
+	hw->insn_us = c->cc_insn_ns / 1e3;
+	hw->ideal = c->timed && c->ideal;
+	if (hw->ideal) {
+		/* the device's single tier: every hop α_node at bw_node */
+		for (int t = 0; t < TUNE_NTIERS; t++) {
+			hw->alpha_us[t] = hw->alpha_us[TUNE_NODE];
+			hw->bw_gbps[t] = hw->bw_gbps[TUNE_NODE];
+		}
+	}
+}
