@@ -99,7 +99,7 @@ else
 	failed=$((failed + 1))
 	echo "not ok $n ccore-plan --diagram: $rows rows, $steps steps, $arrows arrows (want 8, 6, 48)"
 fi
-for tool in ccore-bench ccore-info ccore-as ccore-plan; do
+for tool in ccore-bench ccore-info ccore-as ccore-plan ccore-exe; do
 	expect 0 "usage" -- "$bin/$tool" --help
 done
 echo "1..$n"
