@@ -7,6 +7,8 @@
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce)
+#   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
+#                   FUZZ_SECONDS (default 60)
 #
 # Each of demo, check and driver installs the Debian packages it needs first.
 
@@ -103,7 +105,7 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	$(Q)touch $@
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
@@ -328,3 +330,30 @@ $(BUILD)/tests/kernel/helpers/genl_request: selftests/driver/genl_request.c uapi
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -Iuapi $(NL_CFLAGS) -static -Wl,--no-warnings $< -o $@ $(NL_LIBS)
+
+# --- fuzzing the executable loader (libFuzzer) ------------------------------
+# The library is rebuilt with clang under ASan/UBSan and libFuzzer's
+# coverage (in $(BUILD)/fuzz); the fuzzer starts from the checked-in corpus
+# (selftests/fuzz/corpus, see make-corpus.sh there), keeps what it finds in
+# $(BUILD)/fuzz/corpus and writes crashing inputs to $(BUILD)/fuzz/artifacts/.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_CC := clang
+DEPS_FUZZ := clang libclang-rt-14-dev
+
+.PHONY: fuzz fuzz-build
+fuzz: fuzz-build
+	$(Q)mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	$(Q)$(FUZZ_DIR)/fuzzers/exe_load -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-dict=selftests/fuzz/exe.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+		$(FUZZ_DIR)/corpus selftests/fuzz/corpus
+
+fuzz-build:
+	$(Q)scripts/deps.sh $(DEPS_FUZZ)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=$(FUZZ_CC) SAN=1 \
+		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_DIR)/fuzzers/exe_load
+
+$(BUILD)/fuzzers/%: selftests/fuzz/%_fuzz.c $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $< $(LIBCCORE) -o $@ $(LDFLAGS_ALL) -fsanitize=fuzzer $(LIBCCORE_LIBS) $(LDLIBS_ALL)

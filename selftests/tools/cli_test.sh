@@ -137,7 +137,7 @@ else
 	echo "not ok $n ccore-plan --regret --quick: '$good' points within 5% (want 33+ of 36)"
 	printf '%s\n' "$out" | sed 's/^/# /'
 fi
-for tool in ccore-bench ccore-info ccore-as ccore-plan; do
+for tool in ccore-bench ccore-info ccore-as ccore-plan ccore-exe; do
 	expect 0 "usage" -- "$bin/$tool" --help
 done
 echo "1..$n"
