@@ -115,13 +115,15 @@ struct ccm_fabric;
  * struct ccm_host_ops - how the model reports to its host
  * @job_done: a job's program returned (status 0) or faulted (negative)
  * @notify: a CC core executed NOTIFY
+ * @compute_done: a compute engine's program ended (see ccm_compute_submit())
  *
- * Both are called from worker context with no model lock held; they must
+ * All are called from worker context with no model lock held; they must
  * not block.  Host waiters are woken through ccm_fabric_wait() anyway.
  */
 struct ccm_host_ops {
 	void (*job_done)(void *host, u64 cookie, int status);
 	void (*notify)(void *host, u32 dev, u32 cc_core, u32 value);
+	void (*compute_done)(void *host, u32 dev, u32 core, int status);
 };
 
 struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
@@ -249,6 +251,62 @@ void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 cc, u32 count);
  */
 void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 cc, int status);
 void ccm_cc_info(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_cc_info *info);
+
+/* --- compute engines (ccm_compute.c) --------------------------------------
+ * One per logical core.  A compute program (struct drm_ccore_ce_insn[],
+ * verified with ccm_compute_verify()) computes, copies through a DMA ring
+ * of its core, triggers CC cores and waits on semaphores; see
+ * Documentation/device-model.rst, "Compute engines".
+ */
+
+/* The longest COMPUTE instruction: an hour. */
+#define CCM_CE_MAX_DURATION_NS 3600000000000ull
+
+/**
+ * struct ccm_compute_info - a compute engine and its last program
+ * @running: a program is running
+ * @owner: who submitted the last program (NULL: none yet)
+ * @pc: the instruction it is at
+ * @status: of the last program once ended: 0, -EIO, or the abort status
+ * @fault: why it failed, naming the instruction (empty if it did not)
+ * @insns: the last program's instructions executed
+ * @busy_ns: its COMPUTE nanoseconds
+ * @dma_bytes: the bytes of its DMA instructions
+ * @start_ps: timed mode: the virtual time it started at
+ * @end_ps: timed mode: the virtual time it ended at
+ * @programs: programs ended since the fabric was created
+ * @total_insns: instructions executed since then
+ * @total_busy_ns: COMPUTE nanoseconds since then
+ * @total_dma_bytes: DMA instruction bytes since then
+ */
+struct ccm_compute_info {
+	bool running;
+	void *owner;
+	u32 pc;
+	int status;
+	char fault[CCM_ERR_LEN];
+	u64 insns, busy_ns, dma_bytes;
+	u64 start_ps, end_ps;
+	u64 programs, total_insns, total_busy_ns, total_dma_bytes;
+};
+
+/*
+ * Run a verified program (@ndma descriptors from ccm_compute_verify()) on
+ * the compute engine of @core, on behalf of @owner.  The descriptors
+ * replace the contents of ring @engine/@ring of @core, which @owner must
+ * have claimed, idle, with @ndma slots or more.  -EBUSY while the engine
+ * runs a program.
+ */
+int ccm_compute_submit(struct ccm_fabric *f, u32 dev, u32 core,
+		       const struct drm_ccore_ce_insn *insns, u32 count, u32 engine,
+		       u32 ring, const struct ccm_hwdesc *descs, u32 ndma, void *owner,
+		       struct ccm_err *err);
+/* True when the compute engine of @core runs no program. */
+bool ccm_compute_idle(const struct ccm_fabric *f, u32 dev, u32 core);
+/* Stop the running program (if any): it ends with @status (negative). */
+void ccm_compute_abort(struct ccm_fabric *f, u32 dev, u32 core, int status);
+int ccm_compute_info(const struct ccm_fabric *f, u32 dev, u32 core,
+		     struct ccm_compute_info *info);
 
 /* --- fault injection (ccm_fault.c) ---------------------------------------
  * One-shot faults for the driver's debugfs and its timeout and recovery

@@ -93,11 +93,13 @@ static void core_wake(struct ccm_core *core, bool ring, u32 ref)
 void ccm_core_wake_sem(struct ccm_core *core, u32 ref)
 {
 	core_wake(core, false, ref);
+	ccm_compute_wake(core, false, ref);
 }
 
 void ccm_core_wake_ring(struct ccm_core *core)
 {
 	core_wake(core, true, 0);
+	ccm_compute_wake(core, true, 0);
 }
 
 static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)

@@ -164,6 +164,7 @@ static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
 	snprintf(msg, sizeof(msg), "DMA error on device %u core %u engine %u ring %u descriptor %u",
 		 c->dev->index, c->index, e->index, (u32)(r - e->rings), slot);
 	ccm_cc_dma_error(c, msg);
+	ccm_compute_dma_error(c, e->index, (u32)(r - e->rings), msg);
 }
 
 const struct ccm_hwdesc *ccm_ring_current(struct ccm_ring *r)
@@ -324,6 +325,10 @@ int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ri
 	if (ccm_ring_busy(r)) {
 		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
 			      "ring %u of engine %u has descriptors in flight", ring, engine);
+	} else if (ccm_compute_uses_ring(e->core, engine, ring)) {
+		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
+			      "ring %u of engine %u is the DMA ring of the program running on core %u's compute engine",
+			      ring, engine, core);
 	} else {
 		/* descs stay allocated until reuse or engine teardown: the
 		 * engine may still be looking at this slot's cursor. */
@@ -359,6 +364,37 @@ int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	} else {
 		memcpy(&r->descs[r->written], descs, (size_t)count * sizeof(*descs));
 		ccm_store32(&r->written, r->written + count);
+	}
+	ccm_mutex_unlock(&e->lock);
+	return rc;
+}
+
+int ccm_ring_replace(struct ccm_engine *e, u32 ring, const struct ccm_hwdesc *descs, u32 count,
+		     void *owner, struct ccm_err *err)
+{
+	struct ccm_ring *r = &e->rings[ring];
+	int rc = 0;
+
+	ccm_mutex_lock(&e->lock);
+	if (!r->owner || r->owner != owner) {
+		rc = ccm_fail(err, -EACCES, CCM_NO_INDEX,
+			      "ring %u of engine %u is not claimed by this context", ring, e->index);
+	} else if (ccm_ring_busy(r)) {
+		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
+			      "ring %u of engine %u has descriptors in flight; it must be idle", ring,
+			      e->index);
+	} else if (count > r->slots) {
+		rc = ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
+			      "ring %u of engine %u has %u slots, the program has %u dma instructions",
+			      ring, e->index, r->slots, count);
+	} else {
+		/* idle: every cursor may start over at the first slot */
+		memcpy(r->descs, descs, (size_t)count * sizeof(*descs));
+		r->exec_slot = 0;
+		r->exec_off = 0;
+		r->start_slot = 0;
+		r->xcslot = 0;
+		ccm_store32(&r->written, count);
 	}
 	ccm_mutex_unlock(&e->lock);
 	return rc;

@@ -52,7 +52,7 @@ static int core_init(struct ccm_core *c, struct ccm_device *d, u32 index)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return ccm_compute_init(&c->compute, c);
 }
 
 static void core_fini(struct ccm_core *c, const struct ccm_config *cfg)
@@ -65,6 +65,7 @@ static void core_fini(struct ccm_core *c, const struct ccm_config *cfg)
 	if (c->cc)
 		for (i = 0; i < cfg->cc_cores; i++)
 			ccm_cc_fini(&c->cc[i]);
+	ccm_compute_fini(&c->compute);
 	ccm_free(c->engines);
 	ccm_free(c->cc);
 	ccm_free(c->sems);

@@ -12,7 +12,9 @@
 /* A START of at least this many bytes is heavy work (see ccm_sched.c). */
 #define CCM_HEAVY_BYTES (256 * 1024)
 
-enum ccm_agent_kind { CCM_AGENT_ENGINE, CCM_AGENT_CC };
+enum ccm_agent_kind { CCM_AGENT_ENGINE, CCM_AGENT_CC, CCM_AGENT_COMPUTE };
+/* Instructions a compute engine runs in one step. */
+#define CCM_CE_BUDGET_INSNS 64
 enum ccm_agent_state { CCM_AGENT_IDLE, CCM_AGENT_QUEUED, CCM_AGENT_RUNNING };
 enum ccm_step_result { CCM_STEP_BLOCKED, CCM_STEP_RUNNABLE };
 
@@ -153,6 +155,31 @@ struct ccm_cc {
 	u32 wait_sem;			/* CCM_WAIT_SEM: the semaphore */
 };
 
+/*
+ * A compute engine (ccm_compute.c): runs one program at a time, its DMA
+ * instructions starting descriptors that ccm_compute_submit() wrote to
+ * ring @engine/@ring of its core.
+ */
+struct ccm_compute {
+	struct ccm_agent agent;
+	struct ccm_core *core;
+	struct ccm_mutex lock;		/* everything below */
+	struct drm_ccore_ce_insn *prog;
+	u32 count, pc;
+	u32 engine, ring;		/* its DMA ring, if it has DMA */
+	bool has_dma;
+	bool running;			/* atomic for readers without the lock */
+	void *owner;
+	int status;
+	char fault[CCM_ERR_LEN];
+	u64 start_ps, end_ps;
+	bool started;
+	u64 insns, busy_ns, dma_bytes;
+	u64 programs, total_insns, total_busy_ns, total_dma_bytes;
+	u32 wait_kind;			/* atomic: enum ccm_wait_kind */
+	u32 wait_sem;
+};
+
 enum ccm_wait_kind {
 	CCM_WAIT_ANY,			/* wake on any change of its core */
 	CCM_WAIT_SEM,			/* a local semaphore */
@@ -169,6 +196,7 @@ struct ccm_core {
 	struct ccm_mutex sem_lock;	/* allocation only */
 	struct ccm_engine *engines;
 	struct ccm_cc *cc;
+	struct ccm_compute compute;
 	u32 dma_error_armed;		/* atomic: ccm_inject_dma_error() */
 };
 
@@ -274,9 +302,13 @@ void ccm_timed_wake(struct ccm_agent *a, u64 at);
 u32 ccm_timed_pending(const struct ccm_fabric *f);
 /* Run the earliest agent; called with the scheduler lock held, keeps it. */
 void ccm_timed_run_one(struct ccm_fabric *f);
-/* A CC core may execute its next instruction now (nothing is due before
- * its clock); sets the time its effects happen at. */
-bool ccm_timed_cc_may_run(struct ccm_cc *cc);
+/* An agent (CC core, compute engine) may act now: nothing is due before
+ * its clock; sets the time its effects happen at. */
+bool ccm_timed_may_run(struct ccm_agent *a);
+static inline bool ccm_timed_cc_may_run(struct ccm_cc *cc)
+{
+	return ccm_timed_may_run(&cc->agent);
+}
 /* A CC core executed an instruction. */
 static inline void ccm_timed_cc_insn(struct ccm_cc *cc)
 {
@@ -321,6 +353,21 @@ struct ccm_cc *ccm_cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm
 /* A DMA engine of @core failed a descriptor: fault every CC core of @core
  * running a job with @msg, failing the job with -EIO as a runtime fault does. */
 void ccm_cc_dma_error(struct ccm_core *core, const char *msg);
+
+/* ccm_compute.c */
+int ccm_compute_init(struct ccm_compute *ce, struct ccm_core *core);
+void ccm_compute_fini(struct ccm_compute *ce);
+enum ccm_step_result ccm_compute_step(struct ccm_compute *ce);
+/* Semaphore @ref (or, @ring, a ring) of @core changed: wake its compute
+ * engine if it may wait on it. */
+void ccm_compute_wake(struct ccm_core *core, bool ring, u32 ref);
+/* True if the running program of @core's compute engine uses the ring. */
+bool ccm_compute_uses_ring(struct ccm_core *core, u32 engine, u32 ring);
+/* A DMA error on ring @engine/@ring of @core: its compute program fails. */
+void ccm_compute_dma_error(struct ccm_core *core, u32 engine, u32 ring, const char *msg);
+/* Replace the descriptors of an idle ring (ccm_engine.c); -EBUSY if busy. */
+int ccm_ring_replace(struct ccm_engine *e, u32 ring, const struct ccm_hwdesc *descs, u32 count,
+		     void *owner, struct ccm_err *err);
 
 /* ccm_fault.c: take an armed fault (one-shot); true if it fires now. */
 bool ccm_fault_take_dma_error(struct ccm_core *core);

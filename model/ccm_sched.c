@@ -20,6 +20,8 @@ enum ccm_step_result ccm_agent_step(struct ccm_agent *a)
 {
 	if (a->kind == CCM_AGENT_ENGINE)
 		return ccm_engine_step((struct ccm_engine *)a);
+	if (a->kind == CCM_AGENT_COMPUTE)
+		return ccm_compute_step((struct ccm_compute *)a);
 	return ccm_cc_step((struct ccm_cc *)a);
 }
 
@@ -250,7 +252,8 @@ int ccm_sched_init(struct ccm_fabric *f)
 	struct ccm_sched *s = &f->sched;
 	const struct ccm_config *c = &f->cfg;
 
-	s->cap = f->ndev * c->cores * (c->engines + c->cc_cores);
+	/* every agent: engines, CC cores and the compute engine of each core */
+	s->cap = f->ndev * c->cores * (c->engines + c->cc_cores + 1);
 	s->queue = ccm_calloc(s->cap, sizeof(*s->queue));
 	s->stamp = ccm_calloc(s->cap, sizeof(*s->stamp));
 	if (!s->queue || !s->stamp)

@@ -199,10 +199,10 @@ void ccm_timed_run_one(struct ccm_fabric *f)
 	}
 }
 
-bool ccm_timed_cc_may_run(struct ccm_cc *cc)
+bool ccm_timed_may_run(struct ccm_agent *a)
 {
-	struct ccm_timed *tm = &cc->agent.f->tm;
-	u64 t = cc->agent.t;
+	struct ccm_timed *tm = &a->f->tm;
+	u64 t = a->t;
 
 	if (t > __atomic_load_n(&tm->min_key, __ATOMIC_RELAXED))
 		return false;
@@ -228,7 +228,7 @@ int ccm_timed_init(struct ccm_fabric *f)
 	u32 d, i;
 
 	/* every agent once, and room for entries gone stale */
-	tm->cap = 2 * f->ndev * c->cores * (c->engines + c->cc_cores);
+	tm->cap = 2 * f->ndev * c->cores * (c->engines + c->cc_cores + 1);
 	tm->heap = ccm_calloc(tm->cap, sizeof(*tm->heap));
 	tm->links = ccm_calloc((size_t)f->ndev * CCM_LINK_DIRS, sizeof(*tm->links));
 	if (!tm->heap || !tm->links)

@@ -22,7 +22,7 @@ static int map_range(const struct ccm_verify_ctx *c, u32 i, const char *what, u6
 	return 0;
 }
 
-static int check_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind,
+int ccm_verify_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind,
 		     const char *what, u32 ref, struct ccm_err *err)
 {
 	if (!ccm_sem_valid(c->f, ref))
@@ -130,7 +130,7 @@ static int desc_sem_write(const struct ccm_verify_ctx *c, const struct drm_ccore
 	     desc_zero(i, op, "dst bits 32..63", d->dst >> 32, err);
 	if (rc)
 		return rc;
-	rc = check_sem(c, i, "descriptor", "dst semaphore", (u32)d->dst, err);
+	rc = ccm_verify_sem(c, i, "descriptor", "dst semaphore", (u32)d->dst, err);
 	if (rc)
 		return rc;
 	out->sem_target = (u32)d->dst;
@@ -164,7 +164,7 @@ int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_de
 	if (rc)
 		return rc;
 	if (d->flags & DRM_CCORE_DESC_F_SIGNAL) {
-		rc = check_sem(c, i, "descriptor", "signal_sem", d->signal_sem, err);
+		rc = ccm_verify_sem(c, i, "descriptor", "signal_sem", d->signal_sem, err);
 		if (rc)
 			return rc;
 	} else if (d->signal_sem || d->signal_value) {
@@ -256,7 +256,7 @@ static int insn_sem(const struct ccm_verify_ctx *c, const struct drm_ccore_insn 
 		return ccm_fail(err, -EINVAL, i,
 				"instruction %u (%s): semaphore 0x%08x is not on this core (device %u core %u); %s waits on local semaphores only",
 				i, name, in->sem, c->dev, c->core, name);
-	return check_sem(c, i, "instruction", "semaphore", in->sem, err);
+	return ccm_verify_sem(c, i, "instruction", "semaphore", in->sem, err);
 }
 
 static int insn_ring(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *in, u32 i,

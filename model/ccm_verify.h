@@ -43,5 +43,21 @@ bool ccm_insn_uses_sem(const struct drm_ccore_insn *in);
 /* Validate a whole program; err->index names the first bad instruction. */
 int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *insns,
 		       u32 count, struct ccm_err *err);
+/*
+ * Check that @ref names a semaphore the context may use; errors read
+ * "@kind @i: @what 0x... ..." (kind: "descriptor" or "instruction").
+ */
+int ccm_verify_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind, const char *what,
+		   u32 ref, struct ccm_err *err);
+/*
+ * Validate a compute program for the compute engine of c->core
+ * (ccm_compute_verify.c) and translate its DMA instructions, in order,
+ * into @descs (room for @count); *@ndma is how many there are.  Ring
+ * @engine/@ring of c->core carries them and must be the context's if
+ * there are any.  err->index names the first bad instruction.
+ */
+int ccm_compute_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_ce_insn *insns,
+		       u32 count, u32 engine, u32 ring, struct ccm_hwdesc *descs, u32 *ndma,
+		       struct ccm_err *err);
 
 #endif

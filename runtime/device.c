@@ -34,6 +34,8 @@ static const struct {
 	{ DRM_IOCTL_CCORE_SUBMIT, "SUBMIT" },
 	{ DRM_IOCTL_CCORE_JOB_WAIT, "JOB_WAIT" },
 	{ DRM_IOCTL_CCORE_CC_TRIGGER, "CC_TRIGGER" },
+	{ DRM_IOCTL_CCORE_COMPUTE_SUBMIT, "COMPUTE_SUBMIT" },
+	{ DRM_IOCTL_CCORE_COMPUTE_WAIT, "COMPUTE_WAIT" },
 	{ DRM_IOCTL_GEM_CLOSE, "GEM_CLOSE" },
 	{ DRM_IOCTL_PRIME_HANDLE_TO_FD, "PRIME_HANDLE_TO_FD" },
 	{ DRM_IOCTL_PRIME_FD_TO_HANDLE, "PRIME_FD_TO_HANDLE" },
@@ -308,4 +310,31 @@ int ccore_dev_trigger(struct ccore_dev *dev, uint32_t cc_core, uint32_t count)
 	struct drm_ccore_cc_trigger a = { .cc_core = cc_core, .count = count };
 
 	return ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_CC_TRIGGER, &a);
+}
+
+int ccore_dev_compute_submit(struct ccore_dev *dev, uint32_t core,
+			     const struct drm_ccore_ce_insn *insns, uint32_t count,
+			     uint32_t dma_engine, uint32_t dma_ring, uint32_t timeout_ms,
+			     uint32_t *bad_index)
+{
+	struct drm_ccore_compute_submit a = {
+		.core = core, .count = count, .insns = (uintptr_t)insns,
+		.dma_engine = dma_engine, .dma_ring = dma_ring, .timeout_ms = timeout_ms,
+	};
+	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_COMPUTE_SUBMIT, &a);
+
+	if (bad_index)
+		*bad_index = a.bad_index;
+	return rc;
+}
+
+int ccore_dev_compute_wait(struct ccore_dev *dev, uint32_t core, int64_t timeout_ns,
+			   struct drm_ccore_compute_wait *out)
+{
+	struct drm_ccore_compute_wait a = { .core = core, .timeout_ns = deadline_after(timeout_ns) };
+	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_COMPUTE_WAIT, &a);
+
+	if (!rc && out)
+		*out = a;
+	return rc;
 }

@@ -91,6 +91,22 @@ int ccore_dev_trigger(struct ccore_dev *dev, uint32_t cc_core, uint32_t count);
 int ccore_dev_stream_map(struct ccore_dev *dev, const struct ccore_comm_config *config,
 			 struct ccore_stream_map *out);
 
+/*
+ * Run a compute program on the compute engine of @core; its DMA
+ * instructions go through ring @dma_engine/@dma_ring of @core (one this
+ * context created, idle, a slot per DMA; both 0 without DMA).  On a
+ * rejected instruction *@bad_index names it (may be NULL).  @timeout_ms 0
+ * is the device's job timeout.
+ */
+int ccore_dev_compute_submit(struct ccore_dev *dev, uint32_t core,
+			     const struct drm_ccore_ce_insn *insns, uint32_t count,
+			     uint32_t dma_engine, uint32_t dma_ring, uint32_t timeout_ms,
+			     uint32_t *bad_index);
+/* Wait at most @timeout_ns (relative) for it to end; *@out gets its status
+ * and counters (may be NULL). */
+int ccore_dev_compute_wait(struct ccore_dev *dev, uint32_t core, int64_t timeout_ns,
+			   struct drm_ccore_compute_wait *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,6 +104,7 @@ struct sim_ctx {
 	u64 *grants;		/* serials of the imported allocations */
 	u32 ngrants, grants_cap;
 	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
+	s64 *compute_deadline;	/* per core: when its compute program times out */
 	u64 next_seq;
 };
 
@@ -148,15 +149,19 @@ int sim_bo_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
 int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
 int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
 int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+int sim_compute_submit(struct sim_ctx *c, struct drm_ccore_compute_submit *a);
 /* waits run without the lock */
 int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a);
 int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a);
+int sim_compute_wait(struct sim_ctx *c, struct drm_ccore_compute_wait *a);
 
 void sim_mem_put(struct sim_system *s, struct sim_mem *m);
 /* Verifier callback: @owner (a sim_ctx) allocated or imported @ref. */
 bool sim_sem_usable(void *owner, u32 ref);
 bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
 struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring);
+/* Keep what checked descriptor @d reaches (memory, semaphores) while @r exists. */
+int sim_ring_refs(struct sim_ctx *c, struct sim_ring *r, const struct drm_ccore_desc *d);
 /* Pin the block of @ref (if any) in @pins, once. */
 int sim_sem_pin(struct sim_ctx *c, struct sim_set *pins, u32 ref);
 void sim_sem_unpin_all(struct sim_set *pins);

@@ -124,7 +124,7 @@ static int ring_ref(struct sim_ctx *c, struct sim_ring *r, u64 va, u64 len)
 }
 
 /* What a checked descriptor reaches stays until the ring goes. */
-static int ring_refs(struct sim_ctx *c, struct sim_ring *r, const struct drm_ccore_desc *d)
+int sim_ring_refs(struct sim_ctx *c, struct sim_ring *r, const struct drm_ccore_desc *d)
 {
 	int rc = 0;
 
@@ -169,7 +169,7 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 		rc = ccm_desc_translate(&v, &in[i], i, &hw[i], &err);
 	/* Take the references before the descriptors can run. */
 	for (i = 0; i < a->count && !rc; i++)
-		rc = ring_refs(c, r, &in[i]);
+		rc = sim_ring_refs(c, r, &in[i]);
 	if (rc == -ENOMEM)
 		rc = ccm_fail(&err, rc, CCM_NO_INDEX, "out of memory");
 	if (!rc)

@@ -68,6 +68,8 @@ static bool starts_work(unsigned long req, const void *arg)
 		return ((const struct drm_ccore_ring_submit *)arg)->flags & DRM_CCORE_SUBMIT_F_START;
 	case DRM_IOCTL_CCORE_SEM_ACCESS:
 		return ((const struct drm_ccore_sem_access *)arg)->op != DRM_CCORE_SEM_READ;
+	case DRM_IOCTL_CCORE_COMPUTE_SUBMIT:
+		return true;
 	default:
 		return false;
 	}
@@ -86,6 +88,8 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 		return sim_sem_wait(c, arg);
 	if (req == DRM_IOCTL_CCORE_JOB_WAIT)
 		return sim_job_wait(c, arg);
+	if (req == DRM_IOCTL_CCORE_COMPUTE_WAIT)
+		return sim_compute_wait(c, arg);
 
 	ccm_mutex_lock(&s->lock);
 	switch (req) {
@@ -119,6 +123,9 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 	case DRM_IOCTL_CCORE_SUBMIT:
 	case DRM_IOCTL_CCORE_CC_TRIGGER:
 		rc = sim_job_ioctl(c, req, arg);
+		break;
+	case DRM_IOCTL_CCORE_COMPUTE_SUBMIT:
+		rc = sim_compute_submit(c, arg);
 		break;
 	default:
 		rc = ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
@@ -188,6 +195,7 @@ static void ctx_fini(struct sim_ctx *c)
 	sim_bo_fini(c);
 	sim_sem_fini(c);
 	ccm_vm_fini(&c->vm);
+	free(c->compute_deadline);
 	free(c->jobs);
 	free(c);
 }
@@ -254,7 +262,10 @@ static int ctx_open(struct sim_system *s, u32 dev)
 	if (!c)
 		return -ENOMEM;
 	c->jobs = calloc(SIM_JOB_SLOTS, sizeof(*c->jobs));
-	if (!c->jobs) {
+	c->compute_deadline = calloc(ccm_fabric_config(s->f)->cores, sizeof(*c->compute_deadline));
+	if (!c->jobs || !c->compute_deadline) {
+		free(c->jobs);
+		free(c->compute_deadline);
 		free(c);
 		return -ENOMEM;
 	}

@@ -173,9 +173,55 @@ FIRST(drm_ccore_cc_trigger, cc_core, __u32);
 NEXT(drm_ccore_cc_trigger, cc_core, count, 4, __u32);
 END(drm_ccore_cc_trigger, count, 8);
 
+FIRST(drm_ccore_sem_export, first, __u32);
+NEXT(drm_ccore_sem_export, first, flags, 4, __u32);
+NEXT(drm_ccore_sem_export, flags, fd, 8, __s32);
+NEXT(drm_ccore_sem_export, fd, pad, 12, __u32);
+END(drm_ccore_sem_export, pad, 16);
+
+FIRST(drm_ccore_sem_import, fd, __s32);
+NEXT(drm_ccore_sem_import, fd, flags, 4, __u32);
+NEXT(drm_ccore_sem_import, flags, first, 8, __u32);
+NEXT(drm_ccore_sem_import, first, count, 12, __u32);
+END(drm_ccore_sem_import, count, 16);
+
+FIRST(drm_ccore_ce_insn, opcode, __u8);
+NEXT(drm_ccore_ce_insn, opcode, flags, 1, __u8);
+NEXT(drm_ccore_ce_insn, flags, pad, 2, __u16);
+NEXT(drm_ccore_ce_insn, pad, sem, 4, __u32);
+NEXT(drm_ccore_ce_insn, sem, value, 8, __u32);
+NEXT(drm_ccore_ce_insn, value, cc_core, 12, __u32);
+NEXT(drm_ccore_ce_insn, cc_core, duration_ns, 16, __u64);
+NEXT(drm_ccore_ce_insn, duration_ns, len, 24, __u64);
+NEXT(drm_ccore_ce_insn, len, dst, 32, __u64);
+NEXT(drm_ccore_ce_insn, dst, src, 40, __u64);
+END(drm_ccore_ce_insn, src, 48);
+
+FIRST(drm_ccore_compute_submit, core, __u32);
+NEXT(drm_ccore_compute_submit, core, count, 4, __u32);
+NEXT(drm_ccore_compute_submit, count, insns, 8, __u64);
+NEXT(drm_ccore_compute_submit, insns, dma_engine, 16, __u32);
+NEXT(drm_ccore_compute_submit, dma_engine, dma_ring, 20, __u32);
+NEXT(drm_ccore_compute_submit, dma_ring, timeout_ms, 24, __u32);
+NEXT(drm_ccore_compute_submit, timeout_ms, flags, 28, __u32);
+NEXT(drm_ccore_compute_submit, flags, bad_index, 32, __u32);
+NEXT(drm_ccore_compute_submit, bad_index, pad, 36, __u32);
+END(drm_ccore_compute_submit, pad, 40);
+
+FIRST(drm_ccore_compute_wait, core, __u32);
+NEXT(drm_ccore_compute_wait, core, status, 4, __s32);
+NEXT(drm_ccore_compute_wait, status, timeout_ns, 8, __s64);
+NEXT(drm_ccore_compute_wait, timeout_ns, insns, 16, __u64);
+NEXT(drm_ccore_compute_wait, insns, busy_ns, 24, __u64);
+NEXT(drm_ccore_compute_wait, busy_ns, dma_bytes, 32, __u64);
+NEXT(drm_ccore_compute_wait, dma_bytes, start_ns, 40, __u64);
+NEXT(drm_ccore_compute_wait, start_ns, end_ns, 48, __u64);
+END(drm_ccore_compute_wait, end_ns, 56);
+
 /* The hardware formats are what rings and program memory hold. */
 _Static_assert(sizeof(struct drm_ccore_desc) == 48, "a descriptor is 48 bytes");
 _Static_assert(sizeof(struct drm_ccore_insn) == 16, "an instruction is 16 bytes");
+_Static_assert(sizeof(struct drm_ccore_ce_insn) == 48, "a compute instruction is 48 bytes");
 
 /* --- run time ----------------------------------------------------------------- */
 
@@ -213,6 +259,10 @@ static const struct ioctl_def ioctls[] = {
 	IOCTL(SUBMIT, submit, WR),
 	IOCTL(JOB_WAIT, job_wait, WR),
 	IOCTL(CC_TRIGGER, cc_trigger, W),
+	IOCTL(SEM_EXPORT, sem_export, WR),
+	IOCTL(SEM_IMPORT, sem_import, WR),
+	IOCTL(COMPUTE_SUBMIT, compute_submit, WR),
+	IOCTL(COMPUTE_WAIT, compute_wait, WR),
 };
 
 TEST(ioctl_numbers)
@@ -246,13 +296,14 @@ TEST(ioctl_numbers)
 		}
 	}
 	/* The last command number the header defines is the last listed here. */
-	ASSERT_EQ(DRM_CCORE_CC_TRIGGER, ARRAY_SIZE(ioctls) - 1);
+	ASSERT_EQ(DRM_CCORE_COMPUTE_WAIT, ARRAY_SIZE(ioctls) - 1);
 }
 
 TEST(struct_sizes)
 {
 	ASSERT_EQ(sizeof(struct drm_ccore_desc), 48);
 	ASSERT_EQ(sizeof(struct drm_ccore_insn), 16);
+	ASSERT_EQ(sizeof(struct drm_ccore_ce_insn), 48);
 	for (size_t i = 0; i < ARRAY_SIZE(ioctls); i++)
 		if (ioctls[i].size % 8)
 			FAIL("the argument of %s is %zu bytes", ioctls[i].name, ioctls[i].size);
@@ -312,6 +363,13 @@ TEST(flags_and_enums)
 	ASSERT_EQ(DRM_CCORE_DESC_SEM_WRITE, 3);
 	ASSERT_EQ(DRM_CCORE_DESC_DIV, 4);
 	ASSERT_EQ(DRM_CCORE_BO_F_USERPTR, 1);
+	/* compute-engine opcodes are dense from 1: a zeroed instruction is none */
+	ASSERT_EQ(DRM_CCORE_CE_COMPUTE, 1);
+	ASSERT_EQ(DRM_CCORE_CE_DMA, 2);
+	ASSERT_EQ(DRM_CCORE_CE_TRIGGER, 3);
+	ASSERT_EQ(DRM_CCORE_CE_WAIT_SEM, 4);
+	ASSERT_EQ(DRM_CCORE_CE_END, 5);
+	ASSERT_EQ(DRM_CCORE_CE_F_SIGNAL, 1);
 
 	/* Each flag one bit; the mask is exactly the defined flags. */
 	ASSERT_EQ(DRM_CCORE_DESC_F_SIGNAL & DRM_CCORE_DESC_F_SEM_SET, 0);

@@ -41,6 +41,8 @@ extern "C" {
 #define DRM_CCORE_CC_TRIGGER		0x11
 #define DRM_CCORE_SEM_EXPORT		0x12
 #define DRM_CCORE_SEM_IMPORT		0x13
+#define DRM_CCORE_COMPUTE_SUBMIT	0x14
+#define DRM_CCORE_COMPUTE_WAIT		0x15
 
 /* ------------------------------------------------------------------------ */
 /* Hardware formats: DMA descriptors and CC-core instructions.               */
@@ -244,6 +246,60 @@ struct drm_ccore_insn {
 	__u32 imm;
 	/** @target: branch offset relative to this instruction */
 	__s32 target;
+};
+
+/**
+ * enum drm_ccore_ce_opcode - compute-engine instruction opcodes
+ * @DRM_CCORE_CE_COMPUTE: compute for @duration_ns nanoseconds (timed mode:
+ *	the engine's clock advances by exactly that; functional mode: no cost)
+ * @DRM_CCORE_CE_DMA: copy @len bytes from @src to @dst through the
+ *	program's compute DMA ring; the engine goes on at once (the copy runs
+ *	on the DMA engine, in order with the program's other DMAs) and, with
+ *	%DRM_CCORE_CE_F_SIGNAL, @value is added to @sem when the copy is done
+ * @DRM_CCORE_CE_TRIGGER: trigger CC core @cc_core once: the plain write a
+ *	pseudo-collective trigger (PTC2) becomes, as CC_TRIGGER does
+ * @DRM_CCORE_CE_WAIT_SEM: wait until semaphore @sem of this core is >= @value
+ *	(a collective's completion semaphore, or a DMA's)
+ * @DRM_CCORE_CE_END: the program ends once every DMA it started is done
+ */
+enum drm_ccore_ce_opcode {
+	DRM_CCORE_CE_COMPUTE = 1,
+	DRM_CCORE_CE_DMA = 2,
+	DRM_CCORE_CE_TRIGGER = 3,
+	DRM_CCORE_CE_WAIT_SEM = 4,
+	DRM_CCORE_CE_END = 5,
+};
+
+/** DRM_CCORE_CE_F_SIGNAL - a DMA instruction adds @value to @sem when done */
+#define DRM_CCORE_CE_F_SIGNAL	(1u << 0)
+
+/**
+ * struct drm_ccore_ce_insn - one compute-engine instruction (48 bytes)
+ *
+ * A compute program is an array of these ending with END.  Fields an
+ * instruction does not use must be zero.
+ */
+struct drm_ccore_ce_insn {
+	/** @opcode: one of &enum drm_ccore_ce_opcode */
+	__u8 opcode;
+	/** @flags: DMA: DRM_CCORE_CE_F_SIGNAL; otherwise 0 */
+	__u8 flags;
+	/** @pad: must be zero */
+	__u16 pad;
+	/** @sem: WAIT_SEM, or DMA with F_SIGNAL: semaphore reference */
+	__u32 sem;
+	/** @value: WAIT_SEM: threshold; DMA with F_SIGNAL: amount added */
+	__u32 value;
+	/** @cc_core: TRIGGER: core * CC_CORES_PER_CORE + CC core of this core */
+	__u32 cc_core;
+	/** @duration_ns: COMPUTE: nanoseconds, 1..3600000000000 */
+	__u64 duration_ns;
+	/** @len: DMA: bytes, 1 or more */
+	__u64 len;
+	/** @dst: DMA: destination device virtual address */
+	__u64 dst;
+	/** @src: DMA: source device virtual address */
+	__u64 src;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -654,6 +710,73 @@ struct drm_ccore_cc_trigger {
 	__u32 count;
 };
 
+/* ------------------------------------------------------------------------ */
+/* Compute engines                                                           */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct drm_ccore_compute_submit - run a program on a core's compute engine
+ *
+ * Each logical core has one compute engine running one program at a time.
+ * The program is verified (opcodes, unused fields, addresses inside the
+ * context's buffers, semaphores it may use, CC cores of @core) before it
+ * runs; on error @bad_index names the offending instruction.  Its DMA
+ * instructions become descriptors written, in order, over the contents of
+ * ring @dma_ring of engine @dma_engine of @core, a ring this context
+ * created (normally with %DRM_CCORE_RING_F_COMPUTE: its packet size is
+ * the compute DMA's priority against the CC rings of that engine); that
+ * ring must be idle, have a slot per DMA instruction, and cannot be
+ * destroyed while the program runs.  Without DMA instructions @dma_engine
+ * and @dma_ring are not used and must be zero.
+ */
+struct drm_ccore_compute_submit {
+	/** @core: logical core, 0..NUM_CORES-1 */
+	__u32 core;
+	/** @count: instructions at @insns, 1..MAX_PROGRAM_SIZE */
+	__u32 count;
+	/** @insns: user pointer to &struct drm_ccore_ce_insn[@count] */
+	__u64 insns;
+	/** @dma_engine: engine of the compute DMA ring */
+	__u32 dma_engine;
+	/** @dma_ring: ring of that engine */
+	__u32 dma_ring;
+	/** @timeout_ms: the program fails with -ETIMEDOUT after this long,
+	 *  1..3600000, or 0 for the device's job timeout */
+	__u32 timeout_ms;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @bad_index: out: index of the rejected instruction, or ~0 */
+	__u32 bad_index;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_compute_wait - wait for a core's compute program to end
+ *
+ * Only the context that submitted the program may wait for it; waiting
+ * again returns the same result.  The counters are the program's own.
+ */
+struct drm_ccore_compute_wait {
+	/** @core: logical core */
+	__u32 core;
+	/** @status: out: 0, -EIO (DMA error on its ring), -ETIMEDOUT (its
+	 *  timeout passed: the engine was stopped) */
+	__s32 status;
+	/** @timeout_ns: absolute CLOCK_MONOTONIC deadline; -ETIMEDOUT after */
+	__s64 timeout_ns;
+	/** @insns: out: instructions executed */
+	__u64 insns;
+	/** @busy_ns: out: nanoseconds of COMPUTE executed */
+	__u64 busy_ns;
+	/** @dma_bytes: out: bytes of the DMA instructions executed */
+	__u64 dma_bytes;
+	/** @start_ns: out: timed mode: virtual time the program started at */
+	__u64 start_ns;
+	/** @end_ns: out: timed mode: virtual time it ended at (0 otherwise) */
+	__u64 end_ns;
+};
+
 #define DRM_IOCTL_CCORE_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_GET_PARAM, struct drm_ccore_param_args)
 #define DRM_IOCTL_CCORE_SET_PARAM \
@@ -706,6 +829,12 @@ struct drm_ccore_cc_trigger {
 #define DRM_IOCTL_CCORE_SEM_IMPORT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_SEM_IMPORT, \
 		 struct drm_ccore_sem_import)
+#define DRM_IOCTL_CCORE_COMPUTE_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_COMPUTE_SUBMIT, \
+		 struct drm_ccore_compute_submit)
+#define DRM_IOCTL_CCORE_COMPUTE_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_COMPUTE_WAIT, \
+		 struct drm_ccore_compute_wait)
 
 #if defined(__cplusplus)
 }
