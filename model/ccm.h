@@ -116,6 +116,9 @@ struct ccm_fabric;
  * @job_done: a job's program returned (status 0) or faulted (negative)
  * @notify: a CC core executed NOTIFY
  * @compute_done: a compute engine's program ended (see ccm_compute_submit())
+ * @job_times: timed mode, just before @job_done: the virtual times (ps) of
+ *	the trigger the job ran on, of its start (its program called) and of
+ *	its end
  *
  * All are called from worker context with no model lock held; they must
  * not block.  Host waiters are woken through ccm_fabric_wait() anyway.
@@ -124,6 +127,7 @@ struct ccm_host_ops {
 	void (*job_done)(void *host, u64 cookie, int status);
 	void (*notify)(void *host, u32 dev, u32 cc_core, u32 value);
 	void (*compute_done)(void *host, u32 dev, u32 core, int status);
+	void (*job_times)(void *host, u64 cookie, u64 trigger_ps, u64 start_ps, u64 end_ps);
 };
 
 struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,

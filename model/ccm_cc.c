@@ -14,6 +14,7 @@ struct cc_events {
 	bool job_done;
 	u64 cookie;
 	int status;
+	u64 job_start_ps, job_trigger_ps;
 	bool notify;
 	u32 notify_value;
 };
@@ -119,6 +120,8 @@ static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, .
 		cc->job_running = false;
 		ev->job_done = true;
 		ev->cookie = cc->job_cookie;
+		ev->job_start_ps = cc->job_start_ps;
+		ev->job_trigger_ps = cc->job_trigger_ps;
 		ev->status = -EIO;
 	}
 }
@@ -193,6 +196,8 @@ static void cc_ret(struct ccm_cc *cc, struct cc_events *ev)
 		cc->job_running = false;
 		ev->job_done = true;
 		ev->cookie = cc->job_cookie;
+		ev->job_start_ps = cc->job_start_ps;
+		ev->job_trigger_ps = cc->job_trigger_ps;
 		ev->status = 0;
 	}
 }
@@ -210,6 +215,13 @@ static bool cc_next(struct ccm_cc *cc, struct cc_events *ev)
 		return true;
 	cc->job_running = true;
 	cc->job_cookie = j->cookie;
+	cc->job_start_ps = ccm_timed(cc->agent.f) ? ccm_fabric_now_ps(cc->agent.f) : 0;
+	cc->job_trigger_ps = cc->job_start_ps;
+	if (cc->trig_count) {
+		cc->job_trigger_ps = cc->trig_ps[cc->trig_head];
+		cc->trig_head = (cc->trig_head + 1) % CCM_CC_QUEUE;
+		cc->trig_count--;
+	}
 	cc->hung = ccm_fault_take_cc_hang(cc);
 	return true;
 }
@@ -332,6 +344,9 @@ static void report(struct ccm_cc *cc, const struct cc_events *ev)
 
 	if (ev->notify && f->ops && f->ops->notify)
 		f->ops->notify(f->host, cc->core->dev->index, cc->index, ev->notify_value);
+	if (ev->job_done && ccm_timed(f) && f->ops && f->ops->job_times)
+		f->ops->job_times(f->host, ev->cookie, ev->job_trigger_ps, ev->job_start_ps,
+				  ccm_fabric_now_ps(f));
 	if (ev->job_done && f->ops && f->ops->job_done)
 		f->ops->job_done(f->host, ev->cookie, ev->status);
 	if (ev->notify || ev->job_done)
@@ -525,6 +540,14 @@ void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 count)
 
 	if (!cc)
 		return;
+	if (ccm_timed(f)) {
+		/* when each came, for the job it will start (job_times) */
+		ccm_mutex_lock(&cc->lock);
+		for (u32 i = 0; i < count && cc->trig_count < CCM_CC_QUEUE; i++)
+			cc->trig_ps[(cc->trig_head + cc->trig_count++) % CCM_CC_QUEUE] =
+				ccm_fabric_now_ps(f);
+		ccm_mutex_unlock(&cc->lock);
+	}
 	ccm_add32(&cc->trigger, count);
 	ccm_agent_wake(&cc->agent);
 }
@@ -546,6 +569,7 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 		failed[n++] = cc->queue[(cc->qhead + i) % CCM_CC_QUEUE].cookie;
 	cc->qcount = 0;
 	ccm_store32(&cc->trigger, 0);
+	cc->trig_count = 0;
 	cc_restart(cc);
 	cc->resets++;
 	ccm_mutex_unlock(&cc->lock);

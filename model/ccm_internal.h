@@ -141,6 +141,11 @@ struct ccm_cc {
 	u32 qhead, qcount;
 	bool job_running;
 	u64 job_cookie;
+	u64 job_start_ps;		/* timed: when the running job started */
+	u64 job_trigger_ps;		/* timed: when the trigger it ran on came */
+	/* timed: when the triggers not yet taken came, oldest first */
+	u64 trig_ps[CCM_CC_QUEUE];
+	u32 trig_head, trig_count;
 	u64 insns, notifies;
 	u32 last_notify;
 	char fault[CCM_ERR_LEN];

@@ -18,6 +18,8 @@ struct ccore_backend_ops {
 	int (*bo_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t handle,
 			uint32_t *new_handle);
 	int (*sem_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t first);
+	/* Timed model only (NULL elsewhere): a finished job's virtual times. */
+	int (*job_times)(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out);
 	void (*close)(struct ccore_system *sys);
 };
 

@@ -69,10 +69,25 @@ int ccore_group_start(void)
 	return 0;
 }
 
+static _Thread_local const struct coll_capture *capture;
+
+void coll_capture_set(const struct coll_capture *cap)
+{
+	capture = cap;
+}
+
 static int launch(struct clique *q, struct op *ops)
 {
 	int rc;
 
+	if (capture) {
+		struct plan *p = NULL;
+
+		rc = plan_prepare(q, ops, &p);
+		rc = rc ?: capture->fn(capture->arg, q, p, ops);
+		free(ops);
+		return rc;
+	}
 	if (group_depth) {
 		if (group_n == group_cap) {
 			uint32_t cap = group_cap ? group_cap * 2 : 8;

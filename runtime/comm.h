@@ -107,6 +107,29 @@ int plan_launch(struct clique *q, const struct op *ops);
 /* A group's collectives of one clique: one job per rank where possible. */
 int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n);
 void plan_fused_release(struct clique *q);
+/*
+ * The executable runner (runtime/exec/exe_run.c): plan and load @ops
+ * without launching; the plan stays cached until plan_unpin().  NULL
+ * when no rank has anything to do.
+ */
+struct plan;
+struct drm_ccore_insn;
+int plan_prepare(struct clique *q, const struct op *ops, struct plan **out);
+void plan_unpin(struct plan *p);
+/* Handles of the DMA rings rank @r's part of @p uses (at most @max). */
+uint32_t plan_rank_rings(const struct plan *p, uint32_t r, uint32_t *out, uint32_t max);
+/* Rank @r's program (NULL if it has no part), its device and CC core. */
+const struct drm_ccore_insn *plan_rank_program(const struct plan *p, uint32_t r, uint32_t *ninsns,
+					       struct ccore_dev **dev, uint32_t *cc);
+/*
+ * While a capture is set on this thread, a collective every rank has
+ * posted is planned (plan_prepare) and handed to @fn instead of launched.
+ */
+struct coll_capture {
+	int (*fn)(void *arg, struct clique *q, struct plan *p, const struct op *ops);
+	void *arg;
+};
+void coll_capture_set(const struct coll_capture *cap);
 void plan_flush(struct clique *q);
 /* Handles of the DMA rings rank @r's cached plans hold (at most @max). */
 uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max);

@@ -4,6 +4,7 @@
  * typed wrappers around the uAPI requests.
  */
 #include "ccore_internal.h"
+#include "ccm.h"
 #include "ccm_os.h"
 
 #include <stdint.h>
@@ -101,6 +102,13 @@ struct ccm_fabric *ccore_system_model(struct ccore_system *sys)
 int ccore_dev_ioctl(struct ccore_dev *dev, unsigned long request, void *arg)
 {
 	return dev->ops->ioctl(dev, request, arg);
+}
+
+int ccore_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out)
+{
+	if (!dev->ops->job_times || !dev->sys->model || !ccm_fabric_config(dev->sys->model)->timed)
+		return ccore_error(-ENODEV, "job times: only the sim backend's timed model (CCORE_SIM timed=1) keeps them");
+	return dev->ops->job_times(dev, job, out);
 }
 
 unsigned int ccore_dev_index(const struct ccore_dev *dev)

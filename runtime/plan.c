@@ -32,6 +32,7 @@ struct plan {
 	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
+	uint32_t pins;			/* executables holding it: never evicted */
 };
 
 static bool same_key(const struct plan *p, const struct op *ops, uint32_t n,
@@ -92,17 +93,19 @@ void plan_flush(struct clique *q)
 	q->nplans = 0;
 }
 
-/* Drop the least recently used plan; false if there is none. */
+/* Drop the least recently used plan no executable holds; false if none. */
 static bool evict_one(struct clique *q)
 {
-	struct plan **pp = &q->plans;
+	struct plan **pp, **victim = NULL, *p;
 
-	if (!*pp)
+	for (pp = &q->plans; *pp; pp = &(*pp)->next)
+		if (!(*pp)->pins)
+			victim = pp;
+	if (!victim)
 		return false;
-	while ((*pp)->next)
-		pp = &(*pp)->next;
-	plan_free(q, *pp);
-	*pp = NULL;
+	p = *victim;
+	*victim = p->next;
+	plan_free(q, p);
 	q->nplans--;
 	return true;
 }
@@ -479,6 +482,32 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 	return 0;
 }
 
+int plan_prepare(struct clique *q, const struct op *ops, struct plan **out)
+{
+	int rc = plan_get(q, ops, out);
+
+	if (!rc && *out)
+		(*out)->pins++;
+	return rc;
+}
+
+void plan_unpin(struct plan *p)
+{
+	if (p && p->pins)
+		p->pins--;
+}
+
+const struct drm_ccore_insn *plan_rank_program(const struct plan *p, uint32_t r, uint32_t *ninsns,
+					       struct ccore_dev **dev, uint32_t *cc)
+{
+	if (!p->active[r])
+		return NULL;
+	*ninsns = p->low->ranks[r].ninsns;
+	*dev = p->lr[r].dev;
+	*cc = p->lr[r].cc;
+	return p->low->ranks[r].insns;
+}
+
 static int submit(struct ccore_dev *dev, uint32_t prog, struct ccore_stream *s)
 {
 	uint64_t job;
@@ -619,17 +648,24 @@ int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 	return rc;
 }
 
+uint32_t plan_rank_rings(const struct plan *p, uint32_t r, uint32_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	if (!p->low || !p->active[r])
+		return 0;
+	for (uint32_t e = 0; e < 16; e++)
+		if (p->low->ranks[r].rings[e] && n < max)
+			out[n++] = p->low->ranks[r].rings[e];
+	return n;
+}
+
 uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max)
 {
 	uint32_t n = 0;
 
-	for (const struct plan *p = q->plans; p; p = p->next) {
-		if (!p->low || !p->active[r])
-			continue;
-		for (uint32_t e = 0; e < 16; e++)
-			if (p->low->ranks[r].rings[e] && n < max)
-				out[n++] = p->low->ranks[r].rings[e];
-	}
+	for (const struct plan *p = q->plans; p; p = p->next)
+		n += plan_rank_rings(p, r, out + n, max - n);
 	return n;
 }
 

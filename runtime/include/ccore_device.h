@@ -81,6 +81,17 @@ int ccore_dev_submit(struct ccore_dev *dev, uint32_t program, uint32_t flags, ui
 /* Wait for a job at most @timeout_ns (relative); *status is its result. */
 int ccore_dev_job_wait(struct ccore_dev *dev, uint64_t job, int64_t timeout_ns, int *status);
 int ccore_dev_trigger(struct ccore_dev *dev, uint32_t cc_core, uint32_t count);
+/*
+ * The timed sim model: the virtual times (ps) of the trigger a finished job
+ * ran on (a queued job waits for one), of its program's start and of its
+ * return.  -ENODEV on other backends and the functional model, -EINVAL for
+ * an unknown or unfinished job.
+ */
+struct ccore_job_times {
+	uint64_t trigger_ps, start_ps, end_ps;
+};
+
+int ccore_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out);
 
 /*
  * The streams and packet sizes a communicator whose ranks are on @dev

@@ -86,6 +86,7 @@ struct sim_job {
 	u32 cc;
 	s64 deadline_ns;
 	struct sim_prog *prog;
+	u64 trigger_ps, start_ps, end_ps;	/* timed model: its trigger, its program's run */
 };
 
 /* A table of objects named by small integer handles (1..). */
@@ -153,6 +154,7 @@ int sim_compute_submit(struct sim_ctx *c, struct drm_ccore_compute_submit *a);
 /* waits run without the lock */
 int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a);
 int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a);
+int sim_job_times(struct sim_ctx *c, u64 job, struct ccore_job_times *out);
 int sim_compute_wait(struct sim_ctx *c, struct drm_ccore_compute_wait *a);
 
 void sim_mem_put(struct sim_system *s, struct sim_mem *m);

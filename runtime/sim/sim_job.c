@@ -245,6 +245,19 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	return 0;
 }
 
+int sim_job_times(struct sim_ctx *c, u64 job, struct ccore_job_times *out)
+{
+	struct sim_job *j = &c->jobs[job % SIM_JOB_SLOTS];
+
+	if (!job || j->seq != job || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+		return ccore_error(-EINVAL, "job times: job %llu is unknown, too old or not finished",
+				   (unsigned long long)job);
+	out->trigger_ps = j->trigger_ps;
+	out->start_ps = j->start_ps;
+	out->end_ps = j->end_ps;
+	return 0;
+}
+
 /* Called with the model stopped: no job can still be running. */
 void sim_job_fini(struct sim_ctx *c)
 {

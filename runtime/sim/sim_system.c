@@ -25,8 +25,25 @@ static void sim_job_done(void *host, u64 cookie, int status)
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 }
 
+static void sim_job_times_done(void *host, u64 cookie, u64 trigger_ps, u64 start_ps,
+			       u64 end_ps)
+{
+	struct sim_job *j = (struct sim_job *)(uintptr_t)cookie;
+
+	(void)host;
+	j->trigger_ps = trigger_ps;
+	j->start_ps = start_ps;
+	j->end_ps = end_ps;
+}
+
+static int sim_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out)
+{
+	return sim_job_times(to_ctx(dev), job, out);
+}
+
 static const struct ccm_host_ops sim_host_ops = {
 	.job_done = sim_job_done,
+	.job_times = sim_job_times_done,
 	/* NOTIFY is counted by the model (ccm_cc_info); no host listener yet */
 };
 
@@ -233,6 +250,7 @@ static const struct ccore_backend_ops sim_ops = {
 	.bo_map = sim_bo_map,
 	.bo_share = sim_bo_share,
 	.sem_share = sim_sem_share,
+	.job_times = sim_dev_job_times,
 	.close = sim_close,
 };
 

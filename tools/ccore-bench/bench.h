@@ -36,6 +36,7 @@ struct bench_opts {
 	bool host_bound;
 	bool timed;		/* --timed: virtual times of the timed model */
 	bool check_set;		/* -c given explicitly */
+	const char *exec;	/* --exec FILE */
 };
 
 extern const char *const bench_op_names[OP_COUNT];
@@ -58,6 +59,10 @@ int bench_host_bound_check_op(enum bench_op op);
 int bench_host_bound(const struct bench_opts *o, size_t bytes, struct bench_host_bound *res);
 
 int bench_copy(const struct bench_opts *o);
+struct ccore_exe;
+/* --exec: read and validate @path (0, or -1 after saying why). */
+int bench_exec_load(const char *path, struct ccore_exe **out);
+int bench_exec(const struct bench_opts *o, const struct ccore_exe *exe);
 int bench_collective(const struct bench_opts *o);
 
 #endif

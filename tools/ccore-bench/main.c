@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ccore-bench: nccl-tests-style benchmarks of ccore collectives. */
 #include "bench.h"
+#include "exec/exe.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -146,6 +147,7 @@ int main(int argc, char **argv)
 		{ "copy", no_argument, NULL, 'C' },
 		{ "host-bound", no_argument, NULL, 'H' },
 		{ "timed", no_argument, NULL, 'T' },
+		{ "exec", required_argument, NULL, 'E' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -161,6 +163,7 @@ int main(int argc, char **argv)
 	};
 	int c, v, bad = 0, nodes = 1, rpd = 0;
 	bool copy = false, iters_set = false, warmup_set = false;
+	struct ccore_exe *exe = NULL;
 	char sim[1024];
 
 	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:h", opts, NULL)) != -1) {
@@ -183,6 +186,7 @@ int main(int argc, char **argv)
 		case 'C': copy = true; break;
 		case 'H': o.host_bound = true; break;
 		case 'T': o.timed = true; break;
+		case 'E': o.exec = optarg; break;
 		case 'D': o.backend = optarg; break;
 		case 's': o.sim = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -221,8 +225,17 @@ int main(int argc, char **argv)
 			o.backend);
 		bad = 1;
 	}
-	if (!bad && !copy)
+	if (!bad && o.exec && copy) {
+		fprintf(stderr, "ccore-bench: --exec runs an executable; it does not go with --copy\n");
+		bad = 1;
+	}
+	if (!bad && o.exec) {
+		if (bench_exec_load(o.exec, &exe))
+			return 1;
+		o.ranks = (int)exe->nranks;
+	} else if (!bad && !copy) {
 		bad = topology(&o, nodes, rpd);
+	}
 	if (bad)
 		return 2;
 	if (o.timed) {
@@ -253,5 +266,11 @@ int main(int argc, char **argv)
 		setenv("CCORE_SIM", o.sim, 1);
 	if (o.algo)
 		setenv("CCORE_ALGO", o.algo, 1);
+	if (exe) {
+		int rc = bench_exec(&o, exe);
+
+		ccore_exe_free(exe);
+		return rc;
+	}
 	return copy ? bench_copy(&o) : bench_collective(&o);
 }

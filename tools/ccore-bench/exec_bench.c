@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ccore-bench --exec FILE: load an executable (.cce), run its steps and
+ * print the step time, the TP (stream 0) collectives' latency and each
+ * collective's, with the bytes each stream's rings and the compute DMA
+ * moved: the figures that explain packet-size priority.
+ */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exe_run.h"
+
+int bench_exec_load(const char *path, struct ccore_exe **out)
+{
+	FILE *f = fopen(path, "rb");
+	void *buf = NULL;
+	long len;
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "ccore-bench: --exec %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    !(buf = malloc(len ? (size_t)len : 1)) || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		fprintf(stderr, "ccore-bench: --exec %s: cannot read it\n", path);
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	fclose(f);
+	rc = ccore_exe_load(buf, (size_t)len, out);
+	free(buf);
+	if (rc)
+		fprintf(stderr, "ccore-bench: --exec %s: %s\n", path, ccore_last_error());
+	return rc ? -1 : 0;
+}
+
+static void json_row(FILE *j, const struct ccore_exe *exe, const struct exe_step_stats *st,
+		     const uint64_t *compute, const uint64_t *streams)
+{
+	fprintf(j, "{\"step_time_us\":%.3f,\"tp_latency_us\":%.3f,\"other_latency_us\":%.3f,\"timed\":%s,",
+		st->step_us, st->tp_latency_us, st->other_latency_us, st->timed ? "true" : "false");
+	fprintf(j, "\"compute_dma_bytes\":%llu,\"stream_bytes\":[",
+		(unsigned long long)*compute);
+	for (uint32_t s = 0; s < CCORE_EXE_MAX_STREAMS; s++)
+		fprintf(j, "%s%llu", s ? "," : "", (unsigned long long)streams[s]);
+	fprintf(j, "],\"collectives\":[");
+	for (uint32_t c = 0; c < st->ncolls; c++)
+		fprintf(j, "%s{\"name\":\"%s\",\"stream\":%u,\"jobs\":%u,\"latency_us\":%.3f,\"run_us\":%.3f}",
+			c ? "," : "", exe->colls[c].name, exe->colls[c].stream, st->colls[c].jobs,
+			st->colls[c].latency_us, st->colls[c].run_us);
+	fprintf(j, "]}");
+}
+
+int bench_exec(const struct bench_opts *o, const struct ccore_exe *exe)
+{
+	struct exe_step_stats st;
+	uint64_t compute = 0, streams[CCORE_EXE_MAX_STREAMS] = { 0 };
+	struct ccore_stream_map map;
+	struct exe_run *x;
+	double sum = 0, tp = 0;
+	int rc;
+
+	rc = exe_run_open(exe, &x);
+	if (rc) {
+		fprintf(stderr, "ccore-bench: --exec: %s\n", ccore_last_error());
+		return 1;
+	}
+	for (int i = 0; i < o->warmup + o->iters && !rc; i++) {
+		rc = exe_run_step(x, &st);
+		if (!rc && i >= o->warmup) {
+			sum += st.step_us;
+			tp += st.tp_latency_us;
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "ccore-bench: --exec: %s\n", ccore_last_error());
+		exe_run_close(x);
+		return 1;
+	}
+	for (uint32_t r = 0; r < exe->nranks; r++) {
+		uint64_t c, s[CCORE_EXE_MAX_STREAMS];
+
+		if (exe_run_ring_bytes(x, r, &c, s))
+			continue;
+		compute += c;
+		for (uint32_t k = 0; k < CCORE_EXE_MAX_STREAMS; k++)
+			streams[k] += s[k];
+	}
+	st.step_us = sum / o->iters;
+	st.tp_latency_us = tp / o->iters;
+	printf("# executable: %u ranks (%u nodes x %u devices x %u ranks per device), %u collectives, %s times\n",
+	       exe->nranks, exe->topo.nodes, exe->topo.devices_per_node, exe->topo.ranks_per_device,
+	       exe->ncolls, st.timed ? "simulated (timed model)" : "wall-clock");
+	if (!exe_run_stream_map(x, &map)) {
+		printf("# streams %u (%s); CC packet size per stream:", map.streams,
+		       map.streams_source);
+		for (uint32_t s = 0; s < map.streams; s++)
+			printf(" %u", map.cc_packet_size[s]);
+		printf("; compute DMA packet size %u\n", map.dma_packetization_size);
+	}
+	printf("%-20s %8s %6s %10s %10s\n", "# collective", "stream", "jobs", "latency_us", "run_us");
+	for (uint32_t c = 0; c < st.ncolls; c++)
+		printf("  %-18s %8u %6u %10.3f %10.3f\n", exe->colls[c].name, exe->colls[c].stream,
+		       st.colls[c].jobs, st.colls[c].latency_us, st.colls[c].run_us);
+	printf("# bytes moved so far (all ranks): compute DMA %llu", (unsigned long long)compute);
+	for (uint32_t s = 0; s < CCORE_EXE_MAX_STREAMS; s++)
+		if (streams[s])
+			printf(", stream %u collectives %llu", s, (unsigned long long)streams[s]);
+	printf("\n");
+	printf("step_time_us %.3f  tp_latency_us %.3f\n", st.step_us, st.tp_latency_us);
+	if (o->json) {
+		FILE *j = fopen(o->json, "w");
+
+		if (!j) {
+			fprintf(stderr, "ccore-bench: --json %s: %s\n", o->json, strerror(errno));
+			exe_run_close(x);
+			return 1;
+		}
+		json_row(j, exe, &st, &compute, streams);
+		fprintf(j, "\n");
+		fclose(j);
+	}
+	exe_run_close(x);
+	return 0;
+}
