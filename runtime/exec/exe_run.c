@@ -620,6 +620,15 @@ int exe_run_ring_bytes(struct exe_run *x, uint32_t rank, uint64_t *compute,
 	return 0;
 }
 
+const struct drm_ccore_ce_insn *exe_run_program(struct exe_run *x, uint32_t rank,
+						uint32_t *count)
+{
+	if (rank >= x->n)
+		return NULL;
+	*count = x->ranks[rank].nprog;
+	return x->ranks[rank].prog;
+}
+
 int exe_run_stream_map(struct exe_run *x, struct ccore_stream_map *out)
 {
 	return ccore_comm_stream_map(x->comm[0], out);

@@ -55,6 +55,9 @@ void exe_run_reset_tensors(struct exe_run *x);
  * ring, and its collectives' rings per stream id (@per_stream[8]). */
 int exe_run_ring_bytes(struct exe_run *x, uint32_t rank, uint64_t *compute,
 		       uint64_t per_stream[CCORE_EXE_MAX_STREAMS]);
+/* Rank @rank's compute-engine program as loaded (its length in *@count). */
+const struct drm_ccore_ce_insn *exe_run_program(struct exe_run *x, uint32_t rank,
+						uint32_t *count);
 /* The streams and packet sizes the run's communicators settled on. */
 int exe_run_stream_map(struct exe_run *x, struct ccore_stream_map *out);
 void exe_run_close(struct exe_run *x);
