@@ -128,7 +128,7 @@ int sim_compute_wait(struct sim_ctx *c, struct drm_ccore_compute_wait *a)
 	rc = ccm_fabric_wait(f, compute_idle, &ref, deadline);
 	if (rc && deadline == own && ccm_now_ns() >= own) {
 		/* the program's own timeout: stop the engine, fail the program */
-		ccm_compute_abort(f, c->dev, a->core, -ETIMEDOUT);
+		ccm_compute_abort(f, c->dev, a->core, c, -ETIMEDOUT);
 		rc = 0;
 	}
 	if (rc)
