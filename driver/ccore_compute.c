@@ -138,11 +138,12 @@ int ccore_ioctl_compute_wait(struct drm_device *drm, void *data, struct drm_file
 	/* a deadline before the epoch is just past */
 	deadline = min_t(s64, max_t(s64, a->timeout_ns, 0), own);
 	rc = hw->ops->wait(hw, compute_ended, &w, deadline);
-	if (rc && !hw->ops->compute_idle(hw, cdev->index, a->core)) {
+	/* a signal also ends the wait, with the program still running */
+	if (!hw->ops->compute_idle(hw, cdev->index, a->core)) {
 		if (signal_pending(current))
 			return -ERESTARTSYS;
 		if (deadline < own || ktime_get_ns() < own)
-			return rc;
+			return rc ?: -ETIMEDOUT;
 		/* the program's own timeout: stop the engine, fail the program */
 		hw->ops->compute_abort(hw, cdev->index, a->core, cfile, -ETIMEDOUT);
 	}
