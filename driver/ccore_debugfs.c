@@ -123,6 +123,24 @@ static int cc_cores_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(cc_cores);
 
+static int compute_engines_show(struct seq_file *m, void *unused)
+{
+	struct ccore_device *cdev = m->private;
+	struct ccore_hw *hw = cdev->hw;
+	struct ccm_compute_info info;
+	u32 core;
+
+	for (core = 0; core < hw->cfg.cores; core++) {
+		hw->ops->compute_info(hw, cdev->index, core, &info);
+		seq_printf(m, "core=%u state=%s pc=%u status=%d programs=%llu insns=%llu busy_ns=%llu dma_bytes=%llu fault=\"%s\"\n",
+			   core, info.running ? "running" : "idle", info.pc, info.status,
+			   info.programs, info.total_insns, info.total_busy_ns,
+			   info.total_dma_bytes, info.fault);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(compute_engines);
+
 /* Fault injection: one number per write; the hardware checks its range. */
 static ssize_t inject_write(struct file *file, const char __user *ubuf, size_t count,
 			    bool hang)
@@ -254,6 +272,7 @@ void ccore_debugfs_init(struct ccore_device *cdev)
 	debugfs_create_file("rings", 0444, dir, cdev, &rings_fops);
 	debugfs_create_file("semaphores", 0444, dir, cdev, &semaphores_fops);
 	debugfs_create_file("cc_cores", 0444, dir, cdev, &cc_cores_fops);
+	debugfs_create_file("compute_engines", 0444, dir, cdev, &compute_engines_fops);
 	debugfs_create_file("inject_dma_error", 0200, dir, cdev, &inject_dma_error_fops);
 	debugfs_create_file("inject_cc_hang", 0200, dir, cdev, &inject_cc_hang_fops);
 }

@@ -136,6 +136,7 @@ static void ccore_postclose(struct drm_device *drm, struct drm_file *file)
 	struct ccore_file *cfile = file->driver_priv;
 
 	cfile->closing = true;
+	ccore_compute_fini(cfile);
 	ccore_jobs_fini(cfile);
 	ccore_rings_fini(cfile);
 	ccore_sems_fini(cfile);
@@ -163,6 +164,8 @@ static const struct drm_ioctl_desc ccore_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(CCORE_CC_TRIGGER, ccore_ioctl_cc_trigger, 0),
 	DRM_IOCTL_DEF_DRV(CCORE_SEM_EXPORT, ccore_ioctl_sem_export, 0),
 	DRM_IOCTL_DEF_DRV(CCORE_SEM_IMPORT, ccore_ioctl_sem_import, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_SUBMIT, ccore_ioctl_compute_submit, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_WAIT, ccore_ioctl_compute_wait, 0),
 };
 
 /* The DRM core answers an unknown driver ioctl with -EINVAL; ours says

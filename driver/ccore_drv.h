@@ -45,6 +45,8 @@ struct ccore_device {
 	atomic64_t recoveries;
 	struct list_head registry;	/* ccore_drv.c: every device, for netlink */
 	u64 registry_id;		/* order of registration, from 1 */
+	/* per core: when its compute program's own timeout passes (ns) */
+	s64 compute_deadline[CCM_MAX_CORES];
 };
 
 static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
@@ -205,6 +207,8 @@ int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file 
 int ccore_ioctl_ring_stats(struct drm_device *drm, void *data, struct drm_file *file);
 bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
 struct ccore_ring *ccore_ring_find(struct ccore_file *cfile, u32 core, u32 engine, u32 ring);
+int ccore_ring_refs(struct ccore_file *cfile, struct ccore_ring *r,
+		    const struct drm_ccore_desc *d);
 void ccore_rings_fini(struct ccore_file *cfile);
 
 /* ccore_sem.c */
@@ -227,6 +231,11 @@ int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *fi
 int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *file);
 void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status);
 void ccore_jobs_fini(struct ccore_file *cfile);
+
+/* ccore_compute.c */
+int ccore_ioctl_compute_submit(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_compute_wait(struct drm_device *drm, void *data, struct drm_file *file);
+void ccore_compute_fini(struct ccore_file *cfile);
 
 /* ccore_sysfs.c */
 int ccore_sysfs_init(struct ccore_device *cdev);

@@ -69,6 +69,21 @@ struct ccore_hw_ops {
 	int (*program_verify)(struct ccore_hw *hw, const struct ccm_verify_ctx *v,
 			      const struct drm_ccore_insn *insns, u32 count, struct ccm_err *err);
 
+	int (*compute_verify)(struct ccore_hw *hw, const struct ccm_verify_ctx *v,
+			      const struct drm_ccore_ce_insn *insns, u32 count, u32 engine,
+			      u32 ring, struct ccm_hwdesc *descs, u32 *ndma,
+			      struct ccm_err *err);
+
+	/* compute engines: run a verified program (locked), then lock-free */
+	int (*compute_submit)(struct ccore_hw *hw, u32 dev, u32 core,
+			      const struct drm_ccore_ce_insn *insns, u32 count, u32 engine,
+			      u32 ring, const struct ccm_hwdesc *descs, u32 ndma, void *owner,
+			      struct ccm_err *err);
+	bool (*compute_idle)(struct ccore_hw *hw, u32 dev, u32 core);
+	void (*compute_abort)(struct ccore_hw *hw, u32 dev, u32 core, void *owner, int status);
+	void (*compute_info)(struct ccore_hw *hw, u32 dev, u32 core,
+			     struct ccm_compute_info *info);
+
 	/* CC cores */
 	int (*cc_load)(struct ccore_hw *hw, u32 dev, u32 cc, const struct drm_ccore_insn *insns,
 		       u32 count, u32 *base, struct ccm_err *err);

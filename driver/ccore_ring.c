@@ -145,8 +145,8 @@ static int ring_ref(struct ccore_file *cfile, struct ccore_ring *r, u64 va, u64 
 }
 
 /* What a checked descriptor reaches stays until the ring goes. */
-static int ring_refs(struct ccore_file *cfile, struct ccore_ring *r,
-		     const struct drm_ccore_desc *d)
+int ccore_ring_refs(struct ccore_file *cfile, struct ccore_ring *r,
+		    const struct drm_ccore_desc *d)
 {
 	struct ccore_hw *hw = cfile->cdev->hw;
 	int rc = 0;
@@ -181,7 +181,7 @@ static int ring_submit_locked(struct ccore_device *cdev, struct ccore_file *cfil
 		rc = hw->ops->desc_translate(hw, &v, &in[i], i, &hwd[i], err);
 	/* take the memory references before the descriptors can run */
 	for (i = 0; i < a->count && !rc; i++)
-		rc = ring_refs(cfile, r, &in[i]);
+		rc = ccore_ring_refs(cfile, r, &in[i]);
 	if (!rc)
 		rc = hw->ops->ring_write(hw, cdev->index, r->core, r->engine, r->ring, hwd,
 					 a->count, err);

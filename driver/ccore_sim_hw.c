@@ -149,6 +149,41 @@ static int sim_program_verify(struct ccore_hw *hw, const struct ccm_verify_ctx *
 	return ccm_program_verify(&vf, insns, count, err);
 }
 
+static int sim_compute_verify(struct ccore_hw *hw, const struct ccm_verify_ctx *v,
+			      const struct drm_ccore_ce_insn *insns, u32 count, u32 engine,
+			      u32 ring, struct ccm_hwdesc *descs, u32 *ndma, struct ccm_err *err)
+{
+	struct ccm_verify_ctx vf = *v;
+
+	vf.f = fab(hw);
+	return ccm_compute_verify(&vf, insns, count, engine, ring, descs, ndma, err);
+}
+
+static int sim_compute_submit(struct ccore_hw *hw, u32 dev, u32 core,
+			      const struct drm_ccore_ce_insn *insns, u32 count, u32 engine,
+			      u32 ring, const struct ccm_hwdesc *descs, u32 ndma, void *owner,
+			      struct ccm_err *err)
+{
+	return ccm_compute_submit(fab(hw), dev, core, insns, count, engine, ring, descs, ndma,
+				  owner, err);
+}
+
+static bool sim_compute_idle(struct ccore_hw *hw, u32 dev, u32 core)
+{
+	return ccm_compute_idle(fab(hw), dev, core);
+}
+
+static void sim_compute_abort(struct ccore_hw *hw, u32 dev, u32 core, void *owner, int status)
+{
+	ccm_compute_abort(fab(hw), dev, core, owner, status);
+}
+
+static void sim_compute_info(struct ccore_hw *hw, u32 dev, u32 core,
+			     struct ccm_compute_info *info)
+{
+	ccm_compute_info(fab(hw), dev, core, info);
+}
+
 static int sim_cc_load(struct ccore_hw *hw, u32 dev, u32 cc, const struct drm_ccore_insn *insns,
 		       u32 count, u32 *base, struct ccm_err *err)
 {
@@ -250,6 +285,11 @@ const struct ccore_hw_ops ccore_sim_hw_ops = {
 	.sem_write = sim_sem_write,
 	.desc_translate = sim_desc_translate,
 	.program_verify = sim_program_verify,
+	.compute_verify = sim_compute_verify,
+	.compute_submit = sim_compute_submit,
+	.compute_idle = sim_compute_idle,
+	.compute_abort = sim_compute_abort,
+	.compute_info = sim_compute_info,
 	.cc_load = sim_cc_load,
 	.cc_unload = sim_cc_unload,
 	.cc_enqueue = sim_cc_enqueue,

@@ -307,8 +307,9 @@ int ccm_compute_submit(struct ccm_fabric *f, u32 dev, u32 core,
 		       struct ccm_err *err);
 /* True when the compute engine of @core runs no program. */
 bool ccm_compute_idle(const struct ccm_fabric *f, u32 dev, u32 core);
-/* Stop the running program (if any): it ends with @status (negative). */
-void ccm_compute_abort(struct ccm_fabric *f, u32 dev, u32 core, int status);
+/* Stop the running program if @owner's (NULL: anyone's): it ends with
+ * @status (negative). */
+void ccm_compute_abort(struct ccm_fabric *f, u32 dev, u32 core, void *owner, int status);
 int ccm_compute_info(const struct ccm_fabric *f, u32 dev, u32 core,
 		     struct ccm_compute_info *info);
 

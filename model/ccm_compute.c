@@ -156,7 +156,8 @@ static enum ce_result ce_exec(struct ccm_compute *ce)
 	case DRM_CCORE_CE_END:
 		if (ce->has_dma) {
 			ce_wait_for(ce, CCM_WAIT_RING, 0);
-			if (ccm_ring_busy(ce_ring(ce)))
+			/* settled, not just idle: its signals have landed too */
+			if (!ccm_ring_settled(ce_ring(ce)))
 				return CE_BLOCKED;
 		}
 		ce->insns++;
@@ -284,7 +285,7 @@ bool ccm_compute_idle(const struct ccm_fabric *f, u32 dev, u32 core)
 	return !c || !__atomic_load_n(&c->compute.running, __ATOMIC_ACQUIRE);
 }
 
-void ccm_compute_abort(struct ccm_fabric *f, u32 dev, u32 core, int status)
+void ccm_compute_abort(struct ccm_fabric *f, u32 dev, u32 core, void *owner, int status)
 {
 	struct ccm_core *c = ccm_core_of(f, dev, core);
 	struct ccm_compute *ce;
@@ -294,7 +295,7 @@ void ccm_compute_abort(struct ccm_fabric *f, u32 dev, u32 core, int status)
 		return;
 	ce = &c->compute;
 	ccm_mutex_lock(&ce->lock);
-	if (ce->running) {
+	if (ce->running && (!owner || ce->owner == owner)) {
 		ce_fault(ce, status, "stopped by the host (status %d)", status);
 		ended = true;
 	}

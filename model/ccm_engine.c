@@ -198,6 +198,13 @@ void ccm_ring_signal(struct ccm_engine *e, struct ccm_ring *r, u32 slot)
 
 	ccm_add64(&r->completed, 1);
 	complete_desc(e, &done);
+	ccm_add64(&r->signalled, 1);
+}
+
+bool ccm_ring_settled(const struct ccm_ring *r)
+{
+	return ccm_load64(&r->started) == ccm_load64(&r->signalled) + ccm_load64(&r->errors) +
+					   ccm_load64(&r->discarded);
 }
 
 /* Move one packet of @r's current descriptor; true if it completed or failed. */

@@ -55,6 +55,7 @@ struct ccm_ring {
 	u64 completed;			/* atomic; written by the engine only */
 	u64 bytes, packets, errors;	/* atomic counters */
 	u64 discarded;			/* atomic: started, dropped by a DMA error */
+	u64 signalled;			/* atomic: completed and their signal fired */
 	/*
 	 * Cursors run from 0 to @written and wrap to 0 only when used at
 	 * @written: a descriptor appended after a batch ran is the next one
@@ -346,6 +347,9 @@ enum ccm_step_result ccm_engine_step(struct ccm_engine *e);
 struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring);
 /* Started descriptors not yet completed, failed or discarded. */
 bool ccm_ring_busy(const struct ccm_ring *r);
+/* Every started descriptor failed, was discarded, or completed and its
+ * signal fired (ccm_ring_busy() turns false before the signal). */
+bool ccm_ring_settled(const struct ccm_ring *r);
 int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index);
 void ccm_cc_fini(struct ccm_cc *cc);
 enum ccm_step_result ccm_cc_step(struct ccm_cc *cc);

@@ -76,6 +76,8 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 	const struct drm_ccore_submit *su = arg;
 	const struct drm_ccore_job_wait *jw = arg;
 	const struct drm_ccore_cc_trigger *ct = arg;
+	const struct drm_ccore_compute_submit *cs = arg;
+	const struct drm_ccore_compute_wait *cw = arg;
 	uint64_t hbm = req == DRM_IOCTL_CCORE_BO_CREATE ? hbm_size(d) : 0;
 	const char *c;
 
@@ -352,6 +354,49 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 		if (err == EINVAL) {
 			snprintf(b, n, "CC core %u out of range or count %u not 1..65535", ct->cc_core,
 				 ct->count);
+			return;
+		}
+		break;
+	case DRM_IOCTL_CCORE_COMPUTE_SUBMIT:
+		if (err == EINVAL && cs->bad_index != ~0u) {
+			snprintf(b, n, "instruction %u is not valid: opcode, unused fields, duration, or a DMA range outside this file's buffers" DEBUG_HINT,
+				 cs->bad_index);
+			return;
+		}
+		if (err == EINVAL) {
+			snprintf(b, n, "core %u, count %u (1..MAX_PROGRAM_SIZE), timeout_ms %u (0..3600000), the DMA ring(%u,%u) (both 0 without DMA), flags or pad out of range" DEBUG_HINT,
+				 cs->core, cs->count, cs->timeout_ms, cs->dma_engine, cs->dma_ring);
+			return;
+		}
+		if (err == EACCES) {
+			snprintf(b, n, "instruction %d names a semaphore or the DMA ring(%u,%u), which this file does not own",
+				 (int)cs->bad_index, cs->dma_engine, cs->dma_ring);
+			return;
+		}
+		if (err == EBUSY) {
+			snprintf(b, n, "the compute engine of core %u is running a program, or its DMA ring(%u,%u) has descriptors in flight",
+				 cs->core, cs->dma_engine, cs->dma_ring);
+			return;
+		}
+		if (err == ENOSPC) {
+			snprintf(b, n, "the DMA ring(%u,%u) has fewer slots than the program has DMA instructions",
+				 cs->dma_engine, cs->dma_ring);
+			return;
+		}
+		break;
+	case DRM_IOCTL_CCORE_COMPUTE_WAIT:
+		if (err == ENOENT) {
+			snprintf(b, n, "core %u's compute engine has run no program of this file",
+				 cw->core);
+			return;
+		}
+		if (err == EINVAL) {
+			snprintf(b, n, "core %u does not exist", cw->core);
+			return;
+		}
+		if (err == ETIMEDOUT) {
+			snprintf(b, n, "the program on core %u is still running at the deadline",
+				 cw->core);
 			return;
 		}
 		break;

@@ -91,8 +91,11 @@ int sim_compute_submit(struct sim_ctx *c, struct drm_ccore_compute_submit *a)
 	free(descs);
 	if (rc)
 		return err.msg[0] ? sim_fail(DRM_IOCTL_CCORE_COMPUTE_SUBMIT, rc, &err) : rc;
-	c->compute_deadline[a->core] =
-		ccm_now_ns() + (s64)(a->timeout_ms ? a->timeout_ms : cfg->job_timeout_ms) * 1000000;
+	/* read by COMPUTE_WAIT without the lock */
+	__atomic_store_n(&c->compute_deadline[a->core],
+			 ccm_now_ns() + (s64)(a->timeout_ms ? a->timeout_ms : cfg->job_timeout_ms) *
+					1000000,
+			 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -123,12 +126,12 @@ int sim_compute_wait(struct sim_ctx *c, struct drm_ccore_compute_wait *a)
 	if (info.owner != c)
 		return ccore_error(-ENOENT, "COMPUTE_WAIT: core %u's compute engine has run no program of this context",
 				   a->core);
-	own = c->compute_deadline[a->core];
+	own = __atomic_load_n(&c->compute_deadline[a->core], __ATOMIC_RELAXED);
 	deadline = a->timeout_ns < own ? a->timeout_ns : own;
 	rc = ccm_fabric_wait(f, compute_idle, &ref, deadline);
 	if (rc && deadline == own && ccm_now_ns() >= own) {
 		/* the program's own timeout: stop the engine, fail the program */
-		ccm_compute_abort(f, c->dev, a->core, -ETIMEDOUT);
+		ccm_compute_abort(f, c->dev, a->core, c, -ETIMEDOUT);
 		rc = 0;
 	}
 	if (rc)

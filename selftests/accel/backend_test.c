@@ -7,7 +7,7 @@
  * dma-buf import on another device; the waits' deadlines are absolute
  * CLOCK_MONOTONIC times; every errno comes back as a message naming the
  * ioctl and what the errno means there; closing the system releases what
- * its files held.
+ * its files held; a compute program copies, triggers and waits.
  */
 #include "ccore_test.h"
 #include "ccore_device.h"
@@ -329,4 +329,62 @@ TEST(buffers_do_not_cross_fabrics)
 	ccore_system_close(b);
 	ASSERT_EQ(rc, -EXDEV);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "PRIME_FD_TO_HANDLE: Invalid cross-device link (EXDEV: ");
+}
+
+/* The device layer's compute-engine calls on the kernel driver. */
+TEST(compute_program_copies_triggers_and_waits)
+{
+	const size_t len = 8192 + 24;
+	struct drm_ccore_insn cc_prog[2] = {
+		{ .opcode = DRM_CCORE_OP_ADD, .imm = 1 }, { .opcode = DRM_CCORE_OP_RET },
+	};
+	struct drm_ccore_ce_insn prog[4] = {
+		{ .opcode = DRM_CCORE_CE_DMA, .len = len },
+		{ .opcode = DRM_CCORE_CE_TRIGGER, .cc_core = 1 },
+		{ .opcode = DRM_CCORE_CE_WAIT_SEM, .value = 1 },
+		{ .opcode = DRM_CCORE_CE_END },
+	};
+	struct drm_ccore_compute_wait w;
+	uint32_t h[2], ring, sem, p, bad;
+	uint64_t va[2], job;
+	uint8_t *m[2];
+	int status;
+
+	open_accel();
+	for (int i = 0; i < 2; i++) {
+		CHECK(ccore_dev_bo_create(d0, len, &h[i], &va[i]));
+		m[i] = ccore_dev_bo_map(d0, h[i]);
+		if (!m[i])
+			FAIL("bo_map: %s", ccore_last_error());
+	}
+	for (size_t i = 0; i < len; i++)
+		m[0][i] = (uint8_t)(i * 5 + 3);
+	memset(m[1], 0, len);
+	CHECK(ccore_dev_sem_alloc(d0, 0, 1, &sem));
+	cc_prog[0].sem = sem;
+	CHECK(ccore_dev_program_load(d0, 1, cc_prog, 2, &p));
+	CHECK(ccore_dev_submit(d0, p, 0, &job));
+	CHECK(ccore_dev_ring_create(d0, 0, 1, 2, 1, 0, DRM_CCORE_RING_F_COMPUTE, &ring));
+	prog[0].dst = va[1];
+	prog[0].src = va[0];
+	prog[2].sem = sem;
+	CHECK(ccore_dev_compute_submit(d0, 0, prog, 4, 1, 2, 0, &bad));
+	ASSERT_EQ(bad, ~0u);
+	CHECK(ccore_dev_compute_wait(d0, 0, 10 * SEC, &w));
+	ASSERT_EQ(w.status, 0);
+	ASSERT_EQ(w.insns, 4);
+	ASSERT_EQ(w.dma_bytes, len);
+	ASSERT_MEM_EQ(m[0], m[1], len);
+	CHECK(ccore_dev_job_wait(d0, job, 10 * SEC, &status));
+	ASSERT_EQ(status, 0);
+	/* a bad instruction: the errno explained, the instruction named */
+	prog[1].cc_core = 99;
+	EXPECT_ERR(ccore_dev_compute_submit(d0, 0, prog, 4, 1, 2, 0, &bad), -EINVAL,
+		   "COMPUTE_SUBMIT: Invalid argument (EINVAL: instruction 1 is not valid");
+	ASSERT_EQ(bad, 1);
+	CHECK(ccore_dev_ring_destroy(d0, ring));
+	CHECK(ccore_dev_program_free(d0, p));
+	CHECK(ccore_dev_sem_free(d0, sem));
+	for (int i = 0; i < 2; i++)
+		CHECK(ccore_dev_bo_close(d0, h[i]));
 }

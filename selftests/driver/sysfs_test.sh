@@ -264,7 +264,7 @@ check "rings/ follows the shape (cores=2,engines=3,rings=5: 90 files)" t_rings_s
 
 dd0=$dbg/fabric$fid/dev0
 t_dbg_files() {
-	for f in rings semaphores cc_cores inject_dma_error inject_cc_hang; do
+	for f in rings semaphores cc_cores compute_engines inject_dma_error inject_cc_hang; do
 		[ -e "$dd0/$f" ] || { echo "no $dd0/$f"; return 1; }
 	done
 	[ -d "$dbg/fabric$fid/dev1" ] || { echo "no $dbg/fabric$fid/dev1"; return 1; }
@@ -277,6 +277,9 @@ t_dbg_dumps() {
 	lines=$(grep -c '^cc=[0-9]* core=[0-9]* state=[a-z]* pc=[0-9]* .* fault="' "$dd0/cc_cores")
 	want=$((cores * cc_cores))
 	[ "$lines" -eq "$want" ] || { echo "cc_cores: $lines lines, expected $want"; cat "$dd0/cc_cores"; return 1; }
+	lines=$(grep -c '^core=[0-9]* state=idle pc=[0-9]* status=-*[0-9]* programs=[0-9]* .* fault="' \
+		"$dd0/compute_engines")
+	[ "$lines" -eq "$cores" ] || { echo "compute_engines: $lines lines, expected $cores"; cat "$dd0/compute_engines"; return 1; }
 }
 
 t_dbg_dma() {
@@ -299,8 +302,8 @@ t_dbg_hang() {
 }
 
 if [ $have_dbg = 1 ]; then
-	check "debugfs: fabric$fid/dev0 and dev1 with rings, semaphores, cc_cores, inject_*" t_dbg_files
-	check "debugfs: rings and semaphores empty on an idle device, cc_cores one line per CC core" t_dbg_dumps
+	check "debugfs: fabric$fid/dev0 and dev1 with rings, semaphores, cc_cores, compute_engines, inject_*" t_dbg_files
+	check "debugfs: rings and semaphores empty on an idle device, cc_cores one line per CC core, compute_engines one per core" t_dbg_dumps
 	check "debugfs: inject_dma_error takes a logical core, bad ones are EINVAL" t_dbg_dma
 	check "debugfs: inject_cc_hang takes a CC core, bad ones are EINVAL" t_dbg_hang
 else
