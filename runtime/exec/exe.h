@@ -114,7 +114,8 @@ int ccore_exe_add_insn(struct ccore_exe *exe, uint32_t rank, const struct ccore_
  * description line of what was wrong, 0 if unknown.
  */
 int ccore_exe_validate(const struct ccore_exe *exe, uint32_t *line);
-/* The trigger and wait rules (part of ccore_exe_validate()). */
+/* The trigger and wait rules: the last part of ccore_exe_validate(), on an
+ * executable that passed the others. */
 int ccore_exe_check_order(const struct ccore_exe *exe, uint32_t *line);
 
 /* Bytes a collective reads from its send and writes to its recv tensor. */
