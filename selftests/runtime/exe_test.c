@@ -139,6 +139,15 @@ TEST(loaded_fields)
 	ASSERT_EQ(bc->ranks[3], 0);
 	ASSERT_EQ(b->colls[1].group_count, 2);
 	ASSERT_EQ(b->colls[1].ranks[1], 2);
+	{
+		uint32_t pos = 9;
+
+		ASSERT_EQ(ccore_exe_group_of(&b->colls[1], 3, &pos), 1);
+		ASSERT_EQ(pos, 1);
+		ASSERT_EQ(ccore_exe_group_of(bc, 0, &pos), 0);
+		ASSERT_EQ(pos, 3);
+		ASSERT_EQ(ccore_exe_group_of(bc, 4, NULL), -1);
+	}
 	ASSERT_EQ(b->ranks[0].ninsns, 10);
 	ASSERT_EQ(b->ranks[3].ninsns, 11);
 	ASSERT_EQ(b->ranks[0].insns[0].op, CCORE_EXE_TRIGGER);
