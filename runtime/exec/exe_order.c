@@ -162,9 +162,10 @@ static int group_triggers(struct order *o, uint64_t ntrig, uint32_t *line)
 			uint32_t lead = cl->ranks[i - i % cl->group_size], r = cl->ranks[i];
 
 			if (cnt[r] != cnt[lead])
-				rc = ccore_error(-EINVAL, "collective %u (%s): rank %u triggers it %u times, rank %u of the same group (group %llu) %u times; every rank of a group triggers it equally often",
-						 c, cl->name, lead, cnt[lead], r,
-						 (unsigned long long)(i / cl->group_size), cnt[r]);
+				rc = ccore_error(-EINVAL, "collective %u (%s): rank %u triggers it %u time%s, rank %u of the same group (group %llu) %u time%s; every rank of a group triggers it equally often",
+						 c, cl->name, lead, cnt[lead], cnt[lead] == 1 ? "" : "s",
+						 r, (unsigned long long)(i / cl->group_size), cnt[r],
+						 cnt[r] == 1 ? "" : "s");
 		}
 		for (uint64_t i = 0; i < n; i++) {
 			grp[cl->ranks[i]] = NONE;

@@ -329,7 +329,7 @@ TEST(trigger_and_wait_rules)
 	sample_error("rank 0\n  wait ag\n",
 		     "rank 0 instruction 10 (wait): waits for collective 'ag' with no trigger of it before");
 	sample_error("rank 0-2\n  trigger ag\n  wait ag\n",
-		     "collective 0 (ag): rank 0 triggers it 2 times, rank 3 of the same group (group 0) 1 times");
+		     "collective 0 (ag): rank 0 triggers it 2 times, rank 3 of the same group (group 0) 1 time;");
 	/* two collectives of stream 0 in opposite orders on ranks 0 and 1 */
 	text_error(HEAD "tensor x 64\ntensor y 64\n"
 		   "collective a allreduce dtype=u8 count=8 redop=sum send=x recv=y groups={{0,1}}\n"
