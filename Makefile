@@ -8,7 +8,8 @@
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce)
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
-#                   FUZZ_SECONDS (default 60)
+#                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
+#                   text description reader
 #
 # Each of demo, check and driver installs the Debian packages it needs first.
 
@@ -105,7 +106,7 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	$(Q)touch $@
 
 help:
-	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
@@ -333,25 +334,34 @@ $(BUILD)/tests/kernel/helpers/genl_request: selftests/driver/genl_request.c uapi
 
 # --- fuzzing the executable loader (libFuzzer) ------------------------------
 # The library is rebuilt with clang under ASan/UBSan and libFuzzer's
-# coverage (in $(BUILD)/fuzz); the fuzzer starts from the checked-in corpus
-# (selftests/fuzz/corpus, see make-corpus.sh there), keeps what it finds in
-# $(BUILD)/fuzz/corpus and writes crashing inputs to $(BUILD)/fuzz/artifacts/.
+# coverage (in $(BUILD)/fuzz).  FUZZ_TARGET exe_load (default) fuzzes the
+# .cce loader from the checked-in corpus (selftests/fuzz/corpus, see
+# make-corpus.sh there); exe_text the text description reader from the
+# seed descriptions.  What the fuzzer finds is kept in
+# $(BUILD)/fuzz/corpus-TARGET, crashing inputs go to $(BUILD)/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGET ?= exe_load
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CC := clang
 DEPS_FUZZ := clang libclang-rt-14-dev
+FUZZ_SEEDS_exe_load := selftests/fuzz/corpus
+FUZZ_SEEDS_exe_text := selftests/fuzz/seeds examples
+FUZZ_DICT_exe_load := selftests/fuzz/exe.dict
+FUZZ_DICT_exe_text := selftests/fuzz/exe_text.dict
 
 .PHONY: fuzz fuzz-build
 fuzz: fuzz-build
-	$(Q)mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
-	$(Q)$(FUZZ_DIR)/fuzzers/exe_load -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		-dict=selftests/fuzz/exe.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
-		$(FUZZ_DIR)/corpus selftests/fuzz/corpus
+	$(Q)mkdir -p $(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_DIR)/artifacts
+	$(Q)$(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-dict=$(FUZZ_DICT_$(FUZZ_TARGET)) -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+		$(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 fuzz-build:
+	$(Q)case "$(FUZZ_TARGET)" in exe_load|exe_text) ;; \
+		*) echo "FUZZ_TARGET=$(FUZZ_TARGET): expected exe_load or exe_text" >&2; exit 2 ;; esac
 	$(Q)scripts/deps.sh $(DEPS_FUZZ)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=$(FUZZ_CC) SAN=1 \
-		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_DIR)/fuzzers/exe_load
+		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET)
 
 $(BUILD)/fuzzers/%: selftests/fuzz/%_fuzz.c $(LIBCCORE)
 	@mkdir -p $(dir $@)

@@ -114,12 +114,16 @@ int ccore_exe_add_insn(struct ccore_exe *exe, uint32_t rank, const struct ccore_
  * description line of what was wrong, 0 if unknown.
  */
 int ccore_exe_validate(const struct ccore_exe *exe, uint32_t *line);
-/* The trigger and wait rules (part of ccore_exe_validate()). */
+/* The trigger and wait rules: the last part of ccore_exe_validate(), on an
+ * executable that passed the others. */
 int ccore_exe_check_order(const struct ccore_exe *exe, uint32_t *line);
 
 /* Bytes a collective reads from its send and writes to its recv tensor. */
 uint64_t ccore_exe_send_bytes(const struct ccore_exe_coll *c);
 uint64_t ccore_exe_recv_bytes(const struct ccore_exe_coll *c);
+/* The group of @c that @rank is in (and its position there, the rank in
+ * that group's communicator), or -1 if none. */
+int ccore_exe_group_of(const struct ccore_exe_coll *c, uint32_t rank, uint32_t *pos);
 
 /* The .cce bytes of a valid executable (malloc'd, *@buf to free()). */
 int ccore_exe_save(const struct ccore_exe *exe, void **buf, size_t *len);

@@ -124,21 +124,3 @@ int ccore_exe_add_insn(struct ccore_exe *exe, uint32_t rank, const struct ccore_
 	r->insns[r->ninsns++] = *in;
 	return 0;
 }
-
-uint64_t ccore_exe_send_bytes(const struct ccore_exe_coll *c)
-{
-	uint64_t b = c->count * ccore_dtype_size((enum ccore_dtype)c->dtype);
-
-	if (c->op == ccore_op_reducescatter || c->op == ccore_op_alltoall)
-		b *= c->group_size;
-	return b;
-}
-
-uint64_t ccore_exe_recv_bytes(const struct ccore_exe_coll *c)
-{
-	uint64_t b = c->count * ccore_dtype_size((enum ccore_dtype)c->dtype);
-
-	if (c->op == ccore_op_allgather || c->op == ccore_op_alltoall)
-		b *= c->group_size;
-	return b;
-}

@@ -9,8 +9,8 @@
  * always finish; a trigger queues its collective on the rank's CC stream
  * (in order, as a CC core runs its jobs); a collective at the head of the
  * stream of every rank of its group completes; a wait passes once its
- * trigger has completed.  Work lists keep it linear in the instructions
- * times the group sizes.
+ * trigger has completed.  Work lists and a count of ready ranks per group
+ * keep it linear in the instructions.
  */
 #include "exec/exe.h"
 #include "ccore_internal.h"
@@ -21,12 +21,16 @@
 
 #define NONE UINT32_MAX
 #define S CCORE_EXE_MAX_STREAMS
+#define READY 1
+#define DONE 2
 
 struct order {
 	const struct ccore_exe *exe;
 	uint64_t *base;		/* [nranks + 1]: rank r's instructions are base[r].. */
 	uint32_t *aux;		/* TRIGGER: its group; WAIT: its trigger (local index) */
-	uint8_t *done;		/* TRIGGER: completed */
+	uint8_t *state;		/* TRIGGER: READY at its stream's head, or DONE */
+	uint64_t *gbase;	/* [ncolls + 1]: collective c's groups are ready[gbase[c]..] */
+	uint32_t *ready;	/* per group: its ranks with the collective READY */
 	uint32_t *pc;		/* [nranks]: next instruction to run */
 	uint32_t *q;		/* triggers (local index) by (rank, stream), in order */
 	uint64_t *qhead, *qend;	/* [nranks * S] */
@@ -102,7 +106,7 @@ out:
 }
 
 /* Each trigger's group, and equal trigger counts across every group. */
-static int group_triggers(struct order *o, uint64_t ntrig)
+static int group_triggers(struct order *o, uint64_t ntrig, uint32_t *line)
 {
 	const struct ccore_exe *exe = o->exe;
 	uint64_t *cstart = calloc(exe->ncolls + 1, sizeof(uint64_t));
@@ -147,6 +151,8 @@ static int group_triggers(struct order *o, uint64_t ntrig)
 			if (grp[r] == NONE) {
 				rc = ccore_error(-EINVAL, "rank %u instruction %u (trigger): rank %u is in none of the groups of collective '%s'",
 						 r, k, r, cl->name);
+				if (line)
+					*line = insn(o, r, k)->line;
 				break;
 			}
 			o->aux[o->base[r] + k] = grp[r];
@@ -156,9 +162,10 @@ static int group_triggers(struct order *o, uint64_t ntrig)
 			uint32_t lead = cl->ranks[i - i % cl->group_size], r = cl->ranks[i];
 
 			if (cnt[r] != cnt[lead])
-				rc = ccore_error(-EINVAL, "collective %u (%s): rank %u triggers it %u times, rank %u of the same group (group %llu) %u times; every rank of a group triggers it equally often",
-						 c, cl->name, lead, cnt[lead], r,
-						 (unsigned long long)(i / cl->group_size), cnt[r]);
+				rc = ccore_error(-EINVAL, "collective %u (%s): rank %u triggers it %u time%s, rank %u of the same group (group %llu) %u time%s; every rank of a group triggers it equally often",
+						 c, cl->name, lead, cnt[lead], cnt[lead] == 1 ? "" : "s",
+						 r, (unsigned long long)(i / cl->group_size), cnt[r],
+						 cnt[r] == 1 ? "" : "s");
 		}
 		for (uint64_t i = 0; i < n; i++) {
 			grp[cl->ranks[i]] = NONE;
@@ -231,7 +238,7 @@ static void advance(struct order *o, uint32_t r)
 		uint32_t k = o->pc[r];
 		const struct ccore_exe_insn *in = &rk->insns[k];
 
-		if (in->op == CCORE_EXE_WAIT && !o->done[o->base[r] + o->aux[o->base[r] + k]])
+		if (in->op == CCORE_EXE_WAIT && o->state[o->base[r] + o->aux[o->base[r] + k]] != DONE)
 			return;
 		o->pc[r]++;
 		if (in->op == CCORE_EXE_TRIGGER && head(o, r, stream_of(o, r, k)) == k)
@@ -239,27 +246,30 @@ static void advance(struct order *o, uint32_t r)
 	}
 }
 
-/* Complete the head collective of (@r, @s) if every rank of its group has it at the head. */
+/*
+ * The head of (@r, @s), issued, is ready: count it in its group, and
+ * complete the collective when every rank of the group has it ready (each
+ * has it at the head of the same stream, since a collective has one).
+ */
 static void examine(struct order *o, uint32_t r, uint32_t s)
 {
-	uint32_t k = head(o, r, s), g, c;
+	uint32_t k = head(o, r, s), g, c, *ready;
 	const struct ccore_exe_coll *cl;
 
-	if (k == NONE)
+	if (k == NONE || o->state[o->base[r] + k])
 		return;
+	o->state[o->base[r] + k] = READY;
 	c = insn(o, r, k)->coll;
 	g = o->aux[o->base[r] + k];
 	cl = &o->exe->colls[c];
-	for (uint32_t i = 0; i < cl->group_size; i++) {
-		uint32_t m = cl->ranks[(uint64_t)g * cl->group_size + i], h = head(o, m, s);
-
-		if (h == NONE || insn(o, m, h)->coll != c)
-			return;
-	}
+	ready = &o->ready[o->gbase[c] + g];
+	if (++*ready < cl->group_size)
+		return;
+	*ready = 0;
 	for (uint32_t i = 0; i < cl->group_size; i++) {
 		uint32_t m = cl->ranks[(uint64_t)g * cl->group_size + i];
 
-		o->done[o->base[m] + head(o, m, s)] = 1;
+		o->state[o->base[m] + head(o, m, s)] = DONE;
 		o->qhead[(uint64_t)m * S + s]++;
 		push_queue(o, m * S + s);
 		push_rank(o, m);
@@ -372,7 +382,14 @@ int ccore_exe_check_order(const struct ccore_exe *exe, uint32_t *line)
 	}
 	o.base[exe->nranks] = total;
 	o.aux = calloc(total + 1, sizeof(uint32_t));
-	o.done = calloc(total + 1, 1);
+	o.state = calloc(total + 1, 1);
+	o.gbase = malloc(sizeof(uint64_t) * (exe->ncolls + 1));
+	if (o.gbase) {
+		o.gbase[0] = 0;
+		for (uint32_t c = 0; c < exe->ncolls; c++)
+			o.gbase[c + 1] = o.gbase[c] + exe->colls[c].group_count;
+		o.ready = calloc(o.gbase[exe->ncolls] + 1, sizeof(uint32_t));
+	}
 	o.pc = calloc(exe->nranks, sizeof(uint32_t));
 	o.q = malloc(sizeof(uint32_t) * (ntrig + 1));
 	o.qhead = malloc(sizeof(uint64_t) * nq);
@@ -381,17 +398,14 @@ int ccore_exe_check_order(const struct ccore_exe *exe, uint32_t *line)
 	o.rin = calloc(exe->nranks, 1);
 	o.qwork = malloc(sizeof(uint32_t) * nq);
 	o.qin = calloc(nq, 1);
-	if (!o.aux || !o.done || !o.pc || !o.q || !o.qhead || !o.qend || !o.rwork || !o.rin ||
+	if (!o.aux || !o.state || !o.gbase || !o.ready || !o.pc || !o.q || !o.qhead || !o.qend || !o.rwork || !o.rin ||
 	    !o.qwork || !o.qin) {
 		rc = ccore_error(-ENOMEM, "validate: out of memory");
 		goto out;
 	}
 	rc = pair_waits(&o, line);
-	if (!rc) {
-		rc = group_triggers(&o, ntrig);
-		if (rc && line)
-			*line = 0;
-	}
+	if (!rc)
+		rc = group_triggers(&o, ntrig, line);
 	if (!rc) {
 		build_queues(&o);
 		run(&o);
@@ -400,7 +414,9 @@ int ccore_exe_check_order(const struct ccore_exe *exe, uint32_t *line)
 out:
 	free(o.base);
 	free(o.aux);
-	free(o.done);
+	free(o.state);
+	free(o.gbase);
+	free(o.ready);
 	free(o.pc);
 	free(o.q);
 	free(o.qhead);

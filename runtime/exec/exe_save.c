@@ -8,6 +8,7 @@
  */
 #include "exec/exe.h"
 #include "exec/exe_format.h"
+#include "exec/exe_names_index.h"
 #include "ccore_internal.h"
 
 #include <stdlib.h>
@@ -20,6 +21,8 @@ struct strtab {
 
 static int build_strtab(const struct ccore_exe *exe, struct strtab *st)
 {
+	struct exe_name_ref *refs;
+
 	st->tensor_off = malloc(sizeof(uint32_t) * (exe->ntensors + 1));
 	st->coll_off = malloc(sizeof(uint32_t) * (exe->ncolls + 1));
 	if (!st->tensor_off || !st->coll_off)
@@ -29,19 +32,21 @@ static int build_strtab(const struct ccore_exe *exe, struct strtab *st)
 		st->tensor_off[i] = (uint32_t)st->bytes;
 		st->bytes += strlen(exe->tensors[i].name) + 1;
 	}
+	refs = exe_names_sort(exe->ntensors ? exe->tensors[0].name : "", sizeof(exe->tensors[0]),
+			      exe->ntensors);
+	if (!refs)
+		return ccore_error(-ENOMEM, "save: out of memory");
 	for (uint32_t i = 0; i < exe->ncolls; i++) {
-		uint32_t j;
+		uint32_t j = exe_names_find(refs, exe->ntensors, exe->colls[i].name);
 
-		for (j = 0; j < exe->ntensors; j++)
-			if (!strcmp(exe->tensors[j].name, exe->colls[i].name))
-				break;
-		if (j < exe->ntensors) {
+		if (j != UINT32_MAX) {
 			st->coll_off[i] = st->tensor_off[j];
 		} else {
 			st->coll_off[i] = (uint32_t)st->bytes;
 			st->bytes += strlen(exe->colls[i].name) + 1;
 		}
 	}
+	free(refs);
 	return 0;
 }
 

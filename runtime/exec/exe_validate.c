@@ -7,6 +7,7 @@
  * they are multiplied or added.
  */
 #include "exec/exe.h"
+#include "exec/exe_names_index.h"
 #include "ccore_internal.h"
 
 #include <stdio.h>
@@ -77,7 +78,7 @@ static int dtype_ok(uint32_t d)
 	return d >= 1 && d <= MAX_DTYPE;
 }
 
-static int check_tensor(const struct ccore_exe *exe, uint32_t i)
+static int check_tensor(const struct ccore_exe *exe, uint32_t i, uint32_t dup, uint32_t earlier)
 {
 	const struct ccore_exe_tensor *t = &exe->tensors[i];
 	char buf[CCORE_EXE_NAME_MAX + 2];
@@ -85,10 +86,9 @@ static int check_tensor(const struct ccore_exe *exe, uint32_t i)
 	if (!valid_name(t->name))
 		return ccore_error(-EINVAL, "tensor %u: name '%s' is not valid: " NAME_RULE,
 				   i, shown(t->name, buf, sizeof(buf)));
-	for (uint32_t j = 0; j < i; j++)
-		if (!strcmp(exe->tensors[j].name, t->name))
-			return ccore_error(-EINVAL, "tensor %u (%s): the name is already tensor %u's; names must be unique",
-					   i, t->name, j);
+	if (i == dup)
+		return ccore_error(-EINVAL, "tensor %u (%s): the name is already tensor %u's; names must be unique",
+				   i, t->name, earlier);
 	if (t->bytes == 0 || t->bytes > CCORE_EXE_MAX_TENSOR_BYTES)
 		return ccore_error(-EINVAL, "tensor %u (%s): bytes %llu; allowed 1..%llu",
 				   i, t->name, (unsigned long long)t->bytes,
@@ -157,7 +157,6 @@ static int check_groups(const struct ccore_exe *exe, const struct ccore_exe_coll
 	if (c->op == ccore_op_sendrecv && c->group_size != 2)
 		return ccore_error(-EINVAL, "%s: sendrecv groups have %u ranks; allowed 2 (sender and receiver)",
 				   label, c->group_size);
-	memset(seen, 0, exe->nranks);
 	for (uint64_t k = 0; k < n; k++) {
 		uint32_t r = c->ranks[k];
 
@@ -173,10 +172,14 @@ static int check_groups(const struct ccore_exe *exe, const struct ccore_exe_coll
 		}
 		seen[r] = 1;
 	}
+	/* clear what was set, not all ranks: O(group ranks) per collective */
+	for (uint64_t k = 0; k < n && c->ranks[k] < exe->nranks; k++)
+		seen[c->ranks[k]] = 0;
 	return rc;
 }
 
-static int check_coll(const struct ccore_exe *exe, uint32_t i, uint8_t *seen)
+static int check_coll(const struct ccore_exe *exe, uint32_t i, uint8_t *seen, uint32_t dup,
+		      uint32_t earlier)
 {
 	const struct ccore_exe_coll *c = &exe->colls[i];
 	char label[CCORE_EXE_NAME_MAX + 32], buf[CCORE_EXE_NAME_MAX + 2];
@@ -187,10 +190,9 @@ static int check_coll(const struct ccore_exe *exe, uint32_t i, uint8_t *seen)
 		return ccore_error(-EINVAL, "collective %u: name '%s' is not valid: " NAME_RULE,
 				   i, shown(c->name, buf, sizeof(buf)));
 	snprintf(label, sizeof(label), "collective %u (%s)", i, c->name);
-	for (uint32_t j = 0; j < i; j++)
-		if (!strcmp(exe->colls[j].name, c->name))
-			return ccore_error(-EINVAL, "%s: the name is already collective %u's; names must be unique",
-					   label, j);
+	if (i == dup)
+		return ccore_error(-EINVAL, "%s: the name is already collective %u's; names must be unique",
+				   label, earlier);
 	if (!ccore_exe_op_name(c->op))
 		return ccore_error(-EINVAL, "%s: op %u; allowed 1..7 (allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv)",
 				   label, c->op);
@@ -253,16 +255,6 @@ static int check_coll(const struct ccore_exe *exe, uint32_t i, uint8_t *seen)
 	return 0;
 }
 
-static int in_groups(const struct ccore_exe_coll *c, uint32_t rank)
-{
-	uint64_t n = (uint64_t)c->group_count * c->group_size;
-
-	for (uint64_t k = 0; k < n; k++)
-		if (c->ranks[k] == rank)
-			return 1;
-	return 0;
-}
-
 static int check_insn(const struct ccore_exe *exe, uint32_t r, uint32_t k)
 {
 	const struct ccore_exe_insn *in = &exe->ranks[r].insns[k];
@@ -302,36 +294,56 @@ static int check_insn(const struct ccore_exe *exe, uint32_t r, uint32_t k)
 					   (unsigned long long)in->bytes, exe->tensors[in->src].name);
 		return 0;
 	default:
+		/* group membership: ccore_exe_check_order() */
 		if (in->coll >= exe->ncolls)
 			return ccore_error(-EINVAL, "%s: collective %u does not exist (%u collectives)",
 					   label, in->coll, exe->ncolls);
-		if (!in_groups(&exe->colls[in->coll], r))
-			return ccore_error(-EINVAL, "%s: rank %u is in none of the groups of collective '%s'",
-					   label, r, exe->colls[in->coll].name);
 		return 0;
 	}
 }
 
+/* The first name of @n at @first (stride @stride) that repeats an earlier one. */
+static int first_dup(const char *first, size_t stride, uint32_t n, uint32_t *dup,
+		     uint32_t *earlier)
+{
+	struct exe_name_ref *refs = exe_names_sort(first, stride, n);
+
+	if (!refs)
+		return ccore_error(-ENOMEM, "validate: out of memory");
+	*dup = exe_names_first_dup(refs, n, earlier);
+	free(refs);
+	return 0;
+}
+
 int ccore_exe_validate(const struct ccore_exe *exe, uint32_t *line)
 {
+	uint32_t dup = 0, earlier = 0;
 	uint8_t *seen;
 	int rc;
 
 	if (line)
 		*line = 0;
 	rc = check_topology(exe);
+	if (!rc && exe->ntensors)
+		rc = first_dup(exe->tensors[0].name, sizeof(exe->tensors[0]), exe->ntensors, &dup,
+			       &earlier);
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < exe->ntensors; i++) {
-		rc = check_tensor(exe, i);
+		rc = check_tensor(exe, i, dup, earlier);
 		if (rc)
 			return fail_at(line, exe->tensors[i].line, rc);
 	}
-	seen = malloc(exe->nranks);
+	if (exe->ncolls) {
+		rc = first_dup(exe->colls[0].name, sizeof(exe->colls[0]), exe->ncolls, &dup, &earlier);
+		if (rc)
+			return rc;
+	}
+	seen = calloc(exe->nranks, 1);
 	if (!seen)
 		return ccore_error(-ENOMEM, "validate: out of memory");
 	for (uint32_t i = 0; i < exe->ncolls && !rc; i++) {
-		rc = check_coll(exe, i, seen);
+		rc = check_coll(exe, i, seen, dup, earlier);
 		if (rc)
 			fail_at(line, exe->colls[i].line, rc);
 	}

@@ -6,6 +6,7 @@
  * garbled, patched fields) are rejected without a read out of bounds.
  */
 #include <errno.h>
+#include <time.h>
 
 #include "ccore_test.h"
 #include "ccore_verifiable.h"
@@ -138,6 +139,15 @@ TEST(loaded_fields)
 	ASSERT_EQ(bc->ranks[3], 0);
 	ASSERT_EQ(b->colls[1].group_count, 2);
 	ASSERT_EQ(b->colls[1].ranks[1], 2);
+	{
+		uint32_t pos = 9;
+
+		ASSERT_EQ(ccore_exe_group_of(&b->colls[1], 3, &pos), 1);
+		ASSERT_EQ(pos, 1);
+		ASSERT_EQ(ccore_exe_group_of(bc, 0, &pos), 0);
+		ASSERT_EQ(pos, 3);
+		ASSERT_EQ(ccore_exe_group_of(bc, 4, NULL), -1);
+	}
 	ASSERT_EQ(b->ranks[0].ninsns, 10);
 	ASSERT_EQ(b->ranks[3].ninsns, 11);
 	ASSERT_EQ(b->ranks[0].insns[0].op, CCORE_EXE_TRIGGER);
@@ -319,7 +329,7 @@ TEST(trigger_and_wait_rules)
 	sample_error("rank 0\n  wait ag\n",
 		     "rank 0 instruction 10 (wait): waits for collective 'ag' with no trigger of it before");
 	sample_error("rank 0-2\n  trigger ag\n  wait ag\n",
-		     "collective 0 (ag): rank 0 triggers it 2 times, rank 3 of the same group (group 0) 1 times");
+		     "collective 0 (ag): rank 0 triggers it 2 times, rank 3 of the same group (group 0) 1 time;");
 	/* two collectives of stream 0 in opposite orders on ranks 0 and 1 */
 	text_error(HEAD "tensor x 64\ntensor y 64\n"
 		   "collective a allreduce dtype=u8 count=8 redop=sum send=x recv=y groups={{0,1}}\n"
@@ -554,5 +564,58 @@ TEST(builder_errors)
 	ASSERT_STR_CONTAINS(ccore_last_error(), "rank 2 out of range (0..1)");
 	ASSERT_EQ(ccore_exe_add_insn(exe, 1, &in), 0);
 	ASSERT_EQ(ccore_exe_validate(exe, NULL), 0);
+	ccore_exe_free(exe);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The largest tables are checked in O(n log n): 65536 tensors, 4096 ranks
+ * in one group (a quadratic check would take minutes here).
+ */
+TEST(large_tables_validate_quickly)
+{
+	struct ccore_topology topo = { 64, 8, 8 };
+	struct ccore_exe_tensor t = { .bytes = 64 };
+	struct ccore_exe_coll c = { .name = "ar", .op = ccore_op_allreduce, .dtype = ccore_u8,
+				    .redop = ccore_sum, .count = 8, .group_count = 1,
+				    .group_size = 4096 };
+	struct ccore_exe_insn trig = { .op = CCORE_EXE_TRIGGER }, wait = { .op = CCORE_EXE_WAIT };
+	struct ccore_exe *exe;
+	uint32_t ranks[4096];
+	uint8_t *buf;
+	size_t len;
+	double t0;
+
+	ASSERT_EQ(ccore_exe_new(&topo, &exe), 0);
+	for (uint32_t i = 0; i < CCORE_EXE_MAX_TENSORS; i++) {
+		snprintf(t.name, sizeof(t.name), "t%u", i);
+		ASSERT_EQ(ccore_exe_add_tensor(exe, &t), 0);
+	}
+	ASSERT_EQ(ccore_exe_add_tensor(exe, &t), -E2BIG);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "too many tensors: at most 65536 allowed");
+	for (uint32_t r = 0; r < 4096; r++)
+		ranks[r] = 4095 - r;
+	c.ranks = ranks;
+	ASSERT_EQ(ccore_exe_add_coll(exe, &c), 0);
+	for (uint32_t r = 0; r < 4096; r++) {
+		for (int k = 0; k < 8; k++)
+			ASSERT_EQ(ccore_exe_add_insn(exe, r, k % 2 ? &wait : &trig), 0);
+	}
+	t0 = now_s();
+	ASSERT_EQ(ccore_exe_save(exe, (void **)&buf, &len), 0);
+	ccore_test_log("validated and saved %zu bytes in %.3f s", len, now_s() - t0);
+	free(buf);
+	/* the last tensor takes the first one's name */
+	strcpy(exe->tensors[CCORE_EXE_MAX_TENSORS - 1].name, "t0");
+	ASSERT_EQ(ccore_exe_validate(exe, NULL), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "tensor 65535 (t0): the name is already tensor 0's");
+	ASSERT_LT(now_s() - t0, 10);
 	ccore_exe_free(exe);
 }
