@@ -6,7 +6,8 @@
 #                   the kernel module's build checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
 #   make bench      run the benchmarks that print figures (device COPY, the
-#                   timed model's 1024-rank 1 GiB Ring AllReduce)
+#                   timed model's 1024-rank 1 GiB Ring AllReduce, the tuner's
+#                   regret, the TP + FSDP executable's packet-size priority)
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
 #                   text description reader
@@ -243,6 +244,7 @@ bench: deps
 	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE)
 	$(Q)CCORE_SLICES=1 $(BIN)/ccore-bench $(TIMED_SCALE)
 	$(Q)$(BIN)/ccore-plan --regret
+	$(Q)scripts/bench-exec.sh $(BUILD)
 
 # AllReduce next to Open MPI (shared memory, same N and sizes).
 bench-compare: deps
