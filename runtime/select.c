@@ -138,6 +138,15 @@ static int pat_buffer_init(void)
 	return 0;
 }
 
+uint32_t select_pat_buffer(uint64_t elem_size)
+{
+	uint64_t el = forced_pat_bytes / (elem_size ? elem_size : 1);
+
+	if (!forced_pat_bytes)
+		return 0;
+	return el < 1 ? 1 : el > UINT32_MAX ? UINT32_MAX : (uint32_t)el;
+}
+
 int select_init(void)
 {
 	const char *v = getenv("CCORE_ALGO");
@@ -274,11 +283,7 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 
 	if (rc)
 		return rc;
-	if (forced_pat_bytes) {
-		uint64_t el = forced_pat_bytes / elem_size;
-
-		o->pat_buffer = el < 1 ? 1 : el > UINT32_MAX ? UINT32_MAX : (uint32_t)el;
-	}
+	o->pat_buffer = select_pat_buffer(elem_size);
 	call.elem_size = (uint32_t)elem_size;
 	call.pat_buffer = o->pat_buffer;
 	/* after select_init(): it may have parsed a changed CCORE_ALGO */

@@ -32,6 +32,8 @@
  *                  stated floor 2Lα + M/BW (the master formula alone would
  *                  reach M/(2BW): see the note in tune_dbt())
  *   pat AG, RS     Lα + (n-1)/n·M/BW                         CA App. A
+ *                  when the staging buffer holds the largest message;
+ *                  else the steps pat.c runs for the buffer (see pat())
  *   pairwise A2A   (n-1)α + (n-1)/n·M/BW                     CA §7.2
  *   bruck A2A      Lα + L·M/(2BW) for power-of-two n (CA App. B.5); other
  *                  n: round k moves the slots j < n with bit k set

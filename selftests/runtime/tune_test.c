@@ -628,6 +628,27 @@ TEST(tuner_variables_are_checked)
 	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_SLICES=65: expected a number from 1 to 64");
 	unsetenv("CCORE_SLICES");
+	/*
+	 * PAT's staging buffer (4 ranks, M = 16000 bytes): its default makes
+	 * it linear, (N-1)α + (N-1)/N M/BW; one that holds the largest message
+	 * gives log2(N)α + (N-1)/N M/BW
+	 */
+	setenv("CCORE_ALGO", "pat", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info), 0);
+	ASSERT_US(info.predicted_us, 3 * 1 + 0.75 * 16000 / 10e3);
+	setenv("CCORE_PAT_BUFFER", "1M", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info), 0);
+	ASSERT_US(info.predicted_us, 2 * 1 + 0.75 * 16000 / 10e3);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const v[] = { "0", "2T", "1X" };
+
+		setenv("CCORE_PAT_BUFFER", v[i], 1);
+		ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info),
+			  -EINVAL);
+		ASSERT_STR_CONTAINS(ccore_last_error(),
+				    "expected bytes from 1 to 1T (K, M, G suffixes)");
+	}
+	unsetenv("CCORE_PAT_BUFFER");
 	unsetenv("CCORE_ALGO");
 	unsetenv("CCORE_TUNER_IDEAL");
 	unsetenv("CCORE_TUNER_ALPHA_US");
