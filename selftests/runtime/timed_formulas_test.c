@@ -162,9 +162,11 @@ struct fcase {
 	double max_m;		/* 0: 1 GiB; else the largest M (see below) */
 	const char *pat_buffer;	/* CCORE_PAT_BUFFER for the case, or NULL */
 	/*
-	 * Left out of the default sample at N = 1024, where planning and
-	 * lowering it take seconds of CPU (Ring's 2N(N-1) transfers: 2-4 s,
-	 * Mesh's and pairwise's N(N-1): 5-15 s, PAT: over a minute).
+	 * Left out of the default sample at N = 1024, to keep it to a few
+	 * seconds: planning and lowering there take from half a second of
+	 * CPU (RDH AG/RS, binomial and chain Reduce) to 2-4 s (Ring's 2N(N-1)
+	 * transfers), 5-15 s (Mesh's and pairwise's N(N-1)) and over a
+	 * minute (PAT).
 	 */
 	bool slow;
 };
@@ -182,10 +184,11 @@ static const struct fcase cases[] = {
 	 * fits the model's largest HBM (1 TiB per device, 8 ranks each)
 	 * only up to M = 64 MiB.
 	 */
-	{ .algo = "mesh_oneshot", .op = AR, .want = mesh_oneshot, .sim = "engines=1", .max_m = 64.0 * 1024 * 1024, .slow = true },
+	{ .algo = "mesh_oneshot", .op = AR, .want = mesh_oneshot, .sim = "engines=1",
+	  .max_m = 64.0 * 1024 * 1024, .slow = true },
 	/* every N of the grid is a power of two, as RDH's formula needs */
-	{ .algo = "rdh", .op = AG, .want = rdh_agrs },
-	{ .algo = "rdh", .op = RS, .want = rdh_agrs },
+	{ .algo = "rdh", .op = AG, .want = rdh_agrs, .slow = true },
+	{ .algo = "rdh", .op = RS, .want = rdh_agrs, .slow = true },
 	{ .algo = "rdh", .op = AR, .want = rdh_ar },
 	{ .algo = "dbt", .op = AR, .want = dbt_ar },
 	/*
@@ -198,9 +201,9 @@ static const struct fcase cases[] = {
 	{ .algo = "pat", .op = RS, .want = pat_agrs, .pat_buffer = "4G", .slow = true },
 	{ .algo = "pairwise", .op = A2A, .want = pairwise, .slow = true },
 	{ .algo = "binomial", .op = BC, .want = binomial },
-	{ .algo = "binomial", .op = RD, .want = binomial },
+	{ .algo = "binomial", .op = RD, .want = binomial, .slow = true },
 	{ .algo = "chain", .op = BC, .want = chain },
-	{ .algo = "chain", .op = RD, .want = chain },
+	{ .algo = "chain", .op = RD, .want = chain, .slow = true },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
