@@ -242,6 +242,25 @@ void ccm_xfer_ring_dropped(struct ccm_ring *r)
 	r->xphase = CCM_XFER_NONE;
 }
 
+/*
+ * True if @d is its logical core's own work, a rank's local copy or
+ * reduction: every operand is in the engine's device and no other core
+ * hears of it (its signal, if any, is the engine's own core's).  The model
+ * knows devices, not ranks; the core a descriptor signals is the one that
+ * consumes it, so a transfer to another core of the device is not local.
+ */
+static bool core_local(const struct ccm_engine *e, const struct ccm_hwdesc *d)
+{
+	u32 here = e->core->dev->index;
+
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE || d->dst_dev != here || d->src0_dev != here ||
+	    (d->op == DRM_CCORE_DESC_REDUCE && d->src1_dev != here))
+		return false;
+	return !(d->flags & DRM_CCORE_DESC_F_SIGNAL) ||
+	       (DRM_CCORE_SEM_REF_DEV(d->signal_sem) == here &&
+		DRM_CCORE_SEM_REF_CORE(d->signal_sem) == e->core->index);
+}
+
 /* The next started descriptor of @r starts moving its bytes at @now. */
 static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 {
@@ -259,8 +278,15 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 		u64 start = now > r->xfree ? now : r->xfree;
 
 		set_rate(f, r);
-		r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
-		arrival_push(r, r->xfree + r->xalpha);
+		/*
+		 * The α-β model counts time on the wire only: a rank's local
+		 * copies and reductions take none (γ = 0, no hop).
+		 */
+		if (core_local(e, d))
+			r->xalpha = 0;
+		else
+			r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
+		arrival_push(r, r->xalpha ? r->xfree + r->xalpha : start);
 		r->exec_slot++;
 		return;
 	}

@@ -463,7 +463,8 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 		return rc;
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
 		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->opts.slices == opts.slices &&
-		    (*pp)->opts.channels == opts.channels)
+		    (*pp)->opts.channels == opts.channels &&
+		    (*pp)->opts.pat_buffer == opts.pat_buffer)
 			break;
 	if (*pp) {
 		/* most recently used goes first */

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "ccore_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct clause {
 
 static struct clause all_colls, per_coll[CS_NCOLL];
 static uint32_t forced_slices;		/* $CCORE_SLICES, 0: the tuner's */
+static uint64_t forced_pat_bytes;	/* $CCORE_PAT_BUFFER, 0: PAT's default */
 static char algo_env[512], algo_env_seen[512];
 static bool parsed;
 
@@ -107,13 +109,51 @@ static int slices_init(void)
 	return 0;
 }
 
+/*
+ * $CCORE_PAT_BUFFER: PAT's staging buffer per rank, in bytes (K, M, G
+ * suffixes), instead of its default of four blocks.  One that holds the
+ * largest message gives the fully aggregated schedule of the reference
+ * (ceil(log2 N) steps); the default makes PAT linear.
+ */
+static int pat_buffer_init(void)
+{
+	const char *v = getenv("CCORE_PAT_BUFFER");
+	unsigned long long b;
+	char *end;
+
+	forced_pat_bytes = 0;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	b = strtoull(v, &end, 10);
+	if (*end && !end[1] && strchr("KMG", *end))
+		b <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+	else if (*end)
+		b = 0;
+	if (errno || *v == '-' || b < 1 || b > (1ull << 40))
+		return ccore_error(-EINVAL,
+				   "CCORE_PAT_BUFFER=%s: expected bytes from 1 to 1T (K, M, G suffixes)",
+				   v);
+	forced_pat_bytes = b;
+	return 0;
+}
+
+uint32_t select_pat_buffer(uint64_t elem_size)
+{
+	uint64_t el = forced_pat_bytes / (elem_size ? elem_size : 1);
+
+	if (!forced_pat_bytes)
+		return 0;
+	return el < 1 ? 1 : el > UINT32_MAX ? UINT32_MAX : (uint32_t)el;
+}
+
 int select_init(void)
 {
 	const char *v = getenv("CCORE_ALGO");
 	char *save = NULL, *cl;
 	int rc = 0;
 
-	rc = tuner_init() ?: slices_init();	/* the message names the variable */
+	rc = tuner_init() ?: slices_init() ?: pat_buffer_init();	/* the message names the variable */
 	if (rc)
 		return rc;
 	if (parsed && !strcmp(algo_env_seen, v ? v : ""))
@@ -243,6 +283,9 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 
 	if (rc)
 		return rc;
+	o->pat_buffer = select_pat_buffer(elem_size);
+	call.elem_size = (uint32_t)elem_size;
+	call.pat_buffer = o->pat_buffer;
 	/* after select_init(): it may have parsed a changed CCORE_ALGO */
 	c = per_coll[sh->coll].set ? &per_coll[sh->coll] : &all_colls;
 	*out = (struct select_choice){ .us = -1, .runner_up_us = -1, .bytes = call.bytes };

@@ -41,6 +41,11 @@ struct select_choice {
  */
 int select_init(void);
 /*
+ * $CCORE_PAT_BUFFER (read by select_init()) as elements of @elem_size
+ * bytes, 1..UINT32_MAX; 0 if it is not set (PAT's default).
+ */
+uint32_t select_pat_buffer(uint64_t elem_size);
+/*
  * Choose for @sh on topology @t (elements of @elem_size bytes): fills @out
  * and sets @o's slices and channels.  -ENOENT with the reasons if nothing
  * can serve.

@@ -41,6 +41,23 @@ bool algo_trivial(struct cs_sched *s);
 const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o);
 /* Block c of n over count elements: ceil-split, possibly empty at the end. */
 void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len);
+/*
+ * What PAT (pat.c) runs for @s under @o: its messages in AllGather order
+ * (ReduceScatter runs them backwards), each one step to the rank 2^dim
+ * away with @chunks blocks of a piece, and the pieces (of about
+ * count / pieces elements) it runs them for one after the other.  The
+ * staging buffer decides both: the fully aggregated Bruck order
+ * (ceil(log2 N) messages) when it holds the largest message, fewer
+ * aggregated steps and more linear ones as it shrinks.  @steps needs room
+ * for N - 1.  0, 1 if no plan fits the buffer, -1 out of memory.
+ */
+struct algo_pat_step {
+	uint32_t dim, chunks;
+};
+
+int algo_pat_steps(const struct cs_shape *s, const struct algo_opts *o,
+		   struct algo_pat_step *steps, uint32_t *nsteps, uint64_t *pieces);
+
 static inline uint32_t algo_mod(int64_t a, uint32_t n)
 {
 	int64_t m = a % (int64_t)n;

@@ -147,8 +147,24 @@ static void dep_on(struct dbt *b, uint32_t r, uint32_t st, int64_t on)
 		cs_dep(b->s, r, st, (uint32_t)on);
 }
 
-/* Fine time (t, w) of rank @r: local steps, then sends, then receives. */
-static void fine_time(struct dbt *b, uint32_t r, uint32_t t, int w)
+/* Time @t of rank @r in tree @w: the local reductions that finish a sum. */
+static void sums_at(struct dbt *b, uint32_t r, uint32_t t, int w)
+{
+	const struct tree *tr = &b->t[w];
+	int64_t *sum = b->sum + (size_t)w * b->slices;
+	uint64_t off, len;
+
+	for (uint32_t i = 0; i < b->slices; i++) {
+		slice(b, w, i, &off, &len);
+		if (!len || tr->nchild[r] < 2 || tr->height[r] + i != t)
+			continue;
+		sum[i] = cs_reduce(b->s, r, cs_at(CS_RECV, off), cs_at(CS_RECV, off),
+				   cs_at(CS_TMP, off), len);
+	}
+}
+
+/* Time @t of rank @r in tree @w: the send up and the sends down. */
+static void sends_at(struct dbt *b, uint32_t r, uint32_t t, int w)
 {
 	const struct tree *tr = &b->t[w];
 	uint32_t h = tr->height[r], d = tr->depth[r], nc = tr->nchild[r];
@@ -156,13 +172,6 @@ static void fine_time(struct dbt *b, uint32_t r, uint32_t t, int w)
 	int64_t *up = b->up + (size_t)w * b->slices, *sum = b->sum + (size_t)w * b->slices;
 	uint64_t off, len;
 
-	for (uint32_t i = 0; i < b->slices; i++) {
-		slice(b, w, i, &off, &len);
-		if (!len || nc < 2 || h + i != t)
-			continue;
-		sum[i] = cs_reduce(b->s, r, cs_at(CS_RECV, off), cs_at(CS_RECV, off),
-				   cs_at(CS_TMP, off), len);
-	}
 	for (uint32_t i = 0; i < b->slices; i++) {
 		slice(b, w, i, &off, &len);
 		if (!len)
@@ -177,6 +186,16 @@ static void fine_time(struct dbt *b, uint32_t r, uint32_t t, int w)
 			dep_on(b, r, st, par == NONE ? sum[i] : -1);
 		}
 	}
+}
+
+/* Time @t of rank @r in tree @w: the receives from the children and the parent. */
+static void receives_at(struct dbt *b, uint32_t r, uint32_t t, int w)
+{
+	const struct tree *tr = &b->t[w];
+	uint32_t d = tr->depth[r], nc = tr->nchild[r], par = tr->parent[r];
+	int64_t *up = b->up + (size_t)w * b->slices;
+	uint64_t off, len;
+
 	for (uint32_t i = 0; i < b->slices; i++) {
 		slice(b, w, i, &off, &len);
 		if (!len)
@@ -202,15 +221,26 @@ static void fine_time(struct dbt *b, uint32_t r, uint32_t t, int w)
 	}
 }
 
+/*
+ * Rank @r's program, time by time: both trees' local reductions, then both
+ * trees' sends, then both trees' receives.  A receive blocks the program
+ * until its data is in, so a send of one tree must not come after a
+ * receive of the other at the same time: it would go a step late.
+ */
 static void dbt_rank(struct dbt *b, uint32_t r)
 {
 	uint32_t end = 2 * (b->t[0].top > b->t[1].top ? b->t[0].top : b->t[1].top) + b->slices;
 
 	for (size_t i = 0; i < 2 * (size_t)b->slices; i++)
 		b->up[i] = b->sum[i] = -1;
-	for (uint32_t t = 0; t <= end; t++)
+	for (uint32_t t = 0; t <= end; t++) {
 		for (int w = 0; w < 2; w++)
-			fine_time(b, r, t, w);
+			sums_at(b, r, t, w);
+		for (int w = 0; w < 2; w++)
+			sends_at(b, r, t, w);
+		for (int w = 0; w < 2; w++)
+			receives_at(b, r, t, w);
+	}
 }
 
 static struct cs_sched *dbt_gen(const struct cs_shape *shape, const struct algo_opts *o)

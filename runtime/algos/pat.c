@@ -690,6 +690,31 @@ static const char *pat_rejects(const struct cs_shape *s, const struct algo_opts 
 	return rc ? "out of memory" : NULL;
 }
 
+int algo_pat_steps(const struct cs_shape *s, const struct algo_opts *o,
+		   struct algo_pat_step *steps, uint32_t *nsteps, uint64_t *pieces)
+{
+	struct pat_choice ch;
+	int rc;
+
+	*nsteps = 0;
+	*pieces = 0;
+	if (!s->count || s->nranks < 2)
+		return 0;
+	rc = pat_choose(s, o, &ch);
+	if (rc)
+		return rc;
+	for (uint32_t t = 0; t < ch.plan.nmsg; t++) {
+		const struct pat_msg *m = &ch.plan.msg[t];
+
+		steps[t].dim = m->dim;
+		steps[t].chunks = m->n;
+	}
+	*nsteps = ch.plan.nmsg;
+	*pieces = ch.pieces;
+	pat_plan_free(&ch.plan);
+	return 0;
+}
+
 const struct algo algo_pat = {
 	.name = "pat",
 	.colls = 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,

@@ -33,6 +33,8 @@ struct emit {
 	 * (ascending; ~0u ends a list) */
 	uint32_t *credit_first, *credit_next;
 	uint8_t *step_engine;			/* per step: ring engine (sends) */
+	uint8_t *peer_engine;			/* per peer: 1 + its engine, 0: none yet */
+	uint32_t peers;				/* distinct peers sent to so far */
 	bool oom;
 };
 
@@ -84,9 +86,17 @@ static uint32_t local_engine(const struct lower_ctx *c, uint32_t r)
 	return (r + c->nranks) % c->engines;
 }
 
-static uint32_t peer_engine(const struct lower_ctx *c, uint32_t p)
+/*
+ * The engine whose ring carries every send of rank @r to @p: the k-th
+ * distinct peer in program order gets the k-th engine after the local
+ * one, round robin, so up to engines - 1 peers a rank sends to (and its
+ * local steps) each have an engine of their own whatever their ranks are.
+ */
+static uint32_t peer_engine(const struct lower_ctx *c, struct emit *e, uint32_t r, uint32_t p)
 {
-	return p % c->engines;
+	if (!e->peer_engine[p])
+		e->peer_engine[p] = (uint8_t)(1 + (local_engine(c, r) + 1 + e->peers++) % c->engines);
+	return e->peer_engine[p] - 1u;
 }
 
 static void wait_local(struct emit *e, uint32_t sem, uint32_t upto)
@@ -163,7 +173,7 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	const struct cs_step *st = &j->s->ranks[r].steps[i];
 	uint32_t p = st->peer, k = sent_to[p]++;
 	const struct cs_step *rv = &j->s->ranks[p].steps[j->recv_of[p * j->n + r][k]];
-	uint32_t eng = peer_engine(c, p);
+	uint32_t eng = peer_engine(c, e, r, p);
 	struct drm_ccore_desc d = {
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
 		.signal_sem = lower_sem_arrival(c->ranks[p].sems, r), .signal_value = 1,
@@ -256,11 +266,12 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 
 	e->step_local = calloc(rk->n + 1, sizeof(*e->step_local));
 	e->step_engine = calloc(rk->n + 1, sizeof(*e->step_engine));
+	e->peer_engine = calloc(j->n, sizeof(*e->peer_engine));
 	e->credit = calloc(rk->n + 1, sizeof(*e->credit));
 	e->credit_first = calloc(rk->n + 1, sizeof(*e->credit_first));
 	e->credit_next = calloc(rk->n + 1, sizeof(*e->credit_next));
-	if (!sent_to || !e->step_local || !e->step_engine || !e->credit || !e->credit_first ||
-	    !e->credit_next) {
+	if (!sent_to || !e->step_local || !e->step_engine || !e->peer_engine || !e->credit ||
+	    !e->credit_first || !e->credit_next) {
 		e->oom = true;
 		free(sent_to);
 		return;
@@ -348,6 +359,7 @@ static void emit_free(struct emit *e)
 		free(e->desc[i]);
 	free(e->step_local);
 	free(e->step_engine);
+	free(e->peer_engine);
 	free(e->credit);
 	free(e->credit_first);
 	free(e->credit_next);

@@ -32,6 +32,8 @@
  *                  stated floor 2Lα + M/BW (the master formula alone would
  *                  reach M/(2BW): see the note in tune_dbt())
  *   pat AG, RS     Lα + (n-1)/n·M/BW                         CA App. A
+ *                  when the staging buffer holds the largest message;
+ *                  else the steps pat.c runs for the buffer (see pat())
  *   pairwise A2A   (n-1)α + (n-1)/n·M/BW                     CA §7.2
  *   bruck A2A      Lα + L·M/(2BW) for power-of-two n (CA App. B.5); other
  *                  n: round k moves the slots j < n with bit k set
@@ -59,9 +61,11 @@
  * on arrival (reduce_gbps) is exposed for 1/P of a block.
  */
 #include "formula.h"
+#include "algos/algo.h"
 #include "sched/cs.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t log2up(uint32_t n)
@@ -272,12 +276,36 @@ static uint32_t pat_chunks(uint32_t n, uint32_t k)
 	return cnt;
 }
 
-static struct tune_cost pat(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
-			    uint32_t P)
+/*
+ * PAT's messages, as pat.c chooses them for the call's staging buffer
+ * (algo_pat_steps()): each a step of its chunks' bytes to the rank 2^dim
+ * away, for each of the pieces in turn.  With a buffer that holds the
+ * largest message that is CA App. A's ceil(log2 N) aggregated rounds;
+ * with less, more and smaller steps, down to N - 1 (linear).  Should
+ * pat.c be unable to say, the aggregated rounds with @P pieces.
+ */
+static struct tune_cost pat(const struct tune_topo *t, const struct tune_call *call, uint8_t coll,
+			    uint32_t n, double M, uint32_t P)
 {
+	uint32_t es = call->elem_size ? call->elem_size : 4, ns = 0;
+	struct cs_shape sh = { .coll = coll, .nranks = n, .count = (uint64_t)(M / n / es) };
+	struct algo_opts o = { .slices = P, .pat_buffer = call->pat_buffer };
+	struct algo_pat_step *st = calloc(n, sizeof(*st));
 	struct tune_cost c = { 0, 0 };
+	uint64_t pieces = 0;
 
-	/* P pieces run one after the other through the bounded buffer */
+	if (st && sh.count && !algo_pat_steps(&sh, &o, st, &ns, &pieces) && ns) {
+		for (uint32_t k = 0; k < ns; k++) {
+			double b = st[k].chunks * M / n / (double)pieces;
+
+			tune_add(&c, tune_step_shift(t, 1u << st[k].dim, b, 1), (uint32_t)pieces);
+			if (coll == CS_REDUCESCATTER)
+				c.xfer_us += (double)pieces * tune_reduce_us(t, b);
+		}
+		free(st);
+		return c;
+	}
+	free(st);
 	for (uint32_t k = 0; (1u << k) < n; k++) {
 		double b = pat_chunks(n, k) * M / n / P;
 
@@ -342,8 +370,8 @@ static void hier_topos(const struct tune_topo *t, struct tune_topo *intra, struc
 		inter->streams = (t->streams ? t->streams : 1) * t->ranks_per_device;
 }
 
-static struct tune_cost hier(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
-			     uint32_t P, bool use_pat)
+static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *call,
+			     uint8_t coll, uint32_t n, double M, uint32_t P, bool use_pat)
 {
 	uint32_t X = t->nodes, G = n / X;
 	struct tune_topo in, out;
@@ -357,8 +385,8 @@ static struct tune_cost hier(const struct tune_topo *t, uint8_t coll, uint32_t n
 		tune_add(&c, ring(&in, CS_ALLGATHER, G, M, P, 1), 1);
 		return c;
 	}
-	tune_add(&c, use_pat ? pat(&out, coll, X, X * blk, P) : ring(&out, coll, X, X * blk, P, 1),
-		 1);
+	tune_add(&c, use_pat ? pat(&out, call, coll, X, X * blk, P) :
+		     ring(&out, coll, X, X * blk, P, 1), 1);
 	tune_add(&c, ring(&in, coll, G, G * blk, P, 1), X);
 	return c;
 }
@@ -465,7 +493,7 @@ int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_
 	else if (!strcmp(algo, "dbt"))
 		r = dbt(t, n, c->bytes, P);
 	else if (!strcmp(algo, "pat"))
-		r = pat(t, c->coll, n, c->bytes, P);
+		r = pat(t, c, c->coll, n, c->bytes, P);
 	else if (!strcmp(algo, "pairwise") || !strcmp(algo, "bruck"))
 		r = alltoall(t, n, c->bytes, P, !strcmp(algo, "bruck"));
 	else if (!strcmp(algo, "binomial") || !strcmp(algo, "chain"))
@@ -473,7 +501,7 @@ int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_
 	else if (!strcmp(algo, "p2p"))
 		r = tune_step_shift(t, c->peer_dist ? c->peer_dist : 1, c->bytes, P);
 	else
-		r = hier(t, c->coll, n, c->bytes, P, !strcmp(algo, "hier-pat"));
+		r = hier(t, c, c->coll, n, c->bytes, P, !strcmp(algo, "hier-pat"));
 	*us = tune_total(r);
 	return 0;
 }

@@ -25,6 +25,8 @@ struct tune_call {
 	uint32_t slices;	/* pipeline slices (P of the reference), >= 1 */
 	uint32_t channels;	/* flat ring channels, >= 1 */
 	uint32_t peer_dist;	/* Send/Recv: receiver - sender (mod N) */
+	uint32_t elem_size;	/* bytes per element; 0: 4 (f32) */
+	uint64_t pat_buffer;	/* PAT's staging elements per rank; 0: its default */
 };
 
 /* Knobs an algorithm's time depends on (what the tuner searches). */

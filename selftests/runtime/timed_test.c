@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The timed device model (CCORE_SIM timed=1): virtual time of collectives
- * run through the real runtime, against the alpha-beta formulas of
- * collective-algorithms.txt in the ideal setting (one tier, no contention,
- * no CC-core or semaphore overheads; a tuning file forces one slice, so
- * every block is one descriptor as the formulas assume); link contention
- * in the realistic setting; determinism.  Buffers are virtual: no bytes
- * move.
+ * The timed device model (CCORE_SIM timed=1): determinism of virtual time
+ * through the real runtime, and link contention in the realistic setting.
+ * Buffers are virtual: no bytes move.  The ideal setting against the
+ * reference's formulas is timed_formulas_test.c.
  */
 #include "tsim.h"
 #include "ccore.h"
@@ -100,131 +97,6 @@ static void expect_close(const char *what, int n, size_t bytes, double got, doub
 	if (got < want * 0.99 || got > want * 1.01)
 		FAIL("%s N=%d M=%zu: timed %.3f us, formula %.3f us (off by %.2f%%)", what, n,
 		     bytes, got, want, (got / want - 1) * 100);
-}
-
-static char ideal_cfg[256];
-
-static const char *ideal(void)
-{
-	snprintf(ideal_cfg, sizeof(ideal_cfg),
-		 "ideal=1,virtual=1,alpha_node_ns=%d,bw_node_gbps=%d,sems=1024,program_size=16384",
-		 ALPHA_NS, BW_GBPS);
-	return ideal_cfg;
-}
-
-/* alpha + m/BW in microseconds */
-static double hop_us(double m)
-{
-	return ALPHA_NS / 1e3 + m * 8 / BW_GBPS / 1e3;
-}
-
-/* CCORE_TUNER_FILE choosing @algo with one slice and one channel for every call. */
-static char tuner_file[64];
-
-static void force_one_slice(const char *algo)
-{
-	int fd;
-	FILE *fp;
-
-	snprintf(tuner_file, sizeof(tuner_file), "/tmp/ccore-timed-test-XXXXXX");
-	fd = mkstemp(tuner_file);
-	fp = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!fp)
-		FAIL("cannot write a tuning file in /tmp");
-	fprintf(fp, "op,min_bytes,max_bytes,nodes,ranks,algorithm,slices,channels\n"
-		    "*,*,*,*,*,%s,1,1\n", algo);
-	fclose(fp);
-	setenv("CCORE_TUNER_FILE", tuner_file, 1);
-}
-
-static void unforce(void)
-{
-	unsetenv("CCORE_TUNER_FILE");
-	unlink(tuner_file);
-}
-
-/*
- * Ring AG and RS: (N-1)(alpha + M/(N BW)); AR: 2(N-1)(alpha + M/(N BW)),
- * M the nccl-tests size (AG: the output, RS: the input), for N in
- * {4, 8, 16, 64, 256} and M from 1 KiB to 64 MiB.
- */
-TEST(ideal_ring_matches_formulas)
-{
-	static const int ns[] = { 4, 8, 16, 64, 256 };
-
-	force_one_slice("ring");
-	for (unsigned int i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-		struct world w;
-		int n = ns[i];
-
-		/* one tier: where ranks sit does not matter */
-		world_open(&w, 1, n > 64 ? n / 4 : n, n > 64 ? 4 : 1, ideal(), 64u << 20);
-		for (size_t m = 1024; m <= (64u << 20); m *= 8) {
-			double step = hop_us((double)m / n);
-
-			expect_close("ring allgather", n, m, run_us(&w, AG, m, "ring"), (n - 1) * step);
-			expect_close("ring reducescatter", n, m, run_us(&w, RS, m, "ring"),
-				     (n - 1) * step);
-			expect_close("ring allreduce", n, m, run_us(&w, AR, m, "ring"),
-				     2 * (n - 1) * step);
-		}
-		ccore_test_log("N=%d: ring AG/RS/AR of 64 MiB %.1f/%.1f/%.1f us", n,
-			       run_us(&w, AG, 64u << 20, "ring"), run_us(&w, RS, 64u << 20, "ring"),
-			       run_us(&w, AR, 64u << 20, "ring"));
-		world_close(&w);
-	}
-	unforce();
-}
-
-/*
- * RDH AllReduce (recursive halving, then doubling): 2 log2(N) alpha +
- * 2 (N-1)/N M/BW (collective-algorithms.txt App. B), N a power of two.
- */
-TEST(ideal_rdh_allreduce_matches_formula)
-{
-	static const int ns[] = { 4, 8, 16, 64 };
-
-	force_one_slice("rdh");
-	for (unsigned int i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-		struct world w;
-		int n = ns[i], lg = 0;
-
-		while ((1 << lg) < n)
-			lg++;
-		world_open(&w, 1, n, 1, ideal(), 64u << 20);
-		for (size_t m = 1024; m <= (64u << 20); m *= 8)
-			expect_close("rdh allreduce", n, m, run_us(&w, AR, m, "rdh"),
-				     2 * lg * ALPHA_NS / 1e3 +
-				     2.0 * (n - 1) / n * (hop_us((double)m) - ALPHA_NS / 1e3));
-		world_close(&w);
-	}
-	unforce();
-}
-
-/*
- * Mesh AllGather, in place: alpha + (N-1)/N M/BW (internode-collectives.txt,
- * one step, a rank's sends through one port): one DMA engine per rank, so
- * its N-1 sends share it as the formula's single port does.
- */
-TEST(ideal_mesh_allgather_matches_formula)
-{
-	static const int ns[] = { 4, 8, 16, 64 };
-	char cfg[300];
-
-	snprintf(cfg, sizeof(cfg), "%s,engines=1", ideal());
-	force_one_slice("mesh");
-	for (unsigned int i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-		struct world w;
-		int n = ns[i];
-
-		world_open(&w, 1, n, 1, cfg, 64u << 20);
-		for (size_t m = 1024; m <= (64u << 20); m *= 8)
-			expect_close("mesh allgather", n, m, run_us_ip(&w, AG, m, "mesh", true),
-				     ALPHA_NS / 1e3 +
-				     (double)(n - 1) / n * (hop_us((double)m) - ALPHA_NS / 1e3));
-		world_close(&w);
-	}
-	unforce();
 }
 
 /*

@@ -44,6 +44,19 @@ static double f(const char *algo, const struct tune_topo *t, uint8_t coll, doubl
 	return us;
 }
 
+/* PAT's formula with a staging buffer of @buffer elements (f32) per rank. */
+static double f_pat(const struct tune_topo *t, uint8_t coll, double M, uint64_t buffer)
+{
+	struct tune_call c = { .coll = coll, .nranks = tune_topo_ranks(t), .bytes = M,
+			       .slices = 1, .channels = 1, .elem_size = 4, .pat_buffer = buffer };
+	const char *why = NULL;
+	double us = -1;
+
+	if (tune_formula("pat", t, &c, &us, &why))
+		FAIL("pat on %u ranks: not applicable: %s", c.nranks, why);
+	return us;
+}
+
 #define ASSERT_US(got, want)                                                          \
 	do {                                                                          \
 		double g_ = (got), w_ = (want);                                       \
@@ -110,10 +123,20 @@ TEST(pat_bruck_pairwise_match_the_reference)
 {
 	struct tune_topo t8 = ideal(8, 1, 1), t5 = ideal(5, 1, 1), t4 = ideal(4, 1, 1);
 
-	/* PAT: ceil(log2 N) α + (N-1)/N M/BW */
-	ASSERT_US(f("pat", &t8, CS_ALLGATHER, 8000, 1, 1), 6 + 7);
-	ASSERT_US(f("pat", &t8, CS_REDUCESCATTER, 8000, 1, 1), 6 + 7);
-	ASSERT_US(f("pat", &t5, CS_ALLGATHER, 8000, 1, 1), 6 + 6.4);
+	/*
+	 * PAT with a staging buffer for its largest message (CCORE_PAT_BUFFER):
+	 * ceil(log2 N) α + (N-1)/N M/BW
+	 */
+	ASSERT_US(f_pat(&t8, CS_ALLGATHER, 8000, 1u << 30), 6 + 7);
+	ASSERT_US(f_pat(&t8, CS_REDUCESCATTER, 8000, 1u << 30), 6 + 7);
+	ASSERT_US(f_pat(&t5, CS_ALLGATHER, 8000, 1u << 30), 6 + 6.4);
+	/*
+	 * With its default buffer of four blocks (250 f32 each here) the
+	 * aggregated order would take 5 pieces of 3 messages: PAT goes linear,
+	 * N - 1 messages of a block, and so does its formula.
+	 */
+	ASSERT_US(f("pat", &t8, CS_ALLGATHER, 8000, 1, 1), 14 + 7);
+	ASSERT_US(f("pat", &t8, CS_REDUCESCATTER, 8000, 1, 1), 14 + 7);
 	/* pairwise: (N-1)α + (N-1)/N M/BW */
 	ASSERT_US(f("pairwise", &t4, CS_ALLTOALL, 8000, 1, 1), 6 + 6);
 	/* Bruck: log2N α + log2N M/(2BW); App. B.5's N = 4 example 2α + M/BW */
@@ -685,6 +708,27 @@ TEST(tuner_variables_are_checked)
 	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "CCORE_SLICES=65: expected a number from 1 to 64");
 	unsetenv("CCORE_SLICES");
+	/*
+	 * PAT's staging buffer (4 ranks, M = 16000 bytes): its default makes
+	 * it linear, (N-1)α + (N-1)/N M/BW; one that holds the largest message
+	 * gives log2(N)α + (N-1)/N M/BW
+	 */
+	setenv("CCORE_ALGO", "pat", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info), 0);
+	ASSERT_US(info.predicted_us, 3 * 1 + 0.75 * 16000 / 10e3);
+	setenv("CCORE_PAT_BUFFER", "1M", 1);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info), 0);
+	ASSERT_US(info.predicted_us, 2 * 1 + 0.75 * 16000 / 10e3);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const v[] = { "0", "2T", "1X" };
+
+		setenv("CCORE_PAT_BUFFER", v[i], 1);
+		ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info),
+			  -EINVAL);
+		ASSERT_STR_CONTAINS(ccore_last_error(),
+				    "expected bytes from 1 to 1T (K, M, G suffixes)");
+	}
+	unsetenv("CCORE_PAT_BUFFER");
 	unsetenv("CCORE_ALGO");
 	unsetenv("CCORE_TUNER_IDEAL");
 	unsetenv("CCORE_TUNER_ALPHA_US");

@@ -16,6 +16,7 @@
 #include "algos/algo.h"
 #include "sched/cs.h"
 #include "regret.h"
+#include "select.h"
 #include "svg.h"
 #include "timed.h"
 #include "tune/hw.h"
@@ -104,7 +105,9 @@ static void usage(FILE *out)
 		"The model's parameters are the simulated device's (the sim's defaults,\n"
 		"changed by $CCORE_SIM keys such as alpha_node_ns, bw_node_gbps,\n"
 		"bw_engine_gbps, sem_ns: ccore-info --sim-help), then CCORE_TUNER_* (see\n"
-		"README); the same model picks the runtime's default algorithm.\n");
+		"README); the same model picks the runtime's default algorithm.\n"
+		"CCORE_PAT_BUFFER (bytes) sets PAT's staging buffer, which decides how\n"
+		"many steps it takes.\n");
 }
 
 static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
@@ -442,7 +445,8 @@ static int hw_of(struct tune_hw *hw)
 
 static int draw(const struct plan_args *a, const struct algo *al)
 {
-	struct algo_opts o = { .slices = a->slices, .channels = 1 };
+	struct algo_opts o = { .slices = a->slices, .channels = 1,
+			       .pat_buffer = select_pat_buffer(4) };
 	struct cs_shape sh = shape_of(a, a->size);
 	struct cs_sched *s;
 	char title[160], err[160];
@@ -492,7 +496,8 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 	struct cs_shape sh = shape_of(a, bytes);
 	struct algo_opts o = { .slices = 1, .channels = 1,
 			       .ranks_per_node = a->nodes > 1 ? a->ranks / a->nodes : 0,
-			       .ranks_per_device = a->ranks_per_device };
+			       .ranks_per_device = a->ranks_per_device,
+			       .pat_buffer = select_pat_buffer(4) };
 	unsigned int i, n = 0;
 
 	for (i = 0; i < algo_count() && n < max; i++) {
@@ -505,7 +510,8 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 		r->why = al->rejects ? al->rejects(&sh, &o) : NULL;
 		r->call = (struct tune_call){ .coll = sh.coll, .nranks = a->ranks,
 					      .bytes = (double)bytes, .slices = 1, .channels = 1,
-					      .peer_dist = 1 };
+					      .peer_dist = 1, .elem_size = 4,
+					      .pat_buffer = o.pat_buffer };
 		if (!r->why && !tune_formula(al->name, t, &r->call, &r->ref_us, &r->why) &&
 		    tuner_best(al->name, t, &r->call, MAX_SLICES, &r->us))
 			r->why = "the cost model has no time for it";
@@ -761,7 +767,7 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	if (tuner_init()) {
+	if (tuner_init() || select_init()) {
 		fprintf(stderr, "ccore-plan: %s\n", ccore_last_error());
 		return 1;
 	}
