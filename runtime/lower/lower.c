@@ -13,6 +13,7 @@
  */
 #include "lower.h"
 #include "ccore_internal.h"
+#include "ccm_os.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -423,7 +424,14 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 		if (!s->ranks[r].n)
 			continue;	/* no part in it (e.g. a send/recv elsewhere) */
 		emit_rank(&j, &e, r);
-		rc = e.oom ? ccore_error(-ENOMEM, "lowering: out of memory") : load_rank(c, r, &e, &l->ranks[r]);
+		if (e.oom) {
+			rc = ccore_error(-ENOMEM, "lowering: out of memory");
+		} else {
+			int64_t t = ccm_now_ns();
+
+			rc = load_rank(c, r, &e, &l->ranks[r]);
+			l->load_ns += ccm_now_ns() - t;
+		}
 		emit_free(&e);
 	}
 	for (uint32_t k = 0; j.recv_of && k < j.n * j.n; k++)
