@@ -265,27 +265,48 @@ static int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_
 	return rc;
 }
 
-static int resolve_addresses(struct clique *q, struct plan *p)
+/* Rank @k's buffers as rank @r's descriptors name them (importing them once). */
+static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k)
 {
-	for (uint32_t r = 0; r < p->n; r++) {
-		for (uint32_t k = 0; k < p->n; k++) {
-			for (uint32_t b = 0; b < CS_NBUF; b++) {
-				uint64_t va = b == CS_SEND ? p->ops[k].send :
-					      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
-				uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
-				int rc;
+	for (uint32_t b = 0; b < CS_NBUF; b++) {
+		uint64_t va = b == CS_SEND ? p->ops[k].send :
+			      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
+		uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
+		int rc;
 
-				if (!va || !p->active[r] || !p->active[k]) {
-					*out = 0;
-					continue;
-				}
-				rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
-				if (rc)
-					return rc;
-			}
-		}
+		if (!va || !p->active[r] || !p->active[k])
+			continue;
+		rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/*
+ * The peer addresses the lowering asks for: those of the ranks each rank
+ * sends to.  Only these pairs, not all N^2: at N = 1024 resolving (and
+ * importing) every pair would cost seconds.
+ */
+static int resolve_addresses(struct clique *q, struct plan *p, const struct cs_sched *s)
+{
+	uint64_t *done = calloc(((size_t)p->n * p->n + 63) / 64, sizeof(*done));
+	int rc = done ? 0 : ccore_error(-ENOMEM, "out of memory");
+
+	for (uint32_t r = 0; r < p->n && !rc; r++) {
+		const struct cs_rank *rk = &s->ranks[r];
+
+		for (uint32_t i = 0; i < rk->n && !rc; i++) {
+			size_t pair = (size_t)r * p->n + rk->steps[i].peer;
+
+			if (rk->steps[i].op != CS_SEND_OP || done[pair / 64] >> (pair % 64) & 1)
+				continue;
+			done[pair / 64] |= 1ull << (pair % 64);
+			rc = resolve_pair(q, p, r, rk->steps[i].peer);
+		}
+	}
+	free(done);
+	return rc;
 }
 
 static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *s)
@@ -417,7 +438,7 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	for (uint32_t r = 0; r < n && !rc; r++)
 		if (ops[r].stream)
 			rc = clique_sems(q, ops[r].stream->id % q->nstreams);
-	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p);
+	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p, s);
 	if (rc)
 		goto fail;
 	tm->place_us = lap_us(&t);
