@@ -132,6 +132,9 @@ struct hier_seam {
 	uint32_t nbucket, nused;	/* a power of two, kept at most half full */
 	uint32_t *found;	/* scratch: conflicting steps of one query */
 	uint32_t nfound, found_cap;
+	/* per peer: the latest own credit point of the receives from it so
+	 * far (cs_credit_point() without a scan of the rank) */
+	uint32_t *peer_point;
 };
 
 static bool hier_bit(const uint64_t *set, uint32_t i)
@@ -346,6 +349,10 @@ static void hier_settle(struct hier_seam *z, uint32_t j)
 		z->p->oom = true;
 	hier_after(z, st, rj);
 	if (hier_is_recv(st->op)) {
+		uint32_t own = cs_own_credit_point(&z->p->ranks[z->r], j);
+
+		if (own > z->peer_point[st->peer])
+			z->peer_point[st->peer] = own;
 		for (size_t w = 0; w < z->words; w++)
 			z->recvs[w] |= rj[w];
 		z->recvs[j / 64] |= 1ull << (j % 64);
@@ -360,12 +367,15 @@ static void hier_settle(struct hier_seam *z, uint32_t j)
 static bool hier_credit_moved(const struct hier_seam *z, uint32_t j, uint32_t own)
 {
 	struct cs_step *st = &z->p->ranks[z->r].steps[j];
-	uint32_t all = st->ndeps, with, without;
+	uint32_t all = st->ndeps, with, without, floor = z->peer_point[st->peer];
 
-	with = cs_credit_point(&z->p->ranks[z->r], j);
+	with = cs_own_credit_point(&z->p->ranks[z->r], j);
 	st->ndeps = own;
-	without = cs_credit_point(&z->p->ranks[z->r], j);
+	without = cs_own_credit_point(&z->p->ranks[z->r], j);
 	st->ndeps = all;
+	/* what cs_credit_point() says: the earlier receives from the peer too */
+	with = with > floor ? with : floor;
+	without = without > floor ? without : floor;
 	return with > without && with > z->base;
 }
 
@@ -439,9 +449,11 @@ int hier_embed_rank(struct cs_sched *p, const struct cs_sched *sub, uint32_t sr,
 	uint64_t stage = stage_base;
 	int rc = 0;
 
+	z.peer_point = calloc(p->shape.nranks, sizeof(*z.peer_point));
+
 	/* each row is written before it is read; only the receives start empty */
 	z.reach = malloc(((size_t)(cap + 2) * z.words + 1) * sizeof(uint64_t));
-	if (!z.reach || !idx) {
+	if (!z.reach || !idx || !z.peer_point) {
 		rc = -1;
 		goto out;
 	}
@@ -482,6 +494,7 @@ out:
 	free(z.link);
 	free(z.bucket);
 	free(z.found);
+	free(z.peer_point);
 	free(idx);
 	return rc;
 }
