@@ -53,6 +53,7 @@ struct clique {
 	struct fused *fused;		/* programs of fused groups */
 	uint32_t nfused, fused_cap;
 	const char *last_algo;
+	struct ccore_plan_timing timing;	/* of the last plan built */
 	uint32_t torus_x, torus_y;	/* the fabric's node shape (0: not asked yet) */
 	/* the last choice, for repeats of one call while the knobs stay */
 	struct {

@@ -273,27 +273,48 @@ static int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_
 	return rc;
 }
 
-static int resolve_addresses(struct clique *q, struct plan *p)
+/* Rank @k's buffers as rank @r's descriptors name them (importing them once). */
+static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k)
 {
-	for (uint32_t r = 0; r < p->n; r++) {
-		for (uint32_t k = 0; k < p->n; k++) {
-			for (uint32_t b = 0; b < CS_NBUF; b++) {
-				uint64_t va = b == CS_SEND ? p->ops[k].send :
-					      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
-				uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
-				int rc;
+	for (uint32_t b = 0; b < CS_NBUF; b++) {
+		uint64_t va = b == CS_SEND ? p->ops[k].send :
+			      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
+		uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
+		int rc;
 
-				if (!va || !p->active[r] || !p->active[k]) {
-					*out = 0;
-					continue;
-				}
-				rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
-				if (rc)
-					return rc;
-			}
-		}
+		if (!va || !p->active[r] || !p->active[k])
+			continue;
+		rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/*
+ * The peer addresses the lowering asks for: those of the ranks each rank
+ * sends to.  Only these pairs, not all N^2: at N = 1024 resolving (and
+ * importing) every pair would cost seconds.
+ */
+static int resolve_addresses(struct clique *q, struct plan *p, const struct cs_sched *s)
+{
+	uint64_t *done = calloc(((size_t)p->n * p->n + 63) / 64, sizeof(*done));
+	int rc = done ? 0 : ccore_error(-ENOMEM, "out of memory");
+
+	for (uint32_t r = 0; r < p->n && !rc; r++) {
+		const struct cs_rank *rk = &s->ranks[r];
+
+		for (uint32_t i = 0; i < rk->n && !rc; i++) {
+			size_t pair = (size_t)r * p->n + rk->steps[i].peer;
+
+			if (rk->steps[i].op != CS_SEND_OP || done[pair / 64] >> (pair % 64) & 1)
+				continue;
+			done[pair / 64] |= 1ull << (pair % 64);
+			rc = resolve_pair(q, p, r, rk->steps[i].peer);
+		}
+	}
+	free(done);
+	return rc;
 }
 
 static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *s)
@@ -371,14 +392,25 @@ static void add_divides(struct cs_sched *s)
 			cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), sh->count);
 }
 
+/* Microseconds since *@t, which moves on to now. */
+static double lap_us(int64_t *t)
+{
+	int64_t now = ccm_now_ns(), d = now - *t;
+
+	*t = now;
+	return (double)d / 1e3;
+}
+
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
 		      const struct select_choice *ch, const struct algo_opts *opts,
 		      struct plan **out)
 {
 	struct plan *p = calloc(1, sizeof(*p));
+	struct ccore_plan_timing *tm = &q->timing;
 	struct cs_shape sh = *shp;
 	struct cs_sched *s = NULL;
 	uint32_t n = q->n;
+	int64_t t = ccm_now_ns();
 	char err[512];
 	int rc = 0;
 
@@ -407,16 +439,22 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	}
 	if (ops[0].redop == ccore_avg)
 		add_divides(s);
+	tm->schedule_us = lap_us(&t);
+	tm->steps = 0;
+	for (uint32_t r = 0; r < n; r++)
+		tm->steps += s->ranks[r].n;
 	if (getenv("CCORE_VERIFY") && cs_verify(s, err, sizeof(err))) {
 		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
 		goto fail;
 	}
+	tm->verify_us = lap_us(&t);
 	for (uint32_t r = 0; r < n && !rc; r++)
 		if (ops[r].stream)
 			rc = clique_sems(q, ops[r].stream->slot);
-	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p);
+	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p, s);
 	if (rc)
 		goto fail;
+	tm->place_us = lap_us(&t);
 	p->ctx = (struct lower_ctx){
 		.nranks = n, .ranks = p->lr, .peer_va = plan_peer_va, .arg = p,
 		.elem_size = (uint32_t)ccm_dtype_size(ops[0].dtype),
@@ -429,6 +467,14 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		;
 	if (rc)
 		goto fail;
+	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;
+	tm->load_us = (double)p->low->load_ns / 1e3;
+	tm->insns = tm->descs = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		tm->insns += p->low->ranks[r].ninsns;
+		tm->descs += p->low->ranks[r].ndescs;
+	}
+	tm->plans_built++;
 	log_plan(p, &sh, p->low);
 	cs_free(s);
 	*out = p;
@@ -446,6 +492,8 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 	struct algo_opts opts;
 	struct plan *p = NULL, **pp;
 	struct cs_shape sh;
+	double choose_us;
+	int64_t t;
 	int rc = 0;
 
 	*out = NULL;
@@ -458,9 +506,11 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 	if (rc)
 		return rc;
 	/* the choice comes first: it is part of what a cached plan is */
+	t = ccm_now_ns();
 	rc = plan_choose_memo(q, &sh, ops[0].dtype, &opts, &ch);
 	if (rc)
 		return rc;
+	choose_us = lap_us(&t);
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
 		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->opts.slices == opts.slices &&
 		    (*pp)->opts.channels == opts.channels &&
@@ -474,6 +524,7 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 		rc = plan_build(q, ops, &sh, &ch, &opts, &p);
 		if (rc)
 			return rc;
+		q->timing.choose_us = choose_us;
 		q->nplans++;
 	}
 	p->next = q->plans;
@@ -707,5 +758,15 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
 		out->candidates[i] = (struct ccore_plan_candidate){
 			ch.cand[i].algo, ch.cand[i].slices, ch.cand[i].channels, ch.cand[i].us,
 		};
+	return 0;
+}
+
+int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timing *out)
+{
+	if (!comm || !out)
+		return ccore_error(-EINVAL, "ccore_comm_plan_timing: comm and out must be set");
+	if (!comm->q->timing.plans_built)
+		return ccore_error(-ENOENT, "ccore_comm_plan_timing: no plan was built on this communicator yet");
+	*out = comm->q->timing;
 	return 0;
 }

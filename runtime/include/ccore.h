@@ -217,6 +217,25 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
 const char *ccore_comm_last_algo(const struct ccore_comm *comm);
 
 /*
+ * Where the wall-clock time of the last plan built on @comm went (for
+ * benchmarks): a collective's first call on new buffers builds a plan, a
+ * repeat reuses it and leaves this unchanged.  Microseconds per phase, in
+ * order: the tuner's choice (next to nothing when the last one is reused), the
+ * algorithm's schedule, its verification (CCORE_VERIFY only), placing the
+ * ranks (semaphores, scratch, ring indices, peer addresses), lowering into
+ * CC programs and DMA descriptors, and loading rings and programs into the
+ * devices.  -ENOENT if no plan was built yet.
+ */
+struct ccore_plan_timing {
+	double choose_us, schedule_us, verify_us, place_us, lower_us, load_us;
+	uint64_t steps;			/* schedule steps over all ranks */
+	uint64_t insns, descs;		/* CC instructions, DMA descriptors */
+	uint64_t plans_built;		/* on this communicator so far */
+};
+
+int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timing *out);
+
+/*
  * The timed sim backend (CCORE_SIM with timed=1): the device model's
  * virtual time in picoseconds, which moves only while the model runs.
  * -ENODEV on other backends and on the functional model.

@@ -13,6 +13,7 @@
  */
 #include "lower.h"
 #include "ccore_internal.h"
+#include "ccm_os.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,20 @@ struct emit {
 	bool oom;
 };
 
+/* A receive step of a rank and the peer it receives from. */
+struct lower_recv {
+	uint32_t peer, step;
+};
+
 struct lower_job {
 	const struct cs_sched *s;
 	const struct lower_ctx *c;
 	uint32_t n;
-	/* recv_of[(p * n + r)]: receive steps of p from r, in order */
-	uint32_t **recv_of;
-	uint32_t *nrecv_of;
+	/* every rank's receives by peer, each peer's in step order: rank p's
+	 * are recvs[first[p] .. first[p + 1]) (not an N x N table: at
+	 * N = 1024 that alone was a million lists) */
+	struct lower_recv *recvs;
+	size_t *first;
 };
 
 static void insn(struct emit *e, struct drm_ccore_insn in)
@@ -131,6 +139,22 @@ static void wait_deps(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	}
 }
 
+/* The @k-th receive step of rank @p from rank @r. */
+static uint32_t recv_of(const struct lower_job *j, uint32_t p, uint32_t r, uint32_t k)
+{
+	size_t lo = j->first[p], hi = j->first[p + 1];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->recvs[mid].peer < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return j->recvs[lo + k].step;
+}
+
 static uint64_t own(const struct lower_ctx *c, uint32_t r, struct cs_ref ref)
 {
 	return c->ranks[r].va[ref.buf] + ref.off * c->elem_size;
@@ -172,7 +196,7 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	const struct lower_ctx *c = j->c;
 	const struct cs_step *st = &j->s->ranks[r].steps[i];
 	uint32_t p = st->peer, k = sent_to[p]++;
-	const struct cs_step *rv = &j->s->ranks[p].steps[j->recv_of[p * j->n + r][k]];
+	const struct cs_step *rv = &j->s->ranks[p].steps[recv_of(j, p, r, k)];
 	uint32_t eng = peer_engine(c, e, r, p);
 	struct drm_ccore_desc d = {
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
@@ -365,34 +389,49 @@ static void emit_free(struct emit *e)
 	free(e->credit_next);
 }
 
+static int by_peer_then_step(const void *a, const void *b)
+{
+	const struct lower_recv *x = a, *y = b;
+
+	if (x->peer != y->peer)
+		return x->peer < y->peer ? -1 : 1;
+	return x->step < y->step ? -1 : x->step > y->step;
+}
+
+/* Receives in step order, by peer (most ranks receive from one peer). */
+static void sort_by_peer(struct lower_recv *r, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (r[i].peer < r[i - 1].peer) {
+			qsort(r, n, sizeof(*r), by_peer_then_step);
+			return;
+		}
+}
+
 static int index_receives(struct lower_job *j)
 {
-	uint32_t n = j->n;
+	size_t total = 0, at = 0;
 
-	j->recv_of = calloc((size_t)n * n, sizeof(*j->recv_of));
-	j->nrecv_of = calloc((size_t)n * n, sizeof(*j->nrecv_of));
-	if (!j->recv_of || !j->nrecv_of)
+	j->first = calloc(j->n + 1, sizeof(*j->first));
+	if (!j->first)
 		return -ENOMEM;
-	for (uint32_t p = 0; p < n; p++) {
+	for (uint32_t p = 0; p < j->n; p++)
+		for (uint32_t i = 0; i < j->s->ranks[p].n; i++)
+			total += j->s->ranks[p].steps[i].op == CS_RECV_OP ||
+				 j->s->ranks[p].steps[i].op == CS_RECV_REDUCE;
+	j->recvs = malloc((total ? total : 1) * sizeof(*j->recvs));
+	if (!j->recvs)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < j->n; p++) {
 		const struct cs_rank *rk = &j->s->ranks[p];
 
-		for (uint32_t i = 0; i < rk->n; i++) {
-			const struct cs_step *st = &rk->steps[i];
-			uint32_t k;
-			uint32_t **list;
-
-			if (st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
-				continue;
-			k = p * n + st->peer;
-			list = &j->recv_of[k];
-			uint32_t *grown = realloc(*list, (j->nrecv_of[k] + 1) * sizeof(**list));
-
-			if (!grown)
-				return -ENOMEM;
-			*list = grown;
-			grown[j->nrecv_of[k]++] = i;
-		}
+		j->first[p] = at;
+		for (uint32_t i = 0; i < rk->n; i++)
+			if (rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE)
+				j->recvs[at++] = (struct lower_recv){ rk->steps[i].peer, i };
+		sort_by_peer(j->recvs + j->first[p], at - j->first[p]);
 	}
+	j->first[j->n] = at;
 	return 0;
 }
 
@@ -435,13 +474,18 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 		if (!s->ranks[r].n)
 			continue;	/* no part in it (e.g. a send/recv elsewhere) */
 		emit_rank(&j, &e, r);
-		rc = e.oom ? ccore_error(-ENOMEM, "lowering: out of memory") : load_rank(c, r, &e, &l->ranks[r]);
+		if (e.oom) {
+			rc = ccore_error(-ENOMEM, "lowering: out of memory");
+		} else {
+			int64_t t = ccm_now_ns();
+
+			rc = load_rank(c, r, &e, &l->ranks[r]);
+			l->load_ns += ccm_now_ns() - t;
+		}
 		emit_free(&e);
 	}
-	for (uint32_t k = 0; j.recv_of && k < j.n * j.n; k++)
-		free(j.recv_of[k]);
-	free(j.recv_of);
-	free(j.nrecv_of);
+	free(j.recvs);
+	free(j.first);
 	if (rc) {
 		lower_release(l, c);
 		return rc;

@@ -54,6 +54,7 @@ struct lowered_rank {
 struct lowered {
 	uint32_t nranks;
 	struct lowered_rank *ranks;
+	int64_t load_ns;		/* of the build, spent loading into the devices */
 };
 
 /* Semaphore index helpers for the 1 + 2N block. */

@@ -139,6 +139,12 @@ static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
  */
 uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j);
 /*
+ * The same from @j's own dependencies alone, before the order per peer:
+ * cs_credit_point() is the largest of this over @j and the earlier
+ * receives from its peer.
+ */
+uint32_t cs_own_credit_point(const struct cs_rank *rk, uint32_t j);
+/*
  * The same for every step of @rk at once (0 for non-receives), kept
  * non-decreasing per peer in receive order: a sender spends the credits of
  * one receiver in order, so receive k must not be granted before k-1.

@@ -244,8 +244,7 @@ static int combine(struct vstate *v, uint32_t r, uint32_t i, struct val *dst,
 	return 0;
 }
 
-/* Where receive @j's own dependencies let its credit go. */
-static uint32_t own_credit_point(const struct cs_rank *rk, uint32_t j)
+uint32_t cs_own_credit_point(const struct cs_rank *rk, uint32_t j)
 {
 	const struct cs_step *st = &rk->steps[j];
 	uint32_t last = 0, q;
@@ -283,7 +282,7 @@ void cs_credit_points(const struct cs_rank *rk, uint32_t npeers, uint32_t *point
 		points[j] = 0;
 		if (!is_recv(st->op))
 			continue;
-		p = own_credit_point(rk, j);
+		p = cs_own_credit_point(rk, j);
 		if (floor_of && st->peer < npeers) {
 			if (p < floor_of[st->peer])
 				p = floor_of[st->peer];
@@ -296,11 +295,11 @@ void cs_credit_points(const struct cs_rank *rk, uint32_t npeers, uint32_t *point
 
 uint32_t cs_credit_point(const struct cs_rank *rk, uint32_t j)
 {
-	uint32_t peer = rk->steps[j].peer, p = own_credit_point(rk, j);
+	uint32_t peer = rk->steps[j].peer, p = cs_own_credit_point(rk, j);
 
 	for (uint32_t i = 0; i < j; i++)
 		if (is_recv(rk->steps[i].op) && rk->steps[i].peer == peer) {
-			uint32_t q = own_credit_point(rk, i);
+			uint32_t q = cs_own_credit_point(rk, i);
 
 			if (q > p)
 				p = q;

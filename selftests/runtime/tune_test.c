@@ -673,6 +673,39 @@ TEST(plan_query_matches_what_runs)
 	tworld_close(&w);
 }
 
+TEST(plan_timing_describes_the_last_plan_built)
+{
+	struct ccore_plan_timing t;
+	struct tworld w;
+
+	ASSERT_EQ(tworld_open(&w, 2, 4), 0);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), -ENOENT);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "no plan was built");
+	ASSERT_EQ(ccore_comm_plan_timing(NULL, &t), -EINVAL);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], NULL), -EINVAL);
+	setenv("CCORE_ALGO", "ring", 1);
+	setenv("CCORE_SLICES", "1", 1);
+	run_op(&w, ccore_op_allreduce, 4096);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[3], &t), 0);
+	ASSERT_EQ(t.plans_built, 1);
+	/* Ring AllReduce: 2(N-1) sends and as many receives per rank */
+	ASSERT_EQ(t.steps, 8 * 4 * 7);
+	ASSERT_EQ(t.descs, 8 * 2 * 7);
+	ASSERT_GT(t.insns, t.descs);
+	ASSERT_TRUE(t.choose_us >= 0 && t.schedule_us > 0 && t.verify_us >= 0 &&
+		    t.place_us > 0 && t.lower_us > 0 && t.load_us > 0);
+	/* a repeat reuses the plan */
+	run_op(&w, ccore_op_allreduce, 4096);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), 0);
+	ASSERT_EQ(t.plans_built, 1);
+	run_op(&w, ccore_op_allreduce, 4000);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), 0);
+	ASSERT_EQ(t.plans_built, 2);
+	unsetenv("CCORE_ALGO");
+	unsetenv("CCORE_SLICES");
+	tworld_close(&w);
+}
+
 TEST(tuner_variables_are_checked)
 {
 	static const struct { const char *var, *val, *msg; } bad[] = {

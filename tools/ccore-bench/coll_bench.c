@@ -196,6 +196,10 @@ struct result {
 	double time_us, algbw, busbw;
 	long wrong;
 	bool skipped;
+	/* --timed: the call that built this size's plan, and its phases */
+	bool built;
+	double call_us;
+	struct ccore_plan_timing plan;
 };
 
 /* --timed: the model's virtual time in microseconds; else the host's clock. */
@@ -207,6 +211,35 @@ static double clock_us(struct bctx *b)
 		return bench_now_us();
 	ccore_comm_virtual_time_ps(b->comm[0], &ps);
 	return (double)ps / 1e6;
+}
+
+/* Plans built so far on the communicator (see ccore_comm_plan_timing()). */
+static uint64_t plans_built(const struct bctx *b)
+{
+	struct ccore_plan_timing t;
+
+	return ccore_comm_plan_timing(b->comm[0], &t) ? 0 : t.plans_built;
+}
+
+/*
+ * One launch of every rank's call; if it built a plan, @res keeps how long
+ * the call took (all ranks, up to their programs triggered) and the
+ * plan's phases.
+ */
+static int run_timed_call(struct bctx *b, bool in_place, struct result *res)
+{
+	uint64_t before = plans_built(b);
+	double w = bench_now_us();
+	int rc = run_once(b, in_place);
+	double us = bench_now_us() - w;
+
+	b->launch_wall_s += us / 1e6;
+	if (!rc && plans_built(b) != before && !res->built) {
+		res->built = true;
+		res->call_us = us;
+		ccore_comm_plan_timing(b->comm[0], &res->plan);
+	}
+	return rc;
 }
 
 static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *res)
@@ -221,21 +254,17 @@ static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *r
 		return 0;
 	}
 	for (int i = 0; i < o->warmup && !rc; i++)
-		rc = run_once(b, in_place);
+		rc = run_timed_call(b, in_place, res);
 	rc = rc ?: sync_all(b);
 	if (!rc && o->check) {
 		fill_inputs(b, in_place);
-		rc = run_once(b, in_place) ?: sync_all(b);
+		rc = run_timed_call(b, in_place, res) ?: sync_all(b);
 		if (!rc)
 			res->wrong = check_outputs(b, in_place);
 	}
 	t = clock_us(b);
-	for (int i = 0; i < o->iters && !rc; i++) {
-		double w = bench_now_us();
-
-		rc = run_once(b, in_place);
-		b->launch_wall_s += (bench_now_us() - w) / 1e6;
-	}
+	for (int i = 0; i < o->iters && !rc; i++)
+		rc = run_timed_call(b, in_place, res);
 	rc = rc ?: sync_all(b);
 	t = (clock_us(b) - t) / o->iters;
 	b->sim_wall_s += (bench_now_us() - wall) / 1e6;
@@ -259,6 +288,23 @@ static void json_row(struct bctx *b, size_t bytes, size_t count, bool in_place,
 		o->op == OP_BROADCAST || o->op == OP_REDUCE ? o->root : -1,
 		in_place ? "true" : "false", r->time_us, r->algbw, r->busbw, r->wrong,
 		ccore_comm_last_algo(b->comm[0]), b->host_gbps);
+}
+
+/*
+ * --timed: where the wall clock of the call that built the plan went, as
+ * a comment line under the size's row.
+ */
+static void print_plan(const char *which, const struct result *r)
+{
+	const struct ccore_plan_timing *p = &r->plan;
+
+	if (!r->built)
+		return;
+	printf("#   plan %-12s %9.1f ms from the call to programs triggered: choose %.1f, schedule %.1f, verify %.1f, place %.1f, lower %.1f, load %.1f ms; %llu steps, %llu instructions, %llu descriptors\n",
+	       which, r->call_us / 1e3, p->choose_us / 1e3, p->schedule_us / 1e3,
+	       p->verify_us / 1e3, p->place_us / 1e3, p->lower_us / 1e3, p->load_us / 1e3,
+	       (unsigned long long)p->steps, (unsigned long long)p->insns,
+	       (unsigned long long)p->descs);
 }
 
 static void print_result(const struct result *r)
@@ -405,6 +451,10 @@ int bench_collective(const struct bench_opts *o)
 		print_result(&oop);
 		print_result(&ip);
 		printf("  %s\n", ccore_comm_last_algo(b.comm[0]));
+		if (o->timed) {
+			print_plan("out-of-place", &oop);
+			print_plan("in-place", &ip);
+		}
 		fflush(stdout);
 		json_row(&b, printed * b.es, printed, false, &oop);
 		json_row(&b, printed * b.es, printed, true, &ip);
