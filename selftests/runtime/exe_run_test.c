@@ -5,10 +5,17 @@
  * on, waits become waits on the collective's completion semaphore, and a
  * whole executable — collectives on two streams, compute DMA, compute —
  * gives the right bytes on the functional model, then the same on the
- * timed model with its step time, latencies and per-stream ring bytes.
+ * timed model with its step time, latencies and per-stream ring bytes;
+ * and the TP + FSDP example (examples/tp_fsdp.txt) leaves every tensor of
+ * every rank as the host reference run (selftests/lib/exe_ref.c) does.
  */
 #include "tsim.h"
 #include "exec/exe_run.h"
+#include "exe_ref.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
 
 #define ELEMS 1024u
 
@@ -166,4 +173,120 @@ TEST(timed_step_reports_times_and_bytes)
 	exe_run_close(x);
 	clear_env();
 	ccore_exe_free(exe);
+}
+
+/* @name (relative to the repository), found upwards from this binary. */
+static char *repo_file(const char *name, size_t *len)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	FILE *fp = NULL;
+	char *text;
+
+	if (n <= 0)
+		FAIL("readlink /proc/self/exe");
+	dir[n] = '\0';
+	for (int up = 0; up < 8 && !fp; up++) {
+		snprintf(path, sizeof(path), "%s/%s", dirname(dir), name);
+		fp = fopen(path, "r");
+	}
+	if (!fp)
+		FAIL("%s not found above the test binary", name);
+	text = calloc(1, 1 << 20);
+	*len = fread(text, 1, (1 << 20) - 1, fp);
+	fclose(fp);
+	return text;
+}
+
+/* One step of @text on the devices leaves every tensor as the reference's. */
+static bool matches_reference(const char *name, const char *text, size_t len)
+{
+	struct ccore_exe *exe;
+	struct exe_run *x;
+	uint8_t **want;
+
+	if (ccore_exe_parse_text(name, text, len, &exe))
+		FAIL("%s: %s", name, ccore_last_error());
+	want = exe_ref_run(exe);
+	if (!want) {	/* avg: the reference has no division */
+		ccore_exe_free(exe);
+		return false;
+	}
+	if (exe_run_open(exe, &x))
+		FAIL("%s: open: %s", name, ccore_last_error());
+	for (int step = 0; step < 2; step++) {
+		exe_run_reset_tensors(x);
+		if (exe_run_step(x, NULL))
+			FAIL("%s: step %d: %s", name, step, ccore_last_error());
+		for (uint32_t r = 0; r < exe->nranks; r++)
+			for (uint32_t t = 0; t < exe->ntensors; t++) {
+				const uint8_t *got = exe_run_tensor(x, r, t);
+				const uint8_t *ref = want[(size_t)r * exe->ntensors + t];
+
+				for (uint64_t b = 0; b < exe->tensors[t].bytes; b++)
+					if (got[b] != ref[b])
+						FAIL("%s step %d: rank %u tensor %s byte %llu: 0x%02x, reference 0x%02x",
+						     name, step, r, exe->tensors[t].name,
+						     (unsigned long long)b, got[b], ref[b]);
+			}
+	}
+	exe_run_close(x);
+	exe_ref_free(exe, want);
+	ccore_exe_free(exe);
+	return true;
+}
+
+/* Every op, distinct data on every rank, overlapping streams and groups. */
+static const char mixed[] =
+	"topology nodes=1 devices=2 ranks-per-device=2\n"
+	"tensor a 4K init=index dtype=i32\n"
+	"tensor b 16K init=index dtype=i32\n"
+	"tensor o1 16K\n"
+	"tensor o2 16K\n"
+	"tensor o3 4K\n"
+	"tensor o4 4K\n"
+	"tensor o5 4K init=index dtype=i32\n"
+	"tensor o6 4K\n"
+	"collective ag allgather dtype=i32 count=1K stream=0 send=a recv=o1 groups={{3,1,2,0}}\n"
+	"collective rs reducescatter dtype=i32 count=1K redop=sum stream=1 send=b recv=o3 groups={{0,1,2,3}}\n"
+	"collective a2a alltoall dtype=i32 count=1K stream=0 send=b recv=o2 groups={{0,1,2,3}}\n"
+	"collective bc broadcast dtype=i32 count=1K root=1 stream=1 send=a recv=o4 groups={{0,1},{2,3}}\n"
+	"collective rd reduce dtype=i32 count=1K redop=max root=0 stream=0 send=a recv=o5 groups={{0,2},{1,3}}\n"
+	"collective p2p sendrecv dtype=i32 count=1K root=1 stream=1 send=o1 recv=o6 groups={{0,1},{3,2}}\n"
+	"rank all\n"
+	"  trigger ag\n"
+	"  trigger rs\n"
+	"  trigger bc\n"
+	"  wait ag\n"
+	"  trigger a2a\n"
+	"  trigger rd\n"
+	"  wait rs\n"
+	"  wait bc\n"
+	"  wait rd\n"
+	"  dma o3 a 4K\n"
+	"  trigger p2p\n"
+	"  wait a2a\n"
+	"  wait p2p\n";
+
+TEST(executables_match_the_reference)
+{
+	static const char *const seeds[] = { "examples/tp_fsdp.txt", "selftests/fuzz/seeds/every_op.txt",
+					     "selftests/fuzz/seeds/subsets.txt",
+					     "selftests/fuzz/seeds/allreduce_2.txt" };
+	unsigned int compared = 0;
+
+	clear_env();
+	setenv("CCORE_SIM", "cc_cores=4", 1);
+	ASSERT_TRUE(matches_reference("mixed", mixed, sizeof(mixed) - 1));
+	compared++;
+	for (unsigned int i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		size_t len;
+		char *text = repo_file(seeds[i], &len);
+
+		compared += matches_reference(seeds[i], text, len);
+		free(text);
+	}
+	ccore_test_log("%u executables match the reference run", compared);
+	ASSERT_TRUE(compared >= 3);
+	clear_env();
 }
