@@ -301,7 +301,8 @@ static int hier_find_conflicts(struct hier_seam *z, const struct cs_access *as, 
 			}
 		}
 	}
-	qsort(z->found, z->nfound, sizeof(*z->found), hier_desc);
+	if (z->nfound > 1)
+		qsort(z->found, z->nfound, sizeof(*z->found), hier_desc);
 	for (uint32_t i = 0; i < z->nfound; i++)
 		if (!k || z->found[k - 1] != z->found[i])
 			z->found[k++] = z->found[i];
