@@ -137,6 +137,20 @@ else
 	echo "not ok $n ccore-plan --regret --quick: '$good' points within 5% (want 33+ of 36)"
 	printf '%s\n' "$out" | sed 's/^/# /'
 fi
+expect 1 "--exec $tmp/none.cce: No such file" -- "$bin/ccore-bench" --exec "$tmp/none.cce"
+printf 'not an executable' > "$tmp/bad.cce"
+expect 1 "--exec $tmp/bad.cce:" -- "$bin/ccore-bench" --exec "$tmp/bad.cce"
+expect 2 "--exec runs an executable; it does not go with --copy" -- "$bin/ccore-bench" --exec "$tmp/bad.cce" --copy
+root=$(cd "$bin" && while [ ! -f examples/tp_fsdp.txt ] && [ "$PWD" != / ]; do cd ..; done; pwd)
+"$bin/ccore-exe" build "$root/examples/tp_fsdp.txt" -o "$tmp/tp.cce" >/dev/null 2>&1
+expect 0 "step_time_us" -- "$bin/ccore-bench" --exec "$tmp/tp.cce" --timed --json "$tmp/tp.json"
+n=$((n + 1))
+if grep -q '"step_time_us":[0-9]' "$tmp/tp.json" && grep -q '"tp_latency_us":[0-9]' "$tmp/tp.json"; then
+	echo "ok $n ccore-bench --exec --json has step_time_us and tp_latency_us"
+else
+	failed=$((failed + 1))
+	echo "not ok $n ccore-bench --exec --json: $(cat "$tmp/tp.json" 2>&1)"
+fi
 for tool in ccore-bench ccore-info ccore-as ccore-plan ccore-exe; do
 	expect 0 "usage" -- "$bin/$tool" --help
 done
