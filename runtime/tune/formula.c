@@ -109,24 +109,6 @@ static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint3
 	return c;
 }
 
-/*
- * An all-gather step of AllReduce: each receive overwrites what the
- * reduce-scatter sent from, so the lowering grants its credit only once
- * that send's ring has drained (RWAIT waits for every descriptor started
- * on it): each of the P * ch messages pays its α, and the channels'
- * halves do not overlap.  The ideal setting keeps the reference's step.
- */
-static struct tune_cost drained_step(const struct tune_topo *t, double bytes, uint32_t P,
-				     uint32_t ch)
-{
-	struct tune_cost c = tune_step_ring(t, bytes, P * ch, 1);
-
-	if (t->ideal)
-		return ring_step(t, bytes, P, ch, false);
-	c.lat_us += (P * ch - 1) * (c.lat_us - t->step_us - (P * ch - 1) * t->msg_us);
-	return c;
-}
-
 /* Ring AG/RS/AR over @n ranks (CA §5.1, §6), @ch channels (flat ring). */
 static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     uint32_t P, uint32_t ch)
@@ -138,10 +120,71 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 		return c;
 	if (coll != CS_ALLGATHER)	/* reduce-scatter pass */
 		tune_add(&c, ring_step(t, b, P, ch, true), n - 1);
-	if (coll == CS_ALLGATHER)	/* all-gather pass */
+	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
 		tune_add(&c, ring_step(t, b, P, ch, false), n - 1);
-	else if (coll == CS_ALLREDUCE)
-		tune_add(&c, drained_step(t, b, P, ch), n - 1);
+	return c;
+}
+
+/* Slices i < @P with @lo <= @t - i <= @hi: how many are at that stage at time @t. */
+static uint32_t at_stage(int64_t t, uint32_t P, int64_t lo, int64_t hi)
+{
+	int64_t a = t - hi > 0 ? t - hi : 0, b = t - lo < (int64_t)P - 1 ? t - lo : (int64_t)P - 1;
+
+	return b >= a ? (uint32_t)(b - a + 1) : 0;
+}
+
+/*
+ * KangaRing with tiers, as kangaring.c runs it: in time steps, each a
+ * primary's sends then its receives, so a step is one ring hop over the
+ * device primaries (slice b, the ring's α) and, reducing, the folds of the
+ * slices in their reduce-scatter stage: per slice R - 1 receive-reduces
+ * from the secondaries, each credited only once the one before has landed
+ * (two semaphore hand-offs, α_dev and the slice on the secondary's
+ * engine).  The final pieces go down to the secondaries on other engines,
+ * beside the ring; the last ones are the tail.  Slice i is at stage
+ * t - i at time t: AllReduce folds at 0..g-1 (ring receives from 1),
+ * all-gathers at g..2g-2, goes down at g..2g-1; ReduceScatter folds the
+ * same and goes down at g; AllGather gathers the secondaries' blocks at 0,
+ * hops at 1..g-1, goes down at 2..g.
+ */
+static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
+					 double M, uint32_t P)
+{
+	uint32_t R = t->ranks_per_device, g = n / R;
+	struct tune_topo ring_t = *t;
+	struct tune_cost c = { 0, 0 }, hop = { 0, 0 }, one;
+	double b = M / g / P, fold_lat, fold_x, down_x;
+	int64_t last;
+
+	ring_t.ranks_per_device = 1;
+	if (g > 1)
+		hop = tune_step_ring(&ring_t, b, 1, 1);
+	one = tune_step_local(t, b, 1);
+	fold_lat = (R - 1) * (one.lat_us + t->sem_us + 2 * t->insn_us);
+	fold_x = (R - 1) * one.xfer_us;
+	down_x = one.xfer_us;
+	if (coll == CS_ALLGATHER) {
+		/* the secondaries' blocks reach the primary side by side */
+		tune_add(&c, tune_step_local(t, M / n, R - 1), 1);
+		for (int64_t s = 1; s <= (int64_t)g + P - 1; s++) {
+			uint32_t hops = at_stage(s, P, 1, g - 1), down = at_stage(s, P, 2, g);
+
+			c.lat_us += hops ? hop.lat_us : down ? one.lat_us : 0;
+			c.xfer_us += fmax(hops * hop.xfer_us, down * down_x);
+		}
+		return c;
+	}
+	last = coll == CS_ALLREDUCE ? 2 * (int64_t)g + P - 2 : (int64_t)g + P - 1;
+	for (int64_t s = 0; s <= last; s++) {
+		uint32_t folds = at_stage(s, P, 0, g - 1), rings = at_stage(s, P, 1, g - 1);
+		uint32_t down = at_stage(s, P, g, coll == CS_ALLREDUCE ? 2 * g - 1 : g);
+
+		if (coll == CS_ALLREDUCE)
+			rings += at_stage(s, P, g, 2 * g - 2);
+		c.lat_us += rings ? hop.lat_us : down ? one.lat_us : 0;
+		c.lat_us += folds ? fold_lat : 0;
+		c.xfer_us += fmax(rings * hop.xfer_us + folds * fold_x, down * down_x);
+	}
 	return c;
 }
 
@@ -152,6 +195,8 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	struct tune_cost c = { 0, 0 }, s;
 	double b = M / g;	/* a block (AR) or a device's super-block (AG, RS) */
 
+	if (!t->ideal)
+		return kangaring_tiered(t, coll, n, M, P);
 	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
 	tune_add(&c, tune_step_local(t, coll == CS_ALLGATHER ? M / n : b, R - 1), 1);
 	if (g > 1 && coll != CS_ALLGATHER) {
@@ -178,6 +223,24 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	return c;
 }
 
+/*
+ * Mesh's sum of the n - 1 arrivals (mesh.c's gather_sum()): the first is
+ * reduced on arrival; once all are in, the rank's local ring adds the
+ * other n - 2 pairwise, ceil(log2(n - 2)) + 1 levels each waiting for the
+ * one before, the n - 2 reductions one after another on its engine.
+ */
+static struct tune_cost mesh_sum(const struct tune_topo *t, uint32_t n, double b)
+{
+	struct tune_cost c = { 0, tune_reduce_us(t, (n - 1) * b) }, one;
+
+	if (t->ideal || n < 3)
+		return c;
+	one = tune_step_local(t, b, 1);
+	c.lat_us += (log2up(n - 2) + 1) * one.lat_us + (n - 2) * 2 * t->insn_us;
+	c.xfer_us += (n - 2) * one.xfer_us;
+	return c;
+}
+
 static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     bool oneshot)
 {
@@ -187,13 +250,11 @@ static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n
 	if (n < 2)
 		return c;
 	if (coll != CS_ALLGATHER) {	/* scatter blocks (or everything), reduce */
-		tune_add(&c, tune_step_all(t, b, 1), 1);
-		/* the n - 1 arrivals are summed by local steps (mesh.c) */
-		c.lat_us += t->ideal ? 0 : (n - 1) * t->msg_us;
-		c.xfer_us += tune_reduce_us(t, (n - 1) * b);
+		tune_add(&c, tune_step_mesh(t, b), 1);
+		tune_add(&c, mesh_sum(t, n, b), 1);
 	}
 	if (coll != CS_REDUCESCATTER && !oneshot)
-		tune_add(&c, tune_step_all(t, b, 1), 1);
+		tune_add(&c, tune_step_mesh(t, b), 1);
 	return c;
 }
 
