@@ -358,17 +358,139 @@ static uint32_t bruck_slots(uint32_t n, uint32_t k)
 	return cnt;
 }
 
+/*
+ * Bruck with tiers, as alltoall.c runs it: a slice's local copies form one
+ * chain, each waiting for the one before (α_dev, a semaphore hand-off, its
+ * bytes on the rank's engine): the rotation into W, each round's packing
+ * (unless the round's slots are one run) and unpacking, the final copies
+ * out of W one slot at a time; sliced, W's slots are no longer contiguous
+ * and every slot is a copy of its own.  Each round's send follows its
+ * packing.  Slices overlap their chains, one step apart.
+ */
+static struct tune_cost bruck_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
+{
+	struct tune_cost c = { 0, 0 }, one, s;
+	double b = M / n / P, copied = 2.0 * (n - 1);
+	uint32_t steps = P > 1 ? 2 * (n - 1) : 2 + (n - 1);
+
+	for (uint32_t k = 0; (1u << k) < n; k++) {
+		uint32_t moved = bruck_slots(n, k), runs = 0;
+
+		for (uint32_t a = 1u << k; a < n; a += 2u << k)
+			runs++;
+		s = tune_step_shift(t, 1u << k, moved * b, 1);
+		c.lat_us += s.lat_us;
+		c.xfer_us += P * s.xfer_us;
+		steps += P > 1 ? 2 * moved : runs + (runs > 1 ? runs : 0);
+		copied += (P > 1 || runs > 1 ? 2.0 : 1.0) * moved;
+	}
+	one = tune_step_local(t, b, 1);
+	c.lat_us += (steps + P - 1) * (one.lat_us + 2 * t->insn_us);
+	c.xfer_us += P * copied * one.xfer_us;
+	return c;
+}
+
 static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
 				 bool bruck)
 {
-	struct tune_cost c = { 0, 0 };
+	struct tune_cost c = { 0, 0 }, s;
 
+	if (bruck && !t->ideal)
+		return bruck_tiered(t, n, M, P);
 	if (bruck)
 		for (uint32_t k = 0; (1u << k) < n; k++)
 			tune_add(&c, tune_step_shift(t, 1u << k, bruck_slots(n, k) * M / n, P), 1);
-	else
+	else if (t->ideal)
 		for (uint32_t k = 1; k < n; k++)
 			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
+	else
+		/*
+		 * each slice's send waits for the receive of the slice before
+		 * it (send, receive, send, ... in program order): P round trips
+		 */
+		for (uint32_t k = 1; k < n; k++) {
+			s = tune_step_shift(t, k, M / n / P, 1);
+			tune_add(&c, s, P);
+		}
+	return c;
+}
+
+/* Hops inside a node from device @a to device @b (ring or torus distance). */
+static uint32_t node_hops(const struct tune_topo *t, uint32_t a, uint32_t b)
+{
+	uint32_t X = t->torus_x, Y = t->torus_y;
+	uint32_t dx = (b % X + X - a % X) % X, dy = (b / X + Y - a / X) % Y;
+
+	return (dx < X - dx ? dx : X - dx) + (dy < Y - dy ? dy : Y - dy);
+}
+
+/* One transfer of @bytes alone from rank @a to rank @b: α of its route, its tier's rate. */
+static struct tune_cost lone(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes)
+{
+	uint32_t R = t->ranks_per_device, D = t->torus_x * t->torus_y;
+	uint32_t da = a / R, db = b / R;
+	enum tune_tier tier = da == db ? TUNE_DEV : da / D == db / D ? TUNE_NODE : TUNE_NET;
+	double gbps = t->bw_gbps[tier];
+	struct tune_cost c;
+
+	if (t->engine_gbps > 0 && t->engine_gbps < gbps)
+		gbps = t->engine_gbps;
+	c.xfer_us = bytes / (gbps * 1e3);
+	c.lat_us = t->step_us + (tier == TUNE_NODE ? tune_hop_alpha(t, node_hops(t, da % D, db % D)) :
+				 t->alpha_us[tier]);
+	return c;
+}
+
+/*
+ * Broadcast and Reduce with tiers, as chain.c and tree.c run them: a slice
+ * is forwarded once it has landed, so the first one pays every hop of the
+ * longest path (α of the hop, its transfer, the hand-off) and the others
+ * follow one period apart.  Back-to-back descriptors on a ring overlap
+ * their α, so the period is the busiest sender's transfer time per slice:
+ * chain, one send; binomial, the root's sends on its busiest engine (its
+ * children 2^k away go on engine 2^k mod E).  In Reduce a node's children
+ * land one after the other (each receive-reduce waits for the one before,
+ * its credit a hand-off away), so the root's period is all its children.
+ */
+static struct tune_cost rooted_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
+				      double M, uint32_t P, bool chain)
+{
+	uint32_t E = t->engines ? t->engines : 1, L = log2up(n), busiest = 0;
+	double b = M / P, period = 0;
+	struct tune_cost c = { 0, 0 }, h;
+	uint32_t per_engine[16] = { 0 }, kids[32];
+
+	if (chain) {
+		/* hop r -> r + 1 of rank 0's chain (Reduce goes the other way, alike) */
+		for (uint32_t r = 0; r + 1 < n; r++) {
+			h = lone(t, r, r + 1, b);
+			c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
+			c.xfer_us += h.xfer_us;
+			period = fmax(period, h.xfer_us);
+		}
+		c.xfer_us += (P - 1) * period;
+		return c;
+	}
+	for (uint32_t k = 0; k < L && k < 32; k++)
+		kids[k] = 1u << k;
+	/* the root's sends share its links too (on a ring they all leave one way) */
+	period = coll == CS_REDUCE_COLL ? 0 :
+		 tune_fanout_load(t, 0, kids, L < 32 ? L : 32) * lone(t, 0, n / 2, b).xfer_us;
+	for (uint32_t k = 0; k < L; k++) {
+		h = lone(t, 0, 1u << k, b);
+		c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
+		c.xfer_us += h.xfer_us;
+		if (coll == CS_REDUCE_COLL) {
+			period += h.xfer_us + h.lat_us + t->sem_us;
+		} else {
+			uint32_t e = (1u << k) % (E < 16 ? E : 16);
+
+			if (++per_engine[e] > busiest)
+				busiest = per_engine[e];
+			period = fmax(period, busiest * h.xfer_us);
+		}
+	}
+	c.xfer_us += (P - 1) * period;
 	return c;
 }
 
@@ -381,6 +503,8 @@ static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t
 
 	if (n < 2)
 		return c;
+	if (!t->ideal)
+		return rooted_tiered(t, coll, n, M, P, chain);
 	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
 	if (coll == CS_REDUCE_COLL)
 		slot.xfer_us += tune_reduce_us(t, M / P);

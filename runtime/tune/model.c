@@ -354,6 +354,29 @@ struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t
 	return c;
 }
 
+uint32_t tune_fanout_load(const struct tune_topo *t, uint32_t from, const uint32_t *to, uint32_t k)
+{
+	uint32_t R = t->ranks_per_device, D = devices(t), a = from / R, nic = 0;
+	double *load = calloc((size_t)D * 4, sizeof(*load)), most = 0;
+
+	if (!load)
+		return k;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t b = to[i] / R;
+
+		if (a == b)
+			continue;
+		if (a / D != b / D)
+			nic++;
+		else
+			walk(t, a % D, b % D, 1, load);
+	}
+	for (uint32_t i = 0; i < D * 4; i++)
+		most = max2(most, load[i]);
+	free(load);
+	return nic > most ? nic : (uint32_t)most;
+}
+
 /* The largest load on the link directions of the route @from -> @to. */
 static double path_load(const struct tune_topo *t, uint32_t from, uint32_t to, const double *load)
 {

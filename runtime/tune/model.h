@@ -145,6 +145,8 @@ struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t
  * peer order r + 1, r + 2, ... (the ideal setting: tune_step_all()).
  */
 struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes);
+/* Transfers from rank @from to each of @to[0..k) at once: the most on one link or NIC. */
+uint32_t tune_fanout_load(const struct tune_topo *t, uint32_t from, const uint32_t *to, uint32_t k);
 /* A transfer inside one device only (KangaRing's folds). */
 struct tune_cost tune_step_local(const struct tune_topo *t, double bytes, uint32_t msgs);
 /* α of one transfer @hops hops inside a node (ring/torus distance). */

@@ -21,7 +21,14 @@
 #include "tune/hw.h"
 #include "tune/tuner.h"
 
-#define MAX_SLICES 16
+/* The runtime's bound (select.c): 64, and a slice holds an element at least. */
+static uint32_t max_slices(const struct cs_shape *sh)
+{
+	uint64_t block = sh->coll == CS_ALLREDUCE ? sh->count / (sh->nranks ? sh->nranks : 1) :
+			 sh->count;
+
+	return block < 1 ? 1 : block > 64 ? 64 : (uint32_t)block;
+}
 
 struct plan_args {
 	int coll;
@@ -507,7 +514,7 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 					      .bytes = (double)bytes, .slices = 1, .channels = 1,
 					      .peer_dist = 1 };
 		if (!r->why && !tune_formula(al->name, t, &r->call, &r->ref_us, &r->why) &&
-		    tuner_best(al->name, t, &r->call, MAX_SLICES, &r->us))
+		    tuner_best(al->name, t, &r->call, max_slices(&sh), &r->us))
 			r->why = "the cost model has no time for it";
 		n++;
 	}
