@@ -9,7 +9,8 @@
  * and the root's fan-out are ceil(log2 N).
  *
  *   Broadcast: receive from the parent, then forward to the children,
- *              largest subtree (farthest child) first.
+ *              largest subtree (farthest child) first; out of place the
+ *              root copies its input to its output after its sends.
  *   Reduce:    receive-reduce from the children, smallest subtree first,
  *              then send the partial sum to the parent.  Non-root ranks
  *              accumulate in TMP (their RECV is not theirs to write), the
@@ -55,8 +56,6 @@ static void tree_bcast(struct cs_sched *s, uint32_t r, uint32_t slices)
 	uint64_t off, len;
 
 	tree_node(sh, r, &t);
-	if (r == sh->root && !sh->in_place)
-		cs_copy(s, r, cs_at(CS_RECV, 0), cs_at(CS_SEND, 0), sh->count);
 	for (uint32_t i = 0; i < slices; i++) {
 		algo_block(sh->count, slices, i, &off, &len);
 		if (!len)
@@ -66,6 +65,12 @@ static void tree_bcast(struct cs_sched *s, uint32_t r, uint32_t slices)
 		for (uint32_t c = 0; c < t.nkids; c++)
 			cs_send(s, r, t.kids[c], cs_at(src, off), len);
 	}
+	/*
+	 * The root's own copy last: its local ring also carries its sends to
+	 * the children 2^k (k >= 2) away, which would wait behind it.
+	 */
+	if (r == sh->root && !sh->in_place)
+		cs_copy(s, r, cs_at(CS_RECV, 0), cs_at(CS_SEND, 0), sh->count);
 }
 
 static void tree_reduce(struct cs_sched *s, uint32_t r, uint32_t slices)

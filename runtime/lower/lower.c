@@ -10,6 +10,19 @@
  * cs_credit_point() puts them (waiting first for dependencies that are not
  * receives); an epilogue that drains every ring and waits
  * for the last local signal (so the next run's reset cannot race it).
+ *
+ * Credits by marker: a receive whose dependencies are all sends on one
+ * engine only needs those sends complete, yet the CC core can only wait
+ * for a whole ring (RWAIT), the sends it started since included, each a
+ * hop's latency away.  So such a receive's credit is a SEM_WRITE right
+ * behind its last dependency on that ring instead: a ring completes in
+ * order, so the credit lands once the sends are done, and the CC core
+ * never waits for it (ring AllReduce's all-gather receives, which wait
+ * for the reduce-scatter send of their block, would otherwise drain the
+ * ring at every hop).  Per peer it is all or nothing, so a sender still
+ * gets one receiver's credits in receive order: those granted in the
+ * prologue first, then the marked ones, their last dependencies in
+ * program order on one engine.
  */
 #include "lower.h"
 #include "ccore_internal.h"
@@ -36,6 +49,8 @@ struct emit {
 	uint8_t *step_engine;			/* per step: ring engine (sends) */
 	uint8_t *peer_engine;			/* per peer: 1 + its engine, 0: none yet */
 	uint32_t peers;				/* distinct peers sent to so far */
+	/* credits by marker: first behind send i, next after receive i */
+	uint32_t *mark_first, *mark_next;
 	bool oom;
 };
 
@@ -222,6 +237,93 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	e->step_engine[i] = (uint8_t)eng;
 }
 
+/* The credit markers behind send @i (see the header comment). */
+static void emit_markers(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+{
+	const struct lower_ctx *c = j->c;
+
+	for (uint32_t m = e->mark_first[i]; m != ~0u; m = e->mark_next[m]) {
+		uint32_t p = j->s->ranks[r].steps[m].peer;
+		struct drm_ccore_desc d = {
+			.op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
+			.dst = lower_sem_credit(c->ranks[p].sems, j->n, r),
+		};
+
+		desc(e, e->step_engine[i], &d);
+	}
+}
+
+/* The send behind which receive @i's credit may go, or ~0u. */
+static uint32_t marker_anchor(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+{
+	const struct cs_rank *rk = &j->s->ranks[r];
+	const struct cs_step *st = &rk->steps[i];
+	uint32_t anchor = 0, eng = ~0u;
+
+	if (!st->ndeps)
+		return ~0u;
+	for (uint32_t d = 0; d < st->ndeps; d++) {
+		const struct cs_step *dep = &rk->steps[st->deps[d]];
+		uint32_t de = peer_engine(j->c, e, r, dep->peer);
+
+		if (dep->op != CS_SEND_OP || (eng != ~0u && de != eng))
+			return ~0u;
+		eng = de;
+		anchor = st->deps[d] > anchor ? st->deps[d] : anchor;
+	}
+	return anchor;
+}
+
+/* Which receives of rank @r take their credit by marker, per peer. */
+static void plan_markers(const struct lower_job *j, struct emit *e, uint32_t r)
+{
+	const struct cs_rank *rk = &j->s->ranks[r];
+
+	for (uint32_t i = 0; i <= rk->n; i++)
+		e->mark_first[i] = e->mark_next[i] = ~0u;
+	/* rank @r's receives, by peer then step (index_receives()) */
+	for (size_t s0 = j->first[r], s1; s0 < j->first[r + 1]; s0 = s1) {
+		const struct lower_recv *rv = j->recvs + s0;
+		uint32_t m, last = 0, marked = 0, eng = ~0u;
+		bool ok = true;
+
+		for (s1 = s0; s1 < j->first[r + 1] && j->recvs[s1].peer == rv->peer; s1++)
+			;
+		m = (uint32_t)(s1 - s0);
+
+		for (uint32_t k = 0; k < m && ok; k++) {
+			uint32_t a;
+
+			if (!e->credit[rv[k].step]) {
+				ok = !marked;	/* prologue credits come first */
+				continue;
+			}
+			a = marker_anchor(j, e, r, rv[k].step);
+			ok = a != ~0u && a >= last &&
+			     (eng == ~0u || peer_engine(j->c, e, r, rk->steps[a].peer) == eng);
+			if (ok) {
+				eng = peer_engine(j->c, e, r, rk->steps[a].peer);
+				last = a;
+				marked++;
+			}
+		}
+		if (!ok || !marked)
+			continue;
+		/* append each receive behind its anchor; no point reaches it now */
+		for (uint32_t k = 0; k < m; k++) {
+			uint32_t i = rv[k].step, a, *at;
+
+			if (!e->credit[i])
+				continue;
+			a = marker_anchor(j, e, r, i);
+			for (at = &e->mark_first[a]; *at != ~0u; at = &e->mark_next[*at])
+				;
+			*at = i;
+			e->credit[i] = ~0u;
+		}
+	}
+}
+
 /* Grant the credits whose point is step @q (after their deps). */
 static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t q)
 {
@@ -294,13 +396,16 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 	e->credit = calloc(rk->n + 1, sizeof(*e->credit));
 	e->credit_first = calloc(rk->n + 1, sizeof(*e->credit_first));
 	e->credit_next = calloc(rk->n + 1, sizeof(*e->credit_next));
+	e->mark_first = calloc(rk->n + 1, sizeof(*e->mark_first));
+	e->mark_next = calloc(rk->n + 1, sizeof(*e->mark_next));
 	if (!sent_to || !e->step_local || !e->step_engine || !e->peer_engine || !e->credit ||
-	    !e->credit_first || !e->credit_next) {
+	    !e->credit_first || !e->credit_next || !e->mark_first || !e->mark_next) {
 		e->oom = true;
 		free(sent_to);
 		return;
 	}
 	cs_credit_points(rk, j->n, e->credit);
+	plan_markers(j, e, r);
 	index_credits(rk, e);
 	prologue(j, e, r);
 	for (uint32_t i = 0; i < rk->n && !e->oom; i++) {
@@ -323,6 +428,7 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 		case CS_SEND_OP:
 			wait_deps(j, e, r, i);
 			emit_send(j, e, r, i, sent_to);
+			emit_markers(j, e, r, i);
 			break;
 		default:
 			insn(e, (struct drm_ccore_insn){
@@ -387,6 +493,8 @@ static void emit_free(struct emit *e)
 	free(e->credit);
 	free(e->credit_first);
 	free(e->credit_next);
+	free(e->mark_first);
+	free(e->mark_next);
 }
 
 static int by_peer_then_step(const void *a, const void *b)

@@ -113,24 +113,6 @@ static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint3
 	return c;
 }
 
-/*
- * An all-gather step of AllReduce: each receive overwrites what the
- * reduce-scatter sent from, so the lowering grants its credit only once
- * that send's ring has drained (RWAIT waits for every descriptor started
- * on it): each of the P * ch messages pays its α, and the channels'
- * halves do not overlap.  The ideal setting keeps the reference's step.
- */
-static struct tune_cost drained_step(const struct tune_topo *t, double bytes, uint32_t P,
-				     uint32_t ch)
-{
-	struct tune_cost c = tune_step_ring(t, bytes, P * ch, 1);
-
-	if (t->ideal)
-		return ring_step(t, bytes, P, ch, false);
-	c.lat_us += (P * ch - 1) * (c.lat_us - t->step_us - (P * ch - 1) * t->msg_us);
-	return c;
-}
-
 /* Ring AG/RS/AR over @n ranks (CA §5.1, §6), @ch channels (flat ring). */
 static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     uint32_t P, uint32_t ch)
@@ -142,10 +124,71 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 		return c;
 	if (coll != CS_ALLGATHER)	/* reduce-scatter pass */
 		tune_add(&c, ring_step(t, b, P, ch, true), n - 1);
-	if (coll == CS_ALLGATHER)	/* all-gather pass */
+	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
 		tune_add(&c, ring_step(t, b, P, ch, false), n - 1);
-	else if (coll == CS_ALLREDUCE)
-		tune_add(&c, drained_step(t, b, P, ch), n - 1);
+	return c;
+}
+
+/* Slices i < @P with @lo <= @t - i <= @hi: how many are at that stage at time @t. */
+static uint32_t at_stage(int64_t t, uint32_t P, int64_t lo, int64_t hi)
+{
+	int64_t a = t - hi > 0 ? t - hi : 0, b = t - lo < (int64_t)P - 1 ? t - lo : (int64_t)P - 1;
+
+	return b >= a ? (uint32_t)(b - a + 1) : 0;
+}
+
+/*
+ * KangaRing with tiers, as kangaring.c runs it: in time steps, each a
+ * primary's sends then its receives, so a step is one ring hop over the
+ * device primaries (slice b, the ring's α) and, reducing, the folds of the
+ * slices in their reduce-scatter stage: per slice R - 1 receive-reduces
+ * from the secondaries, each credited only once the one before has landed
+ * (two semaphore hand-offs, α_dev and the slice on the secondary's
+ * engine).  The final pieces go down to the secondaries on other engines,
+ * beside the ring; the last ones are the tail.  Slice i is at stage
+ * t - i at time t: AllReduce folds at 0..g-1 (ring receives from 1),
+ * all-gathers at g..2g-2, goes down at g..2g-1; ReduceScatter folds the
+ * same and goes down at g; AllGather gathers the secondaries' blocks at 0,
+ * hops at 1..g-1, goes down at 2..g.
+ */
+static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
+					 double M, uint32_t P)
+{
+	uint32_t R = t->ranks_per_device, g = n / R;
+	struct tune_topo ring_t = *t;
+	struct tune_cost c = { 0, 0 }, hop = { 0, 0 }, one;
+	double b = M / g / P, fold_lat, fold_x, down_x;
+	int64_t last;
+
+	ring_t.ranks_per_device = 1;
+	if (g > 1)
+		hop = tune_step_ring(&ring_t, b, 1, 1);
+	one = tune_step_local(t, b, 1);
+	fold_lat = (R - 1) * (one.lat_us + t->sem_us + 2 * t->insn_us);
+	fold_x = (R - 1) * one.xfer_us;
+	down_x = one.xfer_us;
+	if (coll == CS_ALLGATHER) {
+		/* the secondaries' blocks reach the primary side by side */
+		tune_add(&c, tune_step_local(t, M / n, R - 1), 1);
+		for (int64_t s = 1; s <= (int64_t)g + P - 1; s++) {
+			uint32_t hops = at_stage(s, P, 1, g - 1), down = at_stage(s, P, 2, g);
+
+			c.lat_us += hops ? hop.lat_us : down ? one.lat_us : 0;
+			c.xfer_us += fmax(hops * hop.xfer_us, down * down_x);
+		}
+		return c;
+	}
+	last = coll == CS_ALLREDUCE ? 2 * (int64_t)g + P - 2 : (int64_t)g + P - 1;
+	for (int64_t s = 0; s <= last; s++) {
+		uint32_t folds = at_stage(s, P, 0, g - 1), rings = at_stage(s, P, 1, g - 1);
+		uint32_t down = at_stage(s, P, g, coll == CS_ALLREDUCE ? 2 * g - 1 : g);
+
+		if (coll == CS_ALLREDUCE)
+			rings += at_stage(s, P, g, 2 * g - 2);
+		c.lat_us += rings ? hop.lat_us : down ? one.lat_us : 0;
+		c.lat_us += folds ? fold_lat : 0;
+		c.xfer_us += fmax(rings * hop.xfer_us + folds * fold_x, down * down_x);
+	}
 	return c;
 }
 
@@ -156,6 +199,8 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	struct tune_cost c = { 0, 0 }, s;
 	double b = M / g;	/* a block (AR) or a device's super-block (AG, RS) */
 
+	if (!t->ideal)
+		return kangaring_tiered(t, coll, n, M, P);
 	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
 	tune_add(&c, tune_step_local(t, coll == CS_ALLGATHER ? M / n : b, R - 1), 1);
 	if (g > 1 && coll != CS_ALLGATHER) {
@@ -182,6 +227,24 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	return c;
 }
 
+/*
+ * Mesh's sum of the n - 1 arrivals (mesh.c's gather_sum()): the first is
+ * reduced on arrival; once all are in, the rank's local ring adds the
+ * other n - 2 pairwise, ceil(log2(n - 2)) + 1 levels each waiting for the
+ * one before, the n - 2 reductions one after another on its engine.
+ */
+static struct tune_cost mesh_sum(const struct tune_topo *t, uint32_t n, double b)
+{
+	struct tune_cost c = { 0, tune_reduce_us(t, (n - 1) * b) }, one;
+
+	if (t->ideal || n < 3)
+		return c;
+	one = tune_step_local(t, b, 1);
+	c.lat_us += (log2up(n - 2) + 1) * one.lat_us + (n - 2) * 2 * t->insn_us;
+	c.xfer_us += (n - 2) * one.xfer_us;
+	return c;
+}
+
 static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     bool oneshot)
 {
@@ -191,13 +254,11 @@ static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n
 	if (n < 2)
 		return c;
 	if (coll != CS_ALLGATHER) {	/* scatter blocks (or everything), reduce */
-		tune_add(&c, tune_step_all(t, b, 1), 1);
-		/* the n - 1 arrivals are summed by local steps (mesh.c) */
-		c.lat_us += t->ideal ? 0 : (n - 1) * t->msg_us;
-		c.xfer_us += tune_reduce_us(t, (n - 1) * b);
+		tune_add(&c, tune_step_mesh(t, b), 1);
+		tune_add(&c, mesh_sum(t, n, b), 1);
 	}
 	if (coll != CS_REDUCESCATTER && !oneshot)
-		tune_add(&c, tune_step_all(t, b, 1), 1);
+		tune_add(&c, tune_step_mesh(t, b), 1);
 	return c;
 }
 
@@ -325,17 +386,139 @@ static uint32_t bruck_slots(uint32_t n, uint32_t k)
 	return cnt;
 }
 
+/*
+ * Bruck with tiers, as alltoall.c runs it: a slice's local copies form one
+ * chain, each waiting for the one before (α_dev, a semaphore hand-off, its
+ * bytes on the rank's engine): the rotation into W, each round's packing
+ * (unless the round's slots are one run) and unpacking, the final copies
+ * out of W one slot at a time; sliced, W's slots are no longer contiguous
+ * and every slot is a copy of its own.  Each round's send follows its
+ * packing.  Slices overlap their chains, one step apart.
+ */
+static struct tune_cost bruck_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
+{
+	struct tune_cost c = { 0, 0 }, one, s;
+	double b = M / n / P, copied = 2.0 * (n - 1);
+	uint32_t steps = P > 1 ? 2 * (n - 1) : 2 + (n - 1);
+
+	for (uint32_t k = 0; (1u << k) < n; k++) {
+		uint32_t moved = bruck_slots(n, k), runs = 0;
+
+		for (uint32_t a = 1u << k; a < n; a += 2u << k)
+			runs++;
+		s = tune_step_shift(t, 1u << k, moved * b, 1);
+		c.lat_us += s.lat_us;
+		c.xfer_us += P * s.xfer_us;
+		steps += P > 1 ? 2 * moved : runs + (runs > 1 ? runs : 0);
+		copied += (P > 1 || runs > 1 ? 2.0 : 1.0) * moved;
+	}
+	one = tune_step_local(t, b, 1);
+	c.lat_us += (steps + P - 1) * (one.lat_us + 2 * t->insn_us);
+	c.xfer_us += P * copied * one.xfer_us;
+	return c;
+}
+
 static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
 				 bool bruck)
 {
-	struct tune_cost c = { 0, 0 };
+	struct tune_cost c = { 0, 0 }, s;
 
+	if (bruck && !t->ideal)
+		return bruck_tiered(t, n, M, P);
 	if (bruck)
 		for (uint32_t k = 0; (1u << k) < n; k++)
 			tune_add(&c, tune_step_shift(t, 1u << k, bruck_slots(n, k) * M / n, P), 1);
-	else
+	else if (t->ideal)
 		for (uint32_t k = 1; k < n; k++)
 			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
+	else
+		/*
+		 * each slice's send waits for the receive of the slice before
+		 * it (send, receive, send, ... in program order): P round trips
+		 */
+		for (uint32_t k = 1; k < n; k++) {
+			s = tune_step_shift(t, k, M / n / P, 1);
+			tune_add(&c, s, P);
+		}
+	return c;
+}
+
+/* Hops inside a node from device @a to device @b (ring or torus distance). */
+static uint32_t node_hops(const struct tune_topo *t, uint32_t a, uint32_t b)
+{
+	uint32_t X = t->torus_x, Y = t->torus_y;
+	uint32_t dx = (b % X + X - a % X) % X, dy = (b / X + Y - a / X) % Y;
+
+	return (dx < X - dx ? dx : X - dx) + (dy < Y - dy ? dy : Y - dy);
+}
+
+/* One transfer of @bytes alone from rank @a to rank @b: α of its route, its tier's rate. */
+static struct tune_cost lone(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes)
+{
+	uint32_t R = t->ranks_per_device, D = t->torus_x * t->torus_y;
+	uint32_t da = a / R, db = b / R;
+	enum tune_tier tier = da == db ? TUNE_DEV : da / D == db / D ? TUNE_NODE : TUNE_NET;
+	double gbps = t->bw_gbps[tier];
+	struct tune_cost c;
+
+	if (t->engine_gbps > 0 && t->engine_gbps < gbps)
+		gbps = t->engine_gbps;
+	c.xfer_us = bytes / (gbps * 1e3);
+	c.lat_us = t->step_us + (tier == TUNE_NODE ? tune_hop_alpha(t, node_hops(t, da % D, db % D)) :
+				 t->alpha_us[tier]);
+	return c;
+}
+
+/*
+ * Broadcast and Reduce with tiers, as chain.c and tree.c run them: a slice
+ * is forwarded once it has landed, so the first one pays every hop of the
+ * longest path (α of the hop, its transfer, the hand-off) and the others
+ * follow one period apart.  Back-to-back descriptors on a ring overlap
+ * their α, so the period is the busiest sender's transfer time per slice:
+ * chain, one send; binomial, the root's sends on its busiest engine (its
+ * children 2^k away go on engine 2^k mod E).  In Reduce a node's children
+ * land one after the other (each receive-reduce waits for the one before,
+ * its credit a hand-off away), so the root's period is all its children.
+ */
+static struct tune_cost rooted_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
+				      double M, uint32_t P, bool chain)
+{
+	uint32_t E = t->engines ? t->engines : 1, L = log2up(n), busiest = 0;
+	double b = M / P, period = 0;
+	struct tune_cost c = { 0, 0 }, h;
+	uint32_t per_engine[16] = { 0 }, kids[32];
+
+	if (chain) {
+		/* hop r -> r + 1 of rank 0's chain (Reduce goes the other way, alike) */
+		for (uint32_t r = 0; r + 1 < n; r++) {
+			h = lone(t, r, r + 1, b);
+			c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
+			c.xfer_us += h.xfer_us;
+			period = fmax(period, h.xfer_us);
+		}
+		c.xfer_us += (P - 1) * period;
+		return c;
+	}
+	for (uint32_t k = 0; k < L && k < 32; k++)
+		kids[k] = 1u << k;
+	/* the root's sends share its links too (on a ring they all leave one way) */
+	period = coll == CS_REDUCE_COLL ? 0 :
+		 tune_fanout_load(t, 0, kids, L < 32 ? L : 32) * lone(t, 0, n / 2, b).xfer_us;
+	for (uint32_t k = 0; k < L; k++) {
+		h = lone(t, 0, 1u << k, b);
+		c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
+		c.xfer_us += h.xfer_us;
+		if (coll == CS_REDUCE_COLL) {
+			period += h.xfer_us + h.lat_us + t->sem_us;
+		} else {
+			uint32_t e = (1u << k) % (E < 16 ? E : 16);
+
+			if (++per_engine[e] > busiest)
+				busiest = per_engine[e];
+			period = fmax(period, busiest * h.xfer_us);
+		}
+	}
+	c.xfer_us += (P - 1) * period;
 	return c;
 }
 
@@ -348,6 +531,8 @@ static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t
 
 	if (n < 2)
 		return c;
+	if (!t->ideal)
+		return rooted_tiered(t, coll, n, M, P, chain);
 	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
 	if (coll == CS_REDUCE_COLL)
 		slot.xfer_us += tune_reduce_us(t, M / P);

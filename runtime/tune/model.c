@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 void tune_hw_default(struct tune_hw *hw)
@@ -37,6 +38,7 @@ void tune_topo_from_hw(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, ui
 		.step_us = hw->sem_us + hw->insn_us,
 		/* ACQUIRE and START of a send, its hand-off to the receiver */
 		.msg_us = hw->sem_us + 2 * hw->insn_us,
+		.insn_us = hw->insn_us, .sem_us = hw->sem_us,
 		.streams = 1,
 	};
 	memcpy(t->alpha_us, hw->alpha_us, sizeof(t->alpha_us));
@@ -144,12 +146,13 @@ static uint32_t walk(const struct tune_topo *t, uint32_t from, uint32_t to, doub
 	return hx + hy;
 }
 
-enum route_kind { ROUTE_SHIFT, ROUTE_XOR, ROUTE_ALL };
+enum route_kind { ROUTE_SHIFT, ROUTE_XOR, ROUTE_ALL, ROUTE_BOTH_WAYS };
 
 /*
  * Every device of a node sends one transfer (ROUTE_ALL: one to each
- * other device) to device i + @d (SHIFT, wrapping in the node) or i ^ @d
- * (XOR, within the node): the longest route and the busiest link.
+ * other device; ROUTE_BOTH_WAYS: one to i + @d and one to i - @d) to
+ * device i + @d (SHIFT, wrapping in the node) or i ^ @d (XOR, within the
+ * node): the longest route and the busiest link.
  */
 static struct route node_route(const struct tune_topo *t, enum route_kind kind, uint32_t d)
 {
@@ -172,10 +175,16 @@ static struct route node_route(const struct tune_topo *t, enum route_kind kind, 
 			}
 			continue;
 		}
-		uint32_t j = kind == ROUTE_SHIFT ? (i + d) % D : (i ^ d) % D;
+		uint32_t j = kind == ROUTE_XOR ? (i ^ d) % D : (i + d) % D;
 		uint32_t h = j == i ? 0 : walk(t, i, j, 1, load);
 
 		r.hops = h > r.hops ? h : r.hops;
+		if (kind == ROUTE_BOTH_WAYS) {
+			/* the way back: on a ring of two, the same link (ties go +) */
+			j = (i + D - d % D) % D;
+			h = j == i ? 0 : walk(t, i, j, 1, load);
+			r.hops = h > r.hops ? h : r.hops;
+		}
 	}
 	for (uint32_t i = 0; i < D * 4; i++)
 		r.load = load[i] > r.load ? load[i] : r.load;
@@ -239,7 +248,7 @@ struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_
 		return tune_step_local(t, bytes, msgs);
 	if (dirs > 1)
 		bytes /= 2;	/* half the bytes each way round */
-	r = node_route(t, ROUTE_SHIFT, 1);
+	r = node_route(t, dirs > 1 ? ROUTE_BOTH_WAYS : ROUTE_SHIFT, 1);
 	for (uint32_t i = 0; i < D; i++) {
 		uint32_t x = i % t->torus_x, y = i / t->torus_x, j = (i + 1) % D;
 		uint32_t dx = (j % t->torus_x + t->torus_x - x) % t->torus_x;
@@ -341,6 +350,135 @@ struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t
 		x = max2(x, us(pair * D * (t->nodes - 1), t->bw_gbps[TUNE_NET]));
 	c.lat_us = (t->nodes > 1 ? t->alpha_us[TUNE_NET] : D > 1 ? tune_hop_alpha(t, r.hops) :
 		    t->alpha_us[TUNE_DEV]) + t->step_us + msg_cost(t, (double)msgs * (n - 1));
+	c.xfer_us = x * (t->streams ? t->streams : 1);
+	return c;
+}
+
+uint32_t tune_fanout_load(const struct tune_topo *t, uint32_t from, const uint32_t *to, uint32_t k)
+{
+	uint32_t R = t->ranks_per_device, D = devices(t), a = from / R, nic = 0;
+	double *load = calloc((size_t)D * 4, sizeof(*load)), most = 0;
+
+	if (!load)
+		return k;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t b = to[i] / R;
+
+		if (a == b)
+			continue;
+		if (a / D != b / D)
+			nic++;
+		else
+			walk(t, a % D, b % D, 1, load);
+	}
+	for (uint32_t i = 0; i < D * 4; i++)
+		most = max2(most, load[i]);
+	free(load);
+	return nic > most ? nic : (uint32_t)most;
+}
+
+/* The largest load on the link directions of the route @from -> @to. */
+static double path_load(const struct tune_topo *t, uint32_t from, uint32_t to, const double *load)
+{
+	uint32_t X = t->torus_x, Y = t->torus_y, x = from % X, y = from / X;
+	uint32_t hx, hy, i;
+	double m = 0;
+	int dx, dy;
+
+	hx = ring_walk(x, to % X, X, &dx);
+	hy = ring_walk(y, to / X, Y, &dy);
+	for (i = 0; i < hx; i++) {
+		m = max2(m, load[(y * X + x) * 4 + (dx > 0 ? 0 : 1)]);
+		x = (x + X + (uint32_t)dx) % X;
+	}
+	for (i = 0; i < hy; i++) {
+		m = max2(m, load[(y * X + x) * 4 + (dy > 0 ? 2 : 3)]);
+		y = (y + Y + (uint32_t)dy) % Y;
+	}
+	return m;
+}
+
+struct shift_loads {
+	double *link;		/* per device of the fabric, 4 directions */
+	double *nic_out, *nic_in;	/* per device */
+};
+
+/* Account (@w 1) or price (@w 0: its time) rank @r's transfer to @p. */
+static double shift_flow(const struct tune_topo *t, uint32_t r, uint32_t p, double bytes,
+			 struct shift_loads *l, double w)
+{
+	uint32_t D = devices(t), a = r / t->ranks_per_device, b = p / t->ranks_per_device;
+	double gbps;
+
+	if (a == b)
+		return w ? 0 : us(bytes, xfer_gbps(t, TUNE_DEV));
+	if (a / D != b / D) {
+		l->nic_out[a] += w;
+		l->nic_in[b] += w;
+		gbps = t->bw_gbps[TUNE_NET] / max2(1, max2(l->nic_out[a], l->nic_in[b]));
+		return w ? 0 : us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NET)));
+	}
+	if (w) {
+		walk(t, a % D, b % D, w, l->link + (a / D) * D * 4);
+		return 0;
+	}
+	gbps = t->bw_gbps[TUNE_NODE] / max2(1, path_load(t, a % D, b % D, l->link + (a / D) * D * 4));
+	return us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NODE)));
+}
+
+/*
+ * Every rank sends @bytes to r + i for i in [@lo, @hi] at once: when the
+ * slowest is through.  As the timed model shares, each transfer runs at the
+ * smallest share along its route (a link direction or NIC split evenly
+ * among the transfers on it; a share left unused is not passed on).
+ */
+static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, double bytes,
+			  struct shift_loads *l)
+{
+	uint32_t n = tune_topo_ranks(t), nd = devices(t) * t->nodes;
+	double worst = 0;
+
+	memset(l->link, 0, (size_t)nd * 4 * sizeof(*l->link));
+	memset(l->nic_out, 0, (size_t)nd * sizeof(*l->nic_out));
+	memset(l->nic_in, 0, (size_t)nd * sizeof(*l->nic_in));
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t i = lo; i <= hi; i++)
+			shift_flow(t, r, (r + i) % n, bytes, l, 1);
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t i = lo; i <= hi; i++)
+			worst = max2(worst, shift_flow(t, r, (r + i) % n, bytes, l, 0));
+	return worst;
+}
+
+struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
+{
+	uint32_t n = tune_topo_ranks(t), E = t->engines ? t->engines : 1, D = devices(t);
+	uint32_t nd = D * t->nodes, phases = (n - 2) / E + 1, stride;
+	struct shift_loads l;
+	struct tune_cost c = tune_step_all(t, bytes, 1);
+	double x = 0;
+
+	if (t->ideal || n < 2)
+		return c;
+	l.link = calloc((size_t)nd * 6, sizeof(double));
+	if (!l.link)
+		return c;
+	l.nic_out = l.link + (size_t)nd * 4;
+	l.nic_in = l.nic_out + nd;
+	/*
+	 * A rank's sends to r + i go on engine (r + i) mod E, one after the
+	 * other on each, so they run in phases of E peers; at thousands of
+	 * ranks every stride-th phase stands for its neighbours.
+	 */
+	stride = phases > 32 ? phases / 32 : 1;
+	for (uint32_t k = 0; k < phases; k += stride) {
+		uint32_t hi = (k + 1) * E < n - 1 ? (k + 1) * E : n - 1;
+
+		x += stride * shift_phase(t, k * E + 1, hi, bytes, &l);
+	}
+	free(l.link);
+	/* the CC core issues every send (ACQUIRE, START); their α overlap */
+	c.lat_us = c.lat_us - msg_cost(t, n - 1) + (n - 1) * 2 * t->insn_us;
 	c.xfer_us = x * (t->streams ? t->streams : 1);
 	return c;
 }

@@ -85,6 +85,8 @@ struct tune_topo {
 	uint32_t engines;		/* DMA engines per rank, >= 1 */
 	double step_us;			/* per step: semaphore hand-off */
 	double msg_us;			/* per extra message in a step */
+	double insn_us;			/* one CC-core instruction */
+	double sem_us;			/* a semaphore change reaching its waiter */
 	double reduce_gbps;		/* reduction on arrival; 0: free */
 	uint32_t streams;		/* concurrent streams sharing links, >= 1 */
 	bool ideal;			/* one tier: alpha_us[0], bw_gbps[0] */
@@ -138,6 +140,13 @@ struct tune_cost tune_step_xor(const struct tune_topo *t, uint32_t d, double byt
 struct tune_cost tune_step_shift(const struct tune_topo *t, uint32_t d, double bytes,
 				 uint32_t msgs);
 struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t msgs);
+/*
+ * Mesh's exchange: every rank sends @bytes to each of the other n - 1 in
+ * peer order r + 1, r + 2, ... (the ideal setting: tune_step_all()).
+ */
+struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes);
+/* Transfers from rank @from to each of @to[0..k) at once: the most on one link or NIC. */
+uint32_t tune_fanout_load(const struct tune_topo *t, uint32_t from, const uint32_t *to, uint32_t k);
 /* A transfer inside one device only (KangaRing's folds). */
 struct tune_cost tune_step_local(const struct tune_topo *t, double bytes, uint32_t msgs);
 /* α of one transfer @hops hops inside a node (ring/torus distance). */

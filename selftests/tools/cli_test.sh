@@ -98,10 +98,11 @@ expect 0 "needs ranks_per_node" -- "$bin/ccore-plan" --op allreduce --ranks 4 --
 # The timed-model column: RDH in the ideal setting takes exactly its formula.
 expect 0 '"algo":"rdh","applies":true,"formula_us":14686.0640,"tuned_us":14686.0640,"slices":1,"channels":1,"timed_us":14686.0640' -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 8M --ideal --alpha-us 1 --bw-gbps 1 --json
 expect 0 "timed_us: the timed device model running it" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K
-# A collective that cannot run (mesh_oneshot's 64 GiB of scratch) leaves
-# nothing behind: every algorithm after it still gets its timed run.
+# A collective that cannot run (mesh_oneshot's 64 GiB of scratch on devices
+# of 16 GiB) leaves nothing behind: every algorithm after it still gets its
+# timed run.
 n=$((n + 1))
-out=$("$bin/ccore-plan" --op allreduce --ranks 64 --topology torus=4x4,ranks-per-device=4 --size 1G --json 2>&1)
+out=$(CCORE_SIM=hbm=16G "$bin/ccore-plan" --op allreduce --ranks 64 --topology torus=4x4,ranks-per-device=4 --size 1G --json 2>&1)
 if printf '%s' "$out" | grep -q 'mesh_oneshot[^}]*"timed_us":null' &&
    [ "$(printf '%s' "$out" | grep -o '"timed_us":[0-9]' | wc -l)" = 6 ]; then
 	echo "ok $n ccore-plan: a failed timed run leaks no DMA ring"

@@ -22,7 +22,14 @@
 #include "tune/hw.h"
 #include "tune/tuner.h"
 
-#define MAX_SLICES 16
+/* The runtime's bound (select.c): 64, and a slice holds an element at least. */
+static uint32_t max_slices(const struct cs_shape *sh)
+{
+	uint64_t block = sh->coll == CS_ALLREDUCE ? sh->count / (sh->nranks ? sh->nranks : 1) :
+			 sh->count;
+
+	return block < 1 ? 1 : block > 64 ? 64 : (uint32_t)block;
+}
 
 struct plan_args {
 	int coll;
@@ -90,8 +97,9 @@ static void usage(FILE *out)
 		"                    by default; at thousands of ranks it takes seconds)\n"
 		"  --regret          the tuner's regret on the timed model over a grid: for\n"
 		"                    allreduce, allgather, reducescatter, alltoall, broadcast\n"
-		"                    and reduce on a ring of 8 devices, 2 devices x 4 ranks\n"
-		"                    and 1, 2 and 4 Trn2-like nodes (4x4 torus x 4 ranks),\n"
+		"                    and reduce on a ring of 8 devices, 2 devices x 4 ranks,\n"
+		"                    1 and 2 Trn2-like nodes (4x4 torus x 4 ranks) and 4\n"
+		"                    nodes of 2x2 devices x 2 ranks,\n"
 		"                    1 KiB to 1 GiB every 4x, every algorithm runs on the\n"
 		"                    timed model; per point the runtime's choice, the best\n"
 		"                    and the regret (chosen/best - 1), then the worst points\n"
@@ -513,7 +521,7 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 					      .peer_dist = 1, .elem_size = 4,
 					      .pat_buffer = o.pat_buffer };
 		if (!r->why && !tune_formula(al->name, t, &r->call, &r->ref_us, &r->why) &&
-		    tuner_best(al->name, t, &r->call, MAX_SLICES, &r->us))
+		    tuner_best(al->name, t, &r->call, max_slices(&sh), &r->us))
 			r->why = "the cost model has no time for it";
 		n++;
 	}

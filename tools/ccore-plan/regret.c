@@ -23,13 +23,17 @@ struct grid_topo {
 	uint32_t nodes, x, y, rpd;
 };
 
-/* A ring of devices, a small multi-rank device pair, Trn2-like nodes. */
+/*
+ * A ring of devices, a small multi-rank device pair, Trn2-like nodes, and
+ * more nodes of a smaller kind (4 Trn2 nodes, 256 ranks, would take the
+ * grid past a few minutes: AllToAll and the trees at 1 GiB).
+ */
 static const struct grid_topo full_topos[] = {
 	{ "ring of 8 devices", 1, 8, 1, 1 },
 	{ "2 devices x 4 ranks", 1, 2, 1, 4 },
 	{ "Trn2 node (4x4 torus x 4)", 1, 4, 4, 4 },
 	{ "2 Trn2 nodes", 2, 4, 4, 4 },
-	{ "4 Trn2 nodes", 4, 4, 4, 4 },
+	{ "4 nodes (2x2 torus x 2)", 4, 2, 2, 2 },
 };
 
 static const struct grid_topo quick_topos[] = {
@@ -181,6 +185,7 @@ int regret_run(int quick, const struct tune_hw *hw)
 				}
 			}
 		timed_close(w);
+		printf("# %s: %.1f s of CPU so far\n", g->name, (double)(clock() - c0) / CLOCKS_PER_SEC);
 	}
 	pct = t.points ? 100.0 * t.good / t.points : 0;
 	printf("# worst points:\n");

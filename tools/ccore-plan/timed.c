@@ -49,7 +49,9 @@ static void sim_config(const struct tune_topo *t, uint32_t n, const char *user, 
 {
 	int k;
 
-	k = snprintf(buf, len, "%s%s", user, *user ? "," : "");
+	/* virtual buffers cost no host memory, so devices get 1 TiB for
+	 * temporaries unless the user's keys (after it) say otherwise */
+	k = snprintf(buf, len, "hbm=1024G,%s%s", user, *user ? "," : "");
 	/* room for thousands of ranks, as ccore-bench --timed makes */
 	k += snprintf(buf + k, len - (size_t)k,
 		     "timed=1,virtual=1,job_timeout_ms=3600000,sems=%u,program_size=1048576,ring_size=1048576",
