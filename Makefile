@@ -298,7 +298,8 @@ $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c ua
 # for test binaries only (not for helpers/).  Not in the sanitizer build:
 # ASan does not link statically.
 GENL_TESTS := $(BUILD)/tests/kernel/genl_test.sh $(BUILD)/tests/kernel/helpers/ccore-info \
-	$(BUILD)/tests/kernel/helpers/genl_provoke $(BUILD)/tests/kernel/helpers/genl_request
+	$(BUILD)/tests/kernel/helpers/genl_provoke $(BUILD)/tests/kernel/helpers/genl_request \
+	$(BUILD)/tests/kernel/sysfs_test.sh
 ifeq ($(SAN),)
 all: $(GENL_TESTS)
 endif
@@ -319,6 +320,11 @@ $(BUILD)/tests/uapi/genl_header_cxx.stamp: uapi/linux/ccore_genl.h
 	$(Q)touch $@
 
 $(BUILD)/tests/kernel/genl_test.sh: selftests/driver/genl_test.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+# sysfs and debugfs of the driver (a shell script, run as a guest test).
+$(BUILD)/tests/kernel/sysfs_test.sh: selftests/driver/sysfs_test.sh
 	@mkdir -p $(dir $@)
 	$(Q)install -m 755 $< $@
 
