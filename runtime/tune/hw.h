@@ -6,7 +6,13 @@
 #include "model.h"
 #include "ccm.h"
 
-/* @c's timed-model parameters (NULL: the defaults, tune_hw_default()). */
+/* The functional model's host costs: a CC instruction or descriptor, a
+ * semaphore hand-off (µs). */
+#define TUNE_HOST_INSN_US 0.15
+#define TUNE_HOST_SEM_US 0.3
+
+/* @c's timed-model parameters (NULL: the defaults, tune_hw_default());
+ * on the functional model, the host costs above instead. */
 void tune_hw_from_config(const struct ccm_config *c, struct tune_hw *hw);
 
 #endif

@@ -295,8 +295,9 @@ TEST(parameters_come_from_the_device)
 	struct tune_hw hw, def;
 	struct tune_topo t;
 
-	/* the model's defaults are the sim's */
+	/* the model's defaults are the timed sim's */
 	ccm_config_default(&cfg);
+	cfg.timed = 1;
 	tune_hw_from_config(&cfg, &hw);
 	tune_hw_default(&def);
 	for (int i = 0; i < TUNE_NTIERS; i++) {
@@ -318,6 +319,13 @@ TEST(parameters_come_from_the_device)
 	ASSERT_US(t.bw_gbps[TUNE_NODE], 80.0);
 	ASSERT_US(t.engine_gbps, 100.0);
 	ASSERT_US(t.step_us, 0.1 + 0.005);
+	/* the functional model's time is the host's: its CC-core costs are */
+	cfg.timed = 0;
+	tune_hw_from_config(&cfg, &hw);
+	ASSERT_US(hw.sem_us, TUNE_HOST_SEM_US);
+	ASSERT_US(hw.insn_us, TUNE_HOST_INSN_US);
+	ASSERT_US(hw.alpha_us[TUNE_NODE], 3.0);
+	tuner_topo(1, 4, 1, 1, &hw, &t);
 	t.msg_us = t.step_us = 0;
 	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e5), 3 * (3.0 + 1e5 / 80e3));
 	/* an ideal timed device makes the ideal model */
