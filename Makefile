@@ -70,7 +70,7 @@ TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
 # Run in the QEMU guest on the kernel driver (selftests/qemu/run.sh runs
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
-	$(BUILD)/tests/kernel/streams_accel
+	$(BUILD)/tests/kernel/streams_accel $(BUILD)/tests/kernel/exe_run_accel
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -175,6 +175,12 @@ $(BUILD)/tests/kernel/streams_accel: selftests/runtime/streams_test.c $(TEST_LIB
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -DSTREAMS_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# Running executables on the accel backend (see exe_run_test.c).
+$(BUILD)/tests/kernel/exe_run_accel: selftests/runtime/exe_run_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DEXE_RUN_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 
 # The accel backend itself (maps, sharing, deadlines, error messages).
 $(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
