@@ -379,3 +379,28 @@ $(BUILD)/fuzzers/%: selftests/fuzz/%_fuzz.c $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $< $(LIBCCORE) -o $@ $(LDFLAGS_ALL) -fsanitize=fuzzer $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# --- executables on the kernel devices (QEMU) --------------------------------
+# exe_bench_test.sh runs ccore-bench --exec on examples/tp_fsdp.txt in the
+# guest; the tools are linked statically (the runner copies shared
+# libraries for test binaries only, not for helpers/), so not in the
+# sanitizer build.
+EXE_BENCH_TESTS := $(BUILD)/tests/kernel/exe_bench_test.sh $(BUILD)/tests/kernel/helpers/ccore-bench \
+	$(BUILD)/tests/kernel/helpers/ccore-exe $(BUILD)/tests/kernel/helpers/tp_fsdp.txt
+ifeq ($(SAN),)
+all: $(EXE_BENCH_TESTS)
+endif
+
+$(BUILD)/tests/kernel/exe_bench_test.sh: selftests/accel/exe_bench_test.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+$(BUILD)/tests/kernel/helpers/tp_fsdp.txt: examples/tp_fsdp.txt
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
+
+$(BUILD)/tests/kernel/helpers/ccore-bench $(BUILD)/tests/kernel/helpers/ccore-exe: \
+$(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@ (static)"
+	$(Q)$(CC) -static $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)

@@ -160,6 +160,11 @@ TEST(functional_step_moves_the_right_bytes)
 		check_data(x);
 		ASSERT_EQ(st.compute_dma_bytes, 4 * 16384ull);
 		ASSERT_TRUE(!st.timed);
+		/* jobs are counted on every backend, latencies only timed */
+		ASSERT_EQ(st.ncolls, 2);
+		ASSERT_EQ(st.colls[0].jobs, 8);	/* ag: 4 ranks x 2 triggers */
+		ASSERT_EQ(st.colls[1].jobs, 4);
+		ASSERT_TRUE(st.colls[0].latency_us == 0 && st.tp_latency_us == 0);
 	}
 	/* the device's ring counters: rank 0's 16 KiB of compute DMA per step,
 	 * and both streams' collectives moved bytes */
