@@ -80,7 +80,7 @@ t_build() {
 check "ccore-exe builds the example" t_build
 
 t_run() {
-	CCORE_DEVICE= "$bench" --exec "$tmp/x.cce" --device accel -n 1 -w 0 \
+	CCORE_DEVICE='' "$bench" --exec "$tmp/x.cce" --device accel -n 1 -w 0 \
 		--json "$tmp/accel.json" >"$tmp/accel.out" 2>&1 && return 0
 	echo "ccore-bench --exec --device accel failed:"
 	cat "$tmp/accel.out"
@@ -123,7 +123,7 @@ check "the JSON has the job counts, the bytes and null latencies" t_json
 # The timed model moves no bytes but counts them: the same plans on the
 # kernel devices must have moved as many, stream by stream.
 t_bytes() {
-	CCORE_DEVICE= "$bench" --exec "$tmp/x.cce" --timed >"$tmp/sim.out" 2>&1 || {
+	CCORE_DEVICE='' "$bench" --exec "$tmp/x.cce" --timed >"$tmp/sim.out" 2>&1 || {
 		echo "ccore-bench --exec --timed failed:"
 		cat "$tmp/sim.out"
 		return 1
