@@ -70,7 +70,7 @@ TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
 # Run in the QEMU guest on the kernel driver (selftests/qemu/run.sh runs
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
-	$(BUILD)/tests/kernel/streams_accel
+	$(BUILD)/tests/kernel/streams_accel $(BUILD)/tests/kernel/exe_run_accel
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -175,6 +175,12 @@ $(BUILD)/tests/kernel/streams_accel: selftests/runtime/streams_test.c $(TEST_LIB
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -DSTREAMS_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# Running executables on the accel backend (see exe_run_test.c).
+$(BUILD)/tests/kernel/exe_run_accel: selftests/runtime/exe_run_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DEXE_RUN_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 
 # The accel backend itself (maps, sharing, deadlines, error messages).
 $(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
@@ -379,3 +385,28 @@ $(BUILD)/fuzzers/%: selftests/fuzz/%_fuzz.c $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $< $(LIBCCORE) -o $@ $(LDFLAGS_ALL) -fsanitize=fuzzer $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# --- executables on the kernel devices (QEMU) --------------------------------
+# exe_bench_test.sh runs ccore-bench --exec on examples/tp_fsdp.txt in the
+# guest; the tools are linked statically (the runner copies shared
+# libraries for test binaries only, not for helpers/), so not in the
+# sanitizer build.
+EXE_BENCH_TESTS := $(BUILD)/tests/kernel/exe_bench_test.sh $(BUILD)/tests/kernel/helpers/ccore-bench \
+	$(BUILD)/tests/kernel/helpers/ccore-exe $(BUILD)/tests/kernel/helpers/tp_fsdp.txt
+ifeq ($(SAN),)
+all: $(EXE_BENCH_TESTS)
+endif
+
+$(BUILD)/tests/kernel/exe_bench_test.sh: selftests/accel/exe_bench_test.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+$(BUILD)/tests/kernel/helpers/tp_fsdp.txt: examples/tp_fsdp.txt
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
+
+$(BUILD)/tests/kernel/helpers/ccore-bench $(BUILD)/tests/kernel/helpers/ccore-exe: \
+$(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@ (static)"
+	$(Q)$(CC) -static $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)

@@ -495,7 +495,7 @@ static int start_step(struct exe_run *x)
 	return rc;
 }
 
-static void add_times(struct exe_run *x, uint32_t r, struct exe_step_stats *st, double *tp,
+static void add_times(struct exe_run *x, uint32_t r, uint32_t *timed_jobs, double *tp,
 		      uint32_t *ntp, double *other, uint32_t *nother)
 {
 	struct rank_run *rr = &x->ranks[r];
@@ -509,7 +509,7 @@ static void add_times(struct exe_run *x, uint32_t r, struct exe_step_stats *st, 
 		if (ccore_dev_job_times(pt->dev, rr->job_ids[j], &t))
 			continue;
 		lat = (double)(t.end_ps - t.trigger_ps) / 1e6;
-		x->stats[c].jobs++;
+		timed_jobs[c]++;
 		x->stats[c].latency_us += lat;
 		x->stats[c].run_us += (double)(t.end_ps - t.start_ps) / 1e6;
 		if (x->exe->colls[c].stream == 0) {
@@ -520,7 +520,6 @@ static void add_times(struct exe_run *x, uint32_t r, struct exe_step_stats *st, 
 			(*nother)++;
 		}
 	}
-	(void)st;
 }
 
 int exe_run_step(struct exe_run *x, struct exe_step_stats *st)
@@ -529,7 +528,7 @@ int exe_run_step(struct exe_run *x, struct exe_step_stats *st)
 	bool timed = f && ccm_fabric_config(f)->timed;
 	uint64_t first = UINT64_MAX, last = 0, dma = 0, busy = 0;
 	double t0 = wall_us(), tp = 0, other = 0;
-	uint32_t ntp = 0, nother = 0;
+	uint32_t ntp = 0, nother = 0, *timed_jobs;
 	int rc = start_step(x);
 
 	for (uint32_t r = 0; r < x->n && !rc; r++) {
@@ -560,19 +559,27 @@ int exe_run_step(struct exe_run *x, struct exe_step_stats *st)
 		}
 	if (rc || !st)
 		return rc;
+	timed_jobs = calloc(x->exe->ncolls ? x->exe->ncolls : 1, sizeof(*timed_jobs));
+	if (!timed_jobs)
+		return ccore_error(-ENOMEM, "out of memory");
 	memset(x->stats, 0, x->exe->ncolls * sizeof(*x->stats));
+	/* every job ran and was waited for, whatever the backend */
+	for (uint32_t r = 0; r < x->n; r++)
+		for (uint32_t j = 0; j < x->ranks[r].njobs; j++)
+			x->stats[x->ranks[r].jobs_coll[j]].jobs++;
 	*st = (struct exe_step_stats){ .timed = timed, .compute_dma_bytes = dma,
 				       .compute_busy_us = (double)busy / 1e3,
 				       .ncolls = x->exe->ncolls, .colls = x->stats };
 	st->step_us = timed ? (double)(last - first) / 1e3 : wall_us() - t0;
 	if (timed)
 		for (uint32_t r = 0; r < x->n; r++)
-			add_times(x, r, st, &tp, &ntp, &other, &nother);
+			add_times(x, r, timed_jobs, &tp, &ntp, &other, &nother);
 	for (uint32_t c = 0; c < x->exe->ncolls; c++)
-		if (x->stats[c].jobs) {
-			x->stats[c].latency_us /= x->stats[c].jobs;
-			x->stats[c].run_us /= x->stats[c].jobs;
+		if (timed_jobs[c]) {
+			x->stats[c].latency_us /= timed_jobs[c];
+			x->stats[c].run_us /= timed_jobs[c];
 		}
+	free(timed_jobs);
 	st->tp_latency_us = ntp ? tp / ntp : 0;
 	st->other_latency_us = nother ? other / nother : 0;
 	return 0;

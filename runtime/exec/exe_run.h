@@ -21,11 +21,11 @@
 
 struct exe_run;
 
-/* Per collective of the table, over one step (timed model only). */
+/* Per collective of the table, over one step. */
 struct exe_coll_stats {
-	uint32_t jobs;			/* jobs run: ranks x triggers */
-	double latency_us;		/* mean from trigger to completion */
-	double run_us;			/* mean from its program's start to completion */
+	uint32_t jobs;			/* jobs run: ranks x triggers (every backend) */
+	double latency_us;		/* mean from trigger to completion (timed; else 0) */
+	double run_us;			/* mean from its program's start to completion (timed) */
 };
 
 struct exe_step_stats {

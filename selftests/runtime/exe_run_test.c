@@ -6,8 +6,16 @@
  * whole executable — collectives on two streams, compute DMA, compute —
  * gives the right bytes on the functional model, then the same on the
  * timed model with its step time, latencies and per-stream ring bytes;
- * and the TP + FSDP example (examples/tp_fsdp.txt) leaves every tensor of
- * every rank as the host reference run (selftests/lib/exe_ref.c) does.
+ * and several executables, the TP + FSDP example (examples/tp_fsdp.txt)
+ * among them, leave every tensor of every rank as the host reference run
+ * (selftests/lib/exe_ref.c) does.
+ *
+ * The backend is the runtime's choice ($CCORE_DEVICE, else sim).  Built
+ * with -DEXE_RUN_TEST_ACCEL this file is build/tests/kernel/exe_run_accel,
+ * run in the QEMU guest on the kernel driver's devices (setup.sh's fabric
+ * 0: 2 devices): trigger rewriting and the data checks run there too (the
+ * reference runs of files from the source tree only where it is); what
+ * needs the timed model (per-job virtual times) skips.
  */
 #include "tsim.h"
 #include "exec/exe_run.h"
@@ -16,6 +24,20 @@
 #include <libgen.h>
 #include <limits.h>
 #include <unistd.h>
+
+#ifdef EXE_RUN_TEST_ACCEL
+__attribute__((constructor)) static void exe_run_accel_default(void)
+{
+	setenv("CCORE_DEVICE", "accel", 0);
+}
+#endif
+
+static bool on_sim(void)
+{
+	const char *b = getenv("CCORE_DEVICE");
+
+	return !b || !*b || !strcmp(b, "sim");
+}
 
 #define ELEMS 1024u
 
@@ -53,19 +75,27 @@ static void clear_env(void)
 	unsetenv("CCORE_SIM");
 }
 
-/* Every TRIGGER goes to the CC core of its collective's stream, in order. */
+/*
+ * Every TRIGGER goes to the CC core of its collective's stream, in order.
+ * C, the CC cores per core, is the device's: 2 on the kernel's devices.
+ */
 static void check_triggers(struct exe_run *x, uint32_t streams)
 {
 	static const uint32_t colls_in_order[] = { 0, 1, 0 };	/* ag, ar, ag */
+	struct ccore_stream_map m;
 
+	if (exe_run_stream_map(x, &m))
+		FAIL("stream map: %s", ccore_last_error());
+	ASSERT_EQ(m.streams, streams);
+	ASSERT_TRUE(m.cc_cores >= 2);
 	for (uint32_t r = 0; r < 4; r++) {
 		const struct drm_ccore_ce_insn *p;
 		uint32_t n, k = 0, cc[2];
 
 		p = exe_run_program(x, r, &n);
 		/* rank r is core r % 2: its CC cores are core * C .. */
-		cc[0] = (r % 2) * 2 + 0;
-		cc[1] = (r % 2) * 2 + (streams > 1 ? 1 : 0);
+		cc[0] = (r % 2) * m.cc_cores + 0;
+		cc[1] = (r % 2) * m.cc_cores + (streams > 1 ? 1 : 0);
 		for (uint32_t i = 0; i < n; i++) {
 			if (p[i].opcode != DRM_CCORE_CE_TRIGGER)
 				continue;
@@ -124,6 +154,7 @@ TEST(triggers_go_to_the_streams_cc_cores)
 TEST(functional_step_moves_the_right_bytes)
 {
 	struct ccore_exe *exe = parse();
+	uint64_t compute, per[CCORE_EXE_MAX_STREAMS];
 	struct exe_step_stats st;
 	struct exe_run *x;
 
@@ -138,7 +169,18 @@ TEST(functional_step_moves_the_right_bytes)
 		check_data(x);
 		ASSERT_EQ(st.compute_dma_bytes, 4 * 16384ull);
 		ASSERT_TRUE(!st.timed);
+		/* jobs are counted on every backend, latencies only timed */
+		ASSERT_EQ(st.ncolls, 2);
+		ASSERT_EQ(st.colls[0].jobs, 8);	/* ag: 4 ranks x 2 triggers */
+		ASSERT_EQ(st.colls[1].jobs, 4);
+		ASSERT_TRUE(st.colls[0].latency_us == 0 && st.tp_latency_us == 0);
 	}
+	/* the device's ring counters: rank 0's 16 KiB of compute DMA per step,
+	 * and both streams' collectives moved bytes */
+	if (exe_run_ring_bytes(x, 0, &compute, per))
+		FAIL("ring bytes: %s", ccore_last_error());
+	ASSERT_EQ(compute, 3 * 16384ull);
+	ASSERT_TRUE(per[0] > 0 && per[1] > 0);
 	exe_run_close(x);
 	clear_env();
 	ccore_exe_free(exe);
@@ -151,6 +193,9 @@ TEST(timed_step_reports_times_and_bytes)
 	uint64_t compute, per[CCORE_EXE_MAX_STREAMS];
 	struct exe_run *x;
 
+	if (!on_sim())
+		ccore_test_skip("needs the sim backend's timed model: per-job virtual times "
+				"(trigger, start, end) exist only there");
 	clear_env();
 	setenv("CCORE_SIM", "cc_cores=2,timed=1", 1);
 	if (exe_run_open(exe, &x))
@@ -279,7 +324,8 @@ TEST(executables_match_the_reference)
 	setenv("CCORE_SIM", "cc_cores=4", 1);
 	ASSERT_TRUE(matches_reference("mixed", mixed, sizeof(mixed) - 1));
 	compared++;
-	for (unsigned int i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+	/* the kernel's fabric has 2 CC cores per core and no source tree */
+	for (unsigned int i = 0; i < sizeof(seeds) / sizeof(seeds[0]) && on_sim(); i++) {
 		size_t len;
 		char *text = repo_file(seeds[i], &len);
 
@@ -287,6 +333,6 @@ TEST(executables_match_the_reference)
 		free(text);
 	}
 	ccore_test_log("%u executables match the reference run", compared);
-	ASSERT_TRUE(compared >= 3);
+	ASSERT_TRUE(compared >= (on_sim() ? 4u : 1u));
 	clear_env();
 }

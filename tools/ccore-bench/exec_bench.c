@@ -38,20 +38,36 @@ int bench_exec_load(const char *path, struct ccore_exe **out)
 	return rc ? -1 : 0;
 }
 
+/* A per-job time as JSON: null where the backend has none (not timed). */
+static void json_time(FILE *j, const char *key, bool timed, double v)
+{
+	if (timed)
+		fprintf(j, "\"%s\":%.3f,", key, v);
+	else
+		fprintf(j, "\"%s\":null,", key);
+}
+
 static void json_row(FILE *j, const struct ccore_exe *exe, const struct exe_step_stats *st,
 		     const uint64_t *compute, const uint64_t *streams)
 {
-	fprintf(j, "{\"step_time_us\":%.3f,\"tp_latency_us\":%.3f,\"other_latency_us\":%.3f,\"timed\":%s,",
-		st->step_us, st->tp_latency_us, st->other_latency_us, st->timed ? "true" : "false");
+	fprintf(j, "{\"step_time_us\":%.3f,", st->step_us);
+	json_time(j, "tp_latency_us", st->timed, st->tp_latency_us);
+	json_time(j, "other_latency_us", st->timed, st->other_latency_us);
+	fprintf(j, "\"timed\":%s,", st->timed ? "true" : "false");
 	fprintf(j, "\"compute_dma_bytes\":%llu,\"stream_bytes\":[",
 		(unsigned long long)*compute);
 	for (uint32_t s = 0; s < CCORE_EXE_MAX_STREAMS; s++)
 		fprintf(j, "%s%llu", s ? "," : "", (unsigned long long)streams[s]);
 	fprintf(j, "],\"collectives\":[");
-	for (uint32_t c = 0; c < st->ncolls; c++)
-		fprintf(j, "%s{\"name\":\"%s\",\"stream\":%u,\"jobs\":%u,\"latency_us\":%.3f,\"run_us\":%.3f}",
-			c ? "," : "", exe->colls[c].name, exe->colls[c].stream, st->colls[c].jobs,
-			st->colls[c].latency_us, st->colls[c].run_us);
+	for (uint32_t c = 0; c < st->ncolls; c++) {
+		fprintf(j, "%s{\"name\":\"%s\",\"stream\":%u,\"jobs\":%u,", c ? "," : "",
+			exe->colls[c].name, exe->colls[c].stream, st->colls[c].jobs);
+		json_time(j, "latency_us", st->timed, st->colls[c].latency_us);
+		if (st->timed)
+			fprintf(j, "\"run_us\":%.3f}", st->colls[c].run_us);
+		else
+			fprintf(j, "\"run_us\":null}");
+	}
 	fprintf(j, "]}");
 }
 
@@ -102,16 +118,24 @@ int bench_exec(const struct bench_opts *o, const struct ccore_exe *exe)
 			printf(" %u", map.cc_packet_size[s]);
 		printf("; compute DMA packet size %u\n", map.dma_packetization_size);
 	}
+	/* per-job times exist only on the timed model: "-" elsewhere */
 	printf("%-20s %8s %6s %10s %10s\n", "# collective", "stream", "jobs", "latency_us", "run_us");
-	for (uint32_t c = 0; c < st.ncolls; c++)
-		printf("  %-18s %8u %6u %10.3f %10.3f\n", exe->colls[c].name, exe->colls[c].stream,
-		       st.colls[c].jobs, st.colls[c].latency_us, st.colls[c].run_us);
+	for (uint32_t c = 0; c < st.ncolls; c++) {
+		printf("  %-18s %8u %6u", exe->colls[c].name, exe->colls[c].stream, st.colls[c].jobs);
+		if (st.timed)
+			printf(" %10.3f %10.3f\n", st.colls[c].latency_us, st.colls[c].run_us);
+		else
+			printf(" %10s %10s\n", "-", "-");
+	}
 	printf("# bytes moved so far (all ranks): compute DMA %llu", (unsigned long long)compute);
 	for (uint32_t s = 0; s < CCORE_EXE_MAX_STREAMS; s++)
 		if (streams[s])
 			printf(", stream %u collectives %llu", s, (unsigned long long)streams[s]);
 	printf("\n");
-	printf("step_time_us %.3f  tp_latency_us %.3f\n", st.step_us, st.tp_latency_us);
+	if (st.timed)
+		printf("step_time_us %.3f  tp_latency_us %.3f\n", st.step_us, st.tp_latency_us);
+	else
+		printf("step_time_us %.3f  tp_latency_us -\n", st.step_us);
 	if (o->json) {
 		FILE *j = fopen(o->json, "w");
 

@@ -16,6 +16,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: ccore-bench [--op OP] [options]\n"
 		"       ccore-bench --copy [-e SIZE]\n"
+		"       ccore-bench --exec FILE [--timed] [--json OUT] [-n N] [-w N]\n"
 		"\n"
 		"Runs a collective over simulated (or kernel) devices like nccl-tests and prints\n"
 		"the nccl-tests table: size, count, type, redop, root, then time, algbw, busbw\n"
@@ -54,6 +55,11 @@ static void usage(FILE *out)
 		"                       the stream-0 collectives); --json writes them; CCORE_STREAMS,\n"
 		"                       CCORE_CC_DMA_PACKET_SIZE, CCORE_DMA_PACKETIZATION_SIZE apply\n"
 		"  --copy               instead: device COPY throughput next to host memcpy\n"
+		"  --exec FILE          instead: load the executable FILE (ccore-exe build), run\n"
+		"                       -w + -n steps, print the mean step time, each collective's\n"
+		"                       jobs and the bytes compute DMA and each stream moved;\n"
+		"                       latencies (tp_latency_us) only with --timed, \"-\" (JSON\n"
+		"                       null) on the functional model and the kernel devices\n"
 		"  --device BACKEND     sim (default) or accel; default $CCORE_DEVICE\n"
 		"  --sim CONFIG         extra simulated-fabric keys (see ccore-info --sim-help)\n"
 		"  -h, --help           this text\n");
