@@ -20,9 +20,10 @@
  * element per block.
  *
  * The whole grid takes about 14 minutes of CPU and 6 GB (planning PAT and
- * the N^2 transfers of Mesh and pairwise at N = 1024); by default a sample runs (see sampled()): every case at its largest M,
- * and at N = 1024 those that plan there in well under a second.
- * CCORE_TEST_FULL=1 runs every point.  Each case logs the points it ran.
+ * the N^2 transfers of Mesh and pairwise at N = 1024); by default a sample
+ * runs (see sampled()): every case at its largest M, and at N = 1024 those
+ * that plan there in well under a second.  CCORE_TEST_FULL=1 runs every
+ * point.  Each case logs the points it ran.
  */
 #include "ccore_test.h"
 #include "ccore.h"
