@@ -279,14 +279,15 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 
 		set_rate(f, r);
 		/*
-		 * The α-β model counts time on the wire only: a rank's local
-		 * copies and reductions take none (γ = 0, no hop).
+		 * The alpha-beta model counts time on the wire only: a rank's local
+		 * copies and reductions take none (gamma = 0, no hop).
 		 */
-		if (core_local(e, d))
-			r->xalpha = 0;
-		else
+		if (core_local(e, d)) {
+			arrival_push(r, start);
+		} else {
 			r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
-		arrival_push(r, r->xalpha ? r->xfree + r->xalpha : start);
+			arrival_push(r, r->xfree + r->xalpha);
+		}
 		r->exec_slot++;
 		return;
 	}

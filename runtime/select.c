@@ -153,7 +153,8 @@ int select_init(void)
 	char *save = NULL, *cl;
 	int rc = 0;
 
-	rc = tuner_init() ?: slices_init() ?: pat_buffer_init();	/* the message names the variable */
+	/* the message names the variable */
+	rc = tuner_init() ?: slices_init() ?: pat_buffer_init();
 	if (rc)
 		return rc;
 	if (parsed && !strcmp(algo_env_seen, v ? v : ""))

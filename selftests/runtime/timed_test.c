@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The timed device model (CCORE_SIM timed=1): determinism of virtual time
- * through the real runtime, and link contention in the realistic setting.
+ * through the real runtime, link contention in the realistic setting, and
+ * what the ideal setting charges for a rank's own work.
  * Buffers are virtual: no bytes move.  The ideal setting against the
  * reference's formulas is timed_formulas_test.c.
  */
@@ -199,4 +200,69 @@ TEST(link_contention_is_real)
 	expect_close("two sharing a link", 2, XFER, t2 - alpha, 2 * (t1 - alpha));
 	expect_close("two on different links", 2, XFER, ta, t1);
 	expect_close("two, ideal", 2, XFER, ti, t1);
+}
+
+/*
+ * One COPY of XFER bytes by core 0 of device 0 into a buffer of device
+ * @to_dev, signalling a semaphore of core @sig_core of that device (-1:
+ * no signal); the virtual microseconds until it completes.
+ */
+static double one_copy_us(const char *cfg, unsigned int to_dev, int sig_core)
+{
+	struct drm_ccore_desc d = { .op = DRM_CCORE_DESC_COPY, .len = XFER };
+	uint32_t src, dst, imp, ring, sem = 0;
+	uint64_t sva, dva, iva, t0;
+	struct drm_ccore_ring_stats st;
+	struct tsim t;
+	double us;
+
+	tsim_open(&t, cfg);
+	ASSERT_EQ(ccore_dev_bo_create(t.dev[0], XFER, &src, &sva), 0);
+	ASSERT_EQ(ccore_dev_bo_create(t.dev[to_dev], XFER, &dst, &dva), 0);
+	d.src0 = sva;
+	d.dst = dva;
+	if (to_dev) {
+		ASSERT_EQ(ccore_dev_bo_import(t.dev[0], t.dev[to_dev], dst, &imp, &iva), 0);
+		d.dst = iva;
+	}
+	if (sig_core >= 0) {
+		sem = tsim_sem(t.dev[0], (unsigned int)sig_core, 1);
+		d.flags = DRM_CCORE_DESC_F_SIGNAL;
+		d.signal_sem = sem;
+		d.signal_value = 1;
+	}
+	ring = tsim_ring(t.dev[0], 0, 0, 0, 1, 65536);
+	t0 = ccm_fabric_now_ps(t.f);
+	ASSERT_EQ(ccore_dev_ring_submit(t.dev[0], ring, &d, 1, DRM_CCORE_SUBMIT_F_START), 0);
+	while (ccm_fabric_run_steps(t.f, 1000))
+		;
+	ASSERT_EQ(ccore_dev_ring_stats(t.dev[0], ring, &st), 0);
+	ASSERT_EQ(st.completed, 1);
+	if (sig_core >= 0)
+		ASSERT_EQ(tsim_sem_value(t.dev[0], sem), 1);
+	us = (double)(ccm_fabric_now_ps(t.f) - t0) / 1e6;
+	tsim_close(&t);
+	return us;
+}
+
+/*
+ * In the ideal setting a rank's own copy (within its device, signalling
+ * nobody or its own core) takes no time, as the alpha-beta model counts
+ * the wire only; a copy that another core of the device is told about is
+ * a transfer between ranks and costs alpha + M/BW, as one to another
+ * device does.
+ */
+TEST(ideal_local_work_is_free)
+{
+	static const char *cfg = "ideal=1,virtual=1,devices=2,cores=2,alpha_node_ns=1000,"
+				 "bw_node_gbps=800";
+	double hop = 1.0 + XFER * 8.0 / 800 / 1e3;
+	double own = one_copy_us(cfg, 0, -1), own_sig = one_copy_us(cfg, 0, 0);
+	double other_core = one_copy_us(cfg, 0, 1), other_dev = one_copy_us(cfg, 1, -1);
+
+	ccore_test_log("8 MiB, ideal: own copy %.3f us (signalled %.3f us), to another core of the device %.3f us, to another device %.3f us",
+		       own, own_sig, other_core, other_dev);
+	ASSERT_TRUE(own == 0 && own_sig == 0);
+	expect_close("to another core", 2, XFER, other_core, hop);
+	expect_close("to another device", 2, XFER, other_dev, hop);
 }
