@@ -295,6 +295,32 @@ static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n,
 	return c;
 }
 
+/* Hops inside a node from device @a to device @b (ring or torus distance). */
+static uint32_t node_hops(const struct tune_topo *t, uint32_t a, uint32_t b)
+{
+	uint32_t X = t->torus_x, Y = t->torus_y;
+	uint32_t dx = (b % X + X - a % X) % X, dy = (b / X + Y - a / X) % Y;
+
+	return (dx < X - dx ? dx : X - dx) + (dy < Y - dy ? dy : Y - dy);
+}
+
+/* One transfer of @bytes alone from rank @a to rank @b: α of its route, its tier's rate. */
+static struct tune_cost lone(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes)
+{
+	uint32_t R = t->ranks_per_device, D = t->torus_x * t->torus_y;
+	uint32_t da = a / R, db = b / R;
+	enum tune_tier tier = da == db ? TUNE_DEV : da / D == db / D ? TUNE_NODE : TUNE_NET;
+	double gbps = t->bw_gbps[tier];
+	struct tune_cost c;
+
+	if (t->engine_gbps > 0 && t->engine_gbps < gbps)
+		gbps = t->engine_gbps;
+	c.xfer_us = bytes / (gbps * 1e3);
+	c.lat_us = t->step_us + (tier == TUNE_NODE ? tune_hop_alpha(t, node_hops(t, da % D, db % D)) :
+				 t->alpha_us[tier]);
+	return c;
+}
+
 /* The slowest level of a tree whose edges join ranks 2^k apart. */
 static struct tune_cost tree_slot(const struct tune_topo *t, uint32_t n, double bytes)
 {
@@ -309,10 +335,99 @@ static struct tune_cost tree_slot(const struct tune_topo *t, uint32_t n, double 
 	return worst;
 }
 
+/*
+ * DBT with tiers, as dbt.c runs it: in time steps, a rank's program at
+ * step t issues its sends (the up-send after the local reduction that
+ * finishes its sum, if it has two children) and then waits for every
+ * receive of step t.  So a send leaves when its sender is done with step
+ * t - 1, and a rank is done with step t when the last of its receives
+ * has landed: a longest path through the trees, step by step, each edge
+ * its route's α and the slice's transfer (one after the other on the
+ * sender's ring to that peer).  Slice i goes up at height + i and down at
+ * the root's height + i + depth - 1; the pipeline's period is a
+ * parent-child round trip, not the slowest transfer.
+ */
+static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+		      struct tune_cost *out)
+{
+	uint32_t *par = calloc(6 * (size_t)n, sizeof(*par)), *h = par + 2 * (size_t)n;
+	uint32_t *d = h + 2 * (size_t)n, top[2] = { 0, 0 }, end;
+	double *T = calloc(10 * (size_t)n, sizeof(*T)), *Tn = T + n, *busy = Tn + n;
+	double *x = busy + 4 * (size_t)n, done = 0, b = M / 2 / P;
+	uint32_t *from = calloc(12 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
+	uint32_t *edge = to + 4 * (size_t)n;
+	uint8_t *kids = calloc(2 * (size_t)n, 1);
+	struct tune_cost loc = tune_step_local(t, b, 1);
+	int rc = -1;
+
+	if (!par || !T || !from || !kids || algo_dbt_tree(n, 0, par, h, d) ||
+	    algo_dbt_tree(n, 1, par + n, h + n, d + n))
+		goto out;
+	for (uint32_t w = 0; w < 2; w++)
+		for (uint32_t r = 0; r < n; r++) {
+			if (par[w * n + r] == UINT32_MAX)
+				top[w] = h[w * n + r];
+			else
+				kids[w * n + par[w * n + r]]++;
+		}
+	end = 2 * (top[0] > top[1] ? top[0] : top[1]) + P;
+	for (uint32_t s = 0; s <= end; s++) {
+		uint32_t k = 0;
+
+		/* the step's transfers: edge (2w + 1) n + r down to r, 2w n + r up from r */
+		for (uint32_t w = 0; w < 2; w++)
+			for (uint32_t r = 0; r < n; r++) {
+				uint32_t p = par[w * n + r];
+				int64_t up = (int64_t)s - h[w * n + r];
+				int64_t down = (int64_t)s - top[w] - d[w * n + r] + 1;
+
+				if (p == UINT32_MAX)
+					continue;
+				if (up >= 0 && up < P) {
+					from[k] = r;
+					to[k] = p;
+					edge[k++] = 2 * w * n + r;
+				}
+				if (down >= 0 && down < P) {
+					from[k] = p;
+					to[k] = r;
+					edge[k++] = (2 * w + 1) * n + r;
+				}
+			}
+		if (tune_flows_us(t, k, from, to, b, x))
+			goto out;
+		memcpy(Tn, T, n * sizeof(*T));
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t w = edge[i] / (2 * n), a = from[i];
+			bool up = edge[i] % (2 * n) < n;
+			/* an up-send waits for its sum; the root's sends down too */
+			bool sum = kids[w * n + a] == 2 && (up || par[w * n + a] == UINT32_MAX);
+			double go = T[a] + (sum ? tune_total(loc) : 0);
+
+			busy[edge[i]] = fmax(go, busy[edge[i]]) + x[i];
+			Tn[to[i]] = fmax(Tn[to[i]], busy[edge[i]] + lone(t, a, to[i], b).lat_us);
+		}
+		memcpy(T, Tn, n * sizeof(*T));
+	}
+	for (uint32_t r = 0; r < n; r++)
+		done = fmax(done, T[r]);
+	*out = (struct tune_cost){ 0, done };
+	rc = 0;
+out:
+	free(par);
+	free(T);
+	free(from);
+	free(kids);
+	return rc;
+}
+
 static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
 {
 	uint32_t L = 2 * log2up(n);
 	struct tune_cost slot = tree_slot(t, n, M / (2.0 * P)), c = { 0, 0 }, floor = { 0, 0 };
+
+	if (!t->ideal && !dbt_tiered(t, n, M, P, &c))
+		return c;
 
 	/*
 	 * App. C with L = 2 ceil(log2 N) and M/(2P) per slot, as §5.2 says,
@@ -440,32 +555,6 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 			s = tune_step_shift(t, k, M / n / P, 1);
 			tune_add(&c, s, P);
 		}
-	return c;
-}
-
-/* Hops inside a node from device @a to device @b (ring or torus distance). */
-static uint32_t node_hops(const struct tune_topo *t, uint32_t a, uint32_t b)
-{
-	uint32_t X = t->torus_x, Y = t->torus_y;
-	uint32_t dx = (b % X + X - a % X) % X, dy = (b / X + Y - a / X) % Y;
-
-	return (dx < X - dx ? dx : X - dx) + (dy < Y - dy ? dy : Y - dy);
-}
-
-/* One transfer of @bytes alone from rank @a to rank @b: α of its route, its tier's rate. */
-static struct tune_cost lone(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes)
-{
-	uint32_t R = t->ranks_per_device, D = t->torus_x * t->torus_y;
-	uint32_t da = a / R, db = b / R;
-	enum tune_tier tier = da == db ? TUNE_DEV : da / D == db / D ? TUNE_NODE : TUNE_NET;
-	double gbps = t->bw_gbps[tier];
-	struct tune_cost c;
-
-	if (t->engine_gbps > 0 && t->engine_gbps < gbps)
-		gbps = t->engine_gbps;
-	c.xfer_us = bytes / (gbps * 1e3);
-	c.lat_us = t->step_us + (tier == TUNE_NODE ? tune_hop_alpha(t, node_hops(t, da % D, db % D)) :
-				 t->alpha_us[tier]);
 	return c;
 }
 

@@ -450,6 +450,25 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 	return worst;
 }
 
+int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, const uint32_t *to,
+		  double bytes, double *us_out)
+{
+	uint32_t nd = devices(t) * t->nodes;
+	struct shift_loads l;
+
+	l.link = calloc((size_t)nd * 6, sizeof(double));
+	if (!l.link)
+		return -1;
+	l.nic_out = l.link + (size_t)nd * 4;
+	l.nic_in = l.nic_out + nd;
+	for (uint32_t i = 0; i < k; i++)
+		shift_flow(t, from[i], to[i], bytes, &l, 1);
+	for (uint32_t i = 0; i < k; i++)
+		us_out[i] = shift_flow(t, from[i], to[i], bytes, &l, 0) * (t->streams ? t->streams : 1);
+	free(l.link);
+	return 0;
+}
+
 struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 {
 	uint32_t n = tune_topo_ranks(t), E = t->engines ? t->engines : 1, D = devices(t);
