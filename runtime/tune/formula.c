@@ -559,56 +559,138 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 }
 
 /*
- * Broadcast and Reduce with tiers, as chain.c and tree.c run them: a slice
- * is forwarded once it has landed, so the first one pays every hop of the
- * longest path (α of the hop, its transfer, the hand-off) and the others
- * follow one period apart.  Back-to-back descriptors on a ring overlap
- * their α, so the period is the busiest sender's transfer time per slice:
- * chain, one send; binomial, the root's sends on its busiest engine (its
- * children 2^k away go on engine 2^k mod E).  In Reduce a node's children
- * land one after the other (each receive-reduce waits for the one before,
- * its credit a hand-off away), so the root's period is all its children.
+ * Chain Broadcast and Reduce with tiers, as chain.c runs them: a slice is
+ * forwarded once it has landed, so the first one pays every hop of the
+ * chain (α of the hop, its transfer, the hand-off) and the others follow
+ * one period apart.  Back-to-back descriptors on a ring overlap their α,
+ * so the period is the slowest hop's transfer time per slice.
  */
-static struct tune_cost rooted_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
-				      double M, uint32_t P, bool chain)
+static struct tune_cost chain_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
+				     double M, uint32_t P)
 {
-	uint32_t E = t->engines ? t->engines : 1, L = log2up(n), busiest = 0;
-	double b = M / P, period = 0;
 	struct tune_cost c = { 0, 0 }, h;
-	uint32_t per_engine[16] = { 0 }, kids[32];
+	double period = 0;
 
-	if (chain) {
-		/* hop r -> r + 1 of rank 0's chain (Reduce goes the other way, alike) */
-		for (uint32_t r = 0; r + 1 < n; r++) {
-			h = lone(t, r, r + 1, b);
-			c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
-			c.xfer_us += h.xfer_us;
-			period = fmax(period, h.xfer_us);
-		}
-		c.xfer_us += (P - 1) * period;
-		return c;
-	}
-	for (uint32_t k = 0; k < L && k < 32; k++)
-		kids[k] = 1u << k;
-	/* the root's sends share its links too (on a ring they all leave one way) */
-	period = coll == CS_REDUCE_COLL ? 0 :
-		 tune_fanout_load(t, 0, kids, L < 32 ? L : 32) * lone(t, 0, n / 2, b).xfer_us;
-	for (uint32_t k = 0; k < L; k++) {
-		h = lone(t, 0, 1u << k, b);
+	/* hop r -> r + 1 of rank 0's chain (Reduce goes the other way, alike) */
+	for (uint32_t r = 0; r + 1 < n; r++) {
+		h = lone(t, r, r + 1, M / P);
 		c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
 		c.xfer_us += h.xfer_us;
-		if (coll == CS_REDUCE_COLL) {
-			period += h.xfer_us + h.lat_us + t->sem_us;
-		} else {
-			uint32_t e = (1u << k) % (E < 16 ? E : 16);
+		period = fmax(period, h.xfer_us);
+	}
+	/* a forwarding rank issues an ACQUIRE, then an ACQUIRE and a START, per slice */
+	c.xfer_us += (P - 1) * fmax(period, (n > 2 ? 3 : 2) * t->insn_us);
+	return c;
+}
 
-			if (++per_engine[e] > busiest)
-				busiest = per_engine[e];
-			period = fmax(period, busiest * h.xfer_us);
+/* Rank @v's children in tree.c's binomial tree rooted at 0, nearest first. */
+static uint32_t binomial_kids(uint32_t v, uint32_t n, uint32_t *kid)
+{
+	uint64_t low = v ? (v & -v) : (uint64_t)1 << 32;
+	uint32_t k = 0;
+
+	for (uint64_t m = 1; m < low && v + m < n; m <<= 1)
+		kid[k++] = (uint32_t)(v + m);
+	return k;
+}
+
+/*
+ * Binomial Broadcast and Reduce with tiers, as tree.c runs them (root 0),
+ * slice by slice.  Broadcast: a rank's program passes the receive of a
+ * slice when it lands, then starts its sends to its children, farthest
+ * first, each on the ring of that child's engine (the lowering gives the
+ * k-th peer engine local + 1 + k), one slice after the other on a ring;
+ * out of place the root copies its input last, on its local engine.
+ * Reduce: a rank receive-reduces its children's slices nearest first,
+ * each after the one before (the credit for the next child is granted
+ * when the previous one has landed, a hand-off away), then sends its sum
+ * up; a child's program waits for that credit.  Every transfer at its
+ * share of the links the tree's edges load.
+ */
+static int binomial_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			   uint32_t P, struct tune_cost *out)
+{
+	uint32_t E = t->engines ? t->engines : 1, kid[32], nk;
+	double *x = calloc(5 * (size_t)n + (size_t)n * E, sizeof(*x)), *at = x + n;
+	double *prog = at + n, *lat = prog + n, *lx = lat + n, *ring = lx + n, b = M / P, done = 0;
+	uint32_t *from = calloc(4 * (size_t)n, sizeof(*from)), *to = from + n;
+	uint32_t *lf = to + n, *lt = lf + n;
+	bool bcast = coll == CS_BROADCAST;
+
+	if (!x || !from)
+		goto fail;
+	/* edge v: parent -> v (Broadcast) or v -> parent (Reduce) */
+	for (uint32_t v = 0; v < n; v++) {
+		uint32_t p = v ? v - (v & -v) : 0;
+
+		from[v] = bcast ? p : v;
+		to[v] = bcast ? v : p;
+		lat[v] = v ? lone(t, from[v], to[v], b).lat_us : 0;
+	}
+	/*
+	 * Broadcast: a rank's sends to its children overlap; Reduce: a rank's
+	 * children send one after the other, so only the edges of one level
+	 * (children 2^k away) share links.
+	 */
+	if (bcast && tune_flows_us(t, n, from, to, b, x))
+		goto fail;
+	for (uint32_t m = 1; !bcast && m < n; m <<= 1) {
+		uint32_t k = 0;
+
+		for (uint32_t v = m; v < n; v += 2 * m, k++) {
+			lf[k] = v;
+			lt[k] = v - m;
+		}
+		if (tune_flows_us(t, k, lf, lt, b, lx))
+			goto fail;
+		for (uint32_t v = m, j = 0; v < n; v += 2 * m)
+			x[v] = lx[j++];
+	}
+	for (uint32_t i = 0; i < P; i++) {
+		if (bcast) {
+			for (uint32_t v = 0; v < n; v++) {
+				/* at[0] stays 0; an ACQUIRE, then an ACQUIRE and a START per send */
+				prog[v] = fmax(prog[v], at[v]) + (v ? t->insn_us : 0);
+				nk = binomial_kids(v, n, kid);
+				for (uint32_t k = nk; k-- > 0;) {
+					double *rg = &ring[v * E + (v + n + nk - k) % E];
+
+					prog[v] += 2 * t->insn_us;
+					*rg = fmax(*rg, prog[v]) + x[kid[k]];
+					at[kid[k]] = *rg + lat[kid[k]];
+				}
+			}
+			continue;
+		}
+		for (uint32_t v = n; v-- > 0;) {
+			double pass = prog[v];
+
+			nk = binomial_kids(v, n, kid);
+			for (uint32_t k = 0; k < nk; k++) {
+				uint32_t c = kid[k];
+				/* the first child's credits were granted up front */
+				double go = k ? fmax(prog[c], pass + t->insn_us + t->sem_us) : prog[c];
+				double *rg = &ring[c * E];
+
+				prog[c] = go;
+				*rg = fmax(*rg, go) + x[c];
+				pass = fmax(pass, *rg + lat[c]);
+			}
+			prog[v] = pass;
 		}
 	}
-	c.xfer_us += (P - 1) * period;
-	return c;
+	for (uint32_t v = 0; v < n; v++)
+		done = fmax(done, bcast ? at[v] : prog[v]);
+	if (bcast)	/* the root's own copy, after its sends on its local engine */
+		done = fmax(done, fmax(prog[0], ring[n % E]) + tune_total(tune_step_local(t, M, 1)));
+	free(x);
+	free(from);
+	*out = (struct tune_cost){ 0, done };
+	return 0;
+fail:
+	free(x);
+	free(from);
+	return -1;
 }
 
 /* Pipelined Broadcast / Reduce: binomial tree or chain (App. C). */
@@ -620,8 +702,10 @@ static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t
 
 	if (n < 2)
 		return c;
-	if (!t->ideal)
-		return rooted_tiered(t, coll, n, M, P, chain);
+	if (!t->ideal && chain)
+		return chain_tiered(t, coll, n, M, P);
+	if (!t->ideal && !binomial_tiered(t, coll, n, M, P, &c))
+		return c;
 	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
 	if (coll == CS_REDUCE_COLL)
 		slot.xfer_us += tune_reduce_us(t, M / P);
