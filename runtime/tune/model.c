@@ -427,7 +427,18 @@ static double shift_flow(const struct tune_topo *t, uint32_t r, uint32_t p, doub
 }
 
 /*
- * Every rank sends @bytes to r + i for i in [@lo, @hi] at once: when the
+ * Mesh's i-th peer of rank @r (mesh.c's peer_at()): node x + i mod X, rank
+ * g + i / X of it, X nodes of G ranks; on one node r + i.
+ */
+static uint32_t mesh_peer(const struct tune_topo *t, uint32_t r, uint32_t i)
+{
+	uint32_t X = t->nodes, G = tune_topo_ranks(t) / X;
+
+	return (r / G + i % X) % X * G + (r % G + i / X) % G;
+}
+
+/*
+ * Every rank sends @bytes to its Mesh peers i in [@lo, @hi] at once: when the
  * slowest is through.  As the timed model shares, each transfer runs at the
  * smallest share along its route (a link direction or NIC split evenly
  * among the transfers on it; a share left unused is not passed on).
@@ -443,10 +454,10 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 	memset(l->nic_in, 0, (size_t)nd * sizeof(*l->nic_in));
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
-			shift_flow(t, r, (r + i) % n, bytes, l, 1);
+			shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 1);
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
-			worst = max2(worst, shift_flow(t, r, (r + i) % n, bytes, l, 0));
+			worst = max2(worst, shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 0));
 	return worst;
 }
 
