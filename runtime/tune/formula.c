@@ -533,6 +533,51 @@ static struct tune_cost bruck_tiered(const struct tune_topo *t, uint32_t n, doub
 	return c;
 }
 
+/*
+ * Pairwise AllToAll with tiers, as alltoall.c runs it: in round k, slice
+ * after slice, a rank sends to r + k and receives from r - k, and its next
+ * send waits until that receive is in.  So a rank passes a receive when
+ * its sender has passed its previous one and the slice has crossed (α of
+ * its route, the slice at its share of the round's links): a longest path
+ * through the rounds, which stays below every round paying its slowest
+ * route.  Above PAIRWISE_WORK rank-rounds, each round at its slowest.
+ */
+#define PAIRWISE_WORK (1u << 21)
+
+static int pairwise_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+			   struct tune_cost *out)
+{
+	double *T = calloc(4 * (size_t)n, sizeof(*T)), *Tn = T + n, *x = Tn + n, *lat = x + n;
+	uint32_t *from = calloc(2 * (size_t)n, sizeof(*from)), *to = from + n;
+	double done = 0, b = M / n / P;
+	int rc = -1;
+
+	if ((uint64_t)n * (n - 1) * P > PAIRWISE_WORK || !T || !from)
+		goto out;
+	for (uint32_t k = 1; k < n; k++) {
+		for (uint32_t r = 0; r < n; r++) {
+			from[r] = r;
+			to[r] = (r + k) % n;
+			lat[r] = lone(t, r, to[r], b).lat_us + 2 * t->insn_us;
+		}
+		if (tune_flows_us(t, n, from, to, b, x))
+			goto out;
+		for (uint32_t j = 0; j < P; j++) {
+			for (uint32_t r = 0; r < n; r++)
+				Tn[to[r]] = fmax(T[to[r]], T[r] + x[r] + lat[r]);
+			memcpy(T, Tn, n * sizeof(*T));
+		}
+	}
+	for (uint32_t r = 0; r < n; r++)
+		done = fmax(done, T[r]);
+	*out = (struct tune_cost){ 0, done };
+	rc = 0;
+out:
+	free(T);
+	free(from);
+	return rc;
+}
+
 static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
 				 bool bruck)
 {
@@ -546,6 +591,8 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 	else if (t->ideal)
 		for (uint32_t k = 1; k < n; k++)
 			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
+	else if (!pairwise_tiered(t, n, M, P, &c))
+		return c;
 	else
 		/*
 		 * each slice's send waits for the receive of the slice before
