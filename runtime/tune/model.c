@@ -437,14 +437,30 @@ static uint32_t mesh_peer(const struct tune_topo *t, uint32_t r, uint32_t i)
 	return (r / G + i % X) % X * G + (r % G + i / X) % G;
 }
 
+/* α of one transfer from rank @r to rank @p: its tier's, per hop inside a node. */
+static double flow_alpha(const struct tune_topo *t, uint32_t r, uint32_t p)
+{
+	uint32_t D = devices(t), a = r / t->ranks_per_device, b = p / t->ranks_per_device;
+	int dir;
+
+	if (a == b)
+		return t->alpha_us[TUNE_DEV];
+	if (a / D != b / D)
+		return t->alpha_us[TUNE_NET];
+	a %= D;
+	b %= D;
+	return tune_hop_alpha(t, ring_walk(a % t->torus_x, b % t->torus_x, t->torus_x, &dir) +
+				     ring_walk(a / t->torus_x, b / t->torus_x, t->torus_y, &dir));
+}
+
 /*
  * Every rank sends @bytes to its Mesh peers i in [@lo, @hi] at once: when the
- * slowest is through.  As the timed model shares, each transfer runs at the
+ * slowest is through (and in *@alpha the longest α among them).  As the timed model shares, each transfer runs at the
  * smallest share along its route (a link direction or NIC split evenly
  * among the transfers on it; a share left unused is not passed on).
  */
 static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, double bytes,
-			  struct shift_loads *l)
+			  struct shift_loads *l, double *alpha)
 {
 	uint32_t n = tune_topo_ranks(t), nd = devices(t) * t->nodes;
 	double worst = 0;
@@ -455,9 +471,14 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
 			shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 1);
+	*alpha = 0;
 	for (uint32_t r = 0; r < n; r++)
-		for (uint32_t i = lo; i <= hi; i++)
+		for (uint32_t i = lo; i <= hi; i++) {
 			worst = max2(worst, shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 0));
+			/* the α of the same route is the same for every rank of a device */
+			if (r % t->ranks_per_device == 0 || i == lo)
+				*alpha = max2(*alpha, flow_alpha(t, r, mesh_peer(t, r, i)));
+		}
 	return worst;
 }
 
@@ -486,7 +507,7 @@ struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 	uint32_t nd = D * t->nodes, phases = (n - 2) / E + 1, stride;
 	struct shift_loads l;
 	struct tune_cost c = tune_step_all(t, bytes, 1);
-	double x = 0;
+	double x = 0, last = 0, streams = t->streams ? t->streams : 1;
 
 	if (t->ideal || n < 2)
 		return c;
@@ -498,18 +519,23 @@ struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 	/*
 	 * A rank's sends to r + i go on engine (r + i) mod E, one after the
 	 * other on each, so they run in phases of E peers; at thousands of
-	 * ranks every stride-th phase stands for its neighbours.
+	 * ranks every stride-th phase stands for its neighbours.  A phase's
+	 * data lands its own α after its bytes are through: the step ends
+	 * with the latest landing, not the sum of the phases plus the
+	 * longest α (the farthest peers are not always the last).
 	 */
 	stride = phases > 32 ? phases / 32 : 1;
 	for (uint32_t k = 0; k < phases; k += stride) {
 		uint32_t hi = (k + 1) * E < n - 1 ? (k + 1) * E : n - 1;
+		double a;
 
-		x += stride * shift_phase(t, k * E + 1, hi, bytes, &l);
+		x += stride * shift_phase(t, k * E + 1, hi, bytes, &l, &a) * streams;
+		last = max2(last, x + a);
 	}
 	free(l.link);
 	/* the CC core issues every send (ACQUIRE, START); their α overlap */
-	c.lat_us = c.lat_us - msg_cost(t, n - 1) + (n - 1) * 2 * t->insn_us;
-	c.xfer_us = x * (t->streams ? t->streams : 1);
+	c.lat_us = last - x + t->step_us + (n - 1) * 2 * t->insn_us;
+	c.xfer_us = x;
 	return c;
 }
 
