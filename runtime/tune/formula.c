@@ -453,6 +453,114 @@ static uint32_t pat_chunks(uint32_t n, uint32_t k)
 }
 
 /*
+ * Rounds where every rank sends to r + d and receives from r - d, its next
+ * send coming after that receive in its program (pairwise AllToAll, PAT).
+ * A rank passes a receive when its sender has passed its previous one
+ * (and finished the local step the send waits for) and the message has
+ * crossed: α of its route, its bytes at their share of the round's links.
+ * A longest path through the rounds: each rank waits only for its own
+ * sender, not for the round's slowest route.
+ */
+#define ROUNDS_WORK (1u << 21)	/* rank-rounds: beyond, each round at its slowest */
+
+struct rounds {
+	const struct tune_topo *t;
+	uint32_t n, d;
+	double b;
+	double *T, *Tn, *x, *lat;
+	uint32_t *from, *to;
+};
+
+static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, uint64_t rounds)
+{
+	*w = (struct rounds){ .t = t, .n = n, .b = -1 };
+	if ((uint64_t)n * rounds > ROUNDS_WORK)
+		return -1;
+	w->T = calloc(4 * (size_t)n, sizeof(*w->T));
+	w->from = calloc(2 * (size_t)n, sizeof(*w->from));
+	if (!w->T || !w->from) {
+		free(w->T);
+		free(w->from);
+		return -1;
+	}
+	w->Tn = w->T + n;
+	w->x = w->Tn + n;
+	w->lat = w->x + n;
+	w->to = w->from + n;
+	return 0;
+}
+
+static int rounds_step(struct rounds *w, uint32_t d, double bytes, double local_us)
+{
+	const struct tune_topo *t = w->t;
+	uint32_t n = w->n;
+
+	if (d != w->d || bytes != w->b) {
+		for (uint32_t r = 0; r < n; r++) {
+			w->from[r] = r;
+			w->to[r] = (r + d) % n;
+			w->lat[r] = lone(t, r, w->to[r], bytes).lat_us + 2 * t->insn_us;
+		}
+		if (tune_flows_us(t, n, w->from, w->to, bytes, w->x))
+			return -1;
+		w->d = d;
+		w->b = bytes;
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t q = w->to[r];
+
+		w->Tn[q] = fmax(w->T[q], w->T[r] + local_us + w->x[r] + w->lat[r]);
+	}
+	memcpy(w->T, w->Tn, n * sizeof(*w->T));
+	return 0;
+}
+
+/* When the last rank is done; frees @w. */
+static struct tune_cost rounds_close(struct rounds *w)
+{
+	double done = 0;
+
+	for (uint32_t r = 0; r < w->n; r++)
+		done = fmax(done, w->T[r]);
+	free(w->T);
+	free(w->from);
+	return (struct tune_cost){ 0, done };
+}
+
+/*
+ * PAT AllGather with tiers, as pat.c runs its messages, piece after
+ * piece: each send comes after the receive before it (rounds_step()), and
+ * messages of several chunks are packed and unpacked (a local copy before
+ * each send).  (ReduceScatter's credits, granted a receive or two late,
+ * couple the neighbours in ways this does not follow: it keeps each step
+ * at its slowest route, which the timed model stays within about 15% of.)
+ */
+static int pat_tiered(const struct tune_topo *t, uint32_t n, double M,
+		      const struct algo_pat_step *st, uint32_t ns, uint64_t pieces,
+		      struct tune_cost *out)
+{
+	bool staged = false;
+	struct rounds w;
+
+	for (uint32_t k = 0; k < ns; k++)
+		staged |= st[k].chunks > 1;
+	if (rounds_open(&w, t, n, (uint64_t)ns * pieces))
+		return -1;
+	for (uint64_t p = 0; p < pieces; p++)
+		for (uint32_t k = 0; k < ns; k++) {
+			double b = st[k].chunks * M / n / (double)pieces;
+			double local = staged ? tune_total(tune_step_local(t, b, 1)) : 0;
+
+			if (rounds_step(&w, 1u << st[k].dim, b, local)) {
+				rounds_close(&w);
+				return -1;
+			}
+		}
+	*out = rounds_close(&w);
+	return 0;
+}
+
+/*
  * PAT's messages, as pat.c chooses them for the call's staging buffer
  * (algo_pat_steps()): each a step of its chunks' bytes to the rank 2^dim
  * away, for each of the pieces in turn.  With a buffer that holds the
@@ -471,6 +579,10 @@ static struct tune_cost pat(const struct tune_topo *t, const struct tune_call *c
 	uint64_t pieces = 0;
 
 	if (st && sh.count && !algo_pat_steps(&sh, &o, st, &ns, &pieces) && ns) {
+		if (!t->ideal && coll == CS_ALLGATHER && !pat_tiered(t, n, M, st, ns, pieces, &c)) {
+			free(st);
+			return c;
+		}
 		for (uint32_t k = 0; k < ns; k++) {
 			double b = st[k].chunks * M / n / (double)pieces;
 
@@ -535,47 +647,23 @@ static struct tune_cost bruck_tiered(const struct tune_topo *t, uint32_t n, doub
 
 /*
  * Pairwise AllToAll with tiers, as alltoall.c runs it: in round k, slice
- * after slice, a rank sends to r + k and receives from r - k, and its next
- * send waits until that receive is in.  So a rank passes a receive when
- * its sender has passed its previous one and the slice has crossed (α of
- * its route, the slice at its share of the round's links): a longest path
- * through the rounds, which stays below every round paying its slowest
- * route.  Above PAIRWISE_WORK rank-rounds, each round at its slowest.
+ * after slice, a rank sends to r + k and receives from r - k.
  */
-#define PAIRWISE_WORK (1u << 21)
-
 static int pairwise_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
 			   struct tune_cost *out)
 {
-	double *T = calloc(4 * (size_t)n, sizeof(*T)), *Tn = T + n, *x = Tn + n, *lat = x + n;
-	uint32_t *from = calloc(2 * (size_t)n, sizeof(*from)), *to = from + n;
-	double done = 0, b = M / n / P;
-	int rc = -1;
+	struct rounds w;
 
-	if ((uint64_t)n * (n - 1) * P > PAIRWISE_WORK || !T || !from)
-		goto out;
-	for (uint32_t k = 1; k < n; k++) {
-		for (uint32_t r = 0; r < n; r++) {
-			from[r] = r;
-			to[r] = (r + k) % n;
-			lat[r] = lone(t, r, to[r], b).lat_us + 2 * t->insn_us;
-		}
-		if (tune_flows_us(t, n, from, to, b, x))
-			goto out;
-		for (uint32_t j = 0; j < P; j++) {
-			for (uint32_t r = 0; r < n; r++)
-				Tn[to[r]] = fmax(T[to[r]], T[r] + x[r] + lat[r]);
-			memcpy(T, Tn, n * sizeof(*T));
-		}
-	}
-	for (uint32_t r = 0; r < n; r++)
-		done = fmax(done, T[r]);
-	*out = (struct tune_cost){ 0, done };
-	rc = 0;
-out:
-	free(T);
-	free(from);
-	return rc;
+	if (rounds_open(&w, t, n, (uint64_t)(n - 1) * P))
+		return -1;
+	for (uint32_t k = 1; k < n; k++)
+		for (uint32_t j = 0; j < P; j++)
+			if (rounds_step(&w, k, M / n / P, 0)) {
+				rounds_close(&w);
+				return -1;
+			}
+	*out = rounds_close(&w);
+	return 0;
 }
 
 static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
