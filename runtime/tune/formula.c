@@ -58,7 +58,9 @@
  * every formula is the reference's.  Chain, binomial and DBT take the
  * slices as the P of App. C's master formula, PAT as pieces run one after
  * the other.  With tiers each extra message costs msg_us and a reduction
- * on arrival (reduce_gbps) is exposed for 1/P of a block.
+ * on arrival (reduce_gbps) is exposed for 1/P of a block, and DBT, binomial
+ * Broadcast/Reduce, pairwise AllToAll and PAT AllGather are longest paths
+ * through their steps as their code runs (each function below says how).
  */
 #include "formula.h"
 #include "algos/algo.h"
@@ -248,17 +250,18 @@ static struct tune_cost mesh_sum(const struct tune_topo *t, uint32_t n, double b
 static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     bool oneshot)
 {
-	struct tune_cost c = { 0, 0 };
+	struct tune_cost c = { 0, 0 }, step;
 	double b = oneshot ? M : M / n;
 
 	if (n < 2)
 		return c;
+	step = tune_step_mesh(t, b);	/* AllReduce's two exchanges are alike */
 	if (coll != CS_ALLGATHER) {	/* scatter blocks (or everything), reduce */
-		tune_add(&c, tune_step_mesh(t, b), 1);
+		tune_add(&c, step, 1);
 		tune_add(&c, mesh_sum(t, n, b), 1);
 	}
 	if (coll != CS_REDUCESCATTER && !oneshot)
-		tune_add(&c, tune_step_mesh(t, b), 1);
+		tune_add(&c, step, 1);
 	return c;
 }
 
@@ -352,10 +355,10 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 {
 	uint32_t *par = calloc(6 * (size_t)n, sizeof(*par)), *h = par + 2 * (size_t)n;
 	uint32_t *d = h + 2 * (size_t)n, top[2] = { 0, 0 }, end;
-	double *T = calloc(10 * (size_t)n, sizeof(*T)), *Tn = T + n, *busy = Tn + n;
-	double *x = busy + 4 * (size_t)n, done = 0, b = M / 2 / P;
-	uint32_t *from = calloc(12 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
-	uint32_t *edge = to + 4 * (size_t)n;
+	double *T = calloc(14 * (size_t)n, sizeof(*T)), *Tn = T + n, *busy = Tn + n;
+	double *x = busy + 4 * (size_t)n, *lat = x + 4 * (size_t)n, done = 0, b = M / 2 / P;
+	uint32_t *from = calloc(16 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
+	uint32_t *edge = to + 4 * (size_t)n, *was = edge + 4 * (size_t)n, nwas = 0;
 	uint8_t *kids = calloc(2 * (size_t)n, 1);
 	struct tune_cost loc = tune_step_local(t, b, 1);
 	int rc = -1;
@@ -365,10 +368,16 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 		goto out;
 	for (uint32_t w = 0; w < 2; w++)
 		for (uint32_t r = 0; r < n; r++) {
-			if (par[w * n + r] == UINT32_MAX)
+			uint32_t p = par[w * n + r];
+
+			if (p == UINT32_MAX) {
 				top[w] = h[w * n + r];
-			else
-				kids[w * n + par[w * n + r]]++;
+				continue;
+			}
+			kids[w * n + p]++;
+			/* α of edge 2w n + r (up from r) and (2w + 1) n + r (down to r) */
+			lat[2 * w * n + r] = lone(t, r, p, b).lat_us;
+			lat[(2 * w + 1) * n + r] = lone(t, p, r, b).lat_us;
 		}
 	end = 2 * (top[0] > top[1] ? top[0] : top[1]) + P;
 	for (uint32_t s = 0; s <= end; s++) {
@@ -394,8 +403,13 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 					edge[k++] = (2 * w + 1) * n + r;
 				}
 			}
-		if (tune_flows_us(t, k, from, to, b, x))
-			goto out;
+		/* the same transfers as the step before (the steady state): the same shares */
+		if (k != nwas || memcmp(edge, was, k * sizeof(*edge))) {
+			if (tune_flows_us(t, k, from, to, b, x))
+				goto out;
+			memcpy(was, edge, k * sizeof(*edge));
+			nwas = k;
+		}
 		memcpy(Tn, T, n * sizeof(*T));
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t w = edge[i] / (2 * n), a = from[i];
@@ -405,7 +419,7 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 			double go = T[a] + (sum ? tune_total(loc) : 0);
 
 			busy[edge[i]] = fmax(go, busy[edge[i]]) + x[i];
-			Tn[to[i]] = fmax(Tn[to[i]], busy[edge[i]] + lone(t, a, to[i], b).lat_us);
+			Tn[to[i]] = fmax(Tn[to[i]], busy[edge[i]] + lat[edge[i]]);
 		}
 		memcpy(T, Tn, n * sizeof(*T));
 	}

@@ -471,14 +471,18 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
 			shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 1);
-	*alpha = 0;
 	for (uint32_t r = 0; r < n; r++)
-		for (uint32_t i = lo; i <= hi; i++) {
+		for (uint32_t i = lo; i <= hi; i++)
 			worst = max2(worst, shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 0));
-			/* the α of the same route is the same for every rank of a device */
-			if (r % t->ranks_per_device == 0 || i == lo)
-				*alpha = max2(*alpha, flow_alpha(t, r, mesh_peer(t, r, i)));
-		}
+	/*
+	 * α depends on the route's device offset only (a torus looks the same
+	 * from every device), and the ranks of one device cover every offset
+	 * a peer i can be at
+	 */
+	*alpha = 0;
+	for (uint32_t r = 0; r < t->ranks_per_device && r < n; r++)
+		for (uint32_t i = lo; i <= hi; i++)
+			*alpha = max2(*alpha, flow_alpha(t, r, mesh_peer(t, r, i)));
 	return worst;
 }
 
