@@ -93,22 +93,35 @@ static uint32_t pow2_below(uint32_t n)
  * the next step's first slice leaves as soon as this step's first one has
  * landed, so of the step's α only what the other P - 1 slices' transfer
  * does not cover stays exposed: max(X, α + X/P) per step, X = block time
- * (P = 1: the reference's α + X).  Extra slices cost msg_us each.
+ * (P = 1: the reference's α + X).  On a ring whose links differ (devices,
+ * a NIC between nodes) a slice's way round meets each link once: the
+ * latency part takes the links' average block time @xa, the slowest
+ * link's X still bounds the step: max(X, α + xa/P).  Extra slices cost
+ * msg_us each.
  */
-static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
+static struct tune_cost sliced_avg(const struct tune_topo *t, struct tune_cost c, uint32_t P,
+				   double xa)
 {
 	double over = t->ideal || P < 2 ? 0 : (P - 1) * t->msg_us, a = c.lat_us - over;
-	double hidden = c.xfer_us * (1.0 - 1.0 / P);
+	double exposed = a + xa / P - c.xfer_us;
 
-	c.lat_us = over + (a > hidden ? a - hidden : 0);
+	c.lat_us = over + (exposed > 0 ? exposed : 0);
 	return c;
+}
+
+static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
+{
+	return sliced_avg(t, c, P, c.xfer_us);
 }
 
 /* One ring step of @bytes in @P slices over @ch channels, reducing or not. */
 static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint32_t P,
 				  uint32_t ch, bool red)
 {
-	struct tune_cost c = sliced(t, tune_step_ring(t, bytes, P * ch, ch > 1 ? 2 : 1), P);
+	double xa;
+	struct tune_cost c = tune_step_ring_avg(t, bytes, P * ch, ch > 1 ? 2 : 1, &xa);
+
+	c = sliced_avg(t, c, P, xa);
 
 	if (red)
 		c.xfer_us += tune_reduce_us(t, bytes / P / ch);
@@ -140,6 +153,16 @@ static uint32_t at_stage(int64_t t, uint32_t P, int64_t lo, int64_t hi)
 }
 
 /*
+ * The transfer part of a ring hop carrying @k slices: the links' average
+ * (a slice meets each once), unless the slowest link holds the ring up
+ * (sliced_avg()).
+ */
+static double ring_x(struct tune_cost hop, double xa, uint32_t k)
+{
+	return fmax(k * xa, k * hop.xfer_us - hop.lat_us);
+}
+
+/*
  * KangaRing with tiers, as kangaring.c runs it: in time steps, each a
  * primary's sends then its receives, so a step is one ring hop over the
  * device primaries (slice b, the ring's α) and, reducing, the folds of the
@@ -159,12 +182,13 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 	uint32_t R = t->ranks_per_device, g = n / R;
 	struct tune_topo ring_t = *t;
 	struct tune_cost c = { 0, 0 }, hop = { 0, 0 }, one;
+	double xa = 0;
 	double b = M / g / P, fold_lat, fold_x, down_x;
 	int64_t last;
 
 	ring_t.ranks_per_device = 1;
 	if (g > 1)
-		hop = tune_step_ring(&ring_t, b, 1, 1);
+		hop = tune_step_ring_avg(&ring_t, b, 1, 1, &xa);
 	one = tune_step_local(t, b, 1);
 	fold_lat = (R - 1) * (one.lat_us + t->sem_us + 2 * t->insn_us);
 	fold_x = (R - 1) * one.xfer_us;
@@ -176,7 +200,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			uint32_t hops = at_stage(s, P, 1, g - 1), down = at_stage(s, P, 2, g);
 
 			c.lat_us += hops ? hop.lat_us : down ? one.lat_us : 0;
-			c.xfer_us += fmax(hops * hop.xfer_us, down * down_x);
+			c.xfer_us += fmax(ring_x(hop, xa, hops), down * down_x);
 		}
 		return c;
 	}
@@ -189,7 +213,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			rings += at_stage(s, P, g, 2 * g - 2);
 		c.lat_us += rings ? hop.lat_us : down ? one.lat_us : 0;
 		c.lat_us += folds ? fold_lat : 0;
-		c.xfer_us += fmax(rings * hop.xfer_us + folds * fold_x, down * down_x);
+		c.xfer_us += fmax(ring_x(hop, xa, rings) + folds * fold_x, down * down_x);
 	}
 	return c;
 }

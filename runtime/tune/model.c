@@ -237,40 +237,70 @@ static struct tune_cost step(const struct tune_topo *t, const struct route *rout
 struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
 				uint32_t dirs)
 {
-	uint32_t R = t->ranks_per_device, D = devices(t), links;
-	struct tune_cost in = { 0, 0 }, far, c;
-	double alpha_far, sum_hops = 0;
+	return tune_step_ring_avg(t, bytes, msgs, dirs, NULL);
+}
+
+struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uint32_t msgs,
+				    uint32_t dirs, double *xfer_avg)
+{
+	uint32_t R = t->ranks_per_device, D = devices(t), X = t->nodes, n = R * D * X;
+	struct tune_cost in = { 0, 0 }, far, c, net = { 0, 0 };
+	double a_sum = 0, x_sum = 0, a_min = -1, x_min = 0;
 	struct route r;
 
-	if (t->ideal)
-		return ideal(t, bytes);
-	if (D * t->nodes == 1)
-		return tune_step_local(t, bytes, msgs);
+	if (t->ideal || D * X == 1) {
+		c = t->ideal ? ideal(t, bytes) : tune_step_local(t, bytes, msgs);
+		if (xfer_avg)
+			*xfer_avg = c.xfer_us;
+		return c;
+	}
 	if (dirs > 1)
 		bytes /= 2;	/* half the bytes each way round */
 	r = node_route(t, dirs > 1 ? ROUTE_BOTH_WAYS : ROUTE_SHIFT, 1);
-	for (uint32_t i = 0; i < D; i++) {
-		uint32_t x = i % t->torus_x, y = i / t->torus_x, j = (i + 1) % D;
-		uint32_t dx = (j % t->torus_x + t->torus_x - x) % t->torus_x;
-		uint32_t dy = (j / t->torus_x + t->torus_y - y) % t->torus_y;
-
-		sum_hops += (dx < t->torus_x - dx ? dx : t->torus_x - dx) +
-			    (dy < t->torus_y - dy ? dy : t->torus_y - dy);
-	}
 	far = D > 1 ? step(t, &r, false, 1, bytes, msgs) : step(t, NULL, true, 1, bytes, msgs);
-	alpha_far = D > 1 ? t->alpha_us[TUNE_NODE] * sum_hops / D : t->alpha_us[TUNE_NET];
-	if (t->nodes > 1) {
-		/* one link in D crosses nodes instead */
-		struct tune_cost net = step(t, NULL, true, 1, bytes, msgs);
-
-		far.xfer_us = max2(far.xfer_us, net.xfer_us);
-		alpha_far = (alpha_far * (D - 1) + t->alpha_us[TUNE_NET]) / D;
-	}
+	if (X > 1)
+		net = step(t, NULL, true, 1, bytes, msgs);
 	if (R > 1)
 		in = tune_step_local(t, bytes, msgs);
-	links = R * D;
-	c.xfer_us = max2(far.xfer_us, in.xfer_us);
-	c.lat_us = (alpha_far * D + t->alpha_us[TUNE_DEV] * (R - 1) * D) / links;
+	/*
+	 * A node's links: R - 1 inside each device, then one to the next
+	 * device (its ring or torus hops; the last one a NIC across nodes).
+	 * A block goes round all of them but one: a ring pass costs the sum
+	 * of its links' α and transfers but the cheapest, spread over its
+	 * n - 1 steps; the slowest link's transfer still bounds a step.
+	 */
+	for (uint32_t i = 0; i < D; i++) {
+		uint32_t j = (i + 1) % D, hx, hy;
+		int dir;
+		double a, x;
+
+		hx = ring_walk(i % t->torus_x, j % t->torus_x, t->torus_x, &dir);
+		hy = ring_walk(i / t->torus_x, j / t->torus_x, t->torus_y, &dir);
+		if (X > 1 && i == D - 1) {
+			a = t->alpha_us[TUNE_NET];
+			x = net.xfer_us;
+		} else {
+			a = tune_hop_alpha(t, hx + hy);
+			x = far.xfer_us;
+		}
+		a_sum += a + (R - 1) * t->alpha_us[TUNE_DEV];
+		x_sum += x + (R - 1) * in.xfer_us;
+		if (a_min < 0 || a < a_min || (a == a_min && x < x_min)) {
+			a_min = a;
+			x_min = x;
+		}
+	}
+	if (R > 1) {
+		a_min = t->alpha_us[TUNE_DEV];
+		x_min = in.xfer_us;
+	}
+	a_sum *= X;
+	x_sum *= X;
+	if (xfer_avg)
+		*xfer_avg = dirs > 1 ? max2(max2(far.xfer_us, net.xfer_us), in.xfer_us) :
+			    (x_sum - x_min) / (n - 1);
+	c.xfer_us = max2(max2(far.xfer_us, net.xfer_us), in.xfer_us);
+	c.lat_us = (a_sum - a_min) / (n - 1);
 	/*
 	 * Both ways round (flat ring channels), a rank waits each hop for
 	 * both neighbours: the ranks go in lockstep, at the slowest link's α.

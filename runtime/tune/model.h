@@ -136,6 +136,14 @@ static inline void tune_add(struct tune_cost *acc, struct tune_cost c, double ti
  */
 struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
 				uint32_t dirs);
+/*
+ * The ring step and, in *@xfer_avg, its links' transfer time averaged
+ * along the ring (the xfer part is the slowest link's): a slice meets
+ * each link once, so unless the slowest link is what holds the ring up,
+ * a step costs its average.
+ */
+struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uint32_t msgs,
+				    uint32_t dirs, double *xfer_avg);
 struct tune_cost tune_step_xor(const struct tune_topo *t, uint32_t d, double bytes, uint32_t msgs);
 struct tune_cost tune_step_shift(const struct tune_topo *t, uint32_t d, double bytes,
 				 uint32_t msgs);

@@ -293,7 +293,9 @@ static double algo_us(struct world *w, enum rop op, size_t bytes, const char *al
  * Broadcast slice by slice on the engines the lowering gives the root's
  * children, pairwise AllToAll and PAT AllGather as longest paths through
  * their rounds, Mesh's exchange ending with its latest landing, RDH's
- * ReduceScatter adding its last step on arrival.  (Each of the first four
+ * ReduceScatter adding its last step on arrival, a ring pass every link
+ * but the cheapest (a NIC's slower transfer is met once per pass, not at
+ * every step).  (Each of the first four
  * was priced 1.25 to 2.5 times too slow when every step paid its slowest
  * route; across nodes Mesh ran 3.7 times slower than its model when every
  * rank went through its peers as r + 1, r + 2, ...)
@@ -316,6 +318,9 @@ TEST(tiered_formulas_follow_the_timed_model)
 		{ 1, 2, 2, 4, "rdh", R_RS, 256 << 10, 1 },
 		/* Mesh across nodes, in mesh.c's node-interleaved order */
 		{ 2, 16, 4, 4, "mesh", R_AG, 256 << 10, 1 },
+		/* rings whose links differ: a block meets each NIC once */
+		{ 2, 16, 4, 4, "kangaring", R_AG, 1 << 20, 1 },
+		{ 2, 2, 2, 1, "ring", R_AG, 400000, 1 },
 	};
 	struct world w;
 
