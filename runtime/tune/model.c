@@ -303,10 +303,11 @@ struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uin
 	c.lat_us = (a_sum - a_min) / (n - 1);
 	/*
 	 * Both ways round (flat ring channels), a rank waits each hop for
-	 * both neighbours: the ranks go in lockstep, at the slowest link's α.
+	 * both neighbours: the ranks go in lockstep, at the slowest link's α
+	 * (a NIC's, across nodes).
 	 */
 	if (dirs > 1)
-		c.lat_us = max2(far.lat_us - t->step_us - msg_cost(t, msgs),
+		c.lat_us = max2(max2(far.lat_us, net.lat_us) - t->step_us - msg_cost(t, msgs),
 				R > 1 ? t->alpha_us[TUNE_DEV] : 0);
 	c.lat_us += t->step_us + msg_cost(t, msgs);
 	return c;

@@ -249,6 +249,12 @@ TEST(tiers_price_each_step_at_the_tier_it_crosses)
 	/* ... unless the NIC's transfers alone take longer: 3 blocks through it */
 	ASSERT_US(tf("ring", &t, CS_ALLGATHER, 4e7), 3 * 1e7 / 25e3);
 	/*
+	 * both ways round (2 flat ring channels, half the bytes each way) the
+	 * ranks go in lockstep at the slowest link's α, a NIC's (the timed
+	 * model: 2 nodes of 2x2 devices, 1 MiB, 110 µs against the ring's 53)
+	 */
+	ASSERT_US(f("flatring", &t, CS_ALLGATHER, 4e5, 1, 2), 3 * (15 + 0.5e5 / 25e3));
+	/*
 	 * mesh on a ring of 4 devices, 2 ranks each: a rank's sends to r + i
 	 * go on engine (r + i) mod 4, so they run in two phases, i = 1..4 and
 	 * 5..7.  In the first, device d sends 4 blocks to d + 1 and 3 to
