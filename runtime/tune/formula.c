@@ -308,10 +308,17 @@ static struct tune_cost rdh_pow2(const struct tune_topo *t, uint8_t coll, uint32
 	return c;
 }
 
+static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+		      struct tune_cost *out);
+
 static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M)
 {
 	uint32_t p = pow2_below(n);
-	struct tune_cost c = rdh_pow2(t, coll, p, M);
+	struct tune_cost c;
+
+	if (!t->ideal && !rdh_tiered(t, coll, n, M, &c))
+		return c;
+	c = rdh_pow2(t, coll, p, M);
 
 	if (p != n) {	/* fold-in and fold-out steps (rdh.c) */
 		tune_add(&c, tune_step_xor(t, 1, coll == CS_ALLGATHER ? M / n : M, 1), 1);
@@ -499,22 +506,24 @@ static uint32_t pat_chunks(uint32_t n, uint32_t k)
  * A longest path through the rounds: each rank waits only for its own
  * sender, not for the round's slowest route.
  */
-#define ROUNDS_WORK (1u << 21)	/* rank-rounds: beyond, each round at its slowest */
+#define ROUNDS_WORK (1u << 18)	/* rank-rounds: beyond, each round at its slowest */
+#define ROUNDS_SHIFTS 16	/* shifts whose shares are kept (PAT's distances) */
 
 struct rounds {
 	const struct tune_topo *t;
-	uint32_t n, d;
-	double b;
-	double *T, *Tn, *x, *lat;
+	uint32_t n, next;
+	uint32_t shift[ROUNDS_SHIFTS];	/* 0: none */
+	double *T, *Tn, *x;
+	double *unit, *lat;		/* per kept shift and rank: µs per byte, α */
 	uint32_t *from, *to;
 };
 
 static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, uint64_t rounds)
 {
-	*w = (struct rounds){ .t = t, .n = n, .b = -1 };
+	*w = (struct rounds){ .t = t, .n = n };
 	if ((uint64_t)n * rounds > ROUNDS_WORK)
 		return -1;
-	w->T = calloc(4 * (size_t)n, sizeof(*w->T));
+	w->T = calloc((3 + 2 * ROUNDS_SHIFTS) * (size_t)n, sizeof(*w->T));
 	w->from = calloc(2 * (size_t)n, sizeof(*w->from));
 	if (!w->T || !w->from) {
 		free(w->T);
@@ -523,33 +532,63 @@ static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, 
 	}
 	w->Tn = w->T + n;
 	w->x = w->Tn + n;
-	w->lat = w->x + n;
+	w->unit = w->x + n;
+	w->lat = w->unit + ROUNDS_SHIFTS * (size_t)n;
 	w->to = w->from + n;
 	return 0;
 }
 
+/* Every rank sends @bytes to r + @d, after @local_us (see above). */
 static int rounds_step(struct rounds *w, uint32_t d, double bytes, double local_us)
 {
 	const struct tune_topo *t = w->t;
-	uint32_t n = w->n;
+	uint32_t n = w->n, k;
+	double *unit, *lat;
 
-	if (d != w->d || bytes != w->b) {
+	for (k = 0; k < ROUNDS_SHIFTS && w->shift[k] != d; k++)
+		;
+	if (k == ROUNDS_SHIFTS) {	/* price this shift: its shares, its routes' α */
+		k = w->next++ % ROUNDS_SHIFTS;
 		for (uint32_t r = 0; r < n; r++) {
 			w->from[r] = r;
 			w->to[r] = (r + d) % n;
-			w->lat[r] = lone(t, r, w->to[r], bytes).lat_us + 2 * t->insn_us;
+			w->lat[k * (size_t)n + r] = lone(t, r, w->to[r], 0).lat_us + 2 * t->insn_us;
 		}
-		if (tune_flows_us(t, n, w->from, w->to, bytes, w->x))
+		if (tune_flows_us(t, n, w->from, w->to, 1, w->unit + k * (size_t)n))
 			return -1;
-		w->d = d;
-		w->b = bytes;
+		w->shift[k] = d;
 	}
+	unit = w->unit + k * (size_t)n;
+	lat = w->lat + k * (size_t)n;
 	for (uint32_t r = 0; r < n; r++) {
-		uint32_t q = w->to[r];
+		uint32_t q = (r + d) % n;
 
-		w->Tn[q] = fmax(w->T[q], w->T[r] + local_us + w->x[r] + w->lat[r]);
+		w->Tn[q] = fmax(w->T[q], w->T[r] + local_us + unit[r] * bytes + lat[r]);
 	}
 	memcpy(w->T, w->Tn, n * sizeof(*w->T));
+	return 0;
+}
+
+/*
+ * One round of @k transfers @from[i] -> @to[i] of @bytes[i], all at once,
+ * each leaving once its sender is done with the round before and then
+ * @local[i]; a rank not receiving in it keeps its time.
+ */
+static int rounds_pairs(struct rounds *w, uint32_t k, const uint32_t *from, const uint32_t *to,
+			const double *bytes, const double *local)
+{
+	const struct tune_topo *t = w->t;
+
+	if (tune_flows_us(t, k, from, to, 1, w->x))	/* per byte: linear in bytes */
+		return -1;
+	memcpy(w->Tn, w->T, w->n * sizeof(*w->T));
+	for (uint32_t i = 0; i < k; i++) {
+		double lat = lone(t, from[i], to[i], bytes[i]).lat_us + 2 * t->insn_us;
+
+		w->Tn[to[i]] = fmax(w->Tn[to[i]], w->T[from[i]] + local[i] + w->x[i] * bytes[i] +
+					       tune_reduce_us(t, bytes[i]) + lat);
+	}
+	memcpy(w->T, w->Tn, w->n * sizeof(*w->T));
 	return 0;
 }
 
@@ -563,6 +602,91 @@ static struct tune_cost rounds_close(struct rounds *w)
 	free(w->T);
 	free(w->from);
 	return (struct tune_cost){ 0, done };
+}
+
+/* RDH's participant @q: its rank, and how many ranks' blocks it carries. */
+static uint32_t rdh_rank(uint32_t q, uint32_t extra)
+{
+	return q < extra ? 2 * q : q + extra;
+}
+
+/* Bytes of participants [@q, @q + @d): blocks of M/p (AllReduce), else M/n per rank. */
+static double rdh_span(uint8_t coll, uint32_t n, uint32_t p, double M, uint32_t q, uint32_t d)
+{
+	uint32_t extra = n - p, folded = q < extra ? (extra - q < d ? extra - q : d) : 0;
+
+	return coll == CS_ALLREDUCE ? d * M / p : (d + folded) * M / n;
+}
+
+/*
+ * RDH with tiers, as rdh.c runs it, round by round (rounds_pairs()):
+ * ranks 2i + 1 < 2(n - p) fold into 2i, the p participants (rank 2q, or
+ * q + n - p) halve and double with partner q ^ d, each a longest path
+ * through the exchanges at their real ranks' routes (a participant that
+ * carries a folded rank sends and receives its block too), then the
+ * folded ranks get theirs back.  A folded rank's last ReduceScatter step
+ * lands in staging and takes two local reductions before the fold-out.
+ */
+static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+		      struct tune_cost *out)
+{
+	uint32_t p = pow2_below(n), extra = n - p, k;
+	uint32_t *from = calloc(2 * (size_t)n, sizeof(*from)), *to = from + n;
+	double *by = calloc(2 * (size_t)n, sizeof(*by)), *loc = by + n;
+	struct rounds w;
+	int rc = -1;
+
+	if (!from || !by || rounds_open(&w, t, n, 2 * (uint64_t)log2up(p) + 2))
+		goto out;
+	if (extra) {	/* fold-in */
+		for (k = 0; k < extra; k++) {
+			from[k] = 2 * k + 1;
+			to[k] = 2 * k;
+			by[k] = coll == CS_ALLGATHER ? M / n : M;
+		}
+		if (rounds_pairs(&w, k, from, to, by, loc))
+			goto fail;
+	}
+	for (uint32_t d = p / 2; coll != CS_ALLGATHER && d >= 1; d /= 2) {	/* halving */
+		for (uint32_t q = 0; q < p; q++) {
+			from[q] = rdh_rank(q, extra);
+			to[q] = rdh_rank(q ^ d, extra);
+			by[q] = rdh_span(coll, n, p, M, (q ^ d) & ~(d - 1), d);
+		}
+		if (rounds_pairs(&w, p, from, to, by, loc))
+			goto fail;
+	}
+	for (uint32_t d = 1; coll != CS_REDUCESCATTER && d < p; d *= 2) {	/* doubling */
+		for (uint32_t q = 0; q < p; q++) {
+			from[q] = rdh_rank(q, extra);
+			to[q] = rdh_rank(q ^ d, extra);
+			by[q] = rdh_span(coll, n, p, M, q & ~(d - 1), d);
+		}
+		if (rounds_pairs(&w, p, from, to, by, loc))
+			goto fail;
+	}
+	if (extra) {	/* fold-out */
+		double add = tune_total(tune_step_local(t, M / n, 1)) + 2 * t->insn_us;
+
+		for (k = 0; k < extra; k++) {
+			from[k] = 2 * k;
+			to[k] = 2 * k + 1;
+			by[k] = coll == CS_ALLREDUCE ? M : coll == CS_REDUCESCATTER ? M / n :
+			       (n - 1) * M / n;
+			loc[k] = coll == CS_REDUCESCATTER ? 2 * add : 0;
+		}
+		if (rounds_pairs(&w, k, from, to, by, loc))
+			goto fail;
+	}
+	*out = rounds_close(&w);
+	rc = 0;
+	goto out;
+fail:
+	rounds_close(&w);
+out:
+	free(from);
+	free(by);
+	return rc;
 }
 
 /*
