@@ -469,11 +469,11 @@ out:
 static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
 {
 	uint32_t L = 2 * log2up(n);
-	struct tune_cost slot = tree_slot(t, n, M / (2.0 * P)), c = { 0, 0 }, floor = { 0, 0 };
+	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
 
 	if (!t->ideal && !dbt_tiered(t, n, M, P, &c))
 		return c;
-
+	slot = tree_slot(t, n, M / (2.0 * P));
 	/*
 	 * App. C with L = 2 ceil(log2 N) and M/(2P) per slot, as §5.2 says,
 	 * gives (L + P - 1)(α + M/(2P·BW)): right at P = 1, but its limit
