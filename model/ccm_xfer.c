@@ -279,11 +279,15 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 
 		set_rate(f, r);
 		/*
-		 * The alpha-beta model counts time on the wire only: a rank's local
-		 * copies and reductions take none (gamma = 0, no hop).
+		 * The alpha-beta model counts the data's time on the wire only: a
+		 * rank's local copies and reductions take none (gamma = 0, no
+		 * hop), and a semaphore write (a credit the lowering queues
+		 * behind a send) holds no data, so it only takes its hop.
 		 */
 		if (core_local(e, d)) {
 			arrival_push(r, start);
+		} else if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
+			arrival_push(r, start + r->xalpha);
 		} else {
 			r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
 			arrival_push(r, r->xfree + r->xalpha);

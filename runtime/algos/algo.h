@@ -58,6 +58,13 @@ struct algo_pat_step {
 int algo_pat_steps(const struct cs_shape *s, const struct algo_opts *o,
 		   struct algo_pat_step *steps, uint32_t *nsteps, uint64_t *pieces);
 
+/*
+ * DBT's tree @which (0 or 1) over @n ranks, as dbt.c builds it: per rank
+ * its parent (UINT32_MAX for the root), its height above its deepest leaf
+ * and its depth below the root.  0, or -1 out of memory.
+ */
+int algo_dbt_tree(uint32_t n, int which, uint32_t *parent, uint32_t *height, uint32_t *depth);
+
 static inline uint32_t algo_mod(int64_t a, uint32_t n)
 {
 	int64_t m = a % (int64_t)n;

@@ -284,6 +284,21 @@ out:
 	return s;
 }
 
+int algo_dbt_tree(uint32_t n, int which, uint32_t *parent, uint32_t *height, uint32_t *depth)
+{
+	struct tree t = { 0 };
+	int rc = tree_build(&t, n, which);
+
+	if (!rc)
+		for (uint32_t r = 0; r < n; r++) {
+			parent[r] = t.parent[r];
+			height[r] = t.height[r];
+			depth[r] = t.depth[r];
+		}
+	tree_free(&t);
+	return rc;
+}
+
 static const char *dbt_rejects(const struct cs_shape *s, const struct algo_opts *o)
 {
 	(void)s;

@@ -3,7 +3,8 @@
  * Mesh AllGather, ReduceScatter and AllReduce, and single-step Mesh
  * AllReduce (reference: internode-collectives.txt, "Mesh Algorithm").
  * Every transfer goes straight to its destination, so each phase is one
- * network step: O(1) latency for (N-1) peers' worth of traffic.
+ * network step: O(1) latency for (N-1) peers' worth of traffic.  Every
+ * rank goes through its peers in the same order (peer_at()).
  *
  * AllGather: rank r sends its input to every peer and receives block p
  * from each peer p straight into place.  Nothing is reused, so no receive
@@ -39,6 +40,7 @@
 struct mesh {
 	struct cs_sched *s;
 	uint32_t n;
+	uint32_t G;		/* ranks per node (n: one node) */
 	uint64_t count;
 	bool in_place;
 	int64_t *sent;		/* per peer: the (reduce-scatter) send to it */
@@ -51,10 +53,29 @@ static void dep_on(struct mesh *m, uint32_t r, uint32_t st, int64_t on)
 		cs_dep(m->s, r, st, (uint32_t)on);
 }
 
-/* The i-th peer of @r (i = 1..n-1), in the order every rank uses. */
+/*
+ * The i-th peer of @r (i = 1..n-1), in the order every rank uses: node
+ * x + i mod X, its rank g + i / X (r is rank g of node x, X nodes of G
+ * ranks).  On one node that is r + i.  Across nodes, at every i each rank
+ * receives from one other, and sends to other nodes alternate with sends
+ * inside the node, so the NICs and the node's links work side by side.
+ * The plain r + i would have every rank of a node start its sends to the
+ * next node at that node's first rank, all landing on one device's NIC
+ * (and its sends inside the node and out of it one after the other).
+ */
 static uint32_t peer_at(const struct mesh *m, uint32_t r, uint32_t i)
 {
-	return (r + i) % m->n;
+	uint32_t X = m->n / m->G;
+
+	return (r / m->G + i % X) % X * m->G + (r % m->G + i / X) % m->G;
+}
+
+/* The rank whose i-th peer is @r: the i-th to send to it. */
+static uint32_t sender_at(const struct mesh *m, uint32_t r, uint32_t i)
+{
+	uint32_t X = m->n / m->G;
+
+	return (r / m->G + X - i % X) % X * m->G + (r % m->G + m->G - i / X % m->G) % m->G;
 }
 
 /* Where rank @b's reduce-scatter block lives (elements of SEND/RECV). */
@@ -81,9 +102,9 @@ static uint32_t gather_sum(struct mesh *m, uint32_t r, struct cs_ref dst, struct
 	uint32_t n = m->n, nslots = n - 1 - direct, done = 0, st = 0;
 
 	if (direct)
-		st = cs_recv_reduce(s, r, peer_at(m, r, n - 1), dst, own, len);
+		st = cs_recv_reduce(s, r, sender_at(m, r, 1), dst, own, len);
 	for (uint32_t j = 0; j < nslots; j++) {
-		cs_recv(s, r, peer_at(m, r, n - 1 - direct - j), cs_at(CS_TMP, j * slot), len);
+		cs_recv(s, r, sender_at(m, r, 1 + direct + j), cs_at(CS_TMP, j * slot), len);
 		m->slot_at[j] = -1;
 	}
 	/* pairwise: slot j += slot j + w, level by level */
@@ -122,7 +143,7 @@ static void allgather(struct mesh *m, uint32_t r)
 	for (uint32_t i = 1; i < m->n; i++)
 		cs_send(s, r, peer_at(m, r, i), cs_at(CS_SEND, 0), c);
 	for (uint32_t i = 1; i < m->n; i++) {
-		uint32_t p = peer_at(m, r, m->n - i);
+		uint32_t p = sender_at(m, r, i);
 
 		cs_recv(s, r, p, cs_at(CS_RECV, p * c), c);
 	}
@@ -157,7 +178,7 @@ static void ar_gather(struct mesh *m, uint32_t r, int64_t reduced)
 	for (uint32_t i = 1; i < m->n && len; i++)
 		dep_on(m, r, cs_send(s, r, peer_at(m, r, i), cs_at(CS_RECV, off), len), reduced);
 	for (uint32_t i = 1; i < m->n; i++) {
-		uint32_t p = peer_at(m, r, m->n - i), st;
+		uint32_t p = sender_at(m, r, i), st;
 
 		algo_block(m->count, m->n, p, &off, &len);
 		if (!len)
@@ -181,11 +202,14 @@ static void oneshot_rank(struct mesh *m, uint32_t r)
 		   m->in_place ? m->sent : NULL);
 }
 
-static struct cs_sched *gen(const struct cs_shape *shape, bool oneshot)
+static struct cs_sched *gen(const struct cs_shape *shape, const struct algo_opts *o,
+			    bool oneshot)
 {
 	struct mesh m = { .n = shape->nranks, .count = shape->count, .in_place = shape->in_place };
 	uint64_t off, len;
 
+	/* an irregular grouping counts as one node */
+	m.G = o && o->ranks_per_node && m.n % o->ranks_per_node == 0 ? o->ranks_per_node : m.n;
 	m.s = cs_new(shape, oneshot ? "mesh_oneshot" : "mesh");
 	if (!m.s || !m.count)
 		return m.s;
@@ -223,14 +247,12 @@ static struct cs_sched *gen(const struct cs_shape *shape, bool oneshot)
 
 static struct cs_sched *mesh_gen(const struct cs_shape *shape, const struct algo_opts *o)
 {
-	(void)o;
-	return gen(shape, false);
+	return gen(shape, o, false);
 }
 
 static struct cs_sched *oneshot_gen(const struct cs_shape *shape, const struct algo_opts *o)
 {
-	(void)o;
-	return gen(shape, true);
+	return gen(shape, o, true);
 }
 
 static const char *mesh_rejects(const struct cs_shape *s, const struct algo_opts *o)

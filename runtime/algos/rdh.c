@@ -23,9 +23,10 @@
  * straight into the accumulator (a receive-reduce depending on the previous
  * step's receive): because that dependency is a receive, the credit is
  * granted right after it, before this step's own send, so the partners
- * never wait on each other.  Only ReduceScatter's last step, which splits
- * its result between RECV and a folded neighbour's TMP block, still lands
- * in a TMP staging area and is added by local reductions.  Local steps are unordered among themselves, so
+ * never wait on each other; ReduceScatter's last step adds into RECV.
+ * Only a folded rank's last ReduceScatter step, which splits its result
+ * between RECV and its neighbour's TMP block, still lands in a TMP staging
+ * area and is added by local reductions.  Local steps are unordered among themselves, so
  * each reduction and each later send depends on the previous reduction.
  * In the doubling phase of AllReduce, the receive at distance d overwrites
  * the range the halving send at distance d read (the same partner's half),
@@ -202,6 +203,14 @@ static void halve(struct rdh *h, struct rdh_rank *x)
 		}
 		if (khi == klo)
 			continue;
+		if (h->coll != CS_ALLREDUCE && k + 1 == h->steps && !x->folded) {
+			/* ReduceScatter's last step without a folded neighbour:
+			 * the own block, added on arrival straight into RECV */
+			st = cs_recv_reduce(s, r, peer, cs_at(CS_RECV, 0), cs_at(src, klo), khi - klo);
+			dep_on(h, r, st, x->ready);
+			x->ready = st;
+			continue;
+		}
 		if (h->coll == CS_ALLREDUCE || k + 1 < h->steps) {
 			/* add on arrival, straight into the accumulator: its
 			 * only dependency is a receive, so the credit goes out

@@ -19,10 +19,14 @@
  * order, so the credit lands once the sends are done, and the CC core
  * never waits for it (ring AllReduce's all-gather receives, which wait
  * for the reduce-scatter send of their block, would otherwise drain the
- * ring at every hop).  Per peer it is all or nothing, so a sender still
- * gets one receiver's credits in receive order: those granted in the
- * prologue first, then the marked ones, their last dependencies in
- * program order on one engine.
+ * ring at every hop).  A sender must still get one receiver's credits in
+ * receive order, so per peer the marked receives are the last ones, their
+ * last dependencies in program order on one engine, and the credit before
+ * them is issued by the CC core (in the prologue or at its point) no
+ * later than their first anchor send: a hierarchical ring's all-gather
+ * receives are marked although the reduce-scatter receives from the same
+ * peer wait for the phase before.  Peers get their engines in the order
+ * of the program's sends (peer_engine()).
  */
 #include "lower.h"
 #include "ccore_internal.h"
@@ -264,9 +268,12 @@ static uint32_t marker_anchor(const struct lower_job *j, struct emit *e, uint32_
 		return ~0u;
 	for (uint32_t d = 0; d < st->ndeps; d++) {
 		const struct cs_step *dep = &rk->steps[st->deps[d]];
-		uint32_t de = peer_engine(j->c, e, r, dep->peer);
+		uint32_t de;
 
-		if (dep->op != CS_SEND_OP || (eng != ~0u && de != eng))
+		if (dep->op != CS_SEND_OP)
+			return ~0u;
+		de = peer_engine(j->c, e, r, dep->peer);
+		if (eng != ~0u && de != eng)
 			return ~0u;
 		eng = de;
 		anchor = st->deps[d] > anchor ? st->deps[d] : anchor;
@@ -274,7 +281,14 @@ static uint32_t marker_anchor(const struct lower_job *j, struct emit *e, uint32_
 	return anchor;
 }
 
-/* Which receives of rank @r take their credit by marker, per peer. */
+/*
+ * Which receives of rank @r take their credit by marker, per peer: the
+ * longest run of its last receives from that peer whose anchors are on one
+ * engine in program order, provided the credit point of the receive
+ * before the run comes no later than the run's first anchor (its ADD is
+ * then issued before that send, so the peer still gets its credits in
+ * receive order).
+ */
 static void plan_markers(const struct lower_job *j, struct emit *e, uint32_t r)
 {
 	const struct cs_rank *rk = &j->s->ranks[r];
@@ -284,38 +298,34 @@ static void plan_markers(const struct lower_job *j, struct emit *e, uint32_t r)
 	/* rank @r's receives, by peer then step (index_receives()) */
 	for (size_t s0 = j->first[r], s1; s0 < j->first[r + 1]; s0 = s1) {
 		const struct lower_recv *rv = j->recvs + s0;
-		uint32_t m, last = 0, marked = 0, eng = ~0u;
-		bool ok = true;
+		uint32_t m, start, next = ~0u, eng = ~0u;
 
 		for (s1 = s0; s1 < j->first[r + 1] && j->recvs[s1].peer == rv->peer; s1++)
 			;
 		m = (uint32_t)(s1 - s0);
-
-		for (uint32_t k = 0; k < m && ok; k++) {
-			uint32_t a;
-
-			if (!e->credit[rv[k].step]) {
-				ok = !marked;	/* prologue credits come first */
-				continue;
-			}
-			a = marker_anchor(j, e, r, rv[k].step);
-			ok = a != ~0u && a >= last &&
-			     (eng == ~0u || peer_engine(j->c, e, r, rk->steps[a].peer) == eng);
-			if (ok) {
-				eng = peer_engine(j->c, e, r, rk->steps[a].peer);
-				last = a;
-				marked++;
-			}
-		}
-		if (!ok || !marked)
-			continue;
-		/* append each receive behind its anchor; no point reaches it now */
-		for (uint32_t k = 0; k < m; k++) {
-			uint32_t i = rv[k].step, a, *at;
+		/* the run: from the last receive back while each can be marked */
+		for (start = m; start > 0; start--) {
+			uint32_t i = rv[start - 1].step, a, ae;
 
 			if (!e->credit[i])
-				continue;
+				break;	/* prologue credits come first */
 			a = marker_anchor(j, e, r, i);
+			if (a == ~0u || a > next)
+				break;
+			ae = peer_engine(j->c, e, r, rk->steps[a].peer);
+			if (eng != ~0u && ae != eng)
+				break;
+			eng = ae;
+			next = a;
+		}
+		/* the credit before the run must be issued before its first anchor */
+		while (start < m && start > 0 &&
+		       e->credit[rv[start - 1].step] > marker_anchor(j, e, r, rv[start].step))
+			start++;
+		/* append each receive behind its anchor; no point reaches it now */
+		for (uint32_t k = start; k < m; k++) {
+			uint32_t i = rv[k].step, a = marker_anchor(j, e, r, i), *at;
+
 			for (at = &e->mark_first[a]; *at != ~0u; at = &e->mark_next[*at])
 				;
 			*at = i;
@@ -405,6 +415,10 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 		return;
 	}
 	cs_credit_points(rk, j->n, e->credit);
+	/* engines by peer in program order, before markers ask for them */
+	for (uint32_t i = 0; i < rk->n; i++)
+		if (rk->steps[i].op == CS_SEND_OP)
+			peer_engine(c, e, r, rk->steps[i].peer);
 	plan_markers(j, e, r);
 	index_credits(rk, e);
 	prologue(j, e, r);

@@ -58,7 +58,9 @@
  * every formula is the reference's.  Chain, binomial and DBT take the
  * slices as the P of App. C's master formula, PAT as pieces run one after
  * the other.  With tiers each extra message costs msg_us and a reduction
- * on arrival (reduce_gbps) is exposed for 1/P of a block.
+ * on arrival (reduce_gbps) is exposed for 1/P of a block, and DBT, binomial
+ * Broadcast/Reduce, pairwise AllToAll and PAT AllGather are longest paths
+ * through their steps as their code runs (each function below says how).
  */
 #include "formula.h"
 #include "algos/algo.h"
@@ -91,22 +93,35 @@ static uint32_t pow2_below(uint32_t n)
  * the next step's first slice leaves as soon as this step's first one has
  * landed, so of the step's α only what the other P - 1 slices' transfer
  * does not cover stays exposed: max(X, α + X/P) per step, X = block time
- * (P = 1: the reference's α + X).  Extra slices cost msg_us each.
+ * (P = 1: the reference's α + X).  On a ring whose links differ (devices,
+ * a NIC between nodes) a slice's way round meets each link once: the
+ * latency part takes the links' average block time @xa, the slowest
+ * link's X still bounds the step: max(X, α + xa/P).  Extra slices cost
+ * msg_us each.
  */
-static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
+static struct tune_cost sliced_avg(const struct tune_topo *t, struct tune_cost c, uint32_t P,
+				   double xa)
 {
 	double over = t->ideal || P < 2 ? 0 : (P - 1) * t->msg_us, a = c.lat_us - over;
-	double hidden = c.xfer_us * (1.0 - 1.0 / P);
+	double exposed = a + xa / P - c.xfer_us;
 
-	c.lat_us = over + (a > hidden ? a - hidden : 0);
+	c.lat_us = over + (exposed > 0 ? exposed : 0);
 	return c;
+}
+
+static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
+{
+	return sliced_avg(t, c, P, c.xfer_us);
 }
 
 /* One ring step of @bytes in @P slices over @ch channels, reducing or not. */
 static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint32_t P,
 				  uint32_t ch, bool red)
 {
-	struct tune_cost c = sliced(t, tune_step_ring(t, bytes, P * ch, ch > 1 ? 2 : 1), P);
+	double xa;
+	struct tune_cost c = tune_step_ring_avg(t, bytes, P * ch, ch > 1 ? 2 : 1, &xa);
+
+	c = sliced_avg(t, c, P, xa);
 
 	if (red)
 		c.xfer_us += tune_reduce_us(t, bytes / P / ch);
@@ -138,6 +153,16 @@ static uint32_t at_stage(int64_t t, uint32_t P, int64_t lo, int64_t hi)
 }
 
 /*
+ * The transfer part of a ring hop carrying @k slices: the links' average
+ * (a slice meets each once), unless the slowest link holds the ring up
+ * (sliced_avg()).
+ */
+static double ring_x(struct tune_cost hop, double xa, uint32_t k)
+{
+	return fmax(k * xa, k * hop.xfer_us - hop.lat_us);
+}
+
+/*
  * KangaRing with tiers, as kangaring.c runs it: in time steps, each a
  * primary's sends then its receives, so a step is one ring hop over the
  * device primaries (slice b, the ring's α) and, reducing, the folds of the
@@ -157,12 +182,13 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 	uint32_t R = t->ranks_per_device, g = n / R;
 	struct tune_topo ring_t = *t;
 	struct tune_cost c = { 0, 0 }, hop = { 0, 0 }, one;
+	double xa = 0;
 	double b = M / g / P, fold_lat, fold_x, down_x;
 	int64_t last;
 
 	ring_t.ranks_per_device = 1;
 	if (g > 1)
-		hop = tune_step_ring(&ring_t, b, 1, 1);
+		hop = tune_step_ring_avg(&ring_t, b, 1, 1, &xa);
 	one = tune_step_local(t, b, 1);
 	fold_lat = (R - 1) * (one.lat_us + t->sem_us + 2 * t->insn_us);
 	fold_x = (R - 1) * one.xfer_us;
@@ -174,7 +200,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			uint32_t hops = at_stage(s, P, 1, g - 1), down = at_stage(s, P, 2, g);
 
 			c.lat_us += hops ? hop.lat_us : down ? one.lat_us : 0;
-			c.xfer_us += fmax(hops * hop.xfer_us, down * down_x);
+			c.xfer_us += fmax(ring_x(hop, xa, hops), down * down_x);
 		}
 		return c;
 	}
@@ -187,7 +213,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			rings += at_stage(s, P, g, 2 * g - 2);
 		c.lat_us += rings ? hop.lat_us : down ? one.lat_us : 0;
 		c.lat_us += folds ? fold_lat : 0;
-		c.xfer_us += fmax(rings * hop.xfer_us + folds * fold_x, down * down_x);
+		c.xfer_us += fmax(ring_x(hop, xa, rings) + folds * fold_x, down * down_x);
 	}
 	return c;
 }
@@ -248,17 +274,18 @@ static struct tune_cost mesh_sum(const struct tune_topo *t, uint32_t n, double b
 static struct tune_cost mesh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     bool oneshot)
 {
-	struct tune_cost c = { 0, 0 };
+	struct tune_cost c = { 0, 0 }, step;
 	double b = oneshot ? M : M / n;
 
 	if (n < 2)
 		return c;
+	step = tune_step_mesh(t, b);	/* AllReduce's two exchanges are alike */
 	if (coll != CS_ALLGATHER) {	/* scatter blocks (or everything), reduce */
-		tune_add(&c, tune_step_mesh(t, b), 1);
+		tune_add(&c, step, 1);
 		tune_add(&c, mesh_sum(t, n, b), 1);
 	}
 	if (coll != CS_REDUCESCATTER && !oneshot)
-		tune_add(&c, tune_step_mesh(t, b), 1);
+		tune_add(&c, step, 1);
 	return c;
 }
 
@@ -281,10 +308,17 @@ static struct tune_cost rdh_pow2(const struct tune_topo *t, uint8_t coll, uint32
 	return c;
 }
 
+static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+		      struct tune_cost *out);
+
 static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n, double M)
 {
 	uint32_t p = pow2_below(n);
-	struct tune_cost c = rdh_pow2(t, coll, p, M);
+	struct tune_cost c;
+
+	if (!t->ideal && !rdh_tiered(t, coll, n, M, &c))
+		return c;
+	c = rdh_pow2(t, coll, p, M);
 
 	if (p != n) {	/* fold-in and fold-out steps (rdh.c) */
 		tune_add(&c, tune_step_xor(t, 1, coll == CS_ALLGATHER ? M / n : M, 1), 1);
@@ -292,6 +326,32 @@ static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n,
 			c.xfer_us += tune_reduce_us(t, M);
 		tune_add(&c, tune_step_xor(t, 1, coll == CS_REDUCESCATTER ? M / n : M, 1), 1);
 	}
+	return c;
+}
+
+/* Hops inside a node from device @a to device @b (ring or torus distance). */
+static uint32_t node_hops(const struct tune_topo *t, uint32_t a, uint32_t b)
+{
+	uint32_t X = t->torus_x, Y = t->torus_y;
+	uint32_t dx = (b % X + X - a % X) % X, dy = (b / X + Y - a / X) % Y;
+
+	return (dx < X - dx ? dx : X - dx) + (dy < Y - dy ? dy : Y - dy);
+}
+
+/* One transfer of @bytes alone from rank @a to rank @b: α of its route, its tier's rate. */
+static struct tune_cost lone(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes)
+{
+	uint32_t R = t->ranks_per_device, D = t->torus_x * t->torus_y;
+	uint32_t da = a / R, db = b / R;
+	enum tune_tier tier = da == db ? TUNE_DEV : da / D == db / D ? TUNE_NODE : TUNE_NET;
+	double gbps = t->bw_gbps[tier];
+	struct tune_cost c;
+
+	if (t->engine_gbps > 0 && t->engine_gbps < gbps)
+		gbps = t->engine_gbps;
+	c.xfer_us = bytes / (gbps * 1e3);
+	c.lat_us = t->step_us + (tier == TUNE_NODE ? tune_hop_alpha(t, node_hops(t, da % D, db % D)) :
+				 t->alpha_us[tier]);
 	return c;
 }
 
@@ -309,11 +369,111 @@ static struct tune_cost tree_slot(const struct tune_topo *t, uint32_t n, double 
 	return worst;
 }
 
+/*
+ * DBT with tiers, as dbt.c runs it: in time steps, a rank's program at
+ * step t issues its sends (the up-send after the local reduction that
+ * finishes its sum, if it has two children) and then waits for every
+ * receive of step t.  So a send leaves when its sender is done with step
+ * t - 1, and a rank is done with step t when the last of its receives
+ * has landed: a longest path through the trees, step by step, each edge
+ * its route's α and the slice's transfer (one after the other on the
+ * sender's ring to that peer).  Slice i goes up at height + i and down at
+ * the root's height + i + depth - 1; the pipeline's period is a
+ * parent-child round trip, not the slowest transfer.
+ */
+static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+		      struct tune_cost *out)
+{
+	uint32_t *par = calloc(6 * (size_t)n, sizeof(*par)), *h = par + 2 * (size_t)n;
+	uint32_t *d = h + 2 * (size_t)n, top[2] = { 0, 0 }, end;
+	double *T = calloc(14 * (size_t)n, sizeof(*T)), *Tn = T + n, *busy = Tn + n;
+	double *x = busy + 4 * (size_t)n, *lat = x + 4 * (size_t)n, done = 0, b = M / 2 / P;
+	uint32_t *from = calloc(16 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
+	uint32_t *edge = to + 4 * (size_t)n, *was = edge + 4 * (size_t)n, nwas = 0;
+	uint8_t *kids = calloc(2 * (size_t)n, 1);
+	struct tune_cost loc = tune_step_local(t, b, 1);
+	int rc = -1;
+
+	if (!par || !T || !from || !kids || algo_dbt_tree(n, 0, par, h, d) ||
+	    algo_dbt_tree(n, 1, par + n, h + n, d + n))
+		goto out;
+	for (uint32_t w = 0; w < 2; w++)
+		for (uint32_t r = 0; r < n; r++) {
+			uint32_t p = par[w * n + r];
+
+			if (p == UINT32_MAX) {
+				top[w] = h[w * n + r];
+				continue;
+			}
+			kids[w * n + p]++;
+			/* α of edge 2w n + r (up from r) and (2w + 1) n + r (down to r) */
+			lat[2 * w * n + r] = lone(t, r, p, b).lat_us;
+			lat[(2 * w + 1) * n + r] = lone(t, p, r, b).lat_us;
+		}
+	end = 2 * (top[0] > top[1] ? top[0] : top[1]) + P;
+	for (uint32_t s = 0; s <= end; s++) {
+		uint32_t k = 0;
+
+		/* the step's transfers: edge (2w + 1) n + r down to r, 2w n + r up from r */
+		for (uint32_t w = 0; w < 2; w++)
+			for (uint32_t r = 0; r < n; r++) {
+				uint32_t p = par[w * n + r];
+				int64_t up = (int64_t)s - h[w * n + r];
+				int64_t down = (int64_t)s - top[w] - d[w * n + r] + 1;
+
+				if (p == UINT32_MAX)
+					continue;
+				if (up >= 0 && up < P) {
+					from[k] = r;
+					to[k] = p;
+					edge[k++] = 2 * w * n + r;
+				}
+				if (down >= 0 && down < P) {
+					from[k] = p;
+					to[k] = r;
+					edge[k++] = (2 * w + 1) * n + r;
+				}
+			}
+		/* the same transfers as the step before (the steady state): the same shares */
+		if (k != nwas || memcmp(edge, was, k * sizeof(*edge))) {
+			if (tune_flows_us(t, k, from, to, b, x))
+				goto out;
+			memcpy(was, edge, k * sizeof(*edge));
+			nwas = k;
+		}
+		memcpy(Tn, T, n * sizeof(*T));
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t w = edge[i] / (2 * n), a = from[i];
+			bool up = edge[i] % (2 * n) < n;
+			/* an up-send waits for its sum; the root's sends down too */
+			bool sum = kids[w * n + a] == 2 && (up || par[w * n + a] == UINT32_MAX);
+			double go = T[a] + (sum ? tune_total(loc) : 0);
+
+			busy[edge[i]] = fmax(go, busy[edge[i]]) + x[i];
+			Tn[to[i]] = fmax(Tn[to[i]], busy[edge[i]] + lat[edge[i]]);
+		}
+		memcpy(T, Tn, n * sizeof(*T));
+	}
+	for (uint32_t r = 0; r < n; r++)
+		done = fmax(done, T[r]);
+	*out = (struct tune_cost){ 0, done };
+	rc = 0;
+out:
+	free(par);
+	free(T);
+	free(from);
+	free(kids);
+	return rc;
+}
+
 static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
 {
 	uint32_t L = 2 * log2up(n);
-	struct tune_cost slot = tree_slot(t, n, M / (2.0 * P)), c = { 0, 0 }, floor = { 0, 0 };
+	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
 
+	if (!t->ideal && !dbt_tiered(t, n, M, P, &c))
+		return c;
+	slot = tree_slot(t, n, M / (2.0 * P));
 	/*
 	 * App. C with L = 2 ceil(log2 N) and M/(2P) per slot, as §5.2 says,
 	 * gives (L + P - 1)(α + M/(2P·BW)): right at P = 1, but its limit
@@ -338,6 +498,231 @@ static uint32_t pat_chunks(uint32_t n, uint32_t k)
 }
 
 /*
+ * Rounds where every rank sends to r + d and receives from r - d, its next
+ * send coming after that receive in its program (pairwise AllToAll, PAT).
+ * A rank passes a receive when its sender has passed its previous one
+ * (and finished the local step the send waits for) and the message has
+ * crossed: α of its route, its bytes at their share of the round's links.
+ * A longest path through the rounds: each rank waits only for its own
+ * sender, not for the round's slowest route.
+ */
+#define ROUNDS_WORK (1u << 18)	/* rank-rounds: beyond, each round at its slowest */
+#define ROUNDS_SHIFTS 16	/* shifts whose shares are kept (PAT's distances) */
+
+struct rounds {
+	const struct tune_topo *t;
+	uint32_t n, next;
+	uint32_t shift[ROUNDS_SHIFTS];	/* 0: none */
+	double *T, *Tn, *x;
+	double *unit, *lat;		/* per kept shift and rank: µs per byte, α */
+	uint32_t *from, *to;
+};
+
+static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, uint64_t rounds)
+{
+	*w = (struct rounds){ .t = t, .n = n };
+	if ((uint64_t)n * rounds > ROUNDS_WORK)
+		return -1;
+	w->T = calloc((3 + 2 * ROUNDS_SHIFTS) * (size_t)n, sizeof(*w->T));
+	w->from = calloc(2 * (size_t)n, sizeof(*w->from));
+	if (!w->T || !w->from) {
+		free(w->T);
+		free(w->from);
+		return -1;
+	}
+	w->Tn = w->T + n;
+	w->x = w->Tn + n;
+	w->unit = w->x + n;
+	w->lat = w->unit + ROUNDS_SHIFTS * (size_t)n;
+	w->to = w->from + n;
+	return 0;
+}
+
+/* Every rank sends @bytes to r + @d, after @local_us (see above). */
+static int rounds_step(struct rounds *w, uint32_t d, double bytes, double local_us)
+{
+	const struct tune_topo *t = w->t;
+	uint32_t n = w->n, k;
+	double *unit, *lat;
+
+	for (k = 0; k < ROUNDS_SHIFTS && w->shift[k] != d; k++)
+		;
+	if (k == ROUNDS_SHIFTS) {	/* price this shift: its shares, its routes' α */
+		k = w->next++ % ROUNDS_SHIFTS;
+		for (uint32_t r = 0; r < n; r++) {
+			w->from[r] = r;
+			w->to[r] = (r + d) % n;
+			w->lat[k * (size_t)n + r] = lone(t, r, w->to[r], 0).lat_us + 2 * t->insn_us;
+		}
+		if (tune_flows_us(t, n, w->from, w->to, 1, w->unit + k * (size_t)n))
+			return -1;
+		w->shift[k] = d;
+	}
+	unit = w->unit + k * (size_t)n;
+	lat = w->lat + k * (size_t)n;
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t q = (r + d) % n;
+
+		w->Tn[q] = fmax(w->T[q], w->T[r] + local_us + unit[r] * bytes + lat[r]);
+	}
+	memcpy(w->T, w->Tn, n * sizeof(*w->T));
+	return 0;
+}
+
+/*
+ * One round of @k transfers @from[i] -> @to[i] of @bytes[i], all at once,
+ * each leaving once its sender is done with the round before and then
+ * @local[i]; a rank not receiving in it keeps its time.
+ */
+static int rounds_pairs(struct rounds *w, uint32_t k, const uint32_t *from, const uint32_t *to,
+			const double *bytes, const double *local)
+{
+	const struct tune_topo *t = w->t;
+
+	if (tune_flows_us(t, k, from, to, 1, w->x))	/* per byte: linear in bytes */
+		return -1;
+	memcpy(w->Tn, w->T, w->n * sizeof(*w->T));
+	for (uint32_t i = 0; i < k; i++) {
+		double lat = lone(t, from[i], to[i], bytes[i]).lat_us + 2 * t->insn_us;
+
+		w->Tn[to[i]] = fmax(w->Tn[to[i]], w->T[from[i]] + local[i] + w->x[i] * bytes[i] +
+					       tune_reduce_us(t, bytes[i]) + lat);
+	}
+	memcpy(w->T, w->Tn, w->n * sizeof(*w->T));
+	return 0;
+}
+
+/* When the last rank is done; frees @w. */
+static struct tune_cost rounds_close(struct rounds *w)
+{
+	double done = 0;
+
+	for (uint32_t r = 0; r < w->n; r++)
+		done = fmax(done, w->T[r]);
+	free(w->T);
+	free(w->from);
+	return (struct tune_cost){ 0, done };
+}
+
+/* RDH's participant @q: its rank, and how many ranks' blocks it carries. */
+static uint32_t rdh_rank(uint32_t q, uint32_t extra)
+{
+	return q < extra ? 2 * q : q + extra;
+}
+
+/* Bytes of participants [@q, @q + @d): blocks of M/p (AllReduce), else M/n per rank. */
+static double rdh_span(uint8_t coll, uint32_t n, uint32_t p, double M, uint32_t q, uint32_t d)
+{
+	uint32_t extra = n - p, folded = q < extra ? (extra - q < d ? extra - q : d) : 0;
+
+	return coll == CS_ALLREDUCE ? d * M / p : (d + folded) * M / n;
+}
+
+/*
+ * RDH with tiers, as rdh.c runs it, round by round (rounds_pairs()):
+ * ranks 2i + 1 < 2(n - p) fold into 2i, the p participants (rank 2q, or
+ * q + n - p) halve and double with partner q ^ d, each a longest path
+ * through the exchanges at their real ranks' routes (a participant that
+ * carries a folded rank sends and receives its block too), then the
+ * folded ranks get theirs back.  A folded rank's last ReduceScatter step
+ * lands in staging and takes two local reductions before the fold-out.
+ */
+static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+		      struct tune_cost *out)
+{
+	uint32_t p = pow2_below(n), extra = n - p, k;
+	uint32_t *from = calloc(2 * (size_t)n, sizeof(*from)), *to = from + n;
+	double *by = calloc(2 * (size_t)n, sizeof(*by)), *loc = by + n;
+	struct rounds w;
+	int rc = -1;
+
+	if (!from || !by || rounds_open(&w, t, n, 2 * (uint64_t)log2up(p) + 2))
+		goto out;
+	if (extra) {	/* fold-in */
+		for (k = 0; k < extra; k++) {
+			from[k] = 2 * k + 1;
+			to[k] = 2 * k;
+			by[k] = coll == CS_ALLGATHER ? M / n : M;
+		}
+		if (rounds_pairs(&w, k, from, to, by, loc))
+			goto fail;
+	}
+	for (uint32_t d = p / 2; coll != CS_ALLGATHER && d >= 1; d /= 2) {	/* halving */
+		for (uint32_t q = 0; q < p; q++) {
+			from[q] = rdh_rank(q, extra);
+			to[q] = rdh_rank(q ^ d, extra);
+			by[q] = rdh_span(coll, n, p, M, (q ^ d) & ~(d - 1), d);
+		}
+		if (rounds_pairs(&w, p, from, to, by, loc))
+			goto fail;
+	}
+	for (uint32_t d = 1; coll != CS_REDUCESCATTER && d < p; d *= 2) {	/* doubling */
+		for (uint32_t q = 0; q < p; q++) {
+			from[q] = rdh_rank(q, extra);
+			to[q] = rdh_rank(q ^ d, extra);
+			by[q] = rdh_span(coll, n, p, M, q & ~(d - 1), d);
+		}
+		if (rounds_pairs(&w, p, from, to, by, loc))
+			goto fail;
+	}
+	if (extra) {	/* fold-out */
+		double add = tune_total(tune_step_local(t, M / n, 1)) + 2 * t->insn_us;
+
+		for (k = 0; k < extra; k++) {
+			from[k] = 2 * k;
+			to[k] = 2 * k + 1;
+			by[k] = coll == CS_ALLREDUCE ? M : coll == CS_REDUCESCATTER ? M / n :
+			       (n - 1) * M / n;
+			loc[k] = coll == CS_REDUCESCATTER ? 2 * add : 0;
+		}
+		if (rounds_pairs(&w, k, from, to, by, loc))
+			goto fail;
+	}
+	*out = rounds_close(&w);
+	rc = 0;
+	goto out;
+fail:
+	rounds_close(&w);
+out:
+	free(from);
+	free(by);
+	return rc;
+}
+
+/*
+ * PAT AllGather with tiers, as pat.c runs its messages, piece after
+ * piece: each send comes after the receive before it (rounds_step()), and
+ * messages of several chunks are packed and unpacked (a local copy before
+ * each send).  (ReduceScatter's credits, granted a receive or two late,
+ * couple the neighbours in ways this does not follow: it keeps each step
+ * at its slowest route, which the timed model stays within about 15% of.)
+ */
+static int pat_tiered(const struct tune_topo *t, uint32_t n, double M,
+		      const struct algo_pat_step *st, uint32_t ns, uint64_t pieces,
+		      struct tune_cost *out)
+{
+	bool staged = false;
+	struct rounds w;
+
+	for (uint32_t k = 0; k < ns; k++)
+		staged |= st[k].chunks > 1;
+	if (rounds_open(&w, t, n, (uint64_t)ns * pieces))
+		return -1;
+	for (uint64_t p = 0; p < pieces; p++)
+		for (uint32_t k = 0; k < ns; k++) {
+			double b = st[k].chunks * M / n / (double)pieces;
+			double local = staged ? tune_total(tune_step_local(t, b, 1)) : 0;
+
+			if (rounds_step(&w, 1u << st[k].dim, b, local)) {
+				rounds_close(&w);
+				return -1;
+			}
+		}
+	*out = rounds_close(&w);
+	return 0;
+}
+
+/*
  * PAT's messages, as pat.c chooses them for the call's staging buffer
  * (algo_pat_steps()): each a step of its chunks' bytes to the rank 2^dim
  * away, for each of the pieces in turn.  With a buffer that holds the
@@ -356,6 +741,10 @@ static struct tune_cost pat(const struct tune_topo *t, const struct tune_call *c
 	uint64_t pieces = 0;
 
 	if (st && sh.count && !algo_pat_steps(&sh, &o, st, &ns, &pieces) && ns) {
+		if (!t->ideal && coll == CS_ALLGATHER && !pat_tiered(t, n, M, st, ns, pieces, &c)) {
+			free(st);
+			return c;
+		}
 		for (uint32_t k = 0; k < ns; k++) {
 			double b = st[k].chunks * M / n / (double)pieces;
 
@@ -418,6 +807,27 @@ static struct tune_cost bruck_tiered(const struct tune_topo *t, uint32_t n, doub
 	return c;
 }
 
+/*
+ * Pairwise AllToAll with tiers, as alltoall.c runs it: in round k, slice
+ * after slice, a rank sends to r + k and receives from r - k.
+ */
+static int pairwise_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+			   struct tune_cost *out)
+{
+	struct rounds w;
+
+	if (rounds_open(&w, t, n, (uint64_t)(n - 1) * P))
+		return -1;
+	for (uint32_t k = 1; k < n; k++)
+		for (uint32_t j = 0; j < P; j++)
+			if (rounds_step(&w, k, M / n / P, 0)) {
+				rounds_close(&w);
+				return -1;
+			}
+	*out = rounds_close(&w);
+	return 0;
+}
+
 static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
 				 bool bruck)
 {
@@ -431,6 +841,8 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 	else if (t->ideal)
 		for (uint32_t k = 1; k < n; k++)
 			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
+	else if (!pairwise_tiered(t, n, M, P, &c))
+		return c;
 	else
 		/*
 		 * each slice's send waits for the receive of the slice before
@@ -443,83 +855,139 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 	return c;
 }
 
-/* Hops inside a node from device @a to device @b (ring or torus distance). */
-static uint32_t node_hops(const struct tune_topo *t, uint32_t a, uint32_t b)
+/*
+ * Chain Broadcast and Reduce with tiers, as chain.c runs them: a slice is
+ * forwarded once it has landed, so the first one pays every hop of the
+ * chain (α of the hop, its transfer, the hand-off) and the others follow
+ * one period apart.  Back-to-back descriptors on a ring overlap their α,
+ * so the period is the slowest hop's transfer time per slice.
+ */
+static struct tune_cost chain_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
+				     double M, uint32_t P)
 {
-	uint32_t X = t->torus_x, Y = t->torus_y;
-	uint32_t dx = (b % X + X - a % X) % X, dy = (b / X + Y - a / X) % Y;
+	struct tune_cost c = { 0, 0 }, h;
+	double period = 0;
 
-	return (dx < X - dx ? dx : X - dx) + (dy < Y - dy ? dy : Y - dy);
+	/* hop r -> r + 1 of rank 0's chain (Reduce goes the other way, alike) */
+	for (uint32_t r = 0; r + 1 < n; r++) {
+		h = lone(t, r, r + 1, M / P);
+		c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
+		c.xfer_us += h.xfer_us;
+		period = fmax(period, h.xfer_us);
+	}
+	/* a forwarding rank issues an ACQUIRE, then an ACQUIRE and a START, per slice */
+	c.xfer_us += (P - 1) * fmax(period, (n > 2 ? 3 : 2) * t->insn_us);
+	return c;
 }
 
-/* One transfer of @bytes alone from rank @a to rank @b: α of its route, its tier's rate. */
-static struct tune_cost lone(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes)
+/* Rank @v's children in tree.c's binomial tree rooted at 0, nearest first. */
+static uint32_t binomial_kids(uint32_t v, uint32_t n, uint32_t *kid)
 {
-	uint32_t R = t->ranks_per_device, D = t->torus_x * t->torus_y;
-	uint32_t da = a / R, db = b / R;
-	enum tune_tier tier = da == db ? TUNE_DEV : da / D == db / D ? TUNE_NODE : TUNE_NET;
-	double gbps = t->bw_gbps[tier];
-	struct tune_cost c;
+	uint64_t low = v ? (v & -v) : (uint64_t)1 << 32;
+	uint32_t k = 0;
 
-	if (t->engine_gbps > 0 && t->engine_gbps < gbps)
-		gbps = t->engine_gbps;
-	c.xfer_us = bytes / (gbps * 1e3);
-	c.lat_us = t->step_us + (tier == TUNE_NODE ? tune_hop_alpha(t, node_hops(t, da % D, db % D)) :
-				 t->alpha_us[tier]);
-	return c;
+	for (uint64_t m = 1; m < low && v + m < n; m <<= 1)
+		kid[k++] = (uint32_t)(v + m);
+	return k;
 }
 
 /*
- * Broadcast and Reduce with tiers, as chain.c and tree.c run them: a slice
- * is forwarded once it has landed, so the first one pays every hop of the
- * longest path (α of the hop, its transfer, the hand-off) and the others
- * follow one period apart.  Back-to-back descriptors on a ring overlap
- * their α, so the period is the busiest sender's transfer time per slice:
- * chain, one send; binomial, the root's sends on its busiest engine (its
- * children 2^k away go on engine 2^k mod E).  In Reduce a node's children
- * land one after the other (each receive-reduce waits for the one before,
- * its credit a hand-off away), so the root's period is all its children.
+ * Binomial Broadcast and Reduce with tiers, as tree.c runs them (root 0),
+ * slice by slice.  Broadcast: a rank's program passes the receive of a
+ * slice when it lands, then starts its sends to its children, farthest
+ * first, each on the ring of that child's engine (the lowering gives the
+ * k-th peer engine local + 1 + k), one slice after the other on a ring;
+ * out of place the root copies its input last, on its local engine.
+ * Reduce: a rank receive-reduces its children's slices nearest first,
+ * each after the one before (the credit for the next child is granted
+ * when the previous one has landed, a hand-off away), then sends its sum
+ * up; a child's program waits for that credit.  Every transfer at its
+ * share of the links the tree's edges load.
  */
-static struct tune_cost rooted_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n,
-				      double M, uint32_t P, bool chain)
+static int binomial_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+			   uint32_t P, struct tune_cost *out)
 {
-	uint32_t E = t->engines ? t->engines : 1, L = log2up(n), busiest = 0;
-	double b = M / P, period = 0;
-	struct tune_cost c = { 0, 0 }, h;
-	uint32_t per_engine[16] = { 0 }, kids[32];
+	uint32_t E = t->engines ? t->engines : 1, kid[32], nk;
+	double *x = calloc(5 * (size_t)n + (size_t)n * E, sizeof(*x)), *at = x + n;
+	double *prog = at + n, *lat = prog + n, *lx = lat + n, *ring = lx + n, b = M / P, done = 0;
+	uint32_t *from = calloc(4 * (size_t)n, sizeof(*from)), *to = from + n;
+	uint32_t *lf = to + n, *lt = lf + n;
+	bool bcast = coll == CS_BROADCAST;
 
-	if (chain) {
-		/* hop r -> r + 1 of rank 0's chain (Reduce goes the other way, alike) */
-		for (uint32_t r = 0; r + 1 < n; r++) {
-			h = lone(t, r, r + 1, b);
-			c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
-			c.xfer_us += h.xfer_us;
-			period = fmax(period, h.xfer_us);
-		}
-		c.xfer_us += (P - 1) * period;
-		return c;
-	}
-	for (uint32_t k = 0; k < L && k < 32; k++)
-		kids[k] = 1u << k;
-	/* the root's sends share its links too (on a ring they all leave one way) */
-	period = coll == CS_REDUCE_COLL ? 0 :
-		 tune_fanout_load(t, 0, kids, L < 32 ? L : 32) * lone(t, 0, n / 2, b).xfer_us;
-	for (uint32_t k = 0; k < L; k++) {
-		h = lone(t, 0, 1u << k, b);
-		c.lat_us += h.lat_us + (coll == CS_REDUCE_COLL ? t->sem_us : 0);
-		c.xfer_us += h.xfer_us;
-		if (coll == CS_REDUCE_COLL) {
-			period += h.xfer_us + h.lat_us + t->sem_us;
-		} else {
-			uint32_t e = (1u << k) % (E < 16 ? E : 16);
+	if (!x || !from)
+		goto fail;
+	/* edge v: parent -> v (Broadcast) or v -> parent (Reduce) */
+	for (uint32_t v = 0; v < n; v++) {
+		uint32_t p = v ? v - (v & -v) : 0;
 
-			if (++per_engine[e] > busiest)
-				busiest = per_engine[e];
-			period = fmax(period, busiest * h.xfer_us);
+		from[v] = bcast ? p : v;
+		to[v] = bcast ? v : p;
+		lat[v] = v ? lone(t, from[v], to[v], b).lat_us : 0;
+	}
+	/*
+	 * Broadcast: a rank's sends to its children overlap; Reduce: a rank's
+	 * children send one after the other, so only the edges of one level
+	 * (children 2^k away) share links.
+	 */
+	if (bcast && tune_flows_us(t, n, from, to, b, x))
+		goto fail;
+	for (uint32_t m = 1; !bcast && m < n; m <<= 1) {
+		uint32_t k = 0;
+
+		for (uint32_t v = m; v < n; v += 2 * m, k++) {
+			lf[k] = v;
+			lt[k] = v - m;
+		}
+		if (tune_flows_us(t, k, lf, lt, b, lx))
+			goto fail;
+		for (uint32_t v = m, j = 0; v < n; v += 2 * m)
+			x[v] = lx[j++];
+	}
+	for (uint32_t i = 0; i < P; i++) {
+		if (bcast) {
+			for (uint32_t v = 0; v < n; v++) {
+				/* at[0] stays 0; an ACQUIRE, then an ACQUIRE and a START per send */
+				prog[v] = fmax(prog[v], at[v]) + (v ? t->insn_us : 0);
+				nk = binomial_kids(v, n, kid);
+				for (uint32_t k = nk; k-- > 0;) {
+					double *rg = &ring[v * E + (v + n + nk - k) % E];
+
+					prog[v] += 2 * t->insn_us;
+					*rg = fmax(*rg, prog[v]) + x[kid[k]];
+					at[kid[k]] = *rg + lat[kid[k]];
+				}
+			}
+			continue;
+		}
+		for (uint32_t v = n; v-- > 0;) {
+			double pass = prog[v];
+
+			nk = binomial_kids(v, n, kid);
+			for (uint32_t k = 0; k < nk; k++) {
+				uint32_t c = kid[k];
+				/* the first child's credits were granted up front */
+				double go = k ? fmax(prog[c], pass + t->insn_us + t->sem_us) : prog[c];
+				double *rg = &ring[c * E];
+
+				prog[c] = go;
+				*rg = fmax(*rg, go) + x[c];
+				pass = fmax(pass, *rg + lat[c]);
+			}
+			prog[v] = pass;
 		}
 	}
-	c.xfer_us += (P - 1) * period;
-	return c;
+	for (uint32_t v = 0; v < n; v++)
+		done = fmax(done, bcast ? at[v] : prog[v]);
+	if (bcast)	/* the root's own copy, after its sends on its local engine */
+		done = fmax(done, fmax(prog[0], ring[n % E]) + tune_total(tune_step_local(t, M, 1)));
+	free(x);
+	free(from);
+	*out = (struct tune_cost){ 0, done };
+	return 0;
+fail:
+	free(x);
+	free(from);
+	return -1;
 }
 
 /* Pipelined Broadcast / Reduce: binomial tree or chain (App. C). */
@@ -531,8 +999,10 @@ static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t
 
 	if (n < 2)
 		return c;
-	if (!t->ideal)
-		return rooted_tiered(t, coll, n, M, P, chain);
+	if (!t->ideal && chain)
+		return chain_tiered(t, coll, n, M, P);
+	if (!t->ideal && !binomial_tiered(t, coll, n, M, P, &c))
+		return c;
 	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
 	if (coll == CS_REDUCE_COLL)
 		slot.xfer_us += tune_reduce_us(t, M / P);

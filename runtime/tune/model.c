@@ -237,46 +237,77 @@ static struct tune_cost step(const struct tune_topo *t, const struct route *rout
 struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
 				uint32_t dirs)
 {
-	uint32_t R = t->ranks_per_device, D = devices(t), links;
-	struct tune_cost in = { 0, 0 }, far, c;
-	double alpha_far, sum_hops = 0;
+	return tune_step_ring_avg(t, bytes, msgs, dirs, NULL);
+}
+
+struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uint32_t msgs,
+				    uint32_t dirs, double *xfer_avg)
+{
+	uint32_t R = t->ranks_per_device, D = devices(t), X = t->nodes, n = R * D * X;
+	struct tune_cost in = { 0, 0 }, far, c, net = { 0, 0 };
+	double a_sum = 0, x_sum = 0, a_min = -1, x_min = 0;
 	struct route r;
 
-	if (t->ideal)
-		return ideal(t, bytes);
-	if (D * t->nodes == 1)
-		return tune_step_local(t, bytes, msgs);
+	if (t->ideal || D * X == 1) {
+		c = t->ideal ? ideal(t, bytes) : tune_step_local(t, bytes, msgs);
+		if (xfer_avg)
+			*xfer_avg = c.xfer_us;
+		return c;
+	}
 	if (dirs > 1)
 		bytes /= 2;	/* half the bytes each way round */
 	r = node_route(t, dirs > 1 ? ROUTE_BOTH_WAYS : ROUTE_SHIFT, 1);
-	for (uint32_t i = 0; i < D; i++) {
-		uint32_t x = i % t->torus_x, y = i / t->torus_x, j = (i + 1) % D;
-		uint32_t dx = (j % t->torus_x + t->torus_x - x) % t->torus_x;
-		uint32_t dy = (j / t->torus_x + t->torus_y - y) % t->torus_y;
-
-		sum_hops += (dx < t->torus_x - dx ? dx : t->torus_x - dx) +
-			    (dy < t->torus_y - dy ? dy : t->torus_y - dy);
-	}
 	far = D > 1 ? step(t, &r, false, 1, bytes, msgs) : step(t, NULL, true, 1, bytes, msgs);
-	alpha_far = D > 1 ? t->alpha_us[TUNE_NODE] * sum_hops / D : t->alpha_us[TUNE_NET];
-	if (t->nodes > 1) {
-		/* one link in D crosses nodes instead */
-		struct tune_cost net = step(t, NULL, true, 1, bytes, msgs);
-
-		far.xfer_us = max2(far.xfer_us, net.xfer_us);
-		alpha_far = (alpha_far * (D - 1) + t->alpha_us[TUNE_NET]) / D;
-	}
+	if (X > 1)
+		net = step(t, NULL, true, 1, bytes, msgs);
 	if (R > 1)
 		in = tune_step_local(t, bytes, msgs);
-	links = R * D;
-	c.xfer_us = max2(far.xfer_us, in.xfer_us);
-	c.lat_us = (alpha_far * D + t->alpha_us[TUNE_DEV] * (R - 1) * D) / links;
+	/*
+	 * A node's links: R - 1 inside each device, then one to the next
+	 * device (its ring or torus hops; the last one a NIC across nodes).
+	 * A block goes round all of them but one: a ring pass costs the sum
+	 * of its links' α and transfers but the cheapest, spread over its
+	 * n - 1 steps; the slowest link's transfer still bounds a step.
+	 */
+	for (uint32_t i = 0; i < D; i++) {
+		uint32_t j = (i + 1) % D, hx, hy;
+		int dir;
+		double a, x;
+
+		hx = ring_walk(i % t->torus_x, j % t->torus_x, t->torus_x, &dir);
+		hy = ring_walk(i / t->torus_x, j / t->torus_x, t->torus_y, &dir);
+		if (X > 1 && i == D - 1) {
+			a = t->alpha_us[TUNE_NET];
+			x = net.xfer_us;
+		} else {
+			a = tune_hop_alpha(t, hx + hy);
+			x = far.xfer_us;
+		}
+		a_sum += a + (R - 1) * t->alpha_us[TUNE_DEV];
+		x_sum += x + (R - 1) * in.xfer_us;
+		if (a_min < 0 || a < a_min || (a == a_min && x < x_min)) {
+			a_min = a;
+			x_min = x;
+		}
+	}
+	if (R > 1) {
+		a_min = t->alpha_us[TUNE_DEV];
+		x_min = in.xfer_us;
+	}
+	a_sum *= X;
+	x_sum *= X;
+	if (xfer_avg)
+		*xfer_avg = dirs > 1 ? max2(max2(far.xfer_us, net.xfer_us), in.xfer_us) :
+			    (x_sum - x_min) / (n - 1);
+	c.xfer_us = max2(max2(far.xfer_us, net.xfer_us), in.xfer_us);
+	c.lat_us = (a_sum - a_min) / (n - 1);
 	/*
 	 * Both ways round (flat ring channels), a rank waits each hop for
-	 * both neighbours: the ranks go in lockstep, at the slowest link's α.
+	 * both neighbours: the ranks go in lockstep, at the slowest link's α
+	 * (a NIC's, across nodes).
 	 */
 	if (dirs > 1)
-		c.lat_us = max2(far.lat_us - t->step_us - msg_cost(t, msgs),
+		c.lat_us = max2(max2(far.lat_us, net.lat_us) - t->step_us - msg_cost(t, msgs),
 				R > 1 ? t->alpha_us[TUNE_DEV] : 0);
 	c.lat_us += t->step_us + msg_cost(t, msgs);
 	return c;
@@ -427,13 +458,40 @@ static double shift_flow(const struct tune_topo *t, uint32_t r, uint32_t p, doub
 }
 
 /*
- * Every rank sends @bytes to r + i for i in [@lo, @hi] at once: when the
- * slowest is through.  As the timed model shares, each transfer runs at the
+ * Mesh's i-th peer of rank @r (mesh.c's peer_at()): node x + i mod X, rank
+ * g + i / X of it, X nodes of G ranks; on one node r + i.
+ */
+static uint32_t mesh_peer(const struct tune_topo *t, uint32_t r, uint32_t i)
+{
+	uint32_t X = t->nodes, G = tune_topo_ranks(t) / X;
+
+	return (r / G + i % X) % X * G + (r % G + i / X) % G;
+}
+
+/* α of one transfer from rank @r to rank @p: its tier's, per hop inside a node. */
+static double flow_alpha(const struct tune_topo *t, uint32_t r, uint32_t p)
+{
+	uint32_t D = devices(t), a = r / t->ranks_per_device, b = p / t->ranks_per_device;
+	int dir;
+
+	if (a == b)
+		return t->alpha_us[TUNE_DEV];
+	if (a / D != b / D)
+		return t->alpha_us[TUNE_NET];
+	a %= D;
+	b %= D;
+	return tune_hop_alpha(t, ring_walk(a % t->torus_x, b % t->torus_x, t->torus_x, &dir) +
+				     ring_walk(a / t->torus_x, b / t->torus_x, t->torus_y, &dir));
+}
+
+/*
+ * Every rank sends @bytes to its Mesh peers i in [@lo, @hi] at once: when the
+ * slowest is through (and in *@alpha the longest α among them).  As the timed model shares, each transfer runs at the
  * smallest share along its route (a link direction or NIC split evenly
  * among the transfers on it; a share left unused is not passed on).
  */
 static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, double bytes,
-			  struct shift_loads *l)
+			  struct shift_loads *l, double *alpha)
 {
 	uint32_t n = tune_topo_ranks(t), nd = devices(t) * t->nodes;
 	double worst = 0;
@@ -443,11 +501,39 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 	memset(l->nic_in, 0, (size_t)nd * sizeof(*l->nic_in));
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
-			shift_flow(t, r, (r + i) % n, bytes, l, 1);
+			shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 1);
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
-			worst = max2(worst, shift_flow(t, r, (r + i) % n, bytes, l, 0));
+			worst = max2(worst, shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 0));
+	/*
+	 * α depends on the route's device offset only (a torus looks the same
+	 * from every device), and the ranks of one device cover every offset
+	 * a peer i can be at
+	 */
+	*alpha = 0;
+	for (uint32_t r = 0; r < t->ranks_per_device && r < n; r++)
+		for (uint32_t i = lo; i <= hi; i++)
+			*alpha = max2(*alpha, flow_alpha(t, r, mesh_peer(t, r, i)));
 	return worst;
+}
+
+int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, const uint32_t *to,
+		  double bytes, double *us_out)
+{
+	uint32_t nd = devices(t) * t->nodes;
+	struct shift_loads l;
+
+	l.link = calloc((size_t)nd * 6, sizeof(double));
+	if (!l.link)
+		return -1;
+	l.nic_out = l.link + (size_t)nd * 4;
+	l.nic_in = l.nic_out + nd;
+	for (uint32_t i = 0; i < k; i++)
+		shift_flow(t, from[i], to[i], bytes, &l, 1);
+	for (uint32_t i = 0; i < k; i++)
+		us_out[i] = shift_flow(t, from[i], to[i], bytes, &l, 0) * (t->streams ? t->streams : 1);
+	free(l.link);
+	return 0;
 }
 
 struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
@@ -456,7 +542,7 @@ struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 	uint32_t nd = D * t->nodes, phases = (n - 2) / E + 1, stride;
 	struct shift_loads l;
 	struct tune_cost c = tune_step_all(t, bytes, 1);
-	double x = 0;
+	double x = 0, last = 0, streams = t->streams ? t->streams : 1;
 
 	if (t->ideal || n < 2)
 		return c;
@@ -468,18 +554,23 @@ struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 	/*
 	 * A rank's sends to r + i go on engine (r + i) mod E, one after the
 	 * other on each, so they run in phases of E peers; at thousands of
-	 * ranks every stride-th phase stands for its neighbours.
+	 * ranks every stride-th phase stands for its neighbours.  A phase's
+	 * data lands its own α after its bytes are through: the step ends
+	 * with the latest landing, not the sum of the phases plus the
+	 * longest α (the farthest peers are not always the last).
 	 */
 	stride = phases > 32 ? phases / 32 : 1;
 	for (uint32_t k = 0; k < phases; k += stride) {
 		uint32_t hi = (k + 1) * E < n - 1 ? (k + 1) * E : n - 1;
+		double a;
 
-		x += stride * shift_phase(t, k * E + 1, hi, bytes, &l);
+		x += stride * shift_phase(t, k * E + 1, hi, bytes, &l, &a) * streams;
+		last = max2(last, x + a);
 	}
 	free(l.link);
 	/* the CC core issues every send (ACQUIRE, START); their α overlap */
-	c.lat_us = c.lat_us - msg_cost(t, n - 1) + (n - 1) * 2 * t->insn_us;
-	c.xfer_us = x * (t->streams ? t->streams : 1);
+	c.lat_us = last - x + t->step_us + (n - 1) * 2 * t->insn_us;
+	c.xfer_us = x;
 	return c;
 }
 

@@ -136,6 +136,14 @@ static inline void tune_add(struct tune_cost *acc, struct tune_cost c, double ti
  */
 struct tune_cost tune_step_ring(const struct tune_topo *t, double bytes, uint32_t msgs,
 				uint32_t dirs);
+/*
+ * The ring step and, in *@xfer_avg, its links' transfer time averaged
+ * along the ring (the xfer part is the slowest link's): a slice meets
+ * each link once, so unless the slowest link is what holds the ring up,
+ * a step costs its average.
+ */
+struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uint32_t msgs,
+				    uint32_t dirs, double *xfer_avg);
 struct tune_cost tune_step_xor(const struct tune_topo *t, uint32_t d, double bytes, uint32_t msgs);
 struct tune_cost tune_step_shift(const struct tune_topo *t, uint32_t d, double bytes,
 				 uint32_t msgs);
@@ -147,6 +155,13 @@ struct tune_cost tune_step_all(const struct tune_topo *t, double bytes, uint32_t
 struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes);
 /* Transfers from rank @from to each of @to[0..k) at once: the most on one link or NIC. */
 uint32_t tune_fanout_load(const struct tune_topo *t, uint32_t from, const uint32_t *to, uint32_t k);
+/*
+ * Transfers @from[i] -> @to[i] (ranks) of @bytes each, all at once: each
+ * one's time at its share of its busiest link direction or NIC, as the
+ * timed model shares them.  0, or -1 out of memory.
+ */
+int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, const uint32_t *to,
+		  double bytes, double *us);
 /* A transfer inside one device only (KangaRing's folds). */
 struct tune_cost tune_step_local(const struct tune_topo *t, double bytes, uint32_t msgs);
 /* α of one transfer @hops hops inside a node (ring/torus distance). */

@@ -289,6 +289,57 @@ TEST(mesh_is_one_direct_step)
 }
 
 /*
+ * Across X nodes of G ranks, rank g of node x sends its i-th message to
+ * node x + i mod X, rank g + i / X (one node: r + i), so at every i the
+ * sends form a permutation (no rank, hence no NIC, takes the whole
+ * group's i-th messages) and every rank receives in that order too.  The
+ * schedules verify.
+ */
+TEST(mesh_across_nodes_sends_node_by_node_in_step)
+{
+	static const uint32_t shapes[][2] = { { 2, 4 }, { 4, 2 }, { 2, 8 }, { 3, 4 }, { 4, 4 } };
+
+	for (size_t k = 0; k < ARRAY_LEN(shapes); k++) {
+		uint32_t X = shapes[k][0], G = shapes[k][1], n = X * G;
+		struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_node = G };
+
+		for (unsigned int coll = 0; coll < CS_NCOLL; coll++) {
+			struct cs_sched *s;
+
+			if (!algo_find("mesh", coll))
+				continue;
+			s = gen("mesh", coll, n, 8 * n, false, &o);
+			check(s, &o);
+			for (uint32_t i = 1; i < n; i++) {
+				uint64_t hit = 0;
+
+				for (uint32_t r = 0; r < n; r++) {
+					uint32_t want = (r / G + i % X) % X * G + (r % G + i / X) % G;
+					uint32_t sent = 0, got = 0, peer = UINT32_MAX, from = UINT32_MAX;
+
+					/* the i-th send and receive of the first phase */
+					for (uint32_t j = 0; j < s->ranks[r].n; j++) {
+						const struct cs_step *st = &s->ranks[r].steps[j];
+
+						if (st->op == CS_SEND_OP && ++sent == i)
+							peer = st->peer;
+						if ((st->op == CS_RECV_OP || st->op == CS_RECV_REDUCE) &&
+						    ++got == i)
+							from = st->peer;
+					}
+					ASSERT_EQ(peer, want);
+					/* from is the rank whose i-th peer is r */
+					ASSERT_EQ((from / G + i % X) % X * G + (from % G + i / X) % G, r);
+					hit |= 1ull << peer;
+				}
+				ASSERT_EQ(popcount(hit), n);
+			}
+			cs_free(s);
+		}
+	}
+}
+
+/*
  * Power-of-two N, blocks of 4: the k-th send goes to r ^ 2^h and carries
  * 2^h blocks, h = log2(N)-1 .. 0 while halving, 0 .. log2(N)-1 while
  * doubling.

@@ -124,18 +124,18 @@ else
 	echo "not ok $n ccore-plan --diagram: $rows rows, $steps steps, $arrows arrows (want 8, 6, 48)"
 fi
 # The tuner's regret on the timed model, 36 grid points (about a second):
-# it must not regress below 33 points within 5% of the best (the full grid
+# it must not regress below 35 points within 5% of the best (36 now; the full grid
 # of ccore-plan --regret, run by make bench, holds the 95% target).
 expect 2 "--quick goes with --regret" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --quick
 expect 2 "--regret runs its own grid" -- "$bin/ccore-plan" --regret --op allreduce
 n=$((n + 1))
 out=$("$bin/ccore-plan" --regret --quick 2>&1)
 good=$(printf '%s\n' "$out" | sed -n 's/^regret <= 5% at \([0-9]*\) of \([0-9]*\) points.*/\1 \2/p')
-if [ -n "$good" ] && [ "${good% *}" -ge 33 ] && [ "${good#* }" -eq 36 ]; then
+if [ -n "$good" ] && [ "${good% *}" -ge 35 ] && [ "${good#* }" -eq 36 ]; then
 	echo "ok $n ccore-plan --regret --quick: $good points within 5%"
 else
 	failed=$((failed + 1))
-	echo "not ok $n ccore-plan --regret --quick: '$good' points within 5% (want 33+ of 36)"
+	echo "not ok $n ccore-plan --regret --quick: '$good' points within 5% (want 35+ of 36)"
 	printf '%s\n' "$out" | sed 's/^/# /'
 fi
 expect 1 "--exec $tmp/none.cce: No such file" -- "$bin/ccore-bench" --exec "$tmp/none.cce"
