@@ -4,6 +4,7 @@
  * the tuning file and the cost model in runtime/tune/.
  */
 #include "select.h"
+#include "tune/hw.h"
 #include "log.h"
 #include "ccore_internal.h"
 
@@ -240,6 +241,56 @@ static int consider(const char *name, const struct cs_shape *sh, const struct tu
 	return 0;
 }
 
+/*
+ * The functional model runs every rank's agents on a few host threads, so
+ * a collective takes about the host's work for all its steps, not the
+ * device's critical path: a descriptor and a hand-off per message, a
+ * descriptor per local step, and every byte copied or reduced.  Price each
+ * candidate by its schedule that way and re-rank them.
+ */
+static double host_work_us(const struct cs_sched *s, uint64_t elem_size)
+{
+	double us = 0;
+
+	for (uint32_t r = 0; r < s->shape.nranks; r++)
+		for (uint32_t i = 0; i < s->ranks[r].n; i++) {
+			const struct cs_step *st = &s->ranks[r].steps[i];
+
+			if (st->op == CS_RECV_OP || st->op == CS_RECV_REDUCE)
+				us += TUNE_HOST_SEM_US;	/* its arrival wakes the receiver */
+			else
+				us += TUNE_HOST_INSN_US +
+				      (double)st->count * elem_size / TUNE_HOST_BYTES_PER_US;
+		}
+	return us;
+}
+
+static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const struct algo_opts *o,
+			struct select_choice *out)
+{
+	for (uint32_t i = 0; i < out->ncand; i++) {
+		struct tune_candidate *k = &out->cand[i];
+		const struct algo *a = algo_find(k->algo, sh->coll);
+		struct algo_opts ko = *o;
+		struct cs_sched *s;
+
+		ko.slices = k->slices;
+		ko.channels = k->channels;
+		s = a && !(a->rejects && a->rejects(sh, &ko)) ? a->gen(sh, &ko) : NULL;
+		if (s && !s->oom)
+			k->us = host_work_us(s, elem_size);
+		cs_free(s);
+	}
+	/* insertion sort; equal times keep the model's order */
+	for (uint32_t i = 1; i < out->ncand; i++)
+		for (uint32_t j = i; j > 0 && out->cand[j - 1].us > out->cand[j].us; j--) {
+			struct tune_candidate x = out->cand[j];
+
+			out->cand[j] = out->cand[j - 1];
+			out->cand[j - 1] = x;
+		}
+}
+
 /* The model's choice: the fastest candidate that can serve, and the next one. */
 static int by_model(const struct cs_shape *sh, const struct tune_topo *t, struct tune_call call,
 		    struct algo_opts *o, const struct clause *c, char *why, size_t *wn,
@@ -252,8 +303,12 @@ static int by_model(const struct cs_shape *sh, const struct tune_topo *t, struct
 		const struct tune_candidate *k = &out->cand[i];
 
 		if (!out->algo) {
-			if (consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn, out))
+			if (consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn, out)) {
 				out->source = "cost model";
+				/* the functional model's price is the host work */
+				if (t->host)
+					out->us = k->us;
+			}
 			keep = *o;
 		} else if (strcmp(k->algo, out->algo->name) &&
 			   consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn,
@@ -291,6 +346,8 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 	c = per_coll[sh->coll].set ? &per_coll[sh->coll] : &all_colls;
 	*out = (struct select_choice){ .us = -1, .runner_up_us = -1, .bytes = call.bytes };
 	out->ncand = tuner_rank(t, &call, max_slices(sh), out->cand, TUNE_MAX_CAND);
+	if (t->host)
+		host_rerank(sh, elem_size, o, out);
 	/* an inclusive CCORE_ALGO list is also the order of preference */
 	if (c->set && !c->exclude) {
 		for (unsigned int i = 0; i < c->n; i++)

@@ -31,6 +31,7 @@ void tune_hw_from_config(const struct ccm_config *c, struct tune_hw *hw)
 		 * 8-byte AllReduce of 4 ranks; a wake takes a queue round trip */
 		hw->insn_us = TUNE_HOST_INSN_US;
 		hw->sem_us = TUNE_HOST_SEM_US;
+		hw->host = true;
 	}
 	hw->ideal = c->timed && c->ideal;
 	if (hw->ideal) {

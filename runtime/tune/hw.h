@@ -10,6 +10,8 @@
  * semaphore hand-off (µs). */
 #define TUNE_HOST_INSN_US 0.15
 #define TUNE_HOST_SEM_US 0.3
+/* ... and the bytes its worker threads copy or reduce per µs, all together */
+#define TUNE_HOST_BYTES_PER_US 10000.0
 
 /* @c's timed-model parameters (NULL: the defaults, tune_hw_default());
  * on the functional model, the host costs above instead. */

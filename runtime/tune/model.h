@@ -73,6 +73,7 @@ struct tune_hw {
 	uint32_t engines;		/* DMA engines per rank */
 	double sem_us, insn_us;		/* semaphore hand-off, CC instruction */
 	bool ideal;			/* the device is the ideal single tier */
+	bool host;			/* the functional model: its time is the host's */
 };
 
 struct tune_topo {
@@ -90,6 +91,7 @@ struct tune_topo {
 	double reduce_gbps;		/* reduction on arrival; 0: free */
 	uint32_t streams;		/* concurrent streams sharing links, >= 1 */
 	bool ideal;			/* one tier: alpha_us[0], bw_gbps[0] */
+	bool host;			/* the functional model (select.c prices host work) */
 };
 
 /* The sim's default fabric (ccm_config_default()'s timed parameters). */

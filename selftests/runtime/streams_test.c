@@ -261,11 +261,11 @@ TEST(collectives_run_on_their_streams_cc_core)
 		cc_insns(&w, 4, before);
 		allreduce_on(&w, id);
 		cc_insns(&w, 4, after);
-		/* the program is tens of instructions; the firmware's dispatch
+		/* the program is several instructions; the firmware's dispatch
 		 * loop finishing the previous job is one */
 		for (uint32_t c = 0; c < 4; c++) {
 			if (c == want)
-				ASSERT_GE(after[c] - before[c], 10);
+				ASSERT_GE(after[c] - before[c], 5);
 			else
 				ASSERT_LE(after[c] - before[c], 1);
 		}

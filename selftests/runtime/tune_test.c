@@ -794,3 +794,43 @@ TEST(tuner_variables_are_checked)
 	unsetenv("CCORE_TUNER_BW_GBPS");
 	tworld_close(&w);
 }
+
+/* Predicted time of @algo among @info's candidates; -1 if it is not one. */
+static double candidate_us(const struct ccore_plan_info *info, const char *algo)
+{
+	for (uint32_t c = 0; c < info->ncandidates; c++)
+		if (!strcmp(info->candidates[c].algo, algo))
+			return info->candidates[c].predicted_us;
+	return -1;
+}
+
+/*
+ * The functional model's time is the host's: every rank's agents run on a
+ * few host threads, so single-step Mesh's N(N-1) messages cost more than
+ * RDH's N log2 N there, although on the timed device (critical path) it
+ * is the faster of the two for 8 bytes.
+ */
+TEST(functional_model_is_priced_by_host_work)
+{
+	struct ccore_plan_info host, dev;
+	struct tworld w;
+
+	setenv("CCORE_SIM", "timed=0", 1);
+	ASSERT_EQ(tworld_open(&w, 2, 4), 0);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 2, ccore_f32, &host), 0);
+	tworld_close(&w);
+	setenv("CCORE_SIM", "timed=1,virtual=1", 1);
+	ASSERT_EQ(tworld_open(&w, 2, 4), 0);
+	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 2, ccore_f32, &dev), 0);
+	tworld_close(&w);
+	unsetenv("CCORE_SIM");
+	ccore_test_log("8 B AllReduce, 8 ranks: host work rdh %.2f us, mesh_oneshot %.2f us (chose %s); device rdh %.2f us, mesh_oneshot %.2f us (chose %s)",
+		       candidate_us(&host, "rdh"), candidate_us(&host, "mesh_oneshot"), host.algo,
+		       candidate_us(&dev, "rdh"), candidate_us(&dev, "mesh_oneshot"), dev.algo);
+	ASSERT_TRUE(candidate_us(&host, "rdh") > 0 && candidate_us(&dev, "rdh") > 0);
+	ASSERT_TRUE(candidate_us(&host, "mesh_oneshot") > candidate_us(&host, "rdh"));
+	ASSERT_TRUE(candidate_us(&dev, "mesh_oneshot") < candidate_us(&dev, "rdh"));
+	ASSERT_TRUE(strcmp(host.algo, "mesh_oneshot"));
+	/* the chosen one is priced like its candidates, and is the cheapest */
+	ASSERT_TRUE(host.predicted_us == host.candidates[0].predicted_us);
+}
