@@ -246,7 +246,9 @@ static int consider(const char *name, const struct cs_shape *sh, const struct tu
  * a collective takes about the host's work for all its steps, not the
  * device's critical path: a descriptor and a hand-off per message, a
  * descriptor per local step, and every byte copied or reduced.  Price each
- * candidate by its schedule that way and re-rank them.
+ * candidate by its schedule that way and re-rank them, for small messages:
+ * for big ones the time is the worker threads copying, whose parallelism
+ * the device model's bandwidth terms rank better than a sum of bytes.
  */
 static double host_work_us(const struct cs_sched *s, uint64_t elem_size)
 {
@@ -306,7 +308,7 @@ static int by_model(const struct cs_shape *sh, const struct tune_topo *t, struct
 			if (consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn, out)) {
 				out->source = "cost model";
 				/* the functional model's price is the host work */
-				if (t->host)
+				if (t->host && call.bytes <= TUNE_HOST_WORK_MAX_BYTES)
 					out->us = k->us;
 			}
 			keep = *o;
@@ -346,7 +348,7 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 	c = per_coll[sh->coll].set ? &per_coll[sh->coll] : &all_colls;
 	*out = (struct select_choice){ .us = -1, .runner_up_us = -1, .bytes = call.bytes };
 	out->ncand = tuner_rank(t, &call, max_slices(sh), out->cand, TUNE_MAX_CAND);
-	if (t->host)
+	if (t->host && call.bytes <= TUNE_HOST_WORK_MAX_BYTES)
 		host_rerank(sh, elem_size, o, out);
 	/* an inclusive CCORE_ALGO list is also the order of preference */
 	if (c->set && !c->exclude) {

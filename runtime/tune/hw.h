@@ -12,6 +12,8 @@
 #define TUNE_HOST_SEM_US 0.3
 /* ... and the bytes its worker threads copy or reduce per µs, all together */
 #define TUNE_HOST_BYTES_PER_US 10000.0
+/* ... up to this size (M as the model counts it); above, the device model */
+#define TUNE_HOST_WORK_MAX_BYTES (256.0 * 1024)
 
 /* @c's timed-model parameters (NULL: the defaults, tune_hw_default());
  * on the functional model, the host costs above instead. */
