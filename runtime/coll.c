@@ -84,7 +84,7 @@ static int launch(struct clique *q, struct op *ops)
 		struct plan *p = NULL;
 
 		rc = plan_prepare(q, ops, &p);
-		rc = rc ?: capture->fn(capture->arg, q, p, ops);
+		rc = rc ?: capture->fn(capture->arg, q, p);
 		free(ops);
 		return rc;
 	}

@@ -127,7 +127,7 @@ const struct drm_ccore_insn *plan_rank_program(const struct plan *p, uint32_t r,
  * posted is planned (plan_prepare) and handed to @fn instead of launched.
  */
 struct coll_capture {
-	int (*fn)(void *arg, struct clique *q, struct plan *p, const struct op *ops);
+	int (*fn)(void *arg, struct clique *q, struct plan *p);
 	void *arg;
 };
 void coll_capture_set(const struct coll_capture *cap);

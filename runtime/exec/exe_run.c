@@ -208,13 +208,11 @@ void exe_run_reset_tensors(struct exe_run *x)
 
 /* --- planning the collectives ------------------------------------------ */
 
-static int captured(void *arg, struct clique *q, struct plan *p, const struct op *ops)
+static int captured(void *arg, struct clique *q, struct plan *p)
 {
 	struct exe_run *x = arg;
-	const struct ccore_exe_coll *c = &x->exe->colls[x->capture_coll];
 	struct layout *l = &x->layouts[x->coll_layout[x->capture_coll]];
 
-	(void)ops;
 	if (p)
 		x->pinned[x->npinned++] = p;
 	/* every member of the group planned at once: @q is its clique */
@@ -226,7 +224,6 @@ static int captured(void *arg, struct clique *q, struct plan *p, const struct op
 		pt->plan = p;
 		pt->group_rank = l->pos[r];
 	}
-	(void)c;
 	return 0;
 }
 
