@@ -26,6 +26,7 @@
  * point.  Each case logs the points it ran.
  */
 #include "ccore_test.h"
+#include "timed_world.h"
 #include "ccore.h"
 
 #include <math.h>
@@ -33,7 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAXN 1024
 #define ALPHA_US 2.0
 #define BW_GBYTES 100.0		/* 800 Gbit/s: 100 bytes per ns */
 #define KIB 1024.0
@@ -260,17 +260,11 @@ static bool sampled(unsigned int c, unsigned int i, unsigned int j)
 
 /* --- running them ------------------------------------------------------------ */
 
-struct world {
-	int n;
-	struct ccore_comm *c[MAXN];
-	ccore_ptr sb[MAXN], rb[MAXN];
-};
-
 /*
  * @n ranks: up to 64 devices of one rank (at most 255 devices, so 8 per
  * device on 2 nodes at 1024); one tier, so where they sit does not matter.
  */
-static void world_open(struct world *w, int n, const char *sim)
+static void world_open(struct timed_world *w, int n, const char *sim)
 {
 	int devs = n < 64 ? n : 64, nodes = n > 64 ? 2 : 1;
 	struct ccore_topology t = { (uint32_t)nodes, (uint32_t)devs, (uint32_t)(n / devs / nodes) };
@@ -280,30 +274,7 @@ static void world_open(struct world *w, int n, const char *sim)
 		 "ideal=1,virtual=1,alpha_node_ns=%d,bw_node_gbps=%d,hbm=1024G,sems=%d,"
 		 "program_size=65536,job_timeout_ms=3600000%s%s", (int)(ALPHA_US * 1000), (int)(BW_GBYTES * 8),
 		 2 * n + 64, *sim ? "," : "", sim);
-	w->n = n;
-	setenv("CCORE_SIM", cfg, 1);
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("ccore_comm_init_all with CCORE_SIM=%s: %s", cfg, ccore_last_error());
-	for (int r = 0; r < n; r++)
-		if (ccore_mem_alloc(w->c[r], (size_t)GIB, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], (size_t)GIB, &w->rb[r]))
-			FAIL("ccore_mem_alloc: %s", ccore_last_error());
-}
-
-static void world_close(struct world *w)
-{
-	for (int r = 0; r < w->n; r++)
-		ccore_comm_destroy(w->c[r]);
-	unsetenv("CCORE_SIM");
-}
-
-static uint64_t now_ps(struct world *w)
-{
-	uint64_t ps;
-
-	if (ccore_comm_virtual_time_ps(w->c[0], &ps))
-		FAIL("virtual time: %s", ccore_last_error());
-	return ps;
+	timed_world_open(w, &t, cfg, (size_t)GIB);
 }
 
 /* The nccl count of @op for an M-byte (u8) size on @n ranks. */
@@ -313,10 +284,10 @@ static size_t count_of(enum op op, int n, double m)
 }
 
 /* Virtual microseconds of one @op of size @m on every rank, checking @algo ran. */
-static double run_us(struct world *w, enum op op, double m, const char *algo)
+static double run_us(struct timed_world *w, enum op op, double m, const char *algo)
 {
 	size_t cnt = count_of(op, w->n, m);
-	uint64_t t0 = now_ps(w);
+	uint64_t t0 = timed_world_now_ps(w);
 	int rc = ccore_group_start();
 
 	for (int r = 0; r < w->n && !rc; r++) {
@@ -352,11 +323,11 @@ static double run_us(struct world *w, enum op op, double m, const char *algo)
 		     ccore_last_error());
 	if (strcmp(ccore_comm_last_algo(w->c[0]), algo))
 		FAIL("%s ran %s, not %s", op_names[op], ccore_comm_last_algo(w->c[0]), algo);
-	return (double)(now_ps(w) - t0) / 1e6;
+	return (double)(timed_world_now_ps(w) - t0) / 1e6;
 }
 
 /* The tuner's ideal formula for the same call (1 slice: the tuning file). */
-static double tuner_us(struct world *w, enum op op, double m, const char *algo)
+static double tuner_us(struct timed_world *w, enum op op, double m, const char *algo)
 {
 	struct ccore_plan_info info;
 
@@ -423,7 +394,7 @@ static void run_cases(const char *sim)
 	setenv("CCORE_TUNER_BW_GBPS", "100", 1);
 	for (unsigned int i = 0; i < NN; i++) {
 		int n = grid_n[i];
-		struct world *w = NULL;
+		struct timed_world *w = NULL;
 
 		for (unsigned int c = 0; c < NCASES; c++) {
 			const struct fcase *k = &cases[c];
@@ -465,7 +436,7 @@ static void run_cases(const char *sim)
 					       op_names[k->op], n, ran, worst * 100, cpu_s() - t0);
 		}
 		if (w) {
-			world_close(w);
+			timed_world_close(w);
 			free(w);
 		}
 	}

@@ -7,6 +7,7 @@
  * reference's formulas is timed_formulas_test.c.
  */
 #include "tsim.h"
+#include "timed_world.h"
 #include "ccore.h"
 #include "sched/cs.h"
 #include "tune/formula.h"
@@ -14,7 +15,6 @@
 
 #include <unistd.h>
 
-#define MAXN 256
 #define ALPHA_NS 2000
 #define BW_GBPS 800		/* 100 bytes per ns */
 
@@ -22,49 +22,20 @@ enum op { AG, RS, AR };
 
 static const char *const op_names[] = { "allgather", "reducescatter", "allreduce" };
 
-struct world {
-	int n;
-	struct ccore_comm *c[MAXN];
-	ccore_ptr sb[MAXN], rb[MAXN];
-};
-
-static void world_open(struct world *w, int nodes, int devices, int per_dev, const char *sim,
+static void world_open(struct timed_world *w, int nodes, int devices, int per_dev, const char *sim,
 		       size_t bytes)
 {
 	struct ccore_topology t = { (uint32_t)nodes, (uint32_t)devices, (uint32_t)per_dev };
 
-	w->n = nodes * devices * per_dev;
-	setenv("CCORE_SIM", sim, 1);
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("ccore_comm_init_all %s: %s", sim, ccore_last_error());
-	for (int r = 0; r < w->n; r++)
-		if (ccore_mem_alloc(w->c[r], bytes, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], bytes, &w->rb[r]))
-			FAIL("ccore_mem_alloc: %s", ccore_last_error());
-}
-
-static void world_close(struct world *w)
-{
-	for (int r = 0; r < w->n; r++)
-		ccore_comm_destroy(w->c[r]);
-	unsetenv("CCORE_SIM");
-}
-
-static uint64_t now_ps(struct world *w)
-{
-	uint64_t ps;
-
-	if (ccore_comm_virtual_time_ps(w->c[0], &ps))
-		FAIL("virtual time: %s", ccore_last_error());
-	return ps;
+	timed_world_open(w, &t, sim, bytes);
 }
 
 /* Virtual microseconds of one @op of @bytes (the nccl-tests size), in place or not. */
-static double run_us_ip(struct world *w, enum op op, size_t bytes, const char *algo,
+static double run_us_ip(struct timed_world *w, enum op op, size_t bytes, const char *algo,
 			bool in_place)
 {
 	size_t count = bytes / 4;
-	uint64_t t0 = now_ps(w);
+	uint64_t t0 = timed_world_now_ps(w);
 	int rc = ccore_group_start();
 
 	for (int r = 0; r < w->n && !rc; r++) {
@@ -88,10 +59,10 @@ static double run_us_ip(struct world *w, enum op op, size_t bytes, const char *a
 		     ccore_last_error());
 	if (algo && strcmp(ccore_comm_last_algo(w->c[0]), algo))
 		FAIL("%s ran %s, not %s", op_names[op], ccore_comm_last_algo(w->c[0]), algo);
-	return (double)(now_ps(w) - t0) / 1e6;
+	return (double)(timed_world_now_ps(w) - t0) / 1e6;
 }
 
-static double run_us(struct world *w, enum op op, size_t bytes, const char *algo)
+static double run_us(struct timed_world *w, enum op op, size_t bytes, const char *algo)
 {
 	return run_us_ip(w, op, bytes, algo, false);
 }
@@ -114,12 +85,12 @@ TEST(deterministic)
 
 	setenv("CCORE_ALGO", "ring", 1);
 	for (int k = 0; k < 2; k++) {
-		struct world w;
+		struct timed_world w;
 
 		world_open(&w, 2, 4, 2, "timed=1,virtual=1", 4u << 20);
 		t[k][0] = run_us(&w, AR, 4u << 20, "ring");
 		t[k][1] = run_us(&w, AR, 4u << 20, "ring");
-		world_close(&w);
+		timed_world_close(&w);
 	}
 	unsetenv("CCORE_ALGO");
 	ccore_test_log("16 ranks on 2 nodes, 4 MiB ring AllReduce: %.6f us, again %.6f us; on a fresh fabric %.6f us, %.6f us",
@@ -282,7 +253,7 @@ TEST(ideal_local_work_is_free)
  */
 TEST(hierarchical_slices_pipeline_across_nodes)
 {
-	struct world w;
+	struct timed_world w;
 	double one, eight;
 
 	world_open(&w, 4, 1, 2, "timed=1,virtual=1", 1 << 20);
@@ -293,7 +264,7 @@ TEST(hierarchical_slices_pipeline_across_nodes)
 	eight = run_us(&w, AR, 1 << 20, "hier");
 	unsetenv("CCORE_SLICES");
 	unsetenv("CCORE_ALGO");
-	world_close(&w);
+	timed_world_close(&w);
 	ccore_test_log("hier AllReduce 1 MiB, 4 nodes x 2 ranks: 1 slice %.3f us, 8 slices %.3f us",
 		       one, eight);
 	ASSERT_TRUE(eight < 0.8 * one);
@@ -307,11 +278,11 @@ static const uint8_t rop_coll[] = { CS_ALLREDUCE, CS_ALLGATHER, CS_REDUCESCATTER
 				    CS_BROADCAST };
 
 /* Virtual microseconds of @algo running @op of nccl-tests size @bytes in @slices. */
-static double algo_us(struct world *w, enum rop op, size_t bytes, const char *algo,
+static double algo_us(struct timed_world *w, enum rop op, size_t bytes, const char *algo,
 		      unsigned int slices)
 {
 	size_t count = bytes / 4, part = count / (size_t)w->n;
-	uint64_t t0 = now_ps(w);
+	uint64_t t0 = timed_world_now_ps(w);
 	char sl[16];
 	int rc;
 
@@ -349,7 +320,7 @@ static double algo_us(struct world *w, enum rop op, size_t bytes, const char *al
 		FAIL("%s of %zu bytes: %s", algo, bytes, ccore_last_error());
 	if (strcmp(ccore_comm_last_algo(w->c[0]), algo))
 		FAIL("ran %s, not %s", ccore_comm_last_algo(w->c[0]), algo);
-	return (double)(now_ps(w) - t0) / 1e6;
+	return (double)(timed_world_now_ps(w) - t0) / 1e6;
 }
 
 /*
@@ -388,7 +359,7 @@ TEST(tiered_formulas_follow_the_timed_model)
 		{ 2, 16, 4, 4, "kangaring", R_AG, 1 << 20, 1 },
 		{ 2, 2, 2, 1, "ring", R_AG, 400000, 1 },
 	};
-	struct world w;
+	struct timed_world w;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned int D = cases[i].devices, X = cases[i].x, Y = D / X;
@@ -413,7 +384,7 @@ TEST(tiered_formulas_follow_the_timed_model)
 		call.nranks = (uint32_t)w.n;
 		ASSERT_EQ(tune_formula(cases[i].algo, &t, &call, &model, &why), 0);
 		timed = algo_us(&w, cases[i].op, cases[i].bytes, cases[i].algo, cases[i].slices);
-		world_close(&w);
+		timed_world_close(&w);
 		ccore_test_log("%-8s %-13s %3d ranks on %u node%s, %8zu bytes, %2u slices: model %9.3f us, timed %9.3f us (%+.1f%%)",
 			       cases[i].algo, cs_coll_name(call.coll), w.n, cases[i].nodes,
 			       cases[i].nodes > 1 ? "s" : "", cases[i].bytes,

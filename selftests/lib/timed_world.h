@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ranks on a simulated fabric for the timed-model tests: communicators of
+ * a topology under a CCORE_SIM configuration, a send and a receive buffer
+ * per rank, and the model's virtual clock.  Each helper fails the current
+ * test with the library's error text.
+ */
+#ifndef TIMED_WORLD_H
+#define TIMED_WORLD_H
+
+#include "ccore_test.h"
+#include "ccore.h"
+
+#define TIMED_WORLD_MAX 1024
+
+struct timed_world {
+	int n;
+	struct ccore_comm *c[TIMED_WORLD_MAX];
+	ccore_ptr sb[TIMED_WORLD_MAX], rb[TIMED_WORLD_MAX];
+};
+
+/* CCORE_SIM=@sim, the ranks of @t, and @bytes of each buffer per rank. */
+void timed_world_open(struct timed_world *w, const struct ccore_topology *t, const char *sim,
+		      size_t bytes);
+void timed_world_close(struct timed_world *w);
+/* The fabric's virtual time, picoseconds. */
+uint64_t timed_world_now_ps(struct timed_world *w);
+
+#endif
