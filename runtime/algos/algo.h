@@ -65,6 +65,14 @@ int algo_pat_steps(const struct cs_shape *s, const struct algo_opts *o,
  */
 int algo_dbt_tree(uint32_t n, int which, uint32_t *parent, uint32_t *height, uint32_t *depth);
 
+/*
+ * RDH's participant (0..2^@steps - 1, ranks folded in counted once) that
+ * plays virtual rank @v for @coll, as rdh.c runs it: AllReduce's halving
+ * goes nearest first (bit-reversed labels), AllGather and ReduceScatter
+ * keep the natural order.  An involution.
+ */
+uint32_t algo_rdh_participant(uint8_t coll, uint32_t steps, uint32_t v);
+
 static inline uint32_t algo_mod(int64_t a, uint32_t n)
 {
 	int64_t m = a % (int64_t)n;

@@ -8,7 +8,8 @@
  * adds them; after p steps it holds its own block.  AllGather is recursive
  * doubling: at step k rank q swaps everything it has with q ^ (1 << k), so
  * its contiguous window doubles.  AllReduce is halving then doubling over
- * P ceil-split blocks (Rabenseifner).
+ * P ceil-split blocks (Rabenseifner), on bit-reversed labels: its halving
+ * pairs q ^ (1 << k) at step k, nearest first (algo_rdh_participant()).
  *
  * Other N: let P be the largest power of two not above N, E = N - P.  Ranks
  * 2i+1 < 2E first hand their data to rank 2i (AllReduce, ReduceScatter: it
@@ -58,8 +59,34 @@ struct rdh_rank {
 	uint64_t staged;
 };
 
-static uint32_t real_rank(const struct rdh *h, uint32_t q)
+/*
+ * AllReduce runs on bit-reversed participant labels, so its halving pairs
+ * the nearest participants first: the biggest halves take the shortest
+ * routes (on a torus, stay within a device) and only the small ones go far.
+ * Its blocks are internal, so any labelling gives the same result;
+ * ReduceScatter and AllGather keep the natural order their layout needs.
+ */
+uint32_t algo_rdh_participant(uint8_t coll, uint32_t steps, uint32_t v)
 {
+	uint32_t q = 0;
+
+	if (coll != CS_ALLREDUCE)
+		return v;
+	for (uint32_t b = 0; b < steps; b++)
+		if (v & (1u << b))
+			q |= 1u << (steps - 1 - b);
+	return q;
+}
+
+static uint32_t participant(const struct rdh *h, uint32_t v)
+{
+	return algo_rdh_participant(h->coll, h->steps, v);
+}
+
+static uint32_t real_rank(const struct rdh *h, uint32_t v)
+{
+	uint32_t q = participant(h, v);
+
 	return q < h->extra ? 2 * q : q + h->extra;
 }
 
@@ -266,7 +293,7 @@ static void rdh_rank(struct rdh *h, uint32_t r)
 
 	x.helper = r < 2 * h->extra && (r & 1);
 	x.folded = r < 2 * h->extra && !(r & 1);
-	x.q = r < 2 * h->extra ? r / 2 : r - h->extra;
+	x.q = participant(h, r < 2 * h->extra ? r / 2 : r - h->extra);
 	if (h->coll == CS_ALLGATHER && !h->in_place && !x.helper)
 		x.ready = cs_copy(h->s, r, cs_at(CS_RECV, r * h->count), cs_at(CS_SEND, 0),
 				  h->count);

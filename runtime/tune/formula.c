@@ -604,9 +604,11 @@ static struct tune_cost rounds_close(struct rounds *w)
 	return (struct tune_cost){ 0, done };
 }
 
-/* RDH's participant @q: its rank, and how many ranks' blocks it carries. */
-static uint32_t rdh_rank(uint32_t q, uint32_t extra)
+/* The rank that plays RDH's virtual rank @v of @p. */
+static uint32_t rdh_rank(uint8_t coll, uint32_t p, uint32_t v, uint32_t extra)
 {
+	uint32_t q = algo_rdh_participant(coll, log2up(p), v);
+
 	return q < extra ? 2 * q : q + extra;
 }
 
@@ -647,10 +649,11 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 		if (rounds_pairs(&w, k, from, to, by, loc))
 			goto fail;
 	}
+	/* q runs over virtual ranks: algo_rdh_participant() places them */
 	for (uint32_t d = p / 2; coll != CS_ALLGATHER && d >= 1; d /= 2) {	/* halving */
 		for (uint32_t q = 0; q < p; q++) {
-			from[q] = rdh_rank(q, extra);
-			to[q] = rdh_rank(q ^ d, extra);
+			from[q] = rdh_rank(coll, p, q, extra);
+			to[q] = rdh_rank(coll, p, q ^ d, extra);
 			by[q] = rdh_span(coll, n, p, M, (q ^ d) & ~(d - 1), d);
 		}
 		if (rounds_pairs(&w, p, from, to, by, loc))
@@ -658,8 +661,8 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 	}
 	for (uint32_t d = 1; coll != CS_REDUCESCATTER && d < p; d *= 2) {	/* doubling */
 		for (uint32_t q = 0; q < p; q++) {
-			from[q] = rdh_rank(q, extra);
-			to[q] = rdh_rank(q ^ d, extra);
+			from[q] = rdh_rank(coll, p, q, extra);
+			to[q] = rdh_rank(coll, p, q ^ d, extra);
 			by[q] = rdh_span(coll, n, p, M, q & ~(d - 1), d);
 		}
 		if (rounds_pairs(&w, p, from, to, by, loc))

@@ -353,13 +353,17 @@ static void check_rdh_pow2(const struct cs_sched *s, uint32_t lg)
 
 		for (uint32_t i = 0; i < s->ranks[r].n; i++) {
 			const struct cs_step *st = &s->ranks[r].steps[i];
-			uint32_t h = k < lg ? lg - 1 - k : k - lg;
+			/* halving sends 4 << h elements, doubling 4 << k - lg */
+			uint32_t h = k < lg ? lg - 1 - k : k - lg, bit = h;
 
 			if (st->op != CS_SEND_OP)
 				continue;
 			if (coll == CS_ALLGATHER)
-				h = k;
-			ASSERT_EQ(st->peer, r ^ (1u << h));
+				h = bit = k;
+			/* AllReduce halves nearest first, doubles back out */
+			if (coll == CS_ALLREDUCE)
+				bit = k < lg ? k : lg - 1 - (k - lg);
+			ASSERT_EQ(st->peer, r ^ (1u << bit));
 			ASSERT_U64_EQ(st->count, 4ull << h);
 			k++;
 		}

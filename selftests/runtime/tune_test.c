@@ -421,24 +421,26 @@ TEST(tuner_takes_the_least_modelled_time)
 TEST(tuner_on_a_trn2_node_and_across_nodes)
 {
 	struct tune_topo t;
-	const char *small, *mid, *large;
+	const char *small, *mid, *mid2, *large;
 
 	/* 16 devices in a 4x4 torus, 4 ranks each, α 1.5 µs between devices */
 	tune_topo_default(&t, 1, 4, 4, 4);
 	small = fastest(&t, CS_ALLREDUCE, 4096, NULL);
 	mid = fastest(&t, CS_ALLREDUCE, 256 << 10, NULL);
+	mid2 = fastest(&t, CS_ALLREDUCE, 1 << 20, NULL);
 	large = fastest(&t, CS_ALLREDUCE, 256 << 20, NULL);
-	ccore_test_log("Trn2-like node AllReduce: 4 KiB %s, 256 KiB %s, 256 MiB %s", small, mid,
-		       large);
+	ccore_test_log("Trn2-like node AllReduce: 4 KiB %s, 256 KiB %s, 1 MiB %s, 256 MiB %s",
+		       small, mid, mid2, large);
 	/*
 	 * The model's answer, which the timed model agrees with (see
 	 * Documentation/collectives.rst, "Tuning"): Mesh (one or two
-	 * all-to-all steps of at most 4 hops) for small and middle sizes, the
-	 * ring family for large ones.  RDH does not win the middle here: its 6
-	 * steps pay 1 + 1 + 2 + 2 + 4... hops of α where Mesh pays 4 twice.
+	 * all-to-all steps of at most 4 hops) for small sizes, RDH in the
+	 * middle (its halving pairs the nearest ranks first, so its big
+	 * halves stay within a device), the ring family for large ones.
 	 */
 	ASSERT_STR_CONTAINS(small, "mesh");
-	ASSERT_STR_CONTAINS(mid, "mesh");
+	ASSERT_TRUE(!strcmp(mid, "rdh"));
+	ASSERT_TRUE(!strcmp(mid2, "rdh"));
 	ASSERT_TRUE(!strcmp(large, "kangaring") || !strcmp(large, "flatring") ||
 		    !strcmp(large, "ring"));
 	/*
