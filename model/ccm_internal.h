@@ -224,6 +224,7 @@ struct ccm_sched {
 	struct ccm_agent **queue;	/* ring buffer of queued agents */
 	u64 *stamp;			/* ccm_cycles() when each was queued, 0: long-running */
 	u64 steal_cycles;		/* CCM_STEAL_AGE_NS in cycles */
+	u64 recent;			/* ccm_cycles() lately, while steps run */
 	u32 head, count, cap;
 	u32 running;
 	u32 sleepers;			/* workers waiting on @work */

@@ -25,10 +25,19 @@ enum ccm_step_result ccm_agent_step(struct ccm_agent *a)
 	return ccm_cc_step((struct ccm_cc *)a);
 }
 
-/* @fresh: just woken (a helping host gets it first); else long-running. */
+/*
+ * @fresh: just woken (a helping host gets it first); else long-running.
+ * Woken by a step, it takes the time its runner noted lately (the cycle
+ * counter costs as much as a light step here): stale by a few light steps
+ * or one heavy one at most, so it only looks older than it is.
+ */
 static void queue_push(struct ccm_sched *s, struct ccm_agent *a, bool fresh)
 {
-	s->stamp[(s->head + s->count) % s->cap] = fresh ? ccm_cycles() : 0;
+	u64 stamp = 0;
+
+	if (fresh)
+		stamp = s->running ? s->recent : ccm_cycles();
+	s->stamp[(s->head + s->count) % s->cap] = stamp;
 	s->queue[(s->head + s->count) % s->cap] = a;
 	__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);	/* spinners read it */
 }
@@ -219,8 +228,10 @@ static void worker_main(void *arg)
 		ccm_yield();
 		if (worth_locking(s)) {
 			ccm_mutex_lock(&s->lock);
-			while (s->count && head_aged(s) && !s->stop)
+			while (s->count && head_aged(s) && !s->stop) {
+				s->recent = ccm_cycles();
 				run_one(f);
+			}
 			ccm_mutex_unlock(&s->lock);
 			spins = 0;
 			continue;
@@ -334,12 +345,16 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 	budget = ccm_cycles_per_us() * (u64)budget_ns / 1000;
 	start = ccm_cycles();
 	ccm_mutex_lock(&s->lock);
+	s->recent = start;
 	/* not heavy DMA: that is the workers', and a submitter must not be
 	 * held up for a whole big step */
 	for (u32 steps = 0; s->count && !heavy_engine(s); steps++) {
 		/* the cycle counter costs about as much as a light step */
-		if (steps % 4 == 3 && ccm_cycles() - start >= budget)
-			break;
+		if (steps % 4 == 3) {
+			s->recent = ccm_cycles();
+			if (s->recent - start >= budget)
+				break;
+		}
 		run_one(f);
 	}
 	ccm_mutex_unlock(&s->lock);
@@ -418,6 +433,7 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		    s64 deadline_ns)
 {
 	struct ccm_sched *s = &f->sched;
+	u32 steps = 0;
 	int rc = 0;
 	u64 gen;
 
@@ -434,6 +450,8 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		/* a waiting host thread helps: small collectives then need no
 		 * hand-off to a worker at all */
 		if (s->count) {
+			if (steps++ % 4 == 0)
+				s->recent = ccm_cycles();
 			run_one(f);
 			ccm_mutex_unlock(&s->lock);
 			continue;

@@ -63,6 +63,7 @@ struct clique {
 		uint32_t dtype;
 		struct algo_opts opts;
 		struct select_choice ch;
+		double choose_us;	/* what making the choice took */
 	} memo;
 };
 

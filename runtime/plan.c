@@ -227,13 +227,23 @@ static int plan_choose(struct clique *q, const struct cs_shape *sh, uint32_t dty
 	return select_algo(sh, &t, ccm_dtype_size(dtype), o, ch);
 }
 
+/* Microseconds since *@t, which moves on to now. */
+static double lap_us(int64_t *t)
+{
+	int64_t now = ccm_now_ns(), d = now - *t;
+
+	*t = now;
+	return (double)d / 1e3;
+}
+
 /* One pass over the environment: every CCORE_* variable, name and value. */
 static uint64_t env_fingerprint(void)
 {
 	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
 
 	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, "CCORE_", 6))
+		/* most variables fail the first byte: no call for them */
+		if (**e != 'C' || strncmp(*e, "CCORE_", 6))
 			continue;
 		for (const char *c = *e; *c; c++)
 			h = (h ^ (uint8_t)*c) * 1099511628211ull;
@@ -248,10 +258,11 @@ static uint64_t env_fingerprint(void)
  * than a small collective itself.
  */
 static int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_t dtype,
-			    struct algo_opts *o, struct select_choice *ch)
+			    struct algo_opts *o, struct select_choice *ch, double *choose_us)
 {
 	const struct cs_shape *m = &q->memo.sh;
 	uint64_t env = env_fingerprint();
+	int64_t t;
 	int rc;
 
 	if (q->memo.valid && q->memo.env == env && q->memo.dtype == dtype &&
@@ -259,9 +270,12 @@ static int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_
 	    m->root == sh->root && m->peer == sh->peer && m->in_place == sh->in_place) {
 		*o = q->memo.opts;
 		*ch = q->memo.ch;
+		*choose_us = q->memo.choose_us;
 		return 0;
 	}
+	t = ccm_now_ns();
 	rc = plan_choose(q, sh, dtype, o, ch);
+	*choose_us = lap_us(&t);
 	q->memo.valid = !rc;
 	if (!rc) {
 		q->memo.env = env;
@@ -269,6 +283,7 @@ static int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_
 		q->memo.dtype = dtype;
 		q->memo.opts = *o;
 		q->memo.ch = *ch;
+		q->memo.choose_us = *choose_us;
 	}
 	return rc;
 }
@@ -392,15 +407,6 @@ static void add_divides(struct cs_sched *s)
 			cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), sh->count);
 }
 
-/* Microseconds since *@t, which moves on to now. */
-static double lap_us(int64_t *t)
-{
-	int64_t now = ccm_now_ns(), d = now - *t;
-
-	*t = now;
-	return (double)d / 1e3;
-}
-
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
 		      const struct select_choice *ch, const struct algo_opts *opts,
 		      struct plan **out)
@@ -493,7 +499,6 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 	struct plan *p = NULL, **pp;
 	struct cs_shape sh;
 	double choose_us;
-	int64_t t;
 	int rc = 0;
 
 	*out = NULL;
@@ -506,11 +511,9 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 	if (rc)
 		return rc;
 	/* the choice comes first: it is part of what a cached plan is */
-	t = ccm_now_ns();
-	rc = plan_choose_memo(q, &sh, ops[0].dtype, &opts, &ch);
+	rc = plan_choose_memo(q, &sh, ops[0].dtype, &opts, &ch, &choose_us);
 	if (rc)
 		return rc;
-	choose_us = lap_us(&t);
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
 		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->opts.slices == opts.slices &&
 		    (*pp)->opts.channels == opts.channels &&

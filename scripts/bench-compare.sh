@@ -1,6 +1,7 @@
 #!/bin/sh
 # AllReduce side by side: Open MPI (shared memory, same N) and ccore, same
-# sizes and iterations; prints both and the ratios.
+# sizes and iterations; prints both and the ratios, then the small-message
+# latency of both as medians of alternating trials.
 # Usage: scripts/bench-compare.sh BUILD_DIR [RANKS...]
 set -eu
 build=${1:-build}
@@ -26,4 +27,31 @@ for n in $ranks; do
 	join "$build/mpi/ompi.$n" "$build/mpi/ccore.$n" |
 		awk '{ printf "%12d %12.2f %12.3f %12.2f %12.3f %10.2f %10.2f\n", $1, $2, $3, $4, $5, ($3 > 0 ? $5 / $3 : 0), ($4 > 0 ? $2 / $4 : 0) }'
 	echo "# busbw_x: ccore busbw / Open MPI busbw (out of place); lat_x: Open MPI time / ccore time"
+done
+
+# Small-message latency: a few iterations of 8 bytes say little on a
+# shared 2-core host, so run both sides in alternating trials of many
+# iterations and compare the medians.
+lat_bytes=${CMP_LAT_BYTES:-8}
+lat_iters=${CMP_LAT_ITERS:-20000}
+lat_trials=${CMP_LAT_TRIALS:-5}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+for n in $ranks; do
+	echo "== AllReduce latency, $lat_bytes bytes, $n ranks: $lat_trials alternating trials of $lat_iters iterations (us)"
+	: > "$build/mpi/lat_ompi.$n"
+	: > "$build/mpi/lat_ccore.$n"
+	for t in $(seq "$lat_trials"); do
+		# shellcheck disable=SC2086
+		mpirun $run_as_root --oversubscribe -np "$n" --mca btl self,vader \
+			"$build/mpi/ompi_allreduce" "$lat_bytes" "$lat_bytes" "$lat_iters" 2>/dev/null |
+			awk '{ print $2 }' >> "$build/mpi/lat_ompi.$n"
+		"$build/bin/ccore-bench" --op allreduce --ranks "$n" -b "$lat_bytes" -e "$lat_bytes" \
+			-n "$lat_iters" -w 500 -c 0 2>/dev/null |
+			awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore.$n"
+		printf 'trial %d: ompi %s  ccore %s\n' "$t" "$(tail -1 "$build/mpi/lat_ompi.$n")" \
+			"$(tail -1 "$build/mpi/lat_ccore.$n")"
+	done
+	mo=$(median < "$build/mpi/lat_ompi.$n")
+	mc=$(median < "$build/mpi/lat_ccore.$n")
+	echo "median: ompi $mo us, ccore $mc us, lat_x $(awk -v o="$mo" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? o / c : 0) }')"
 done

@@ -84,7 +84,10 @@ struct sim_job {
 	u32 done;		/* atomic */
 	s32 status;
 	u32 cc;
-	s64 deadline_ns;
+	/* its own timeout runs from submission: the cycle counter then (a
+	 * clock read per submit would cost more than a small job's steps) */
+	u64 submit_cycles;
+	u64 timeout_ns;
 	struct sim_prog *prog;
 	u64 trigger_ps, start_ps, end_ps;	/* timed model: its trigger, its program's run */
 };

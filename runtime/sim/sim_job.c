@@ -159,8 +159,8 @@ static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
 				   SIM_JOB_SLOTS);
 	*j = (struct sim_job){
 		.seq = c->next_seq, .cc = p->cc, .prog = p,
-		.deadline_ns = ccm_now_ns() +
-			       (s64)(a->timeout_ms ? a->timeout_ms : cfg->job_timeout_ms) * 1000000,
+		.submit_cycles = ccm_cycles(),
+		.timeout_ns = (u64)(a->timeout_ms ? a->timeout_ms : cfg->job_timeout_ms) * 1000000,
 	};
 	__atomic_add_fetch(&p->pending, 1, __ATOMIC_ACQ_REL);
 	rc = ccm_cc_enqueue(c->sys->f, c->dev, p->cc, p->base, (u64)(uintptr_t)j, &err);
@@ -218,10 +218,18 @@ static void recover_faulted(struct sim_ctx *c, u32 cc)
 		ccm_cc_reset(c->sys->f, c->dev, cc, -ECANCELED);
 }
 
+/* When @j's own timeout runs out, on CLOCK_MONOTONIC. */
+static s64 job_deadline_ns(const struct sim_job *j)
+{
+	u64 since_us = (ccm_cycles() - j->submit_cycles) / ccm_cycles_per_us();
+
+	return ccm_now_ns() - (s64)(since_us * 1000) + (s64)j->timeout_ns;
+}
+
 int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 {
 	struct sim_job *j = &c->jobs[a->job % SIM_JOB_SLOTS];
-	s64 deadline;
+	s64 deadline, own;
 	int rc;
 
 	if (a->pad)
@@ -229,9 +237,11 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	if (!a->job || j->seq != a->job)
 		return ccore_error(-EINVAL, "JOB_WAIT: job %llu is unknown or too old (the last %u are kept)",
 				   (unsigned long long)a->job, SIM_JOB_SLOTS);
-	deadline = a->timeout_ns < j->deadline_ns ? a->timeout_ns : j->deadline_ns;
+	/* done already (small jobs usually are): no clock to read */
+	own = job_done(j) ? 0 : job_deadline_ns(j);
+	deadline = a->timeout_ns < own || job_done(j) ? a->timeout_ns : own;
 	rc = ccm_fabric_wait(c->sys->f, job_done, j, deadline);
-	if (rc && deadline == j->deadline_ns) {
+	if (rc && deadline == own) {
 		/* The job's own timeout: recover its CC core, fail the job. */
 		ccm_cc_reset(c->sys->f, c->dev, j->cc, -ETIMEDOUT);
 		rc = 0;
