@@ -58,18 +58,17 @@ void ccm_cc_fini(struct ccm_cc *cc)
 /*
  * Wakes are filtered by what each CC core last blocked on.  The core
  * records it before it reads the semaphore or ring, and the waker changes
- * the semaphore before it reads the record, both with a full fence between:
- * so either the core sees the change or the waker sees the core waiting
- * for it.  A core that moved on (running, or blocked on something else
- * since) re-checks what it waits for when it blocks again.
+ * the semaphore or ring before it reads the record, every one of these
+ * accesses sequentially consistent (ccm_os.h): so either the core sees the
+ * change or the waker sees the core waiting for it, with no fence (a fence
+ * per wait and per wake was a tenth of a small collective's time).  A core
+ * that moved on (running, or blocked on something else since) re-checks
+ * what it waits for when it blocks again.
  */
 static void cc_wait_for(struct ccm_cc *cc, u32 kind, u32 sem)
 {
 	__atomic_store_n(&cc->wait_sem, sem, __ATOMIC_RELAXED);
-	__atomic_store_n(&cc->wait_kind, kind, __ATOMIC_RELAXED);
-	/* timed mode runs on one thread: nothing to order against */
-	if (!ccm_timed(cc->agent.f))
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ccm_store32_sc(&cc->wait_kind, kind);
 }
 
 static void core_wake(struct ccm_core *core, bool ring, u32 ref)
@@ -77,11 +76,9 @@ static void core_wake(struct ccm_core *core, bool ring, u32 ref)
 	struct ccm_cc *cc;
 	u32 i, kind;
 
-	if (!ccm_timed(core->dev->f))
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < core->dev->f->cfg.cc_cores; i++) {
 		cc = &core->cc[i];
-		kind = __atomic_load_n(&cc->wait_kind, __ATOMIC_RELAXED);
+		kind = ccm_load32(&cc->wait_kind);
 		if (kind == CCM_WAIT_DIRECT || kind == (ring ? CCM_WAIT_SEM : CCM_WAIT_RING))
 			continue;
 		if (kind == CCM_WAIT_SEM && __atomic_load_n(&cc->wait_sem, __ATOMIC_RELAXED) != ref)

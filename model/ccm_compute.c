@@ -42,16 +42,15 @@ void ccm_compute_fini(struct ccm_compute *ce)
 static void ce_wait_for(struct ccm_compute *ce, u32 kind, u32 sem)
 {
 	__atomic_store_n(&ce->wait_sem, sem, __ATOMIC_RELAXED);
-	__atomic_store_n(&ce->wait_kind, kind, __ATOMIC_RELAXED);
-	if (!ccm_timed(ce->agent.f))
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ccm_store32_sc(&ce->wait_kind, kind);
 }
 
-/* Called after core_wake(), whose fence orders this read after the change. */
+/* Called after core_wake(): its read of the record, like the change before
+ * it, is sequentially consistent (see ccm_cc.c). */
 void ccm_compute_wake(struct ccm_core *core, bool ring, u32 ref)
 {
 	struct ccm_compute *ce = &core->compute;
-	u32 kind = __atomic_load_n(&ce->wait_kind, __ATOMIC_RELAXED);
+	u32 kind = ccm_load32(&ce->wait_kind);
 
 	if (kind == CCM_WAIT_DIRECT || kind == (ring ? CCM_WAIT_SEM : CCM_WAIT_RING))
 		return;

@@ -42,7 +42,7 @@ void ccm_sem_set(struct ccm_fabric *f, u32 ref, u32 value)
 
 	if (!s)
 		return;
-	ccm_store32(s, value);
+	ccm_store32_sc(s, value);	/* before sem_changed() reads the waiters */
 	sem_changed(f, ref);
 }
 
