@@ -246,7 +246,8 @@ enum ccm_step_result ccm_engine_step(struct ccm_engine *e)
 	}
 	if (progressed) {
 		ccm_core_wake_ring(e->core);
-		ccm_host_kick(e->agent.f);
+		/* after the SC updates of the ring's counters */
+		ccm_host_kick_sc(e->agent.f);
 	}
 	return i == CCM_ENGINE_BUDGET_PACKETS ? CCM_STEP_RUNNABLE : CCM_STEP_BLOCKED;
 }

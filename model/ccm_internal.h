@@ -293,6 +293,13 @@ void ccm_agent_wake(struct ccm_agent *a);
 void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy);
 /* Tell host waiters something they may wait for changed. */
 void ccm_host_kick(struct ccm_fabric *f);
+/*
+ * The same right after a sequentially consistent change (a semaphore's,
+ * a ring's counters), which every wait condition on it reads with a
+ * sequentially consistent load (ccm_sem_read(), ccm_ring_idle()): no fence
+ * needed.
+ */
+void ccm_host_kick_sc(struct ccm_fabric *f);
 /* Wake @a, in timed mode @delay_ps after now (a semaphore's latency). */
 void ccm_agent_wake_after(struct ccm_agent *a, u64 delay_ps);
 /* Timed mode: wake @a at virtual time @at (not before its own clock). */

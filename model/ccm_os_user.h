@@ -57,6 +57,9 @@ static inline void ccm_yield(void)
 {
 }
 
+/* Per-thread variables: the scheduler batches the wakes a step makes. */
+#define CCM_THREAD_LOCAL _Thread_local
+
 #define CCM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* a * b / c, the product in 128 bits (the timed model's rates). */

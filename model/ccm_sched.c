@@ -100,15 +100,39 @@ void ccm_agent_wake_at(struct ccm_agent *a, u64 at)
 	ccm_mutex_unlock(&f->sched.lock);
 }
 
-void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
-{
-	struct ccm_sched *s = &a->f->sched;
+/*
+ * The wakes a step makes on this thread, pushed when it ends: one trip
+ * through the scheduler lock for all of them instead of one each (a small
+ * collective's steps wake about one agent apiece).
+ */
+struct wake_batch {
+	struct ccm_sched *s;
+	u32 n;
+	struct ccm_agent *a[16];
+	bool heavy[16];
+};
 
-	if (ccm_timed(a->f)) {
-		ccm_agent_wake_after(a, 0);
-		return;
+#ifdef CCM_THREAD_LOCAL
+static CCM_THREAD_LOCAL struct wake_batch *step_wakes;
+#endif
+
+static bool defer_wake(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
+{
+#ifdef CCM_THREAD_LOCAL
+	struct wake_batch *b = step_wakes;
+
+	if (b && b->s == s && b->n < CCM_ARRAY_SIZE(b->a)) {
+		b->a[b->n] = a;
+		b->heavy[b->n++] = heavy;
+		return true;
 	}
-	ccm_mutex_lock(&s->lock);
+#endif
+	return false;
+}
+
+/* Wake @a; with the scheduler lock held. */
+static void wake_locked(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
+{
 	if (a->state == CCM_AGENT_IDLE) {
 		a->state = CCM_AGENT_QUEUED;
 		queue_push(s, a, !heavy);
@@ -119,10 +143,24 @@ void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
 	} else if (a->state == CCM_AGENT_RUNNING) {
 		a->rerun = true;
 	}
+}
+
+void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
+{
+	struct ccm_sched *s = &a->f->sched;
+
+	if (ccm_timed(a->f)) {
+		ccm_agent_wake_after(a, 0);
+		return;
+	}
+	if (defer_wake(s, a, heavy))
+		return;
+	ccm_mutex_lock(&s->lock);
+	wake_locked(s, a, heavy);
 	ccm_mutex_unlock(&s->lock);
 }
 
-void ccm_host_kick(struct ccm_fabric *f)
+static void host_kick(struct ccm_fabric *f, bool fence)
 {
 	struct ccm_sched *s = &f->sched;
 
@@ -131,7 +169,8 @@ void ccm_host_kick(struct ccm_fabric *f)
 		return;
 	/* Pairs with the increment in ccm_fabric_wait(): either the waiter
 	 * sees our state change or we see the waiter. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (fence)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&s->host_waiters, __ATOMIC_SEQ_CST))
 		return;
 	/* polling waiters only need the generation to move */
@@ -141,6 +180,16 @@ void ccm_host_kick(struct ccm_fabric *f)
 	ccm_mutex_lock(&s->lock);
 	ccm_cond_broadcast(&s->host);
 	ccm_mutex_unlock(&s->lock);
+}
+
+void ccm_host_kick(struct ccm_fabric *f)
+{
+	host_kick(f, true);
+}
+
+void ccm_host_kick_sc(struct ccm_fabric *f)
+{
+	host_kick(f, false);
 }
 
 /* Agents ready to run (timed: events queued); with the lock held. */
@@ -167,11 +216,21 @@ static void run_one(struct ccm_fabric *f)
 	a->state = CCM_AGENT_RUNNING;
 	a->rerun = false;
 	s->running++;
+#ifdef CCM_THREAD_LOCAL
+	struct wake_batch wakes = { .s = s }, *outer = step_wakes;
+
+	step_wakes = &wakes;
+#endif
 	ccm_mutex_unlock(&s->lock);
 
 	r = ccm_agent_step(a);
 
 	ccm_mutex_lock(&s->lock);
+#ifdef CCM_THREAD_LOCAL
+	step_wakes = outer;
+	for (u32 i = 0; i < wakes.n; i++)
+		wake_locked(s, wakes.a[i], wakes.heavy[i]);
+#endif
 	s->running--;
 	if (r == CCM_STEP_RUNNABLE || a->rerun) {
 		a->state = CCM_AGENT_QUEUED;

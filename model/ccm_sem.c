@@ -33,7 +33,7 @@ static void sem_changed(struct ccm_fabric *f, u32 ref)
 {
 	ccm_core_wake_sem(ccm_core_of(f, DRM_CCORE_SEM_REF_DEV(ref), DRM_CCORE_SEM_REF_CORE(ref)),
 			  ref);
-	ccm_host_kick(f);
+	ccm_host_kick_sc(f);
 }
 
 void ccm_sem_set(struct ccm_fabric *f, u32 ref, u32 value)
