@@ -102,7 +102,10 @@ static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off,
 	/* virtual buffers (timed mode) have no bytes behind them */
 	switch (e->agent.f->cfg.virt ? DRM_CCORE_DESC_SEM_WRITE : d->op) {
 	case DRM_CCORE_DESC_COPY:
-		memmove(d->dst + off, d->src0 + off, len);
+		if (d->len >= CCM_STREAM_BYTES && !ccm_overlap(d->dst, d->src0, d->len))
+			ccm_copy_stream(d->dst + off, d->src0 + off, len);
+		else
+			memmove(d->dst + off, d->src0 + off, len);
 		break;
 	case DRM_CCORE_DESC_REDUCE:
 		ccm_fpu_begin();

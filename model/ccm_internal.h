@@ -11,6 +11,18 @@
 #define CCM_CC_QUEUE 256
 /* A START of at least this many bytes is heavy work (see ccm_sched.c). */
 #define CCM_HEAVY_BYTES (256 * 1024)
+/*
+ * A COPY descriptor of at least this many bytes writes past the host's
+ * caches (ccm_copy_stream()), as a DMA engine writes memory: its bytes
+ * would not stay cached for their next reader anyway, and a plain copy
+ * first reads every destination line it writes.
+ */
+#define CCM_STREAM_BYTES (4u << 20)
+
+static inline bool ccm_overlap(const u8 *a, const u8 *b, u64 len)
+{
+	return a < b + len && b < a + len;
+}
 
 enum ccm_agent_kind { CCM_AGENT_ENGINE, CCM_AGENT_CC, CCM_AGENT_COMPUTE };
 /* Instructions a compute engine runs in one step. */

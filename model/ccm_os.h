@@ -22,6 +22,13 @@ void ccm_free(void *p);
 /* Large, page-aligned, zeroed, lazily committed memory (device memory). */
 void *ccm_big_zalloc(size_t size);
 void ccm_big_free(void *p, size_t size);
+/*
+ * Copy @len bytes that nothing reads again soon, as a DMA engine writes
+ * memory: past the CPU caches where the host can (streaming stores, no
+ * read for ownership of the destination), else plainly.  The ranges must
+ * not overlap.  Written bytes are visible to other threads on return.
+ */
+void ccm_copy_stream(void *dst, const void *src, size_t len);
 
 void ccm_mutex_init(struct ccm_mutex *m);
 void ccm_mutex_destroy(struct ccm_mutex *m);

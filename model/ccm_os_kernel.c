@@ -34,6 +34,11 @@ void ccm_big_free(void *p, size_t size)
 	vfree(p);
 }
 
+void ccm_copy_stream(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
 void ccm_mutex_init(struct ccm_mutex *m)
 {
 	mutex_init(&m->m);

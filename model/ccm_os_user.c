@@ -3,10 +3,15 @@
 #ifndef __KERNEL__
 #include "ccm_os.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void *ccm_zalloc(size_t size)
 {
@@ -160,5 +165,38 @@ s64 ccm_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (s64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+void ccm_copy_stream(void *dst, const void *src, size_t len)
+{
+#ifdef __SSE2__
+	u8 *d = dst;
+	const u8 *s = src;
+	size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+
+	if (len < head + 64) {
+		memcpy(dst, src, len);
+		return;
+	}
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	len -= head;
+	for (; len >= 64; d += 64, s += 64, len -= 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)s);
+		__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+
+		_mm_stream_si128((__m128i *)d, a);
+		_mm_stream_si128((__m128i *)(d + 16), b);
+		_mm_stream_si128((__m128i *)(d + 32), c);
+		_mm_stream_si128((__m128i *)(d + 48), e);
+	}
+	memcpy(d, s, len);
+	/* streaming stores are weakly ordered: done before the signal */
+	_mm_sfence();
+#else
+	memcpy(dst, src, len);
+#endif
 }
 #endif
