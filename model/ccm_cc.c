@@ -56,8 +56,10 @@ void ccm_cc_fini(struct ccm_cc *cc)
 }
 
 /*
- * Wakes are filtered by what each CC core last blocked on.  The core
- * records it before it reads the semaphore or ring, and the waker changes
+ * Wakes are filtered by what each CC core last blocked on.  A core that
+ * finds its semaphore or ring not ready records what it waits for and
+ * then reads it again (one that finds it ready records nothing), and the
+ * waker changes
  * the semaphore or ring before it reads the record, every one of these
  * accesses sequentially consistent (ccm_os.h): so either the core sees the
  * change or the waker sees the core waiting for it, with no fence (a fence
@@ -158,6 +160,13 @@ static bool cc_acquire(u32 *sem, u32 want)
 	return false;
 }
 
+/* WAIT or ACQUIRE on @sem may go on (ACQUIRE then took its share). */
+static bool cc_sem_ready(const struct drm_ccore_insn *in, u32 *sem)
+{
+	return in->opcode == DRM_CCORE_OP_WAIT ? ccm_load32(sem) >= in->imm
+					       : cc_acquire(sem, in->imm);
+}
+
 static bool pc_in_imem(const struct ccm_cc *cc, u32 pc)
 {
 	return pc < cc->agent.f->cfg.max_program_size;
@@ -250,9 +259,6 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 			cc_fault(cc, ev, "semaphore 0x%08x does not exist", in->sem);
 			return false;
 		}
-		if (in->opcode != DRM_CCORE_OP_BGE)
-			cc_wait_for(cc, in->sem == DRM_CCORE_SEM_TRIGGER ? CCM_WAIT_DIRECT :
-					CCM_WAIT_SEM, in->sem);
 		if (in->opcode == DRM_CCORE_OP_BGE) {
 			if (ccm_load32(sem) >= in->imm) {
 				cc_branch(cc, in);
@@ -260,8 +266,12 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 			}
 			break;
 		}
-		if (in->opcode == DRM_CCORE_OP_WAIT ? ccm_load32(sem) < in->imm
-						     : !cc_acquire(sem, in->imm)) {
+		/* record what it waits for only if it must: then look again */
+		if (cc_sem_ready(in, sem))
+			break;
+		cc_wait_for(cc, in->sem == DRM_CCORE_SEM_TRIGGER ? CCM_WAIT_DIRECT : CCM_WAIT_SEM,
+			    in->sem);
+		if (!cc_sem_ready(in, sem)) {
 			ccm_store32(&cc->state, CCM_CC_WAITING);
 			return false;
 		}
@@ -288,6 +298,8 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 			cc_fault(cc, ev, "ring(%u,%u) does not exist", in->engine, in->ring);
 			return false;
 		}
+		if (!ccm_ring_busy(r))
+			break;
 		cc_wait_for(cc, CCM_WAIT_RING, 0);
 		if (ccm_ring_busy(r)) {
 			ccm_store32(&cc->state, CCM_CC_WAITING);
