@@ -32,8 +32,10 @@ void ccm_copy_stream(void *dst, const void *src, size_t len);
 
 void ccm_mutex_init(struct ccm_mutex *m);
 void ccm_mutex_destroy(struct ccm_mutex *m);
+#ifdef __KERNEL__
 void ccm_mutex_lock(struct ccm_mutex *m);
 void ccm_mutex_unlock(struct ccm_mutex *m);
+#endif
 void ccm_cond_init(struct ccm_cond *c);
 void ccm_cond_destroy(struct ccm_cond *c);
 void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m);

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __SSE2__
@@ -42,44 +44,81 @@ void ccm_big_free(void *p, size_t size)
 		munmap(p, size);
 }
 
+/* FUTEX_WAIT until *@word changes from @val (or @deadline, absolute
+ * CLOCK_MONOTONIC, unless NULL); false once the deadline passed. */
+static bool futex_wait(u32 *word, u32 val, const struct timespec *deadline)
+{
+	long rc = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, deadline, NULL,
+			  FUTEX_BITSET_MATCH_ANY);
+
+	return !(rc < 0 && errno == ETIMEDOUT);
+}
+
+static void futex_wake(u32 *word, int n)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
 void ccm_mutex_init(struct ccm_mutex *m)
 {
-	pthread_mutex_init(&m->m, NULL);
+	m->state = 0;
 }
 
 void ccm_mutex_destroy(struct ccm_mutex *m)
 {
-	pthread_mutex_destroy(&m->m);
+	(void)m;
 }
 
-void ccm_mutex_lock(struct ccm_mutex *m)
+/* Contended: mark it so (2) and sleep until it is free, taking it as 2. */
+void ccm_mutex_lock_slow(struct ccm_mutex *m)
 {
-	pthread_mutex_lock(&m->m);
+	int spin;
+
+	for (spin = 0; spin < 100; spin++) {
+		u32 free_state = 0;
+
+		if (__atomic_compare_exchange_n(&m->state, &free_state, 1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+		__builtin_ia32_pause();
+	}
+	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
+		futex_wait(&m->state, 2, NULL);
 }
 
-void ccm_mutex_unlock(struct ccm_mutex *m)
+/* The unlock found waiters (state was 2): free it and wake one. */
+void ccm_mutex_wake(struct ccm_mutex *m)
 {
-	pthread_mutex_unlock(&m->m);
+	__atomic_store_n(&m->state, 0, __ATOMIC_RELEASE);
+	futex_wake(&m->state, 1);
 }
 
 void ccm_cond_init(struct ccm_cond *c)
 {
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->c, &a);
-	pthread_condattr_destroy(&a);
+	c->seq = 0;
 }
 
 void ccm_cond_destroy(struct ccm_cond *c)
 {
-	pthread_cond_destroy(&c->c);
+	(void)c;
+}
+
+static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct timespec *deadline)
+{
+	u32 seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+	bool woken;
+
+	ccm_mutex_unlock(m);
+	woken = futex_wait(&c->seq, seq, deadline);
+	/* others may sleep on the mutex too: take it as contended */
+	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
+		futex_wait(&m->state, 2, NULL);
+	return woken;
 }
 
 void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
 {
-	pthread_cond_wait(&c->c, &m->m);
+	cond_wait(c, m, NULL);
 }
 
 bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
@@ -90,12 +129,13 @@ bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_n
 		deadline_ns = 0;
 	ts.tv_sec = deadline_ns / 1000000000;
 	ts.tv_nsec = deadline_ns % 1000000000;
-	return pthread_cond_timedwait(&c->c, &m->m, &ts) != ETIMEDOUT;
+	return cond_wait(c, m, &ts) || ccm_now_ns() < deadline_ns;
 }
 
 void ccm_cond_broadcast(struct ccm_cond *c)
 {
-	pthread_cond_broadcast(&c->c);
+	__atomic_add_fetch(&c->seq, 1, __ATOMIC_RELEASE);
+	futex_wake(&c->seq, 0x7fffffff);
 }
 
 struct thread_start {

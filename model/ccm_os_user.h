@@ -22,13 +22,37 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 
+/*
+ * Futex-based: 0 free, 1 held, 2 held with waiters.  The model takes a lock
+ * about twenty times per small collective, so the uncontended path is
+ * inline (one compare-and-swap to take, one decrement to release).
+ */
 struct ccm_mutex {
-	pthread_mutex_t m;
+	u32 state;
 };
 
+/* Waiters sleep on @seq; a broadcast bumps it and wakes them all. */
 struct ccm_cond {
-	pthread_cond_t c;
+	u32 seq;
 };
+
+void ccm_mutex_lock_slow(struct ccm_mutex *m);
+void ccm_mutex_wake(struct ccm_mutex *m);
+
+static inline void ccm_mutex_lock(struct ccm_mutex *m)
+{
+	u32 free_state = 0;
+
+	if (!__atomic_compare_exchange_n(&m->state, &free_state, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		ccm_mutex_lock_slow(m);
+}
+
+static inline void ccm_mutex_unlock(struct ccm_mutex *m)
+{
+	if (__atomic_fetch_sub(&m->state, 1, __ATOMIC_RELEASE) != 1)
+		ccm_mutex_wake(m);
+}
 
 struct ccm_thread {
 	pthread_t t;
