@@ -58,14 +58,13 @@ void ccm_cc_fini(struct ccm_cc *cc)
 /*
  * Wakes are filtered by what each CC core last blocked on.  A core that
  * finds its semaphore or ring not ready records what it waits for and
- * then reads it again (one that finds it ready records nothing), and the
- * waker changes
- * the semaphore or ring before it reads the record, every one of these
- * accesses sequentially consistent (ccm_os.h): so either the core sees the
- * change or the waker sees the core waiting for it, with no fence (a fence
- * per wait and per wake was a tenth of a small collective's time).  A core
- * that moved on (running, or blocked on something else since) re-checks
- * what it waits for when it blocks again.
+ * then reads it again (one that finds it ready records nothing); the waker
+ * changes the semaphore or ring before it reads the record.  Every one of
+ * these accesses is sequentially consistent (ccm_os.h), so either the core
+ * sees the change or the waker sees the core waiting for it, with no fence
+ * (a fence per wait and per wake was a tenth of a small collective's
+ * time).  A core that moved on (running, or blocked on something else
+ * since) re-checks what it waits for when it blocks again.
  */
 static void cc_wait_for(struct ccm_cc *cc, u32 kind, u32 sem)
 {

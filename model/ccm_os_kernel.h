@@ -55,9 +55,9 @@ static inline u64 ccm_cycles_per_us(void)
 void ccm_fpu_begin(void);
 void ccm_fpu_end(void);
 
-/* Long-running model loops give the CPU away now and then. */
 /* No CCM_THREAD_LOCAL in the kernel: every wake takes the lock itself. */
 
+/* Long-running model loops give the CPU away now and then. */
 static inline void ccm_yield(void)
 {
 	cond_resched();
