@@ -604,12 +604,14 @@ static struct tune_cost rounds_close(struct rounds *w)
 	return (struct tune_cost){ 0, done };
 }
 
-/* The rank that plays RDH's virtual rank @v of @p. */
-static uint32_t rdh_rank(uint8_t coll, uint32_t p, uint32_t v, uint32_t extra)
+/* The rank that plays RDH's virtual rank @v of @p, for each @v. */
+static void rdh_ranks(uint8_t coll, uint32_t p, uint32_t extra, uint32_t *rank)
 {
-	uint32_t q = algo_rdh_participant(coll, log2up(p), v);
+	for (uint32_t v = 0; v < p; v++) {
+		uint32_t q = algo_rdh_participant(coll, log2up(p), v);
 
-	return q < extra ? 2 * q : q + extra;
+		rank[v] = q < extra ? 2 * q : q + extra;
+	}
 }
 
 /* Bytes of participants [@q, @q + @d): blocks of M/p (AllReduce), else M/n per rank. */
@@ -633,7 +635,7 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 		      struct tune_cost *out)
 {
 	uint32_t p = pow2_below(n), extra = n - p, k;
-	uint32_t *from = calloc(2 * (size_t)n, sizeof(*from)), *to = from + n;
+	uint32_t *from = calloc(3 * (size_t)n, sizeof(*from)), *to = from + n, *rank = to + n;
 	double *by = calloc(2 * (size_t)n, sizeof(*by)), *loc = by + n;
 	struct rounds w;
 	int rc = -1;
@@ -650,10 +652,11 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			goto fail;
 	}
 	/* q runs over virtual ranks: algo_rdh_participant() places them */
+	rdh_ranks(coll, p, extra, rank);
 	for (uint32_t d = p / 2; coll != CS_ALLGATHER && d >= 1; d /= 2) {	/* halving */
 		for (uint32_t q = 0; q < p; q++) {
-			from[q] = rdh_rank(coll, p, q, extra);
-			to[q] = rdh_rank(coll, p, q ^ d, extra);
+			from[q] = rank[q];
+			to[q] = rank[q ^ d];
 			by[q] = rdh_span(coll, n, p, M, (q ^ d) & ~(d - 1), d);
 		}
 		if (rounds_pairs(&w, p, from, to, by, loc))
@@ -661,8 +664,8 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 	}
 	for (uint32_t d = 1; coll != CS_REDUCESCATTER && d < p; d *= 2) {	/* doubling */
 		for (uint32_t q = 0; q < p; q++) {
-			from[q] = rdh_rank(coll, p, q, extra);
-			to[q] = rdh_rank(coll, p, q ^ d, extra);
+			from[q] = rank[q];
+			to[q] = rank[q ^ d];
 			by[q] = rdh_span(coll, n, p, M, q & ~(d - 1), d);
 		}
 		if (rounds_pairs(&w, p, from, to, by, loc))
