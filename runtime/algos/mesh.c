@@ -28,10 +28,12 @@
  *
  * Single-step AllReduce (mesh_oneshot): every rank sends its whole input to
  * every peer and sums the N-1 copies it receives the same way.  In place,
- * RECV is the input every send still reads, so all copies are staged and
- * only the last reduction writes RECV; it must come after all N-1 sends,
- * and with at most CS_MAX_DEPS dependencies per step each reduction of the
- * tree waits for one send, which the last one inherits transitively.
+ * RECV is the input, so the rank first copies it to a TMP slot of its own
+ * and sends from there: its result may then overwrite RECV as soon as the
+ * copies it received are summed, not only once all N-1 of its sends have
+ * drained (at 1024 ranks waiting for the sends took 168 µs against 44 out
+ * of place).  All received copies are staged and only the last reduction
+ * writes RECV, after the snapshot copy read it.
  */
 #include "algo.h"
 
@@ -196,8 +198,19 @@ static void oneshot_rank(struct mesh *m, uint32_t r)
 	struct cs_sched *s = m->s;
 	uint64_t c = m->count;
 
-	for (uint32_t i = 1; i < m->n; i++)
-		m->sent[i - 1] = cs_send(s, r, peer_at(m, r, i), cs_at(CS_SEND, 0), c);
+	struct cs_ref input = cs_at(CS_SEND, 0);
+	int64_t snapshot = -1;
+
+	if (m->in_place) {
+		input = cs_at(CS_TMP, (uint64_t)(m->n - 1) * c);
+		snapshot = cs_copy(s, r, input, cs_at(CS_RECV, 0), c);
+	}
+	for (uint32_t i = 1; i < m->n; i++) {
+		m->sent[i - 1] = -1;
+		dep_on(m, r, cs_send(s, r, peer_at(m, r, i), input, c), snapshot);
+	}
+	/* in place, the reduction that writes RECV comes after the snapshot */
+	m->sent[0] = snapshot;
 	gather_sum(m, r, cs_at(CS_RECV, 0), cs_at(CS_SEND, 0), c, c, !m->in_place,
 		   m->in_place ? m->sent : NULL);
 }
@@ -225,8 +238,8 @@ static struct cs_sched *gen(const struct cs_shape *shape, const struct algo_opts
 	m.slot_at = m.sent + m.n;
 	/* staging: one slot per peer (but the first, when receive-reduced) */
 	rs_block(&m, 0, &off, &len);
-	if (oneshot)
-		m.s->tmp_count = (m.n - 1 - !m.in_place) * m.count;
+	if (oneshot)	/* in place, all N-1 copies and the input's snapshot */
+		m.s->tmp_count = (m.in_place ? m.n : m.n - 2) * m.count;
 	else if (shape->coll != CS_ALLGATHER)
 		m.s->tmp_count = (m.n - 2) * len;
 	for (uint32_t r = 0; r < m.n; r++) {
