@@ -197,7 +197,6 @@ static void oneshot_rank(struct mesh *m, uint32_t r)
 {
 	struct cs_sched *s = m->s;
 	uint64_t c = m->count;
-
 	struct cs_ref input = cs_at(CS_SEND, 0);
 	int64_t snapshot = -1;
 

@@ -230,6 +230,7 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 {
 	struct sim_job *j = &c->jobs[a->job % SIM_JOB_SLOTS];
 	s64 deadline, own;
+	bool done;
 	int rc;
 
 	if (a->pad)
@@ -238,8 +239,9 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 		return ccore_error(-EINVAL, "JOB_WAIT: job %llu is unknown or too old (the last %u are kept)",
 				   (unsigned long long)a->job, SIM_JOB_SLOTS);
 	/* done already (small jobs usually are): no clock to read */
-	own = job_done(j) ? 0 : job_deadline_ns(j);
-	deadline = a->timeout_ns < own || job_done(j) ? a->timeout_ns : own;
+	done = job_done(j);
+	own = done ? 0 : job_deadline_ns(j);
+	deadline = done || a->timeout_ns < own ? a->timeout_ns : own;
 	rc = ccm_fabric_wait(c->sys->f, job_done, j, deadline);
 	if (rc && deadline == own) {
 		/* The job's own timeout: recover its CC core, fail the job. */
