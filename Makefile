@@ -283,7 +283,13 @@ qemu-check: kernel-deps
 	$(Q)selftests/qemu/run.sh $(QEMU_ARGS)
 
 # --- module lifetime stress (QEMU) -------------------------------------------
-STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder
+# The shell tests' TAP helpers, next to them in the guest.
+TAP_SH := $(BUILD)/tests/kernel/helpers/tap.sh
+$(TAP_SH): selftests/lib/tap.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
+
+STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder $(TAP_SH)
 ifeq ($(SAN),)
 all: $(STRESS_TESTS)
 endif
@@ -305,7 +311,7 @@ $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c ua
 # ASan does not link statically.
 GENL_TESTS := $(BUILD)/tests/kernel/genl_test.sh $(BUILD)/tests/kernel/helpers/ccore-info \
 	$(BUILD)/tests/kernel/helpers/genl_provoke $(BUILD)/tests/kernel/helpers/genl_request \
-	$(BUILD)/tests/kernel/sysfs_test.sh
+	$(BUILD)/tests/kernel/sysfs_test.sh $(TAP_SH)
 ifeq ($(SAN),)
 all: $(GENL_TESTS)
 endif
@@ -392,7 +398,7 @@ $(BUILD)/fuzzers/%: selftests/fuzz/%_fuzz.c $(LIBCCORE)
 # libraries for test binaries only, not for helpers/), so not in the
 # sanitizer build.
 EXE_BENCH_TESTS := $(BUILD)/tests/kernel/exe_bench_test.sh $(BUILD)/tests/kernel/helpers/ccore-bench \
-	$(BUILD)/tests/kernel/helpers/ccore-exe $(BUILD)/tests/kernel/helpers/tp_fsdp.txt
+	$(BUILD)/tests/kernel/helpers/ccore-exe $(BUILD)/tests/kernel/helpers/tp_fsdp.txt $(TAP_SH)
 ifeq ($(SAN),)
 all: $(EXE_BENCH_TESTS)
 endif

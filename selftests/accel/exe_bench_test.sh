@@ -21,31 +21,10 @@ exe=$here/helpers/ccore-exe
 desc=$here/helpers/tp_fsdp.txt
 tmp=$(mktemp -d)
 ntests=7
-n=0
-failed=0
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { # NAME
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() { # NAME WHY...
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	shift
-	for line in "$@"; do printf '%s\n' "$line" | sed 's/^/# /'; done
-}
-
-# check NAME FUNCTION: the function prints why it failed and returns 1
-check() {
-	if why=$($2 2>&1); then
-		ok "$1"
-	else
-		not_ok "$1" "$why"
-	fi
-}
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$here/helpers/tap.sh"
 
 echo "TAP version 13"
 if [ ! -e /dev/accel/accel0 ]; then

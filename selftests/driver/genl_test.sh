@@ -25,30 +25,9 @@ bus=/sys/bus/ccore_sim
 fid=${1:-${CCORE_GENL_TEST_ID:-4343}}
 tmp=$(mktemp -d)
 ntests=17
-n=0
-failed=0
 
-ok() { # NAME
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() { # NAME WHY...
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	shift
-	for line in "$@"; do printf '%s\n' "$line" | sed 's/^/# /'; done
-}
-
-# check NAME FUNCTION: the function prints why it failed and returns 1
-check() {
-	if why=$($2 2>&1); then
-		ok "$1"
-	else
-		not_ok "$1" "$why"
-	fi
-}
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$here/helpers/tap.sh"
 
 cleanup() {
 	[ -z "${watcher:-}" ] || kill "$watcher" 2>/dev/null

@@ -15,34 +15,8 @@ bus=/sys/bus/ccore_sim
 dbg=/sys/kernel/debug/ccore
 fid=${1:-${CCORE_SYSFS_TEST_ID:-4242}}
 
-n=0
-failed=0
-
-ok() { # NAME
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() { # NAME WHY
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	echo "# $2"
-}
-
-skip() { # NAME WHY
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
-
-# check NAME FUNCTION: the function prints why it failed and returns 1
-check() {
-	if why=$($2 2>&1); then
-		ok "$1"
-	else
-		not_ok "$1" "$(echo "$why" | tr '\n' ' ')"
-	fi
-}
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$(cd "$(dirname "$0")" && pwd)/helpers/tap.sh"
 
 # A write that must be refused with EINVAL, and leave the value as it was.
 write_einval() { # FILE VALUE

@@ -19,21 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 holder=$here/helpers/stress_holder
 ko=/lib/modules/$(uname -r)/extra/ccore.ko
 ntests=6
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
-}
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$here/helpers/tap.sh"
 
 skip_all() {
 	echo "1..0 # SKIP $1"

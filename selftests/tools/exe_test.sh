@@ -7,22 +7,8 @@
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
 root=$(cd "$(dirname "$0")" && while [ ! -f examples/tp_fsdp.txt ] && [ "$PWD" != / ]; do cd ..; done; pwd)
 exe="$bin/ccore-exe"
-n=0
-failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	failed=$((failed + 1))
-}
 
 # expect STATUS TEXT -- COMMAND...
 expect() {
@@ -42,6 +28,8 @@ if [ ! -f "$root/examples/tp_fsdp.txt" ]; then
 	echo "1..0 # SKIP the sources (examples/) are not above $0"
 	exit 0
 fi
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$root/selftests/lib/tap.sh"
 
 # round trip: build(dump(x)) == x, byte for byte
 for desc in "$root/examples/tp_fsdp.txt" "$root"/selftests/fuzz/seeds/*.txt; do

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# TAP for the shell tests, sourced by each: ok, not_ok, skip and check
+# number the cases in $n and count the failures in $failed.  In the QEMU
+# guest it is helpers/tap.sh next to the test; on the host the test finds
+# it in the sources.
+
+n=0
+failed=0
+
+ok() { # NAME
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() { # NAME WHY...: every line of every WHY as a comment
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n $1"
+	shift
+	for why in "$@"; do printf '%s\n' "$why" | sed 's/^/# /'; done
+}
+
+skip() { # NAME WHY
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+
+# check NAME FUNCTION: the function prints why it failed and returns 1
+check() {
+	if why=$($2 2>&1); then
+		ok "$1"
+	else
+		not_ok "$1" "$why"
+	fi
+}
