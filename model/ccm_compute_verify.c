@@ -189,12 +189,9 @@ int ccm_compute_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_ce
 	int rc;
 
 	*ndma = 0;
-	if (count == 0)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "compute program has no instructions");
-	if (c->f && count > ccm_fabric_config(c->f)->max_program_size)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"compute program of %u instructions exceeds the %u allowed", count,
-				ccm_fabric_config(c->f)->max_program_size);
+	rc = ccm_verify_program_size(c, "compute program", count, err);
+	if (rc)
+		return rc;
 	for (i = 0; i < count; i++) {
 		bool dma = insns[i].opcode == DRM_CCORE_CE_DMA;
 

@@ -319,18 +319,27 @@ static int insn_check(const struct ccm_verify_ctx *c, const struct drm_ccore_ins
 	return 0;
 }
 
+int ccm_verify_program_size(const struct ccm_verify_ctx *c, const char *what, u32 count,
+			    struct ccm_err *err)
+{
+	if (count == 0)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "%s has no instructions", what);
+	if (c->f && count > ccm_fabric_config(c->f)->max_program_size)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"%s of %u instructions exceeds the %u its memory holds", what, count,
+				ccm_fabric_config(c->f)->max_program_size);
+	return 0;
+}
+
 int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *insns,
 		       u32 count, struct ccm_err *err)
 {
 	u32 i, last;
 	int rc;
 
-	if (count == 0)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "program has no instructions");
-	if (c->f && count > ccm_fabric_config(c->f)->max_program_size)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"program of %u instructions exceeds the CC core's %u", count,
-				ccm_fabric_config(c->f)->max_program_size);
+	rc = ccm_verify_program_size(c, "program", count, err);
+	if (rc)
+		return rc;
 	for (i = 0; i < count; i++) {
 		rc = insn_check(c, &insns[i], i, count, err);
 		if (rc)

@@ -50,6 +50,12 @@ int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_in
 int ccm_verify_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind, const char *what,
 		   u32 ref, struct ccm_err *err);
 /*
+ * A program of @count instructions is not empty and fits the program
+ * memory; errors name @what ("program", "compute program").
+ */
+int ccm_verify_program_size(const struct ccm_verify_ctx *c, const char *what, u32 count,
+			    struct ccm_err *err);
+/*
  * Validate a compute program for the compute engine of c->core
  * (ccm_compute_verify.c) and translate its DMA instructions, in order,
  * into @descs (room for @count); *@ndma is how many there are.  Ring
