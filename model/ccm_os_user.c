@@ -69,7 +69,14 @@ void ccm_mutex_destroy(struct ccm_mutex *m)
 	(void)m;
 }
 
-/* Contended: mark it so (2) and sleep until it is free, taking it as 2. */
+/* Take @m marked contended (2): others may sleep on it, so its unlock wakes. */
+static void lock_contended(struct ccm_mutex *m)
+{
+	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
+		futex_wait(&m->state, 2, NULL);
+}
+
+/* Held: spin a little, then mark it contended and sleep until it is free. */
 void ccm_mutex_lock_slow(struct ccm_mutex *m)
 {
 	int spin;
@@ -82,8 +89,7 @@ void ccm_mutex_lock_slow(struct ccm_mutex *m)
 			return;
 		__builtin_ia32_pause();
 	}
-	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
-		futex_wait(&m->state, 2, NULL);
+	lock_contended(m);
 }
 
 /* The unlock found waiters (state was 2): free it and wake one. */
@@ -110,9 +116,8 @@ static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct time
 
 	ccm_mutex_unlock(m);
 	woken = futex_wait(&c->seq, seq, deadline);
-	/* others may sleep on the mutex too: take it as contended */
-	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
-		futex_wait(&m->state, 2, NULL);
+	/* others woken with us may sleep on the mutex too */
+	lock_contended(m);
 	return woken;
 }
 

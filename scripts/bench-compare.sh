@@ -14,13 +14,25 @@ mkdir -p "$build/mpi"
 mpicc -O2 -o "$build/mpi/ompi_allreduce" tools/mpi-compare/ompi_allreduce.c
 run_as_root=""
 [ "$(id -u)" -eq 0 ] && run_as_root="--allow-run-as-root"
+# ompi N MIN MAX ITERS: Open MPI's AllReduce on N ranks, "size time_us busbw"
+ompi() {
+	np=$1
+	shift
+	# shellcheck disable=SC2086
+	mpirun $run_as_root --oversubscribe -np "$np" --mca btl self,vader \
+		"$build/mpi/ompi_allreduce" "$@" 2>/dev/null
+}
+# ccore N MIN MAX ITERS [ARGS...]: ccore-bench's AllReduce table on N ranks
+ccore() {
+	np=$1 lo=$2 hi=$3 it=$4
+	shift 4
+	"$build/bin/ccore-bench" --op allreduce --ranks "$np" -b "$lo" -e "$hi" -n "$it" -w 5 \
+		-c 0 "$@" 2>/dev/null
+}
 for n in $ranks; do
 	echo "== AllReduce, f32 sum, $n ranks: Open MPI $(mpirun --version 2>&1 | head -1 | sed 's/.*) //') vs ccore (sim)"
-	# shellcheck disable=SC2086
-	mpirun $run_as_root --oversubscribe -np "$n" --mca btl self,vader \
-		"$build/mpi/ompi_allreduce" "$min" "$max" "$iters" > "$build/mpi/ompi.$n" 2>/dev/null
-	"$build/bin/ccore-bench" --op allreduce --ranks "$n" -b "$min" -e "$max" -n "$iters" \
-		-w 5 -c 0 --json "$build/mpi/ccore.$n.json" 2>/dev/null |
+	ompi "$n" "$min" "$max" "$iters" > "$build/mpi/ompi.$n"
+	ccore "$n" "$min" "$max" "$iters" --json "$build/mpi/ccore.$n.json" |
 		awk '/^ +[0-9]/ { print $1, $6, $8 }' > "$build/mpi/ccore.$n"
 	printf '%12s %12s %12s %12s %12s %10s %10s\n' size ompi_us ompi_busbw ccore_us \
 		ccore_busbw busbw_x lat_x
@@ -41,12 +53,9 @@ for n in $ranks; do
 	: > "$build/mpi/lat_ompi.$n"
 	: > "$build/mpi/lat_ccore.$n"
 	for t in $(seq "$lat_trials"); do
-		# shellcheck disable=SC2086
-		mpirun $run_as_root --oversubscribe -np "$n" --mca btl self,vader \
-			"$build/mpi/ompi_allreduce" "$lat_bytes" "$lat_bytes" "$lat_iters" 2>/dev/null |
+		ompi "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" |
 			awk '{ print $2 }' >> "$build/mpi/lat_ompi.$n"
-		"$build/bin/ccore-bench" --op allreduce --ranks "$n" -b "$lat_bytes" -e "$lat_bytes" \
-			-n "$lat_iters" -w 500 -c 0 2>/dev/null |
+		ccore "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" -w 500 |
 			awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore.$n"
 		printf 'trial %d: ompi %s  ccore %s\n' "$t" "$(tail -1 "$build/mpi/lat_ompi.$n")" \
 			"$(tail -1 "$build/mpi/lat_ccore.$n")"
