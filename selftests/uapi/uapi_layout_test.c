@@ -100,7 +100,13 @@ NEXT(drm_ccore_ring_create, size, packet_size, 16, __u32);
 NEXT(drm_ccore_ring_create, packet_size, flags, 20, __u32);
 NEXT(drm_ccore_ring_create, flags, handle, 24, __u32);
 NEXT(drm_ccore_ring_create, handle, pad, 28, __u32);
-END(drm_ccore_ring_create, pad, 32);
+NEXT(drm_ccore_ring_create, pad, index_stride, 32, __s64);
+NEXT(drm_ccore_ring_create, index_stride, index_count, 40, __u32);
+NEXT(drm_ccore_ring_create, index_count, pad2, 44, __u32);
+END(drm_ccore_ring_create, pad2, 48);
+/* (index_count - 1) * index_stride can never overflow what holds it */
+_Static_assert(DRM_CCORE_MAX_INDEX_COUNT - 1 <= INT64_MAX / DRM_CCORE_MAX_INDEX_STRIDE,
+	       "index limits: the largest displacement fits an __s64");
 
 FIRST(drm_ccore_ring_destroy, handle, __u32);
 NEXT(drm_ccore_ring_destroy, handle, pad, 4, __u32);
@@ -338,7 +344,7 @@ TEST(flags_and_enums)
 		DRM_CCORE_OP_START, DRM_CCORE_OP_RWAIT, DRM_CCORE_OP_JUMP,
 		DRM_CCORE_OP_BGE, DRM_CCORE_OP_MOVI, DRM_CCORE_OP_ADDI,
 		DRM_CCORE_OP_LOOP, DRM_CCORE_OP_CALL, DRM_CCORE_OP_RET,
-		DRM_CCORE_OP_NEXT, DRM_CCORE_OP_NOTIFY,
+		DRM_CCORE_OP_NEXT, DRM_CCORE_OP_NOTIFY, DRM_CCORE_OP_STARTI,
 	};
 	static const unsigned int dtypes[] = {
 		DRM_CCORE_DTYPE_I8, DRM_CCORE_DTYPE_U8, DRM_CCORE_DTYPE_I32,

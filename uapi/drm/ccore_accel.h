@@ -186,7 +186,7 @@ struct drm_ccore_desc {
  * @DRM_CCORE_OP_SET: set semaphore @sem (local or remote) to @imm
  * @DRM_CCORE_OP_ADD: add @imm to semaphore @sem (local or remote)
  * @DRM_CCORE_OP_START: start the next @imm descriptors of ring @ring of
- *	engine @engine of this core
+ *	engine @engine of this core (an indexed ring's at index 0)
  * @DRM_CCORE_OP_RWAIT: wait until every started descriptor of @engine/@ring
  *	has completed
  * @DRM_CCORE_OP_JUMP: pc += @target
@@ -199,6 +199,13 @@ struct drm_ccore_desc {
  *	its job
  * @DRM_CCORE_OP_NEXT: call the next scheduled program (wait for one)
  * @DRM_CCORE_OP_NOTIFY: raise a host notification carrying @imm
+ * @DRM_CCORE_OP_STARTI: start the next @imm descriptors of ring @ring of
+ *	engine @engine with every address of their COPY, REDUCE and DIV
+ *	descriptors displaced by (register @reg) * the ring's index_stride
+ *	(&drm_ccore_ring_create); faults if @reg is not below the ring's
+ *	index_count or @imm is 0 or more than the ring's written descriptors;
+ *	waits while fewer than @imm slots are free (a started descriptor
+ *	holds its slot until it completes)
  *
  * Branch targets are relative to the branching instruction and must stay
  * inside the program.  Fields an instruction does not use must be zero.
@@ -221,6 +228,7 @@ enum drm_ccore_opcode {
 	DRM_CCORE_OP_RET = 0x0e,
 	DRM_CCORE_OP_NEXT = 0x0f,
 	DRM_CCORE_OP_NOTIFY = 0x10,
+	DRM_CCORE_OP_STARTI = 0x11,
 };
 
 /** DRM_CCORE_NUM_REGS - general registers r0..r7 of a CC core */
@@ -443,11 +451,23 @@ struct drm_ccore_bo_info {
  *  DMA_PACKETIZATION_SIZE instead of CC_DMA_PACKET_SIZE */
 #define DRM_CCORE_RING_F_COMPUTE	(1u << 0)
 
+/** DRM_CCORE_MAX_INDEX_COUNT - most indexes an indexed ring takes */
+#define DRM_CCORE_MAX_INDEX_COUNT	(1u << 24)
+/** DRM_CCORE_MAX_INDEX_STRIDE - largest magnitude of a ring's index_stride:
+ *  (DRM_CCORE_MAX_INDEX_COUNT - 1) times it fits an __s64 */
+#define DRM_CCORE_MAX_INDEX_STRIDE	(1ll << 39)
+
 /**
  * struct drm_ccore_ring_create - claim ring @ring of engine @engine
  *
  * A DMA engine arbitrates round-robin across its rings and switches ring
  * only at packet boundaries, so the packet size is the ring's priority.
+ *
+ * An indexed ring (@index_count > 0) replays its descriptors at a
+ * different place per STARTI: submission checks every address range of
+ * a descriptor at index 0 and at index @index_count - 1 (so at every
+ * index between) against the context's buffers.  Callers built before
+ * @index_stride existed pass the first 32 bytes; the rest reads as zero.
  */
 struct drm_ccore_ring_create {
 	/** @core: logical core, 0..NUM_CORES-1 */
@@ -467,6 +487,22 @@ struct drm_ccore_ring_create {
 	__u32 handle;
 	/** @pad: must be zero */
 	__u32 pad;
+	/**
+	 * @index_stride: bytes added to every address (dst, src0, src1) of
+	 * each COPY, REDUCE and DIV descriptor of the ring per unit of the
+	 * index a STARTI gives; may be negative; SEM_WRITE descriptors and
+	 * signal semaphores are never displaced.  Must be 0 when
+	 * @index_count is 0, and within
+	 * +-DRM_CCORE_MAX_INDEX_STRIDE
+	 */
+	__s64 index_stride;
+	/**
+	 * @index_count: STARTI may use indexes 0..@index_count-1, at most
+	 * DRM_CCORE_MAX_INDEX_COUNT; 0: the ring is not indexed
+	 */
+	__u32 index_count;
+	/** @pad2: must be zero */
+	__u32 pad2;
 };
 
 /**
