@@ -139,6 +139,8 @@ struct ccore_sem_block {
 
 struct ccore_ring {
 	u32 core, engine, ring;
+	s64 index_stride;		/* descriptors are checked at every index */
+	u32 index_count;
 	struct drm_gem_object **bos;	/* objects its descriptors reach */
 	u32 nbos, cap;
 	struct ccore_sem_pins sems;	/* semaphores its descriptors signal */

@@ -38,7 +38,8 @@ struct ccore_hw_ops {
 
 	/* DMA rings */
 	int (*ring_claim)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
-			  u32 slots, u32 packet_size, void *owner, struct ccm_err *err);
+			  u32 slots, u32 packet_size, s64 index_stride, u32 index_count,
+			  void *owner, struct ccm_err *err);
 	int (*ring_release)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
 			    struct ccm_err *err);
 	void *(*ring_owner)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring);

@@ -35,7 +35,7 @@ int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file 
 	u32 psize = a->packet_size;
 	int rc;
 
-	if (a->pad || (a->flags & ~DRM_CCORE_RING_F_COMPUTE))
+	if (a->pad || a->pad2 || (a->flags & ~DRM_CCORE_RING_F_COMPUTE))
 		return -EINVAL;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
@@ -44,7 +44,7 @@ int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file 
 	if (!psize)
 		psize = hw->ops->packet_size(hw, cdev->index, a->flags & DRM_CCORE_RING_F_COMPUTE);
 	rc = hw->ops->ring_claim(hw, cdev->index, a->core, a->engine, a->ring, a->size, psize,
-				 cfile, &err);
+				 a->index_stride, a->index_count, cfile, &err);
 	if (rc) {
 		mutex_unlock(&hw->lock);
 		kfree(r);
@@ -53,6 +53,8 @@ int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file 
 	r->core = a->core;
 	r->engine = a->engine;
 	r->ring = a->ring;
+	r->index_stride = a->index_stride;
+	r->index_count = a->index_count;
 	rc = xa_alloc(&cfile->rings, &a->handle, r, xa_limit_32b, GFP_KERNEL);
 	if (rc) {
 		hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err);
@@ -177,6 +179,8 @@ static int ring_submit_locked(struct ccore_device *cdev, struct ccore_file *cfil
 	if (!r)
 		return -ENOENT;
 	v.core = r->core;
+	v.index_stride = r->index_stride;
+	v.index_count = r->index_count;
 	for (i = 0; i < a->count && !rc; i++)
 		rc = hw->ops->desc_translate(hw, &v, &in[i], i, &hwd[i], err);
 	/* take the memory references before the descriptors can run */

@@ -49,9 +49,11 @@ static int sim_set_packet_size(struct ccore_hw *hw, u32 dev, bool compute, u32 b
 }
 
 static int sim_ring_claim(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
-			  u32 slots, u32 packet_size, void *owner, struct ccm_err *err)
+			  u32 slots, u32 packet_size, s64 index_stride, u32 index_count,
+			  void *owner, struct ccm_err *err)
 {
-	return ccm_ring_claim(fab(hw), dev, core, engine, ring, slots, packet_size, owner, err);
+	return ccm_ring_claim(fab(hw), dev, core, engine, ring, slots, packet_size, index_stride,
+			      index_count, owner, err);
 }
 
 static int sim_ring_release(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
@@ -74,7 +76,7 @@ static int sim_ring_write(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u3
 static int sim_ring_start(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
 			  u32 count, struct ccm_err *err)
 {
-	return ccm_ring_start(fab(hw), dev, core, engine, ring, count, err);
+	return ccm_ring_start(fab(hw), dev, core, engine, ring, count, 0, err);
 }
 
 static void sim_ring_stats(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,

@@ -175,8 +175,15 @@ struct ccm_ring_stats {
 	u64 discarded;
 };
 
+/*
+ * An indexed ring (@index_count > 0, see struct drm_ccore_ring_create)
+ * displaces the addresses of its data descriptors by index *
+ * @index_stride bytes, the index given by the START (0) or STARTI that
+ * started them.  The limits are the uAPI's.
+ */
 int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
-		   u32 slots, u32 packet_size, void *owner, struct ccm_err *err);
+		   u32 slots, u32 packet_size, s64 index_stride, u32 index_count, void *owner,
+		   struct ccm_err *err);
 /* The owner given to ccm_ring_claim(), or NULL for a free ring slot. */
 void *ccm_ring_owner(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
 /* Fails with -EBUSY while descriptors are in flight. */
@@ -186,9 +193,15 @@ int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ri
  * the slots, -EBUSY while descriptors are in flight. */
 int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
 		   const struct ccm_hwdesc *descs, u32 count, struct ccm_err *err);
-/* Start the next @count written descriptors (wrapping), as START does. */
+/*
+ * Start the next @count written descriptors (wrapping), as START does, at
+ * @index: an indexed ring's data descriptors move index * index_stride
+ * bytes away.  @index must be below the ring's index_count; 0 is allowed
+ * on every ring (plain START).  Unlike STARTI this does not wait for free
+ * slots: a slot started again before it completed takes the new index.
+ */
 int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
-		   u32 count, struct ccm_err *err);
+		   u32 count, u32 index, struct ccm_err *err);
 int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
 		   struct ccm_ring_stats *st);
 bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);

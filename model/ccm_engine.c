@@ -33,6 +33,7 @@ void ccm_engine_fini(struct ccm_engine *e)
 
 	for (i = 0; i < CCM_MAX_RINGS; i++) {
 		ccm_free(e->rings[i].descs);
+		ccm_free(e->rings[i].disp);
 		ccm_free(e->rings[i].xq);
 	}
 	ccm_free(e->res.act);
@@ -97,24 +98,26 @@ static void account_links(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 
 		ccm_link_account(f, here, d->dst_dev, len);
 }
 
-static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, u64 off, u64 len)
+/* @at: where the packet starts in the descriptor, plus its slot's displacement */
+static void do_packet(struct ccm_engine *e, const struct ccm_hwdesc *d, s64 at, u64 len)
 {
 	/* virtual buffers (timed mode) have no bytes behind them */
 	switch (e->agent.f->cfg.virt ? DRM_CCORE_DESC_SEM_WRITE : d->op) {
 	case DRM_CCORE_DESC_COPY:
+		/* displacing both ends keeps how they overlap */
 		if (d->len >= CCM_STREAM_BYTES && !ccm_overlap(d->dst, d->src0, d->len))
-			ccm_copy_stream(d->dst + off, d->src0 + off, len);
+			ccm_copy_stream(d->dst + at, d->src0 + at, len);
 		else
-			memmove(d->dst + off, d->src0 + off, len);
+			memmove(d->dst + at, d->src0 + at, len);
 		break;
 	case DRM_CCORE_DESC_REDUCE:
 		ccm_fpu_begin();
-		ccm_reduce(d->dtype, d->redop, d->dst + off, d->src0 + off, d->src1 + off, len);
+		ccm_reduce(d->dtype, d->redop, d->dst + at, d->src0 + at, d->src1 + at, len);
 		ccm_fpu_end();
 		break;
 	case DRM_CCORE_DESC_DIV:
 		ccm_fpu_begin();
-		ccm_div(d->dtype, d->dst + off, d->src0 + off, len, d->value);
+		ccm_div(d->dtype, d->dst + at, d->src0 + at, len, d->value);
 		ccm_fpu_end();
 		break;
 	default:
@@ -188,7 +191,12 @@ bool ccm_ring_fault(struct ccm_engine *e, struct ccm_ring *r)
 void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u64 off, u64 len,
 		   u64 packets)
 {
-	do_packet(e, &r->descs[slot], off, len);
+	s64 at = (s64)off;
+
+	/* relaxed: a START that laps a slot still in flight may change it */
+	if (r->disp)
+		at += __atomic_load_n(&r->disp[slot], __ATOMIC_RELAXED);
+	do_packet(e, &r->descs[slot], at, len);
 	ccm_add64(&r->bytes, len);
 	ccm_add64(&r->packets, packets);
 }
@@ -271,12 +279,32 @@ static struct ccm_engine *engine_of(const struct ccm_fabric *f, u32 dev, u32 cor
 	return &c->engines[engine];
 }
 
+static int check_index(s64 stride, u32 count, struct ccm_err *err)
+{
+	if (count > DRM_CCORE_MAX_INDEX_COUNT)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"index_count %u out of range (0 not indexed, or 1..%u)", count,
+				DRM_CCORE_MAX_INDEX_COUNT);
+	if (!count && stride)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"index_stride %lld without index_count: a ring that is not indexed (index_count 0) takes index_stride 0",
+				(long long)stride);
+	if (stride < -DRM_CCORE_MAX_INDEX_STRIDE || stride > DRM_CCORE_MAX_INDEX_STRIDE)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"index_stride %lld out of range (-%lld..%lld bytes)",
+				(long long)stride, (long long)DRM_CCORE_MAX_INDEX_STRIDE,
+				(long long)DRM_CCORE_MAX_INDEX_STRIDE);
+	return 0;
+}
+
 int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
-		   u32 slots, u32 packet_size, void *owner, struct ccm_err *err)
+		   u32 slots, u32 packet_size, s64 index_stride, u32 index_count, void *owner,
+		   struct ccm_err *err)
 {
 	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
 	struct ccm_hwdesc *descs;
 	struct ccm_ring *r;
+	s64 *disp = NULL;
 	int rc;
 
 	if (!e)
@@ -287,27 +315,38 @@ int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"ring size %u out of range (1..%u descriptors)", slots,
 				f->cfg.max_ring_size);
-	rc = ccm_check_packet_size(&f->cfg, packet_size, "packet_size", err);
+	rc = ccm_check_packet_size(&f->cfg, packet_size, "packet_size", err) ?:
+	     check_index(index_stride, index_count, err);
 	if (rc)
 		return rc;
 	descs = ccm_calloc(slots, sizeof(*descs));
-	if (!descs)
+	if (index_count)
+		disp = ccm_calloc(slots, sizeof(*disp));
+	if (!descs || (index_count && !disp)) {
+		ccm_free(descs);
+		ccm_free(disp);
 		return ccm_fail(err, -ENOMEM, CCM_NO_INDEX, "no memory for %u descriptors", slots);
+	}
 
 	ccm_mutex_lock(&e->lock);
 	r = &e->rings[ring];
 	if (r->owner) {
 		ccm_mutex_unlock(&e->lock);
 		ccm_free(descs);
+		ccm_free(disp);
 		return ccm_fail(err, -EBUSY, CCM_NO_INDEX,
 				"ring %u of engine %u on core %u is already in use", ring,
 				engine, core);
 	}
 	ccm_free(r->descs);
+	ccm_free(r->disp);
 	ccm_free(r->xq);
 	memset(r, 0, sizeof(*r));
 	r->eng = e;
 	r->descs = descs;
+	r->disp = disp;
+	r->index_stride = index_stride;
+	r->index_count = index_count;
 	r->slots = slots;
 	r->packet_size = packet_size;
 	r->owner = owner;
@@ -394,6 +433,11 @@ int ccm_ring_replace(struct ccm_engine *e, u32 ring, const struct ccm_hwdesc *de
 		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
 			      "ring %u of engine %u has descriptors in flight; it must be idle", ring,
 			      e->index);
+	} else if (r->index_count) {
+		/* its descriptors were checked at index 0 only */
+		rc = ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			      "ring %u of engine %u is indexed (index_count %u); a compute program's DMA ring must not be",
+			      ring, e->index, r->index_count);
 	} else if (count > r->slots) {
 		rc = ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
 			      "ring %u of engine %u has %u slots, the program has %u dma instructions",
@@ -411,37 +455,109 @@ int ccm_ring_replace(struct ccm_engine *e, u32 ring, const struct ccm_hwdesc *de
 	return rc;
 }
 
-int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
-		   u32 count, struct ccm_err *err)
+/* Why STARTI may not start @count descriptors at @index, or 0. */
+static int starti_check(struct ccm_engine *e, const struct ccm_ring *r, u32 ring, u32 count,
+			u32 index, struct ccm_err *err)
 {
-	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
-	struct ccm_ring *r;
-	u64 bytes = 0;
+	if (!r->index_count)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"index %u: ring %u of engine %u is not indexed (index_count 0); STARTI needs a ring created with index_count 1 or more",
+				index, ring, e->index);
+	if (index >= r->index_count)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"index %u out of range: ring %u of engine %u takes indexes 0..%u (index_count %u)",
+				index, ring, e->index, r->index_count - 1, r->index_count);
+	if (count == 0 || count > r->written)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"%u descriptors: ring %u of engine %u has %u written, STARTI starts 1..%u",
+				count, ring, e->index, r->written, r->written);
+	return 0;
+}
+
+/*
+ * Start @count descriptors of ring @ring at @index.  STARTI (@starti) also
+ * needs them all to fit in free slots: each slot's displacement must stay
+ * until its descriptor completes.
+ */
+static int ring_start(struct ccm_engine *e, u32 ring, u32 count, u32 index, bool starti,
+		      struct ccm_err *err)
+{
+	struct ccm_fabric *f = e->agent.f;
+	struct ccm_ring *r = &e->rings[ring];
+	u64 bytes = 0, busy;
+	u32 i, slot;
+	s64 disp;
 	int rc = 0;
 
-	if (!e)
-		return -EINVAL;
 	ccm_mutex_lock(&e->lock);
-	r = &e->rings[ring];
 	if (r->start_slot >= r->written)
 		r->start_slot = 0;
-	/* (timed mode has no workers to hand heavy work to) */
-	if (r->owner && r->written && !ccm_timed(f))
-		for (u32 i = 0; i < count && bytes < CCM_HEAVY_BYTES; i++)
-			bytes += r->descs[(r->start_slot + i) % r->written].len;
-	if (!r->owner || r->written == 0)
+	if (!r->owner || r->written == 0) {
 		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX,
-			      "START on ring %u of engine %u, which has no descriptors", ring,
-			      engine);
-	else if (count) {
-		ccm_add64(&r->started, count);
-		r->start_slot = (r->start_slot + count - 1) % r->written + 1;
-		__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
+			      "%s on ring %u of engine %u, which has no descriptors",
+			      starti ? "STARTI" : "START", ring, e->index);
+		goto out;
 	}
+	if (starti) {
+		rc = starti_check(e, r, ring, count, index, err);
+		if (rc)
+			goto out;
+		busy = ccm_load64(&r->started) - ccm_load64(&r->completed) -
+		       ccm_load64(&r->errors) - ccm_load64(&r->discarded);
+		if (busy + count > r->written) {
+			rc = -EAGAIN;
+			goto out;
+		}
+	} else if (index && index >= r->index_count) {
+		rc = ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			      "index %u out of range: ring %u of engine %u takes indexes 0..%u",
+			      index, ring, e->index, r->index_count ? r->index_count - 1 : 0);
+		goto out;
+	}
+	if (!count)
+		goto out;
+	if (r->disp) {
+		/* published by the add to started below */
+		disp = (s64)index * r->index_stride;
+		for (i = 0, slot = r->start_slot; i < count && i < r->written; i++) {
+			__atomic_store_n(&r->disp[slot], disp, __ATOMIC_RELAXED);
+			slot = slot + 1 == r->written ? 0 : slot + 1;
+		}
+	}
+	/* (timed mode has no workers to hand heavy work to) */
+	if (!ccm_timed(f))
+		for (i = 0; i < count && bytes < CCM_HEAVY_BYTES; i++)
+			bytes += r->descs[(r->start_slot + i) % r->written].len;
+	ccm_add64(&r->started, count);
+	r->start_slot = (r->start_slot + count - 1) % r->written + 1;
+	__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
+out:
 	ccm_mutex_unlock(&e->lock);
 	if (!rc && count)
 		ccm_agent_wake_heavy(&e->agent, bytes >= CCM_HEAVY_BYTES);
 	return rc;
+}
+
+int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		   u32 count, u32 index, struct ccm_err *err)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
+
+	if (!e)
+		return -EINVAL;
+	return ring_start(e, ring, count, index, false, err);
+}
+
+int ccm_ring_starti(struct ccm_core *core, u32 engine, u32 ring, u32 count, u32 index,
+		    struct ccm_err *err)
+{
+	const struct ccm_config *c = &core->dev->f->cfg;
+
+	if (engine >= c->engines || ring >= c->rings)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
+				ring, engine, c->engines - 1, c->rings - 1);
+	return ring_start(&core->engines[engine], ring, count, index, true, err);
 }
 
 int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,

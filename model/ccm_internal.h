@@ -62,6 +62,14 @@ struct ccm_ring {
 	u32 packet_size;
 	u32 slots;
 	struct ccm_hwdesc *descs;
+	/*
+	 * Indexed rings (@index_count > 0): @disp has one entry per slot, the
+	 * bytes the START or STARTI that started the slot last added to its
+	 * addresses (index * @index_stride).  NULL otherwise.
+	 */
+	s64 *disp;
+	s64 index_stride;
+	u32 index_count;
 	u32 written;			/* published with release */
 	u64 started;			/* atomic; may run ahead of completed */
 	u64 completed;			/* atomic; written by the engine only */
@@ -365,6 +373,14 @@ int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index);
 void ccm_engine_fini(struct ccm_engine *e);
 enum ccm_step_result ccm_engine_step(struct ccm_engine *e);
 struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring);
+/*
+ * STARTI: start the next @count descriptors of ring @ring of @engine of
+ * @core at @index.  -EINVAL (an index or count out of range) or -ENOENT
+ * (no descriptors) with the reason in @err; -EAGAIN, nothing started,
+ * while fewer than @count slots are free.
+ */
+int ccm_ring_starti(struct ccm_core *core, u32 engine, u32 ring, u32 count, u32 index,
+		    struct ccm_err *err);
 /* Started descriptors not yet completed, failed or discarded. */
 bool ccm_ring_busy(const struct ccm_ring *r);
 /* Every started descriptor failed, was discarded, or completed and its

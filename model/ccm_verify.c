@@ -8,15 +8,47 @@
 
 /* --- descriptors -------------------------------------------------------- */
 
+/*
+ * An indexed ring moves [va, va + len) by up to (index_count - 1) *
+ * index_stride; the ranges at the first and the last index, and the span
+ * between, must be inside one buffer.  (The uAPI limits keep the product
+ * inside an s64.)
+ */
+static const struct ccm_vm_map *find_span(const struct ccm_verify_ctx *c, u32 i,
+					  const char *what, u64 va, u64 len, struct ccm_err *err)
+{
+	s64 ext = (s64)(c->index_count - 1) * c->index_stride;
+	u64 mag = ext < 0 ? -(u64)ext : (u64)ext;
+	u64 lo = ext < 0 ? va - mag : va;
+	const struct ccm_vm_map *m = NULL;
+
+	if ((ext >= 0 || va >= mag) && len <= ~0ull - mag)
+		m = ccm_vm_find(c->vm, lo, mag + len);
+	if (!m)
+		ccm_fail(err, -EINVAL, i,
+			 "descriptor %u: %s [0x%llx, +%llu) at indexes 0..%u (index_stride %lld) spans [0x%llx, +%llu), which is not inside one buffer this context owns or imported",
+			 i, what, (unsigned long long)va, (unsigned long long)len,
+			 c->index_count - 1, (long long)c->index_stride, (unsigned long long)lo,
+			 (unsigned long long)(mag + len));
+	return m;
+}
+
 static int map_range(const struct ccm_verify_ctx *c, u32 i, const char *what, u64 va,
 		     u64 len, u8 **host, u16 *dev, struct ccm_err *err)
 {
-	const struct ccm_vm_map *m = ccm_vm_find(c->vm, va, len);
+	const struct ccm_vm_map *m;
 
-	if (!m)
-		return ccm_fail(err, -EINVAL, i,
-				"descriptor %u: %s [0x%llx, +%llu) is not inside one buffer this context owns or imported",
-				i, what, (unsigned long long)va, (unsigned long long)len);
+	if (c->index_count > 1 && c->index_stride) {
+		m = find_span(c, i, what, va, len, err);
+		if (!m)
+			return -EINVAL;
+	} else {
+		m = ccm_vm_find(c->vm, va, len);
+		if (!m)
+			return ccm_fail(err, -EINVAL, i,
+					"descriptor %u: %s [0x%llx, +%llu) is not inside one buffer this context owns or imported",
+					i, what, (unsigned long long)va, (unsigned long long)len);
+	}
 	*host = m->host + (va - m->va);
 	*dev = (u16)m->dev;
 	return 0;

@@ -21,6 +21,9 @@
  * @sem_owned: true if the context may use semaphore @ref
  * @ring_owned: true if the context owns ring @engine/@ring of @core
  * @owner: passed to the callbacks
+ * @index_stride: descriptors: their ring's index_stride
+ * @index_count: descriptors: their ring's index_count; with 2 or more every
+ *	address range must be inside one buffer at each index
  */
 struct ccm_verify_ctx {
 	const struct ccm_fabric *f;
@@ -30,6 +33,8 @@ struct ccm_verify_ctx {
 	bool (*sem_owned)(void *owner, u32 ref);
 	bool (*ring_owned)(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
 	void *owner;
+	s64 index_stride;
+	u32 index_count;
 };
 
 /* Validate descriptor @index and translate it into @out. */

@@ -258,18 +258,28 @@ int ccore_dev_sem_wait(struct ccore_dev *dev, uint32_t sem, uint32_t value, int6
 	return ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_SEM_WAIT, &a);
 }
 
-int ccore_dev_ring_create(struct ccore_dev *dev, uint32_t core, uint32_t engine, uint32_t ring,
-			  uint32_t size, uint32_t packet_size, uint32_t flags, uint32_t *handle)
+int ccore_dev_ring_create_indexed(struct ccore_dev *dev, uint32_t core, uint32_t engine,
+				  uint32_t ring, uint32_t slots, uint32_t packet_size,
+				  uint32_t flags, int64_t index_stride, uint32_t index_count,
+				  uint32_t *handle)
 {
 	struct drm_ccore_ring_create a = {
-		.core = core, .engine = engine, .ring = ring, .size = size,
-		.packet_size = packet_size, .flags = flags,
+		.core = core, .engine = engine, .ring = ring, .size = slots,
+		.packet_size = packet_size, .flags = flags, .index_stride = index_stride,
+		.index_count = index_count,
 	};
 	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_RING_CREATE, &a);
 
 	if (!rc)
 		*handle = a.handle;
 	return rc;
+}
+
+int ccore_dev_ring_create(struct ccore_dev *dev, uint32_t core, uint32_t engine, uint32_t ring,
+			  uint32_t size, uint32_t packet_size, uint32_t flags, uint32_t *handle)
+{
+	return ccore_dev_ring_create_indexed(dev, core, engine, ring, size, packet_size, flags, 0,
+					     0, handle);
 }
 
 int ccore_dev_ring_destroy(struct ccore_dev *dev, uint32_t handle)

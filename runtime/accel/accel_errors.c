@@ -182,6 +182,18 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 				 rc->ring, rc->engine, rc->core);
 			return;
 		}
+		if (err == EINVAL && (rc->pad || rc->pad2)) {
+			snprintf(b, n, "pad %u and pad2 %u must be zero", rc->pad, rc->pad2);
+			return;
+		}
+		if (err == EINVAL && (rc->index_count || rc->index_stride)) {
+			snprintf(b, n, "index_stride %lld index_count %u: index_count 0 (not indexed, index_stride 0) or 1..%u, |index_stride| at most %lld; or core %u engine %u ring %u size %u packet %u flags 0x%x out of range" DEBUG_HINT,
+				 (long long)rc->index_stride, rc->index_count,
+				 DRM_CCORE_MAX_INDEX_COUNT, (long long)DRM_CCORE_MAX_INDEX_STRIDE,
+				 rc->core, rc->engine, rc->ring, rc->size, rc->packet_size,
+				 rc->flags);
+			return;
+		}
 		if (err == EINVAL) {
 			snprintf(b, n, "core %u engine %u ring %u size %u packet %u flags 0x%x: out of the device's range (NUM_CORES, ENGINES_PER_CORE, RINGS_PER_ENGINE, MAX_RING_SIZE; packet a power of two in MIN..MAX_PACKET_SIZE or 0)" DEBUG_HINT,
 				 rc->core, rc->engine, rc->ring, rc->size, rc->packet_size, rc->flags);
@@ -211,7 +223,7 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 		}
 		if (err == EINVAL) {
 			if (rs->bad_index != ~0u)
-				snprintf(b, n, "descriptor %u of ring %u is not valid: op, dtype, redop, flags, length, or an address outside this file's buffers and imports" DEBUG_HINT,
+				snprintf(b, n, "descriptor %u of ring %u is not valid: op, dtype, redop, flags, length, or an address outside this file's buffers and imports (on an indexed ring, at any index)" DEBUG_HINT,
 					 rs->bad_index, rs->handle);
 			else
 				snprintf(b, n, "ring %u: count %u must be 1..2^20 and flags 0x%x only START",
@@ -364,7 +376,7 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 			return;
 		}
 		if (err == EINVAL) {
-			snprintf(b, n, "core %u, count %u (1..MAX_PROGRAM_SIZE), timeout_ms %u (0..3600000), the DMA ring(%u,%u) (both 0 without DMA), flags or pad out of range" DEBUG_HINT,
+			snprintf(b, n, "core %u, count %u (1..MAX_PROGRAM_SIZE), timeout_ms %u (0..3600000), the DMA ring(%u,%u) (both 0 without DMA; not an indexed ring), flags or pad out of range" DEBUG_HINT,
 				 cs->core, cs->count, cs->timeout_ms, cs->dma_engine, cs->dma_ring);
 			return;
 		}

@@ -68,6 +68,15 @@ int ccore_dev_sem_wait(struct ccore_dev *dev, uint32_t sem, uint32_t value,
 
 int ccore_dev_ring_create(struct ccore_dev *dev, uint32_t core, uint32_t engine, uint32_t ring,
 			  uint32_t size, uint32_t packet_size, uint32_t flags, uint32_t *handle);
+/*
+ * An indexed ring: STARTI with index i (0..@index_count-1) moves every
+ * address of its COPY, REDUCE and DIV descriptors by i * @index_stride
+ * bytes (struct drm_ccore_ring_create).  0, 0 is a plain ring.
+ */
+int ccore_dev_ring_create_indexed(struct ccore_dev *dev, uint32_t core, uint32_t engine,
+				  uint32_t ring, uint32_t slots, uint32_t packet_size,
+				  uint32_t flags, int64_t index_stride, uint32_t index_count,
+				  uint32_t *handle);
 int ccore_dev_ring_destroy(struct ccore_dev *dev, uint32_t handle);
 int ccore_dev_ring_submit(struct ccore_dev *dev, uint32_t handle,
 			  const struct drm_ccore_desc *descs, uint32_t count, uint32_t flags);

@@ -65,6 +65,8 @@ struct sim_sem_block {
 
 struct sim_ring {
 	u32 core, engine, ring;
+	s64 index_stride;	/* descriptors are checked at every index */
+	u32 index_count;
 	struct sim_set mems;	/* struct sim_mem its descriptors reach */
 	struct sim_set sems;	/* struct sim_sem_block they signal or write */
 	u32 programs;		/* loaded programs that start or wait for it */

@@ -25,8 +25,9 @@ static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
 	u32 psize = a->packet_size;
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "RING_CREATE: pad must be zero");
+	if (a->pad || a->pad2)
+		return ccore_error(-EINVAL, "RING_CREATE: %s must be zero, got %u",
+				   a->pad ? "pad" : "pad2", a->pad ? a->pad : a->pad2);
 	if (a->flags & ~DRM_CCORE_RING_F_COMPUTE)
 		return ccore_error(-EINVAL, "RING_CREATE: unknown flags 0x%x (allowed 0x%x COMPUTE)",
 				   a->flags, DRM_CCORE_RING_F_COMPUTE);
@@ -36,7 +37,8 @@ static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return ccore_error(-ENOMEM, "RING_CREATE: out of memory");
-	rc = ccm_ring_claim(f, c->dev, a->core, a->engine, a->ring, a->size, psize, c, &err);
+	rc = ccm_ring_claim(f, c->dev, a->core, a->engine, a->ring, a->size, psize,
+			    a->index_stride, a->index_count, c, &err);
 	if (rc) {
 		free(r);
 		return sim_fail(DRM_IOCTL_CCORE_RING_CREATE, rc, &err);
@@ -44,6 +46,8 @@ static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
 	r->core = a->core;
 	r->engine = a->engine;
 	r->ring = a->ring;
+	r->index_stride = a->index_stride;
+	r->index_count = a->index_count;
 	rc = sim_handle_add(&c->rings, r, &a->handle);
 	if (rc) {
 		ccm_ring_release(f, c->dev, a->core, a->engine, a->ring, NULL);
@@ -161,6 +165,8 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 	if (!in)
 		return ccore_error(-EFAULT, "RING_SUBMIT: descs pointer is NULL");
 	v.core = r->core;
+	v.index_stride = r->index_stride;
+	v.index_count = r->index_count;
 	hw = calloc(a->count, sizeof(*hw));
 	if (!hw)
 		return ccore_error(-ENOMEM, "RING_SUBMIT: out of memory for %u descriptors",
@@ -176,7 +182,8 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 		rc = ccm_ring_write(c->sys->f, c->dev, r->core, r->engine, r->ring, hw, a->count,
 				    &err);
 	if (!rc && (a->flags & DRM_CCORE_SUBMIT_F_START))
-		rc = ccm_ring_start(c->sys->f, c->dev, r->core, r->engine, r->ring, a->count, &err);
+		rc = ccm_ring_start(c->sys->f, c->dev, r->core, r->engine, r->ring, a->count, 0,
+				    &err);
 	free(hw);
 	if (rc) {
 		a->bad_index = err.index;

@@ -92,6 +92,11 @@ static bool starts_work(unsigned long req, const void *arg)
 	}
 }
 
+/* RING_CREATE as built before index_stride: its first 32 bytes. */
+#define SIM_RING_CREATE_V1 \
+	_IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, DRM_COMMAND_BASE + DRM_CCORE_RING_CREATE, \
+	     offsetof(struct drm_ccore_ring_create, index_stride))
+
 static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 {
 	struct sim_ctx *c = to_ctx(dev);
@@ -100,6 +105,16 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 
 	if (!arg)
 		return ccore_error(-EFAULT, "%s: argument pointer is NULL", ccore_ioctl_name(req));
+	/* a shorter struct from an older caller reads as zero-extended, as
+	 * drm_ioctl() does, and only its own bytes are written back */
+	if (req == SIM_RING_CREATE_V1) {
+		struct drm_ccore_ring_create full = { 0 };
+
+		memcpy(&full, arg, _IOC_SIZE(req));
+		rc = sim_ioctl(dev, DRM_IOCTL_CCORE_RING_CREATE, &full);
+		memcpy(arg, &full, _IOC_SIZE(req));
+		return rc;
+	}
 	/* Waits must not hold the lock: the model reports completions. */
 	if (req == DRM_IOCTL_CCORE_SEM_WAIT)
 		return sim_sem_wait(c, arg);

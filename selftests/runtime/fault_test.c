@@ -439,7 +439,7 @@ static void jobs_complete_once(unsigned int workers)
 						    ccore_firmware_blobs[i].count, NULL), 0);
 	nop = model_load(f, "nop\nret\n");
 	copy = model_load(f, "start ring(0,0), 1\nrwait ring(0,0)\nret\n");
-	ASSERT_EQ(ccm_ring_claim(f, 0, 0, 0, 0, 4, 512, &owner, NULL), 0);
+	ASSERT_EQ(ccm_ring_claim(f, 0, 0, 0, 0, 4, 512, 0, 0, &owner, NULL), 0);
 	ASSERT_EQ(ccm_ring_write(f, 0, 0, 0, 0, &d, 1, NULL), 0);
 
 	/* a hung job and one queued behind it: the reset completes each once */
