@@ -65,7 +65,7 @@ static int program_pin(struct ccore_file *cfile, struct ccore_program *p,
 			if (rc)
 				return rc;
 		}
-		if (in->opcode != DRM_CCORE_OP_START && in->opcode != DRM_CCORE_OP_RWAIT)
+		if (!ccm_insn_uses_ring(in))
 			continue;
 		r = ccore_ring_find(cfile, core, in->engine, in->ring);
 		for (k = 0; r && k < p->nrings; k++)

@@ -231,6 +231,35 @@ static bool cc_next(struct ccm_cc *cc, struct cc_events *ev)
 	return true;
 }
 
+/*
+ * STARTI: true once started; false when it faulted or must wait for free
+ * slots (the engine wakes ring waiters as descriptors complete).
+ */
+static bool cc_starti(struct ccm_cc *cc, struct cc_events *ev, const struct drm_ccore_insn *in)
+{
+	u32 reg = in->reg % DRM_CCORE_NUM_REGS;
+	struct ccm_err err;
+	int rc;
+
+	rc = ccm_ring_starti(cc->core, in->engine, in->ring, in->imm, cc->regs[reg], &err);
+	if (rc == -EAGAIN) {
+		/* as RWAIT: record the wait, then look again */
+		cc_wait_for(cc, CCM_WAIT_RING, 0);
+		rc = ccm_ring_starti(cc->core, in->engine, in->ring, in->imm, cc->regs[reg],
+				     &err);
+		if (rc == -EAGAIN) {
+			ccm_store32(&cc->state, CCM_CC_WAITING);
+			return false;
+		}
+	}
+	if (rc) {
+		cc_fault(cc, ev, "starti ring(%u,%u), r%u, %u: %s", in->engine, in->ring, reg,
+			 in->imm, err.msg);
+		return false;
+	}
+	return true;
+}
+
 /* Execute one instruction; false when the core blocked or stopped. */
 static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 {
@@ -290,6 +319,10 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 				 in->engine, in->ring);
 			return false;
 		}
+		break;
+	case DRM_CCORE_OP_STARTI:
+		if (!cc_starti(cc, ev, in))
+			return false;
 		break;
 	case DRM_CCORE_OP_RWAIT:
 		r = ccm_core_ring(cc->core, in->engine, in->ring);

@@ -231,6 +231,12 @@ bool ccm_insn_uses_sem(const struct drm_ccore_insn *in)
 	}
 }
 
+bool ccm_insn_uses_ring(const struct drm_ccore_insn *in)
+{
+	return in->opcode == DRM_CCORE_OP_START || in->opcode == DRM_CCORE_OP_STARTI ||
+	       in->opcode == DRM_CCORE_OP_RWAIT;
+}
+
 enum { F_REG = 1, F_ENGINE = 2, F_RING = 4, F_SEM = 8, F_IMM = 16, F_TARGET = 32 };
 
 struct op_shape {
@@ -256,6 +262,7 @@ static const struct op_shape shapes[] = {
 	[DRM_CCORE_OP_RET] = { "ret", 0 },
 	[DRM_CCORE_OP_NEXT] = { "next", 0 },
 	[DRM_CCORE_OP_NOTIFY] = { "notify", F_IMM },
+	[DRM_CCORE_OP_STARTI] = { "starti", F_REG | F_ENGINE | F_RING | F_IMM },
 };
 
 static int unused_fields(const struct drm_ccore_insn *in, u32 i, const struct op_shape *s,
@@ -307,10 +314,10 @@ static int insn_ring(const struct ccm_verify_ctx *c, const struct drm_ccore_insn
 		return ccm_fail(err, -EACCES, i,
 				"instruction %u (%s): ring(%u,%u) is not a ring this context created on core %u",
 				i, name, in->engine, in->ring, c->core);
-	if (in->opcode == DRM_CCORE_OP_START && in->imm == 0)
+	if (in->opcode != DRM_CCORE_OP_RWAIT && in->imm == 0)
 		return ccm_fail(err, -EINVAL, i,
-				"instruction %u (start): descriptor count is 0; expected 1 or more",
-				i);
+				"instruction %u (%s): descriptor count is 0; expected 1 or more",
+				i, name);
 	return 0;
 }
 

@@ -45,6 +45,8 @@ int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_de
  * program is loaded (the trigger semaphore is the CC core's own).
  */
 bool ccm_insn_uses_sem(const struct drm_ccore_insn *in);
+/* True if @in starts or waits for ring @in->engine/@in->ring. */
+bool ccm_insn_uses_ring(const struct drm_ccore_insn *in);
 /* Validate a whole program; err->index names the first bad instruction. */
 int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *insns,
 		       u32 count, struct ccm_err *err);

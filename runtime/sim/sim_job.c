@@ -37,7 +37,7 @@ static int program_pin(struct sim_ctx *c, struct sim_prog *p, const struct drm_c
 		rc = ccm_insn_uses_sem(in) ? sim_sem_pin(c, &p->sems, in->sem) : 0;
 		if (rc)
 			return rc;
-		if (in->opcode != DRM_CCORE_OP_START && in->opcode != DRM_CCORE_OP_RWAIT)
+		if (!ccm_insn_uses_ring(in))
 			continue;
 		r = sim_ring_find(c, core, in->engine, in->ring);
 		rc = r ? sim_set_add(&p->rings, r) : 0;
