@@ -443,7 +443,7 @@ static int fail_mnemonic(struct ccas_as *s, const struct ccas_tok *t)
 		if (ccas_opinfo_by_name(lower, t->len))
 			return fail_tok(s, t, "expected an instruction mnemonic (mnemonics are lowercase)");
 	}
-	return fail_tok(s, t, "expected an instruction mnemonic (nop, halt, wait, acquire, set, add, start, rwait, jump, bge, movi, addi, loop, call, ret, next, notify) or a directive (.equ, .insn)");
+	return fail_tok(s, t, "expected an instruction mnemonic (nop, halt, wait, acquire, set, add, start, starti, rwait, jump, bge, movi, addi, loop, call, ret, next, notify) or a directive (.equ, .insn)");
 }
 
 static int assemble_insn(struct ccas_as *s, const struct ccas_tok *mnem)

@@ -32,6 +32,7 @@ static const struct ccas_opinfo ccas_ops[] = {
 	OP("ret", RET, 0, 0),
 	OP("next", NEXT, 0, 0),
 	OP("notify", NOTIFY, 1, CCAS_OPND_IMM),
+	OP("starti", STARTI, 3, CCAS_OPND_RING, CCAS_OPND_REG, CCAS_OPND_IMM),
 };
 
 #define CCAS_NUM_OPS (sizeof(ccas_ops) / sizeof(ccas_ops[0]))

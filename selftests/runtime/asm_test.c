@@ -63,14 +63,15 @@ static const char every_opcode_src[] =
 	"\tcall top\n"
 	"\tret\n"
 	"\tnext\n"
-	"end:\tnotify 0xDEADBEEF\n";
+	"end:\tnotify 0xDEADBEEF\n"
+	"\tstarti ring(2,15), r7, 65536\n";
 
 TEST(every_opcode_encoding)
 {
 	struct drm_ccore_insn *p;
 	size_t n = must_assemble(every_opcode_src, &p);
 
-	ASSERT_EQ(n, 17);
+	ASSERT_EQ(n, 18);
 	expect_insn(&p[0], DRM_CCORE_OP_NOP, 0, 0, 0, 0, 0, 0);
 	expect_insn(&p[1], DRM_CCORE_OP_HALT, 0, 0, 0, 0, 0, 0);
 	expect_insn(&p[2], DRM_CCORE_OP_WAIT, 0, 0, 0,
@@ -92,6 +93,7 @@ TEST(every_opcode_encoding)
 	expect_insn(&p[14], DRM_CCORE_OP_RET, 0, 0, 0, 0, 0, 0);
 	expect_insn(&p[15], DRM_CCORE_OP_NEXT, 0, 0, 0, 0, 0, 0);
 	expect_insn(&p[16], DRM_CCORE_OP_NOTIFY, 0, 0, 0, 0, 0xdeadbeefu, 0);
+	expect_insn(&p[17], DRM_CCORE_OP_STARTI, 7, 2, 15, 0, 65536, 0);
 	free(p);
 }
 
@@ -100,12 +102,12 @@ TEST(opcode_names)
 	static const char *const names[] = {
 		"nop", "halt", "wait", "acquire", "set", "add", "start",
 		"rwait", "jump", "bge", "movi", "addi", "loop", "call", "ret",
-		"next", "notify",
+		"next", "notify", "starti",
 	};
 
 	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		ASSERT_STR_CONTAINS(ccas_opcode_name(i), names[i]);
-	ASSERT_TRUE(ccas_opcode_name(DRM_CCORE_OP_NOTIFY + 1) == NULL);
+	ASSERT_TRUE(ccas_opcode_name(DRM_CCORE_OP_STARTI + 1) == NULL);
 	ASSERT_TRUE(ccas_opcode_name(255) == NULL);
 	ASSERT_TRUE(ccas_opcode_name(0x100) == NULL);
 }
@@ -154,6 +156,7 @@ TEST(roundtrip_every_opcode)
 	ASSERT_STR_CONTAINS(text, "\tbge sem(3,0,9), 2, L0 ");
 	ASSERT_STR_CONTAINS(text, "\tloop r3, L12 ");
 	ASSERT_STR_CONTAINS(text, "\tnotify 0xdeadbeef ");
+	ASSERT_STR_CONTAINS(text, "\tstarti ring(2,15), r7, 0x10000 ");
 	ASSERT_TRUE(strstr(text, ".insn") == NULL);
 	free(text);
 	check_roundtrip(p, n);
@@ -186,7 +189,7 @@ static void random_near_valid(uint64_t *s, struct drm_ccore_insn *in,
 	uint64_t r = rng_next(s);
 
 	memset(in, 0, sizeof(*in));
-	in->opcode = (__u8)(r % (DRM_CCORE_OP_NOTIFY + 1));
+	in->opcode = (__u8)(r % (DRM_CCORE_OP_STARTI + 1));
 	in->reg = (__u8)((r >> 8) % DRM_CCORE_NUM_REGS);
 	in->engine = (__u8)(r >> 16);
 	in->ring = (__u8)((r >> 24) % 16);
@@ -212,6 +215,10 @@ static void random_near_valid(uint64_t *s, struct drm_ccore_insn *in,
 	case DRM_CCORE_OP_RWAIT:
 		in->reg = 0;
 		in->sem = in->imm = 0;
+		in->target = 0;
+		break;
+	case DRM_CCORE_OP_STARTI:
+		in->sem = 0;
 		in->target = 0;
 		break;
 	case DRM_CCORE_OP_JUMP: case DRM_CCORE_OP_CALL:
@@ -345,6 +352,13 @@ TEST(format_insn)
 	in = (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_CALL, .target = 5 };
 	ccas_format_insn(&in, buf, sizeof(buf));
 	ASSERT_STR_CONTAINS(buf, "call .+5");
+	in = (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_STARTI, .reg = 6, .engine = 1,
+				      .ring = 2, .imm = 3 };
+	ccas_format_insn(&in, buf, sizeof(buf));
+	ASSERT_STR_CONTAINS(buf, "starti ring(1,2), r6, 3");
+	in.sem = 5;		/* STARTI does not use sem: raw */
+	ccas_format_insn(&in, buf, sizeof(buf));
+	ASSERT_STR_CONTAINS(buf, ".insn 0x11, 6, 1, 2, 0x00000005, 3, 0");
 	in = (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_WAIT,
 				      .sem = CCAS_SEM_TRIGGER, .imm = 1 };
 	ccas_format_insn(&in, buf, sizeof(buf));
@@ -441,10 +455,13 @@ static const struct err_case err_cases[] = {
 	{ "wait sem(1,2,3, 1\n", "t.ccs:1: ", "expected ')' to close sem(DEV,CORE,IDX)", ", got ','" },
 	{ "wait sem 1, 1\n", "t.ccs:1: ", "expected '(' after 'sem' in sem(DEV,CORE,IDX)", ", got '1'" },
 	{ "rwait ring(1 2)\n", "t.ccs:1: ", "expected ',' after ENGINE in ring(ENGINE,RING)", ", got '2'" },
+	{ "starti ring(0,1), 4\n", "t.ccs:1: ", "expected a register r0..r7", ", got '4'" },
+	{ "starti r2, ring(0,1), 4\n", "t.ccs:1: ", "expected a ring like ring(0,3)", ", got 'r2'" },
 	/* wrong operand count */
 	{ "wait trigger\n", "t.ccs:1: ", "expected ',' and then IMM (usage: wait SEM, IMM)", ", got end of line" },
 	{ "bge trigger, 1\n", "t.ccs:1: ", "expected ',' and then LABEL (usage: bge SEM, IMM, LABEL)", ", got end of line" },
 	{ "notify\n", "t.ccs:1: ", "expected an immediate 0..4294967295", ", got end of line" },
+	{ "starti ring(0,1), r2\n", "t.ccs:1: ", "expected ',' and then IMM (usage: starti RING, REG, IMM)", ", got end of line" },
 	{ "wait trigger, 1, 2\n", "t.ccs:1: ", "expected end of line after the operands (usage: wait SEM, IMM)", ", got ','" },
 	{ "ret 1\n", "t.ccs:1: ", "expected end of line ('ret' takes no operands)", ", got '1'" },
 	/* garbage after operands */
