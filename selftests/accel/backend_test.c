@@ -7,7 +7,8 @@
  * dma-buf import on another device; the waits' deadlines are absolute
  * CLOCK_MONOTONIC times; every errno comes back as a message naming the
  * ioctl and what the errno means there; closing the system releases what
- * its files held; a compute program copies, triggers and waits.
+ * its files held; a compute program copies, triggers and waits; an
+ * indexed ring and a STARTI loop work through libdrm.
  */
 #include "ccore_test.h"
 #include "ccore_device.h"
@@ -385,6 +386,68 @@ TEST(compute_program_copies_triggers_and_waits)
 	CHECK(ccore_dev_ring_destroy(d0, ring));
 	CHECK(ccore_dev_program_free(d0, p));
 	CHECK(ccore_dev_sem_free(d0, sem));
+	for (int i = 0; i < 2; i++)
+		CHECK(ccore_dev_bo_close(d0, h[i]));
+}
+
+/* An indexed ring through libdrm: the fields reach the driver both ways. */
+TEST(indexed_ring_and_starti)
+{
+	const uint32_t block = 4096, n = 4;
+	struct drm_ccore_insn prog[7] = {
+		{ .opcode = DRM_CCORE_OP_MOVI, .reg = 1, .imm = 0 },
+		{ .opcode = DRM_CCORE_OP_MOVI, .reg = 2, .imm = n },
+		{ .opcode = DRM_CCORE_OP_STARTI, .reg = 1, .ring = 11, .imm = 1 },
+		{ .opcode = DRM_CCORE_OP_ADDI, .reg = 1, .imm = 1 },
+		{ .opcode = DRM_CCORE_OP_LOOP, .reg = 2, .target = -2 },
+		{ .opcode = DRM_CCORE_OP_RWAIT, .ring = 11 },
+		{ .opcode = DRM_CCORE_OP_RET },
+	};
+	struct drm_ccore_desc d = { .op = DRM_CCORE_DESC_COPY, .len = block };
+	uint32_t h[2], ring, bad_ring, p;
+	uint64_t va[2], job;
+	uint8_t *m[2];
+	int status;
+
+	open_accel();
+	for (int i = 0; i < 2; i++) {
+		CHECK(ccore_dev_bo_create(d0, n * block, &h[i], &va[i]));
+		m[i] = ccore_dev_bo_map(d0, h[i]);
+		if (!m[i])
+			FAIL("bo_map: %s", ccore_last_error());
+	}
+	for (uint32_t i = 0; i < n * block; i++)
+		m[0][i] = (uint8_t)(i / block * 40 + i % 7 + 1);
+	memset(m[1], 0, n * block);
+	EXPECT_ERR(ccore_dev_ring_create_indexed(d0, 0, 0, 11, 2, 0, 0, block, 0, &ring), -EINVAL,
+		   "RING_CREATE: Invalid argument (EINVAL: index_stride 4096 index_count 0: index_count 0 (not indexed, index_stride 0)");
+	CHECK(ccore_dev_ring_create_indexed(d0, 0, 0, 11, 2, 0, 0, block, n, &ring));
+	/* block 1 would reach past the buffers at index 3 */
+	d.dst = va[1] + block;
+	d.src0 = va[0];
+	EXPECT_ERR(ccore_dev_ring_submit(d0, ring, &d, 1, 0), -EINVAL,
+		   "(EINVAL: descriptor 0 of ring");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "(on an indexed ring, at any index)");
+	d.dst = va[1];
+	CHECK(ccore_dev_ring_submit(d0, ring, &d, 1, 0));
+	CHECK(ccore_dev_program_load(d0, 0, prog, 7, &p));
+	CHECK(ccore_dev_submit(d0, p, DRM_CCORE_JOB_F_TRIGGER, &job));
+	CHECK(ccore_dev_job_wait(d0, job, 10 * SEC, &status));
+	ASSERT_EQ(status, 0);
+	ASSERT_MEM_EQ(m[0], m[1], n * block);
+	/* the plain call is the indexed one with 0, 0: STARTI faults there */
+	CHECK(ccore_dev_ring_create(d0, 0, 0, 12, 2, 0, 0, &bad_ring));
+	CHECK(ccore_dev_ring_submit(d0, bad_ring, &d, 1, 0));
+	prog[2].ring = 12;
+	prog[5].ring = 12;
+	CHECK(ccore_dev_program_free(d0, p));
+	CHECK(ccore_dev_program_load(d0, 0, prog, 7, &p));
+	CHECK(ccore_dev_submit(d0, p, DRM_CCORE_JOB_F_TRIGGER, &job));
+	CHECK(ccore_dev_job_wait(d0, job, 10 * SEC, &status));
+	ASSERT_EQ(status, -EIO);
+	CHECK(ccore_dev_program_free(d0, p));
+	CHECK(ccore_dev_ring_destroy(d0, bad_ring));
+	CHECK(ccore_dev_ring_destroy(d0, ring));
 	for (int i = 0; i < 2; i++)
 		CHECK(ccore_dev_bo_close(d0, h[i]));
 }

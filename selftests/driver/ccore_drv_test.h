@@ -333,6 +333,22 @@ static inline int ring_create(int fd, uint32_t core, uint32_t engine, uint32_t r
 	return rc;
 }
 
+/* An indexed ring (STARTI moves its data descriptors index * @stride bytes). */
+static inline int ring_create_indexed(int fd, uint32_t core, uint32_t engine, uint32_t ring,
+				      uint32_t size, int64_t stride, uint32_t count,
+				      uint32_t *handle)
+{
+	struct drm_ccore_ring_create a = {
+		.core = core, .engine = engine, .ring = ring, .size = size,
+		.index_stride = stride, .index_count = count,
+	};
+	int rc = ioc(fd, DRM_IOCTL_CCORE_RING_CREATE, &a);
+
+	if (handle)
+		*handle = rc ? 0 : a.handle;
+	return rc;
+}
+
 static inline int ring_destroy(int fd, uint32_t handle)
 {
 	struct drm_ccore_ring_destroy a = { .handle = handle };
@@ -510,6 +526,27 @@ static inline struct drm_ccore_insn I_START(uint8_t engine, uint8_t ring, uint32
 	};
 	return i;
 }
+
+static inline struct drm_ccore_insn I_STARTI(uint8_t engine, uint8_t ring, uint8_t reg,
+					    uint32_t n)
+{
+	struct drm_ccore_insn i = {
+		.opcode = DRM_CCORE_OP_STARTI, .engine = engine, .ring = ring, .reg = reg,
+		.imm = n,
+	};
+	return i;
+}
+
+static inline struct drm_ccore_insn I_reg(uint8_t op, uint8_t reg, uint32_t imm,
+					  int32_t target)
+{
+	struct drm_ccore_insn i = { .opcode = op, .reg = reg, .imm = imm, .target = target };
+	return i;
+}
+
+#define I_MOVI(r, v) I_reg(DRM_CCORE_OP_MOVI, r, v, 0)
+#define I_ADDI(r, v) I_reg(DRM_CCORE_OP_ADDI, r, v, 0)
+#define I_LOOP(r, t) I_reg(DRM_CCORE_OP_LOOP, r, 0, t)
 
 static inline struct drm_ccore_insn I_RWAIT(uint8_t engine, uint8_t ring)
 {

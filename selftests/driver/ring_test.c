@@ -3,7 +3,9 @@
  * DMA rings: RING_CREATE/DESTROY/SUBMIT/STATS, descriptor validation (every
  * rejection names the descriptor in bad_index and writes nothing), and data
  * movement: COPY, REDUCE and SEM_WRITE descriptors really move the right
- * bytes and the ring counters say so.
+ * bytes and the ring counters say so.  Indexed rings: creation checks the
+ * index fields (and takes the 32-byte struct of older callers), submission
+ * checks every index's ranges, and a STARTI loop moves data block by block.
  */
 #include "ccore_drv_test.h"
 
@@ -479,6 +481,166 @@ TEST_F(ring, busy_ring)
 	ASSERT_EQ(0, ring_stats(self->fd, ring, &st));
 	EXPECT_EQ(4ull * size, st.bytes);
 	ASSERT_EQ(0, ring_destroy(self->fd, ring));
+}
+
+/* --- indexed rings and STARTI -------------------------------------------- */
+
+#define IBLOCK 4096u
+#define INBLK 8u
+
+TEST_F(ring, indexed_create)
+{
+	const unsigned long v1 = _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE,
+				      DRM_COMMAND_BASE + DRM_CCORE_RING_CREATE, 32);
+	struct drm_ccore_ring_create a = { .size = 4 };
+	struct drm_ccore_insn p[2] = { I_STARTI(0, 0, 0, 1), I_RET() };
+	struct drm_ccore_desc d;
+	uint32_t h, bo;
+	uint64_t va;
+	int32_t status;
+
+	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4, IBLOCK, 0, NULL));
+	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4, -1, 0, NULL));
+	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4, 0,
+					       DRM_CCORE_MAX_INDEX_COUNT + 1, NULL));
+	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4,
+					       DRM_CCORE_MAX_INDEX_STRIDE + 1, 2, NULL));
+	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4,
+					       -DRM_CCORE_MAX_INDEX_STRIDE - 1, 2, NULL));
+	a.pad2 = 1;
+	ASSERT_EQ(-EINVAL, ioc(self->fd, DRM_IOCTL_CCORE_RING_CREATE, &a));
+	/* the limits themselves are fine; nothing above was claimed */
+	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 4, -DRM_CCORE_MAX_INDEX_STRIDE,
+					 DRM_CCORE_MAX_INDEX_COUNT, &h));
+	ASSERT_EQ(0, ring_destroy(self->fd, h));
+	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 4, IBLOCK, INBLK, &h));
+	ASSERT_EQ(0, ring_destroy(self->fd, h));
+
+	/* an older caller's 32 bytes: a plain ring, the rest neither read nor written */
+	a.index_stride = IBLOCK;
+	a.index_count = INBLK;
+	a.pad2 = 77;
+	ASSERT_EQ(0, ioc(self->fd, v1, &a));
+	ASSERT_NE(0, a.handle);
+	ASSERT_EQ(77, a.pad2);
+	ASSERT_EQ(0, bo_create(self->fd, IBLOCK, &bo, &va));
+	d = desc_copy(va, va + IBLOCK / 2, IBLOCK / 2);
+	ASSERT_EQ(0, ring_submit(self->fd, a.handle, &d, 1, 0, NULL));
+	/* STARTI on a ring that is not indexed faults, even at index 0 */
+	ASSERT_EQ(0, run_program(self->fd, 0, p, 2, 0, &status));
+	ASSERT_EQ(-EIO, status);
+}
+
+/* Every range of a descriptor must be inside one buffer at every index. */
+TEST_F(ring, indexed_submit_span)
+{
+	struct drm_ccore_desc d[2];
+	uint32_t hs, hd, ring, neg, sem, bad;
+	uint64_t s, dst;
+
+	ASSERT_EQ(0, bo_create(self->fd, 4 * IBLOCK, &hs, &s));
+	ASSERT_EQ(0, bo_create(self->fd, 4 * IBLOCK, &hd, &dst));
+	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &sem));
+	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 4, IBLOCK, 4, &ring));
+	d[0] = desc_copy(dst, s, IBLOCK);
+#define BAD(what, x) do { \
+		d[1] = (x); \
+		EXPECT_EQ(-EINVAL, ring_submit(self->fd, ring, d, 2, 0, &bad)) TH_LOG("%s", what); \
+		EXPECT_EQ(1, bad) TH_LOG("%s", what); \
+	} while (0)
+	BAD("dst leaves at index 3", desc_copy(dst + IBLOCK, s, IBLOCK));
+	BAD("src0 leaves at index 3", desc_copy(dst, s + 1, IBLOCK));
+	BAD("src1 leaves at index 3",
+	    desc_reduce(dst, s, s + IBLOCK, IBLOCK, DRM_CCORE_DTYPE_U8, DRM_CCORE_REDOP_SUM));
+#undef BAD
+	/* a byte shorter fits; SEM_WRITE is not moved */
+	d[1] = desc_copy(dst + 1, s, IBLOCK - 1);
+	ASSERT_EQ(0, ring_submit(self->fd, ring, d, 2, 0, &bad));
+	ASSERT_EQ(NO_INDEX, bad);
+	d[0] = desc_sem_write(sem, 1, false);
+	ASSERT_EQ(0, ring_submit(self->fd, ring, d, 1, 0, &bad));
+
+	/* backwards: from the second block, index 1 is the first */
+	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 1, 2, -(int64_t)IBLOCK, 2, &neg));
+	d[0] = desc_copy(dst + IBLOCK, s, IBLOCK);
+	ASSERT_EQ(-EINVAL, ring_submit(self->fd, neg, d, 1, 0, &bad));
+	ASSERT_EQ(0, bad);
+	d[0] = desc_copy(dst + IBLOCK, s + IBLOCK, IBLOCK);
+	ASSERT_EQ(0, ring_submit(self->fd, neg, d, 1, 0, &bad));
+}
+
+/*
+ * A STARTI loop moves the ring's two descriptors (the halves of a block)
+ * to each block in turn; the ring has 2 slots, so every STARTI waits for
+ * the one before to complete.  Then backwards, then an index too big.
+ */
+TEST_F(ring, starti_moves_blocks)
+{
+	const size_t size = INBLK * IBLOCK;
+	struct drm_ccore_insn p[7] = {
+		I_MOVI(1, 0), I_MOVI(2, INBLK), I_STARTI(0, 0, 1, 2), I_ADDI(1, 1), I_LOOP(2, -2),
+		I_RWAIT(0, 0), I_RET(),
+	};
+	struct drm_ccore_insn back[7] = {
+		I_MOVI(1, 1), I_MOVI(2, 3), I_STARTI(0, 1, 1, 1), I_ADDI(1, 1), I_LOOP(2, -2),
+		I_RWAIT(0, 1), I_RET(),
+	};
+	struct drm_ccore_insn past[3] = { I_MOVI(3, INBLK), I_STARTI(0, 0, 3, 1), I_RET() };
+	struct drm_ccore_ring_stats st;
+	struct drm_ccore_desc d[2];
+	uint32_t hs, hd, ring, neg;
+	uint64_t as, ad;
+	uint8_t *s, *dst;
+	int32_t status;
+
+	ASSERT_EQ(0, bo_create(self->fd, size, &hs, &as));
+	ASSERT_EQ(0, bo_create(self->fd, size, &hd, &ad));
+	s = bo_map(self->fd, hs, size);
+	dst = bo_map(self->fd, hd, size);
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, dst);
+	fill_pattern(s, size, 7);
+	memset(dst, 0, size);
+	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 2, IBLOCK, INBLK, &ring));
+	d[0] = desc_copy(ad, as, IBLOCK / 2);
+	d[1] = desc_copy(ad + IBLOCK / 2, as + IBLOCK / 2, IBLOCK / 2);
+	ASSERT_EQ(0, ring_submit(self->fd, ring, d, 2, 0, NULL));
+	ASSERT_EQ(0, run_program(self->fd, 0, p, 7, 0, &status));
+	ASSERT_EQ(0, status);
+	for (size_t i = 0; i < size; i++) {
+		ASSERT_EQ(s[i], dst[i]) TH_LOG("byte %zu (block %zu)", i, i / IBLOCK);
+	}
+	ASSERT_EQ(0, ring_stats(self->fd, ring, &st));
+	EXPECT_EQ(2 * INBLK, st.started);
+	EXPECT_EQ(2 * INBLK, st.completed);
+	EXPECT_EQ(size, st.bytes);
+
+	/* stride -IBLOCK from the last block: indexes 1..3 are blocks 6, 5, 4 */
+	memset(dst, 0, size);
+	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 1, 2, -(int64_t)IBLOCK, INBLK, &neg));
+	d[0] = desc_copy(ad + size - IBLOCK, as + size - IBLOCK, IBLOCK);
+	ASSERT_EQ(0, ring_submit(self->fd, neg, d, 1, 0, NULL));
+	ASSERT_EQ(0, run_program(self->fd, 0, back, 7, 0, &status));
+	ASSERT_EQ(0, status);
+	for (size_t i = 0; i < size; i++) {
+		size_t b = i / IBLOCK;
+
+		ASSERT_EQ(b >= 4 && b <= 6 ? s[i] : 0, dst[i]) TH_LOG("byte %zu (block %zu)", i, b);
+	}
+
+	/* an index past the ring's faults the CC core: the job fails, nothing moves */
+	memset(dst, 0, size);
+	ASSERT_EQ(0, run_program(self->fd, 0, past, 3, 0, &status));
+	ASSERT_EQ(-EIO, status);
+	for (size_t i = 0; i < size; i++) {
+		ASSERT_EQ(0, dst[i]) TH_LOG("byte %zu", i);
+	}
+	/* and the core runs the next job */
+	ASSERT_EQ(0, run_program(self->fd, 0, p, 7, 0, &status));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, memcmp(s, dst, size));
+	munmap(s, size);
+	munmap(dst, size);
 }
 
 TEST_HARNESS_MAIN
