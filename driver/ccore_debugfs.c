@@ -59,10 +59,11 @@ static int rings_show(struct seq_file *m, void *unused)
 				if (!claimed)
 					continue;
 				hw->ops->ring_stats(hw, cdev->index, core, engine, ring, &st);
-				seq_printf(m, "core=%u engine=%u ring=%u packet_size=%u size=%u written=%u bytes=%llu packets=%llu started=%llu completed=%llu errors=%llu discarded=%llu\n",
+				seq_printf(m, "core=%u engine=%u ring=%u packet_size=%u size=%u written=%u bytes=%llu packets=%llu started=%llu completed=%llu errors=%llu discarded=%llu index_count=%u index_stride=%lld\n",
 					   core, engine, ring, st.packet_size, st.size, st.written,
 					   st.bytes, st.packets, st.started, st.completed,
-					   st.errors, st.discarded);
+					   st.errors, st.discarded, st.index_count,
+					   st.index_stride);
 			}
 		}
 	}

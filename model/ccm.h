@@ -173,6 +173,8 @@ struct ccm_ring_stats {
 	u32 written;		/* descriptors written */
 	u64 bytes, packets, started, completed, errors;
 	u64 discarded;
+	s64 index_stride;	/* an indexed ring's (index_count > 0) */
+	u32 index_count;
 };
 
 /*

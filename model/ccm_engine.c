@@ -578,6 +578,8 @@ int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u3
 	st->completed = ccm_load64(&r->completed);
 	st->errors = ccm_load64(&r->errors);
 	st->discarded = ccm_load64(&r->discarded);
+	st->index_stride = r->index_stride;
+	st->index_count = r->index_count;
 	return 0;
 }
 

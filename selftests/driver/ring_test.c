@@ -495,9 +495,12 @@ TEST_F(ring, indexed_create)
 	struct drm_ccore_ring_create a = { .size = 4 };
 	struct drm_ccore_insn p[2] = { I_STARTI(0, 0, 0, 1), I_RET() };
 	struct drm_ccore_desc d;
+	char path[128], dump[4096];
 	uint32_t h, bo;
 	uint64_t va;
 	int32_t status;
+	size_t n;
+	FILE *f;
 
 	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4, IBLOCK, 0, NULL));
 	ASSERT_EQ(-EINVAL, ring_create_indexed(self->fd, 0, 0, 0, 4, -1, 0, NULL));
@@ -514,6 +517,18 @@ TEST_F(ring, indexed_create)
 					 DRM_CCORE_MAX_INDEX_COUNT, &h));
 	ASSERT_EQ(0, ring_destroy(self->fd, h));
 	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 4, IBLOCK, INBLK, &h));
+	/* debugfs shows the ring's index fields, where it is mounted */
+	snprintf(path, sizeof(path), DEBUGFS_CCORE "/fabric%d/dev%u/rings", self->d.fabric,
+		 self->d.index);
+	f = self->d.fabric >= 0 ? fopen(path, "r") : NULL;
+	if (f) {
+		n = fread(dump, 1, sizeof(dump) - 1, f);
+		dump[n] = '\0';
+		fclose(f);
+		EXPECT_NE(NULL, strstr(dump, "ring=0 packet_size=")) TH_LOG("%s", dump);
+		EXPECT_NE(NULL, strstr(dump, " index_count=8 index_stride=4096\n"))
+			TH_LOG("%s", dump);
+	}
 	ASSERT_EQ(0, ring_destroy(self->fd, h));
 
 	/* an older caller's 32 bytes: a plain ring, the rest neither read nor written */
