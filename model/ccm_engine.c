@@ -188,15 +188,10 @@ bool ccm_ring_fault(struct ccm_engine *e, struct ccm_ring *r)
 	return true;
 }
 
-void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u64 off, u64 len,
-		   u64 packets)
+void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, s64 disp, u64 off,
+		   u64 len, u64 packets)
 {
-	s64 at = (s64)off;
-
-	/* relaxed: a START that laps a slot still in flight may change it */
-	if (r->disp)
-		at += __atomic_load_n(&r->disp[slot], __ATOMIC_RELAXED);
-	do_packet(e, &r->descs[slot], at, len);
+	do_packet(e, &r->descs[slot], (s64)off + disp, len);
 	ccm_add64(&r->bytes, len);
 	ccm_add64(&r->packets, packets);
 }
@@ -232,7 +227,10 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 		chunk = sizeof(u32);
 	else if (chunk > r->packet_size)
 		chunk = r->packet_size;
-	ccm_ring_move(e, r, r->exec_slot, r->exec_off, chunk, 1);
+	/* relaxed: a START that laps a slot still in flight may change it */
+	ccm_ring_move(e, r, r->exec_slot,
+		      r->disp ? __atomic_load_n(&r->disp[r->exec_slot], __ATOMIC_RELAXED) : 0,
+		      r->exec_off, chunk, 1);
 	r->exec_off += chunk;
 	if (d->op != DRM_CCORE_DESC_SEM_WRITE && r->exec_off < d->len)
 		return false;
@@ -477,7 +475,8 @@ static int starti_check(struct ccm_engine *e, const struct ccm_ring *r, u32 ring
 /*
  * Start @count descriptors of ring @ring at @index.  STARTI (@starti) also
  * needs them all to fit in free slots: each slot's displacement must stay
- * until its descriptor completes.
+ * until the engine has taken it, when the descriptor completes (timed
+ * mode: when it is issued, its displacement travels with it).
  */
 static int ring_start(struct ccm_engine *e, u32 ring, u32 count, u32 index, bool starti,
 		      struct ccm_err *err)
@@ -502,8 +501,13 @@ static int ring_start(struct ccm_engine *e, u32 ring, u32 count, u32 index, bool
 		rc = starti_check(e, r, ring, count, index, err);
 		if (rc)
 			goto out;
-		busy = ccm_load64(&r->started) - ccm_load64(&r->completed) -
-		       ccm_load64(&r->errors) - ccm_load64(&r->discarded);
+		/* the timed engine keeps an issued descriptor's displacement
+		 * with it in flight; the functional one reads its slot until done */
+		if (ccm_timed(f))
+			busy = ccm_load64(&r->started) - r->xissued;
+		else
+			busy = ccm_load64(&r->started) - ccm_load64(&r->completed) -
+			       ccm_load64(&r->errors) - ccm_load64(&r->discarded);
 		if (busy + count > r->written) {
 			rc = -EAGAIN;
 			goto out;

@@ -57,6 +57,12 @@ struct ccm_agent {
 /* Timed mode: a time that never comes. */
 #define CCM_NEVER (~0ull)
 
+/* Timed mode: a descriptor in flight, and where (indexed rings) it lands. */
+struct ccm_arrival {
+	u64 at;				/* virtual time of its arrival */
+	s64 disp;			/* its slot's displacement when it was issued */
+};
+
 struct ccm_ring {
 	void *owner;			/* NULL: slot is free */
 	u32 packet_size;
@@ -104,8 +110,9 @@ struct ccm_ring {
 	u64 xfree;			/* ideal: when the ring's bytes are through */
 	u64 xarrive;			/* the last arrival queued */
 	u32 xcslot;			/* completion cursor */
+	s64 xdisp;			/* displacement of the descriptor moving */
 	u32 xq_head, xq_n, xq_cap;
-	u64 *xq;			/* arrival times in flight, oldest first */
+	struct ccm_arrival *xq;		/* in flight, oldest first */
 };
 
 enum ccm_xfer_phase { CCM_XFER_NONE, CCM_XFER_ACTIVE };
@@ -359,10 +366,10 @@ void ccm_res_remove(struct ccm_res *res, struct ccm_ring *r);
 /* ccm_engine.c / ccm_cc.c */
 /* The ring's current descriptor (the cursor wraps at what was written). */
 const struct ccm_hwdesc *ccm_ring_current(struct ccm_ring *r);
-/* Move @len bytes at @off of @r's descriptor @slot (none if virtual),
- * counted as @packets packets. */
-void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u64 off, u64 len,
-		   u64 packets);
+/* Move @len bytes at @off of @r's descriptor @slot displaced by @disp
+ * (none if virtual), counted as @packets packets. */
+void ccm_ring_move(struct ccm_engine *e, struct ccm_ring *r, u32 slot, s64 disp, u64 off,
+		   u64 len, u64 packets);
 /* @r's descriptor @slot is done: count it complete, then signal. */
 void ccm_ring_signal(struct ccm_engine *e, struct ccm_ring *r, u32 slot);
 /* An armed DMA error fails @r's current descriptor: true if it did. */

@@ -211,7 +211,7 @@ static void share(struct ccm_fabric *f, struct ccm_ring *r, u64 t, bool join)
 /* Queue @r's arrival at @t (not before the one queued last: in order). */
 static int arrival_push(struct ccm_ring *r, u64 t)
 {
-	u64 *q;
+	struct ccm_arrival *q;
 	u32 i;
 
 	if (r->xq_n == r->xq_cap) {
@@ -230,7 +230,7 @@ static int arrival_push(struct ccm_ring *r, u64 t)
 	if (t < r->xarrive)
 		t = r->xarrive;
 	r->xarrive = t;
-	r->xq[(r->xq_head + r->xq_n++) % r->xq_cap] = t;
+	r->xq[(r->xq_head + r->xq_n++) % r->xq_cap] = (struct ccm_arrival){ t, r->xdisp };
 	return 0;
 }
 
@@ -268,6 +268,8 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 	const struct ccm_hwdesc *d = ccm_ring_current(r);
 
 	route(e, r, d);
+	/* the slot is free once issued (see ccm_ring_start()): keep its place */
+	r->xdisp = r->disp ? r->disp[r->exec_slot] : 0;
 	r->xweight = r->packet_size / 512 ? r->packet_size / 512 : 1;
 	r->xleft = d->op == DRM_CCORE_DESC_SEM_WRITE ? sizeof(u32) : d->len;
 	r->xalpha = alpha_of(f, r);
@@ -315,6 +317,7 @@ static void xfer_sent(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 static void xfer_arrived(struct ccm_engine *e, struct ccm_ring *r)
 {
 	const struct ccm_hwdesc *d;
+	s64 disp = r->xq[r->xq_head].disp;
 	u32 slot;
 	u64 len;
 
@@ -325,7 +328,7 @@ static void xfer_arrived(struct ccm_engine *e, struct ccm_ring *r)
 	slot = r->xcslot++;
 	d = &r->descs[slot];
 	len = d->op == DRM_CCORE_DESC_SEM_WRITE ? sizeof(u32) : d->len;
-	ccm_ring_move(e, r, slot, 0, len, (len + r->packet_size - 1) / r->packet_size);
+	ccm_ring_move(e, r, slot, disp, 0, len, (len + r->packet_size - 1) / r->packet_size);
 	ccm_ring_signal(e, r, slot);
 }
 
@@ -340,7 +343,7 @@ static void ring_idle(struct ccm_engine *e, u32 idx)
 /*
  * One ring at virtual time @now: what has arrived completes, bytes through
  * go in flight, and the next started descriptor starts moving.  True if a
- * descriptor completed (or failed).
+ * descriptor completed (or failed), or one of an indexed ring was issued.
  */
 static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
 {
@@ -348,7 +351,7 @@ static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
 	bool progressed = false;
 
 	for (;;) {
-		if (r->xq_n && r->xq[r->xq_head] <= now) {
+		if (r->xq_n && r->xq[r->xq_head].at <= now) {
 			xfer_arrived(e, r);
 			progressed = true;
 			continue;
@@ -366,6 +369,8 @@ static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
 			continue;
 		}
 		xfer_issue(e, r, now);
+		/* a STARTI may be waiting for the slot it freed */
+		progressed |= r->disp != NULL;
 	}
 	if (!ccm_ring_busy(r))
 		ring_idle(e, idx);
@@ -395,8 +400,8 @@ enum ccm_step_result ccm_xfer_engine_step(struct ccm_engine *e)
 		r = &e->rings[i];
 		if (r->xphase == CCM_XFER_ACTIVE && r->xevent < due)
 			due = r->xevent;
-		if (r->xq_n && r->xq[r->xq_head] < due)
-			due = r->xq[r->xq_head];
+		if (r->xq_n && r->xq[r->xq_head].at < due)
+			due = r->xq[r->xq_head].at;
 	}
 	e->agent.due = due;
 	if (progressed) {

@@ -30,6 +30,10 @@ struct plan {
 	struct lower_rank *lr;
 	struct lower_ctx ctx;
 	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
+	uint64_t *resolved;		/* bit r * n + q: pair (r, q) in @peer */
+	struct clique *q;
+	int peer_rc;			/* the first failure resolving a pair */
+	bool loops;			/* lowered in loop form, without a schedule */
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
 	uint32_t pins;			/* executables holding it: never evicted */
@@ -52,11 +56,20 @@ static bool same_key(const struct plan *p, const struct op *ops, uint32_t n,
 	return true;
 }
 
+static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k);
+
+/* Resolved on first use: a lowering without a schedule names its pairs as it goes. */
 static uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
 {
 	struct plan *p = arg;
+	size_t pair = (size_t)r * p->n + q;
 
-	return p->peer[((size_t)r * p->n + q) * CS_NBUF + buf];
+	if (!(p->resolved[pair / 64] >> (pair % 64) & 1)) {
+		p->resolved[pair / 64] |= 1ull << (pair % 64);
+		if (!p->peer_rc)
+			p->peer_rc = resolve_pair(p->q, p, r, q);
+	}
+	return p->peer[pair * CS_NBUF + buf];
 }
 
 static void plan_free(struct clique *q, struct plan *p)
@@ -71,11 +84,14 @@ static void plan_free(struct clique *q, struct plan *p)
 	for (uint32_t r = 0; r < p->n && p->lr; r++) {
 		if (p->lr[r].va[CS_TMP])
 			rt_free(q->rt, q->ranks[r].dev, p->lr[r].va[CS_TMP]);
-		if (p->lr[r].ring != ~0u)
-			rt_ring_put(q->rt, q->ranks[r].dev, q->ranks[r].core, p->lr[r].ring);
+		for (uint32_t k = 0; k < LOWER_RINGS; k++)
+			if (p->lr[r].ring[k] != ~0u)
+				rt_ring_put(q->rt, q->ranks[r].dev, q->ranks[r].core,
+					    p->lr[r].ring[k]);
 	}
 	free(p->lr);
 	free(p->peer);
+	free(p->resolved);
 	free(p->ops);
 	free(p->active);
 	free(p);
@@ -313,8 +329,7 @@ static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k
  */
 static int resolve_addresses(struct clique *q, struct plan *p, const struct cs_sched *s)
 {
-	uint64_t *done = calloc(((size_t)p->n * p->n + 63) / 64, sizeof(*done));
-	int rc = done ? 0 : ccore_error(-ENOMEM, "out of memory");
+	int rc = 0;
 
 	for (uint32_t r = 0; r < p->n && !rc; r++) {
 		const struct cs_rank *rk = &s->ranks[r];
@@ -322,17 +337,18 @@ static int resolve_addresses(struct clique *q, struct plan *p, const struct cs_s
 		for (uint32_t i = 0; i < rk->n && !rc; i++) {
 			size_t pair = (size_t)r * p->n + rk->steps[i].peer;
 
-			if (rk->steps[i].op != CS_SEND_OP || done[pair / 64] >> (pair % 64) & 1)
+			if (rk->steps[i].op != CS_SEND_OP ||
+			    p->resolved[pair / 64] >> (pair % 64) & 1)
 				continue;
-			done[pair / 64] |= 1ull << (pair % 64);
+			p->resolved[pair / 64] |= 1ull << (pair % 64);
 			rc = resolve_pair(q, p, r, rk->steps[i].peer);
 		}
 	}
-	free(done);
 	return rc;
 }
 
-static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *s)
+/* Devices, cores, TMP and @rings ring indices for the ranks in p->active. */
+static int place_ranks(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t rings)
 {
 	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
 	int rc = 0;
@@ -341,8 +357,6 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 		struct lower_rank *lr = &p->lr[r];
 		uint32_t slot = p->ops[r].stream ? p->ops[r].stream->slot : 0;
 
-		lr->ring = ~0u;
-		p->active[r] = s->ranks[r].n > 0;
 		if (!p->active[r])
 			continue;
 		lr->dev = q->rt->devs[q->ranks[r].dev].dev;
@@ -353,18 +367,21 @@ static int place_ranks(struct clique *q, struct plan *p, const struct cs_sched *
 		lr->sems = q->sems[slot * q->n + r];
 		/* 0 leaves the device's default (sysfs) to the ring */
 		lr->packet_size = q->scfg.cc_packet[slot];
-		if (s->tmp_count) {
-			rc = rt_alloc(q->rt, q->ranks[r].dev, s->tmp_count * es, &lr->va[CS_TMP]);
+		if (tmp_count) {
+			rc = rt_alloc(q->rt, q->ranks[r].dev, tmp_count * es, &lr->va[CS_TMP]);
 			if (rc)
 				return rc;
 		}
-		while ((rc = rt_ring_get(q->rt, q->ranks[r].dev, lr->core, &lr->ring)) == -ENOSPC)
-			if (!evict_one(q))
-				break;
-		if (rc) {
-			lr->ring = ~0u;
-			return ccore_error(rc, "no free DMA ring index on core %u of device %u",
-					   lr->core, q->ranks[r].dev);
+		for (uint32_t k = 0; k < rings; k++) {
+			while ((rc = rt_ring_get(q->rt, q->ranks[r].dev, lr->core, &lr->ring[k])) ==
+			       -ENOSPC)
+				if (!evict_one(q))
+					break;
+			if (rc) {
+				lr->ring[k] = ~0u;
+				return ccore_error(rc, "no free DMA ring index on core %u of device %u",
+						   lr->core, q->ranks[r].dev);
+			}
 		}
 	}
 	return 0;
@@ -388,13 +405,14 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 			 p->why.runner_up_us);
 	if (p->why.file_line)
 		snprintf(src, sizeof(src), "%s line %u", p->why.source, p->why.file_line);
-	log_msg(LOG_INFO, "%s count %llu %s %s N=%u%s: algorithm %s, slices %u, channels %u (%s; predicted %.1f us%s), stream %u (CC core %u on rank %u), %u instructions and %u descriptors in all",
+	log_msg(LOG_INFO, "%s count %llu %s %s N=%u%s: algorithm %s, slices %u, channels %u (%s; predicted %.1f us%s), stream %u (CC core %u on rank %u), %u instructions and %u descriptors in all%s",
 		cs_coll_name(sh->coll), (unsigned long long)sh->count,
 		ccore_dtype_name(p->ops[0].dtype),
 		reduces ? ccore_redop_name(p->ops[0].redop) : "-", sh->nranks,
 		sh->in_place ? " in place" : "", p->algo->name, p->opts.slices, p->opts.channels,
 		p->why.file_line ? src : p->why.source, p->why.us, next,
-		p->ops[lead].stream->id, p->lr[lead].cc, lead, insns, descs);
+		p->ops[lead].stream->id, p->lr[lead].cc, lead, insns, descs,
+		p->loops ? ", in loop form" : "");
 }
 
 /* An average is a sum, then each result divided by the number of ranks. */
@@ -407,70 +425,136 @@ static void add_divides(struct cs_sched *s)
 			cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), sh->count);
 }
 
+/* Semaphores for the ops' streams, then the ranks in p->active placed. */
+static int plan_place(struct clique *q, struct plan *p, const struct op *ops, uint64_t tmp_count,
+		      uint32_t rings)
+{
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n && !rc; r++)
+		if (ops[r].stream)
+			rc = clique_sems(q, ops[r].stream->slot);
+	return rc ?: place_ranks(q, p, tmp_count, rings);
+}
+
+static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
+{
+	p->ctx = (struct lower_ctx){
+		.nranks = p->n, .ranks = p->lr, .peer_va = plan_peer_va, .arg = p,
+		.elem_size = (uint32_t)ccm_dtype_size(ops[0].dtype),
+		.dtype = ops[0].dtype,
+		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
+		.engines = q->rt->engines,
+	};
+}
+
+/*
+ * Loop form, when the algorithm has one and it fits: no schedule.  The
+ * verifier checks schedules, so CCORE_VERIFY keeps to them; an average's
+ * divisions are schedule steps.
+ */
+static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct cs_shape *sh,
+			   const struct op *ops)
+{
+	if (!p->algo->lower_loops || ops[0].redop == ccore_avg || getenv("CCORE_VERIFY"))
+		return 0;
+	return p->algo->loops_fit(sh, &p->opts, q->rt->engines);
+}
+
+static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_shape *sh,
+			    const struct op *ops, uint32_t rings, int64_t *t)
+{
+	struct ccore_plan_timing *tm = &q->timing;
+	int rc;
+
+	for (uint32_t r = 0; r < p->n; r++)
+		p->active[r] = true;
+	tm->schedule_us = tm->verify_us = 0;
+	tm->steps = 0;
+	rc = plan_place(q, p, ops, 0, rings);
+	if (rc)
+		return rc;
+	tm->place_us = lap_us(t);
+	plan_ctx(q, p, ops);
+	while ((rc = p->algo->lower_loops(sh, &p->opts, &p->ctx, &p->low)) == -ENOSPC &&
+	       !p->peer_rc && evict_one(q))
+		;
+	return p->peer_rc ?: rc;
+}
+
+static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs_shape *sh,
+			       const struct op *ops, int64_t *t)
+{
+	struct ccore_plan_timing *tm = &q->timing;
+	struct cs_sched *s;
+	char err[512];
+	int rc;
+
+	s = p->algo->gen(sh, &p->opts);
+	if (!s)
+		return ccore_error(-ENOMEM, "%s: out of memory generating the schedule",
+				   p->algo->name);
+	if (ops[0].redop == ccore_avg)
+		add_divides(s);
+	tm->schedule_us = lap_us(t);
+	tm->steps = 0;
+	for (uint32_t r = 0; r < p->n; r++)
+		tm->steps += s->ranks[r].n;
+	if (getenv("CCORE_VERIFY") && cs_verify(s, err, sizeof(err))) {
+		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
+		goto out;
+	}
+	tm->verify_us = lap_us(t);
+	for (uint32_t r = 0; r < p->n; r++)
+		p->active[r] = s->ranks[r].n > 0;
+	rc = plan_place(q, p, ops, s->tmp_count, 1) ?: resolve_addresses(q, p, s);
+	if (rc)
+		goto out;
+	tm->place_us = lap_us(t);
+	plan_ctx(q, p, ops);
+	/* CC-core memory is shared by every cached plan: make room if need be */
+	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && evict_one(q))
+		;
+out:
+	cs_free(s);
+	return rc;
+}
+
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
 		      const struct select_choice *ch, const struct algo_opts *opts,
 		      struct plan **out)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	struct ccore_plan_timing *tm = &q->timing;
-	struct cs_shape sh = *shp;
-	struct cs_sched *s = NULL;
 	uint32_t n = q->n;
 	int64_t t = ccm_now_ns();
-	char err[512];
+	uint32_t loops;
 	int rc = 0;
 
 	if (!p)
 		return ccore_error(-ENOMEM, "out of memory");
 	p->n = n;
+	p->q = q;
 	p->ops = malloc(n * sizeof(*p->ops));
 	p->lr = calloc(n, sizeof(*p->lr));
 	p->peer = calloc((size_t)n * n * CS_NBUF, sizeof(*p->peer));
+	p->resolved = calloc(((size_t)n * n + 63) / 64, sizeof(*p->resolved));
 	p->active = calloc(n, sizeof(*p->active));
-	if (!p->ops || !p->lr || !p->peer || !p->active) {
+	if (!p->ops || !p->lr || !p->peer || !p->resolved || !p->active) {
 		rc = ccore_error(-ENOMEM, "out of memory");
 		goto fail;
 	}
 	memcpy(p->ops, ops, n * sizeof(*ops));
 	/* plan_free() returns only the ring indices place_ranks() took */
 	for (uint32_t r = 0; r < n; r++)
-		p->lr[r].ring = ~0u;
+		for (uint32_t k = 0; k < LOWER_RINGS; k++)
+			p->lr[r].ring[k] = ~0u;
 	p->algo = ch->algo;
 	p->why = *ch;
 	p->opts = *opts;
-	s = p->algo->gen(&sh, &p->opts);
-	if (!s) {
-		rc = ccore_error(-ENOMEM, "%s: out of memory generating the schedule", p->algo->name);
-		goto fail;
-	}
-	if (ops[0].redop == ccore_avg)
-		add_divides(s);
-	tm->schedule_us = lap_us(&t);
-	tm->steps = 0;
-	for (uint32_t r = 0; r < n; r++)
-		tm->steps += s->ranks[r].n;
-	if (getenv("CCORE_VERIFY") && cs_verify(s, err, sizeof(err))) {
-		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
-		goto fail;
-	}
-	tm->verify_us = lap_us(&t);
-	for (uint32_t r = 0; r < n && !rc; r++)
-		if (ops[r].stream)
-			rc = clique_sems(q, ops[r].stream->slot);
-	rc = rc ?: place_ranks(q, p, s) ?: resolve_addresses(q, p, s);
-	if (rc)
-		goto fail;
-	tm->place_us = lap_us(&t);
-	p->ctx = (struct lower_ctx){
-		.nranks = n, .ranks = p->lr, .peer_va = plan_peer_va, .arg = p,
-		.elem_size = (uint32_t)ccm_dtype_size(ops[0].dtype),
-		.dtype = ops[0].dtype,
-		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
-		.engines = q->rt->engines,
-	};
-	/* CC-core memory is shared by every cached plan: make room if need be */
-	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && evict_one(q))
-		;
+	loops = plan_loops(q, p, shp, ops);
+	p->loops = loops > 0;
+	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, &t) : plan_lower_schedule(q, p, shp, ops, &t);
 	if (rc)
 		goto fail;
 	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;
@@ -480,13 +564,12 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 		tm->insns += p->low->ranks[r].ninsns;
 		tm->descs += p->low->ranks[r].ndescs;
 	}
+	tm->loops = p->loops;
 	tm->plans_built++;
-	log_plan(p, &sh, p->low);
-	cs_free(s);
+	log_plan(p, shp, p->low);
 	*out = p;
 	return 0;
 fail:
-	cs_free(s);
 	plan_free(q, p);
 	return rc;
 }
@@ -709,9 +792,10 @@ uint32_t plan_rank_rings(const struct plan *p, uint32_t r, uint32_t *out, uint32
 
 	if (!p->low || !p->active[r])
 		return 0;
-	for (uint32_t e = 0; e < 16; e++)
-		if (p->low->ranks[r].rings[e] && n < max)
-			out[n++] = p->low->ranks[r].rings[e];
+	for (uint32_t k = 0; k < LOWER_RINGS; k++)
+		for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++)
+			if (p->low->ranks[r].rings[k][e] && n < max)
+				out[n++] = p->low->ranks[r].rings[k][e];
 	return n;
 }
 

@@ -9,6 +9,9 @@
 
 #include "sched/cs.h"
 
+struct lower_ctx;
+struct lowered;
+
 struct algo_opts {
 	uint32_t slices;		/* pipeline slices per chunk, >= 1 */
 	uint32_t channels;		/* parallel rings (flat ring), >= 1 */
@@ -23,7 +26,24 @@ struct algo {
 	/* NULL if it applies; else why not (e.g. "needs a power-of-two N") */
 	const char *(*rejects)(const struct cs_shape *s, const struct algo_opts *o);
 	struct cs_sched *(*gen)(const struct cs_shape *s, const struct algo_opts *o);
+	/*
+	 * Optional: build and load the programs in loop form, without a
+	 * schedule: the transfers of gen()'s schedule lowered, in the same
+	 * order, for shapes loops_fit() takes on cores with @engines DMA
+	 * engines: it says how many ring indices (lower_rank.ring[]) each
+	 * rank needs, 0 if it does not fit.  Every rank takes part; none
+	 * needs TMP.
+	 */
+	uint32_t (*loops_fit)(const struct cs_shape *s, const struct algo_opts *o,
+			      uint32_t engines);
+	int (*lower_loops)(const struct cs_shape *s, const struct algo_opts *o,
+			   const struct lower_ctx *c, struct lowered **out);
 };
+
+/* Ring AllReduce in loop form (ring_loop.c). */
+uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines);
+int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
+		     const struct lower_ctx *c, struct lowered **out);
 
 /* Every registered algorithm; names repeat across collectives. */
 unsigned int algo_count(void);

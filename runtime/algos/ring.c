@@ -177,4 +177,6 @@ const struct algo algo_ring = {
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = ring_rejects,
 	.gen = ring_gen,
+	.loops_fit = ring_loops_fit,
+	.lower_loops = ring_lower_loops,
 };

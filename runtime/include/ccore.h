@@ -231,6 +231,7 @@ struct ccore_plan_timing {
 	uint64_t steps;			/* schedule steps over all ranks */
 	uint64_t insns, descs;		/* CC instructions, DMA descriptors */
 	uint64_t plans_built;		/* on this communicator so far */
+	uint32_t loops;			/* 1: the last plan is in loop form, no schedule steps */
 };
 
 int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timing *out);

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENGINES 16
+#define MAX_ENGINES LOWER_MAX_ENGINES
 
 struct emit {
 	struct drm_ccore_insn *insn;
@@ -458,42 +458,62 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 	free(sent_to);
 }
 
-/* Point START/RWAIT at the plan's ring index on each engine. */
-static void fix_rings(struct emit *e, uint32_t ring)
+/* Point START/STARTI/RWAIT at the ring indices the plan holds. */
+static void fix_rings(struct drm_ccore_insn *insns, uint32_t n, const uint32_t *ring)
 {
-	for (uint32_t i = 0; i < e->n; i++)
-		if (e->insn[i].opcode == DRM_CCORE_OP_START || e->insn[i].opcode == DRM_CCORE_OP_RWAIT)
-			e->insn[i].ring = (uint8_t)ring;
+	for (uint32_t i = 0; i < n; i++)
+		if (insns[i].opcode == DRM_CCORE_OP_START || insns[i].opcode == DRM_CCORE_OP_STARTI ||
+		    insns[i].opcode == DRM_CCORE_OP_RWAIT)
+			insns[i].ring = (uint8_t)ring[insns[i].ring];
+}
+
+int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_image *im,
+		     struct lowered_rank *out)
+{
+	const struct lower_rank *lr = &c->ranks[r];
+	int64_t t = ccm_now_ns();
+	int rc = 0;
+
+	for (uint32_t k = 0; k < LOWER_RINGS && !rc; k++)
+		for (uint32_t eng = 0; eng < c->engines && !rc; eng++) {
+			const struct lower_ring_image *ri = &im->ring[k][eng];
+
+			if (!ri->nd)
+				continue;
+			if (lr->ring[k] == ~0u)
+				return ccore_error(-EINVAL, "lowering: ring %u of rank %u holds no index",
+						   k, r);
+			rc = ccore_dev_ring_create_indexed(lr->dev, lr->core, eng, lr->ring[k], ri->nd,
+							   lr->packet_size, 0, ri->index_stride,
+							   ri->index_count, &out->rings[k][eng]);
+			if (!rc)
+				rc = ccore_dev_ring_submit(lr->dev, out->rings[k][eng], ri->desc, ri->nd, 0);
+			out->ndescs += ri->nd;
+		}
+	fix_rings(im->insns, im->ninsns, lr->ring);
+	if (!rc)
+		rc = ccore_dev_program_load(lr->dev, lr->cc, im->insns, im->ninsns, &out->prog);
+	out->ninsns = im->ninsns;
+	if (!rc) {
+		/* keep the instructions: a group fuses programs by concatenation */
+		out->insns = malloc(im->ninsns * sizeof(*im->insns));
+		if (!out->insns)
+			rc = ccore_error(-ENOMEM, "lowering: out of memory");
+		else
+			memcpy(out->insns, im->insns, im->ninsns * sizeof(*im->insns));
+	}
+	out->load_ns = ccm_now_ns() - t;
+	return rc;
 }
 
 static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
 		     struct lowered_rank *out)
 {
-	const struct lower_rank *lr = &c->ranks[r];
-	int rc = 0;
+	struct lower_image im = { .insns = e->insn, .ninsns = e->n };
 
-	fix_rings(e, lr->ring);
-	for (uint32_t eng = 0; eng < c->engines && !rc; eng++) {
-		if (!e->nd[eng])
-			continue;
-		rc = ccore_dev_ring_create(lr->dev, lr->core, eng, lr->ring, e->nd[eng],
-					   lr->packet_size, 0, &out->rings[eng]);
-		if (!rc)
-			rc = ccore_dev_ring_submit(lr->dev, out->rings[eng], e->desc[eng],
-						   e->nd[eng], 0);
-		out->ndescs += e->nd[eng];
-	}
-	if (!rc)
-		rc = ccore_dev_program_load(lr->dev, lr->cc, e->insn, e->n, &out->prog);
-	out->ninsns = e->n;
-	if (!rc) {
-		/* keep the instructions: a group fuses programs by concatenation */
-		out->insns = malloc(e->n * sizeof(*e->insn));
-		if (!out->insns)
-			return ccore_error(-ENOMEM, "lowering: out of memory");
-		memcpy(out->insns, e->insn, e->n * sizeof(*e->insn));
-	}
-	return rc;
+	for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
+		im.ring[0][eng] = (struct lower_ring_image){ .desc = e->desc[eng], .nd = e->nd[eng] };
+	return lower_load_image(c, r, &im, out);
 }
 
 static void emit_free(struct emit *e)
@@ -567,28 +587,40 @@ void lower_release(struct lowered *l, const struct lower_ctx *c)
 		if (lr->prog)
 			ccore_dev_program_free(c->ranks[r].dev, lr->prog);
 		free(lr->insns);
-		for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
-			if (lr->rings[eng])
-				ccore_dev_ring_destroy(c->ranks[r].dev, lr->rings[eng]);
+		for (uint32_t k = 0; k < LOWER_RINGS; k++)
+			for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
+				if (lr->rings[k][eng])
+					ccore_dev_ring_destroy(c->ranks[r].dev, lr->rings[k][eng]);
 	}
 	free(l->ranks);
 	free(l);
 }
 
+struct lowered *lower_alloc(uint32_t nranks)
+{
+	struct lowered *l = calloc(1, sizeof(*l));
+
+	if (l && !(l->ranks = calloc(nranks ? nranks : 1, sizeof(*l->ranks)))) {
+		free(l);
+		return NULL;
+	}
+	if (l)
+		l->nranks = nranks;
+	return l;
+}
+
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
 {
 	struct lower_job j = { .s = s, .c = c, .n = s->shape.nranks };
-	struct lowered *l = calloc(1, sizeof(*l));
+	struct lowered *l;
 	int rc;
 
 	if (c->engines == 0 || c->engines > MAX_ENGINES)
 		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
 				   MAX_ENGINES);
-	if (!l || !(l->ranks = calloc(j.n, sizeof(*l->ranks)))) {
-		free(l);
+	l = lower_alloc(j.n);
+	if (!l)
 		return ccore_error(-ENOMEM, "lowering: out of memory");
-	}
-	l->nranks = j.n;
 	rc = index_receives(&j);
 	for (uint32_t r = 0; r < j.n && !rc; r++) {
 		struct emit e = { 0 };
@@ -599,10 +631,8 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 		if (e.oom) {
 			rc = ccore_error(-ENOMEM, "lowering: out of memory");
 		} else {
-			int64_t t = ccm_now_ns();
-
 			rc = load_rank(c, r, &e, &l->ranks[r]);
-			l->load_ns += ccm_now_ns() - t;
+			l->load_ns += l->ranks[r].load_ns;
 		}
 		emit_free(&e);
 	}

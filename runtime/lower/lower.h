@@ -23,11 +23,17 @@
 #include "ccore_device.h"
 #include "sched/cs.h"
 
+#define LOWER_MAX_ENGINES 16
+#define LOWER_RINGS 3
+
 struct lower_rank {
 	struct ccore_dev *dev;		/* the rank's device context */
 	uint32_t core;			/* logical core */
 	uint32_t cc;			/* CC core (device-wide) running the program */
-	uint32_t ring;			/* ring index this plan may use on every engine */
+	/* ring indices this plan may use on every engine: [0], and the others
+	 * a loop-form plan asked for (~0u: not held); an instruction's ring
+	 * field says which of them until lower_load_image() */
+	uint32_t ring[LOWER_RINGS];
 	uint64_t va[CS_NBUF];		/* own buffers, in own context */
 	uint32_t sems;			/* first of the 1 + 2N block */
 	uint32_t packet_size;		/* of its rings; 0: the device's default */
@@ -44,10 +50,30 @@ struct lower_ctx {
 	uint32_t engines;		/* DMA engines per core */
 };
 
+/* The descriptors of one ring of a rank's image (indexed when index_count > 0, see
+ * &drm_ccore_ring_create). */
+struct lower_ring_image {
+	struct drm_ccore_desc *desc;
+	uint32_t nd;
+	int64_t index_stride;
+	uint32_t index_count;
+};
+
+/*
+ * What one rank's program needs on its device: the instructions, and per
+ * ring index it holds (lower_rank.ring[]) and engine a ring's descriptors.
+ */
+struct lower_image {
+	struct drm_ccore_insn *insns;
+	uint32_t ninsns;
+	struct lower_ring_image ring[LOWER_RINGS][LOWER_MAX_ENGINES];
+};
+
 struct lowered_rank {
 	uint32_t prog;
-	uint32_t rings[16];		/* handles, per engine; 0: unused */
+	uint32_t rings[LOWER_RINGS][LOWER_MAX_ENGINES];	/* handles; 0: unused */
 	uint32_t ninsns, ndescs;
+	int64_t load_ns;		/* spent loading it into the device */
 	struct drm_ccore_insn *insns;	/* the program, kept for fusing */
 };
 
@@ -72,6 +98,16 @@ static inline uint32_t lower_sem_credit(uint32_t first, uint32_t n, uint32_t pee
 {
 	return first + 1 + n + peer;
 }
+
+/*
+ * Load rank @r's image into its device: create and fill its rings (on the
+ * rank's ring index) and load its program.  What was loaded is in @out,
+ * also on failure, for lower_release().
+ */
+int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_image *im,
+		     struct lowered_rank *out);
+/* A struct lowered for @nranks ranks, nothing loaded yet (NULL: no memory). */
+struct lowered *lower_alloc(uint32_t nranks);
 
 /* Build and load everything; on failure nothing stays loaded. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);

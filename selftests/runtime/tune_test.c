@@ -711,9 +711,11 @@ TEST(plan_timing_describes_the_last_plan_built)
 	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], NULL), -EINVAL);
 	setenv("CCORE_ALGO", "ring", 1);
 	setenv("CCORE_SLICES", "1", 1);
-	run_op(&w, ccore_op_allreduce, 4096);
+	/* 1001 elements: blocks of unequal size, so from the schedule */
+	run_op(&w, ccore_op_allreduce, 4004);
 	ASSERT_EQ(ccore_comm_plan_timing(w.c[3], &t), 0);
 	ASSERT_EQ(t.plans_built, 1);
+	ASSERT_EQ(t.loops, 0);
 	/* Ring AllReduce: 2(N-1) sends and as many receives per rank; a
 	 * descriptor per send, and a credit SEM_WRITE queued behind the send
 	 * each all-gather receive depends on (lowering's credit markers) */
@@ -723,12 +725,19 @@ TEST(plan_timing_describes_the_last_plan_built)
 	ASSERT_TRUE(t.choose_us >= 0 && t.schedule_us > 0 && t.verify_us >= 0 &&
 		    t.place_us > 0 && t.lower_us > 0 && t.load_us > 0);
 	/* a repeat reuses the plan */
-	run_op(&w, ccore_op_allreduce, 4096);
+	run_op(&w, ccore_op_allreduce, 4004);
 	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), 0);
 	ASSERT_EQ(t.plans_built, 1);
+	/* equal blocks: in loop form, no schedule; per rank a send and its
+	 * credit marker for each of the 4 copies of the reduce-scatter ring,
+	 * a send for each of the all-gather ring's, and hop 0's pair */
 	run_op(&w, ccore_op_allreduce, 4000);
 	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), 0);
 	ASSERT_EQ(t.plans_built, 2);
+	ASSERT_EQ(t.loops, 1);
+	ASSERT_EQ(t.steps, 0);
+	ASSERT_EQ(t.descs, 8 * (2 + 4 * 2 + 4));
+	ASSERT_TRUE(t.schedule_us == 0 && t.lower_us > 0 && t.load_us > 0);
 	unsetenv("CCORE_ALGO");
 	unsetenv("CCORE_SLICES");
 	tworld_close(&w);

@@ -205,7 +205,8 @@ struct drm_ccore_desc {
  *	(&drm_ccore_ring_create); faults if @reg is not below the ring's
  *	index_count or @imm is 0 or more than the ring's written descriptors;
  *	waits while fewer than @imm slots are free (a started descriptor
- *	holds its slot until it completes)
+ *	holds its slot until the engine has taken its displacement, at the
+ *	latest when it completes)
  *
  * Branch targets are relative to the branching instruction and must stay
  * inside the program.  Fields an instruction does not use must be zero.
