@@ -449,20 +449,22 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 }
 
 /*
- * Loop form, when the algorithm has one and it fits: no schedule.  The
- * verifier checks schedules, so CCORE_VERIFY keeps to them; an average's
- * divisions are schedule steps.
+ * Loop form, when the algorithm has one, it fits and CCORE_LOOPS allows:
+ * no schedule.  The verifier checks schedules, so CCORE_VERIFY keeps to
+ * them; an average's divisions are schedule steps.
  */
 static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct cs_shape *sh,
-			   const struct op *ops)
+			   const struct op *ops, uint64_t *tmp_count)
 {
-	if (!p->algo->lower_loops || ops[0].redop == ccore_avg || getenv("CCORE_VERIFY"))
+	if (!p->algo->lower_loops || ops[0].redop == ccore_avg || getenv("CCORE_VERIFY") ||
+	    select_loops() == SELECT_LOOPS_NEVER)
 		return 0;
-	return p->algo->loops_fit(sh, &p->opts, q->rt->engines);
+	return p->algo->loops_fit(sh, &p->opts, q->rt->engines,
+				  select_loops() == SELECT_LOOPS_ALWAYS, tmp_count);
 }
 
 static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_shape *sh,
-			    const struct op *ops, uint32_t rings, int64_t *t)
+			    const struct op *ops, uint32_t rings, uint64_t tmp_count, int64_t *t)
 {
 	struct ccore_plan_timing *tm = &q->timing;
 	int rc;
@@ -471,7 +473,7 @@ static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_sh
 		p->active[r] = true;
 	tm->schedule_us = tm->verify_us = 0;
 	tm->steps = 0;
-	rc = plan_place(q, p, ops, 0, rings);
+	rc = plan_place(q, p, ops, tmp_count, rings);
 	if (rc)
 		return rc;
 	tm->place_us = lap_us(t);
@@ -528,6 +530,7 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	struct ccore_plan_timing *tm = &q->timing;
 	uint32_t n = q->n;
 	int64_t t = ccm_now_ns();
+	uint64_t loop_tmp = 0;
 	uint32_t loops;
 	int rc = 0;
 
@@ -552,9 +555,9 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	p->algo = ch->algo;
 	p->why = *ch;
 	p->opts = *opts;
-	loops = plan_loops(q, p, shp, ops);
+	loops = plan_loops(q, p, shp, ops, &loop_tmp);
 	p->loops = loops > 0;
-	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, &t) : plan_lower_schedule(q, p, shp, ops, &t);
+	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, &t) : plan_lower_schedule(q, p, shp, ops, &t);
 	if (rc)
 		goto fail;
 	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;

@@ -24,6 +24,7 @@ struct clause {
 
 static struct clause all_colls, per_coll[CS_NCOLL];
 static uint32_t forced_slices;		/* $CCORE_SLICES, 0: the tuner's */
+static enum select_loops loops;		/* $CCORE_LOOPS */
 static uint64_t forced_pat_bytes;	/* $CCORE_PAT_BUFFER, 0: PAT's default */
 static char algo_env[512], algo_env_seen[512];
 static bool parsed;
@@ -111,6 +112,32 @@ static int slices_init(void)
 }
 
 /*
+ * $CCORE_LOOPS: when plans are built in loop form (ring_loop.h) instead of
+ * from their schedule -- 0 never, 1 wherever it fits, unset or "auto"
+ * where the algorithm finds it pays (enum select_loops).
+ */
+static int loops_init(void)
+{
+	const char *v = getenv("CCORE_LOOPS");
+
+	loops = SELECT_LOOPS_AUTO;
+	if (!v || !*v || !strcmp(v, "auto"))
+		return 0;
+	if (!strcmp(v, "0") || !strcmp(v, "1")) {
+		loops = *v == '1' ? SELECT_LOOPS_ALWAYS : SELECT_LOOPS_NEVER;
+		return 0;
+	}
+	return ccore_error(-EINVAL,
+			   "CCORE_LOOPS=%s: expected 0 (lower every collective from its schedule), 1 (loop form wherever it fits) or auto (the default)",
+			   v);
+}
+
+enum select_loops select_loops(void)
+{
+	return loops;
+}
+
+/*
  * $CCORE_PAT_BUFFER: PAT's staging buffer per rank, in bytes (K, M, G
  * suffixes), instead of its default of four blocks.  One that holds the
  * largest message gives the fully aggregated schedule of the reference
@@ -155,7 +182,7 @@ int select_init(void)
 	int rc = 0;
 
 	/* the message names the variable */
-	rc = tuner_init() ?: slices_init() ?: pat_buffer_init();
+	rc = tuner_init() ?: slices_init() ?: loops_init() ?: pat_buffer_init();
 	if (rc)
 		return rc;
 	if (parsed && !strcmp(algo_env_seen, v ? v : ""))

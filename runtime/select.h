@@ -53,4 +53,12 @@ uint32_t select_pat_buffer(uint64_t elem_size);
 int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t elem_size,
 		struct algo_opts *o, struct select_choice *out);
 
+/* $CCORE_LOOPS: when plans are built in loop form instead of from their schedule. */
+enum select_loops {
+	SELECT_LOOPS_AUTO,	/* where the algorithm finds it pays */
+	SELECT_LOOPS_ALWAYS,	/* wherever it fits */
+	SELECT_LOOPS_NEVER,
+};
+enum select_loops select_loops(void);
+
 #endif

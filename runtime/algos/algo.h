@@ -31,18 +31,25 @@ struct algo {
 	 * schedule: the transfers of gen()'s schedule lowered, in the same
 	 * order, for shapes loops_fit() takes on cores with @engines DMA
 	 * engines: it says how many ring indices (lower_rank.ring[]) each
-	 * rank needs, 0 if it does not fit.  Every rank takes part; none
-	 * needs TMP.
+	 * rank needs, 0 if it does not fit (or, unless @always, does not
+	 * pay), and the TMP elements.  Every rank takes part.
 	 */
 	uint32_t (*loops_fit)(const struct cs_shape *s, const struct algo_opts *o,
-			      uint32_t engines);
+			      uint32_t engines, bool always, uint64_t *tmp_count);
 	int (*lower_loops)(const struct cs_shape *s, const struct algo_opts *o,
 			   const struct lower_ctx *c, struct lowered **out);
 };
 
 /* Ring AllReduce in loop form (ring_loop.c). */
-uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines);
+uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
+			bool always, uint64_t *tmp_count);
 int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
+		     const struct lower_ctx *c, struct lowered **out);
+
+/* Hierarchical AllReduce in loop form (hier_loop.c). */
+uint32_t hier_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
+			bool always, uint64_t *tmp_count);
+int hier_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 		     const struct lower_ctx *c, struct lowered **out);
 
 /* Every registered algorithm; names repeat across collectives. */

@@ -394,6 +394,8 @@ const struct algo algo_hier = {
 	.colls = 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER | 1u << CS_ALLREDUCE,
 	.rejects = hier_ring_rejects,
 	.gen = hier_ring_gen,
+	.loops_fit = hier_loops_fit,
+	.lower_loops = hier_lower_loops,
 };
 
 const struct algo algo_hier_pat = {

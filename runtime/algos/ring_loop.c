@@ -1,36 +1,34 @@
 // SPDX-License-Identifier: MIT
 /*
- * Ring AllReduce lowered in loop form, without a schedule.
+ * Ring collectives lowered in loop form, without a schedule (ring_loop.h).
  *
- * algo_ring's AllReduce forwards one block per hop: at hop h (0..2N-3)
- * rank r sends block (r-1-h) mod N to r+1, slice by slice, each slice right
- * after the receive of hop h-1 it forwards.  The reduce-scatter hops
- * (h < N-1) REDUCE into the peer's partial sum, the all-gather hops COPY.
- * Lowered step by step that is 2N-2 hops x slices sends per rank: at
- * N = 1024 and 1 GiB, millions of steps, descriptors and instructions.
+ * algo_ring forwards one block per hop: at hop h rank m of the ring sends
+ * block (m-1-h) mod N (AllGather: (m-h)) to m+1, slice by slice, each slice
+ * right after the receive of hop h-1 it forwards.  Reduce-scatter hops
+ * REDUCE into the peer's partial sum, all-gather hops COPY.  Lowered step
+ * by step that is N-1 or 2N-2 hops x slices sends per rank: at N = 1024
+ * and 1 GiB, millions of steps, descriptors and instructions.
  *
  * Here the sends of a phase are templates on an indexed ring (index: the
  * block, stride: a block's bytes), and each run of hops whose block does
  * not wrap is one CC-core loop: REG_BLOCK holds the block, counting down,
- * REG_HOPS the hops left.  The program is the explicit lowering's rolled
- * up: the same prologue credits, per slice the same receive ACQUIRE,
- * credit ACQUIRE and send, the same credit marker (a SEM_WRITE granting
- * the left rank the all-gather receive of the block) behind each
- * reduce-scatter send.  What differs: a send and its marker start
- * together, and each phase has a ring of its own (so has, out of place,
- * hop 0, which reads the input instead of the partial sum), all on the
- * engine the schedule's sends would use.
- * Puts to one peer from different rings may land out of order, so each
- * phase counts its arrivals on a semaphore of its own, in slots of the
- * receiver's block no schedule uses (a rank never sends to itself): A(p)
- * for the reduce-scatter, A(self) for hop 0 out of place, C(self) for the
- * all-gather.  Data cannot overtake: an all-gather put of a block waits
- * for the credit the receiver marks behind its own reduce-scatter send of
- * that block, which it starts only after the reduce-scatter put of the
- * block has landed.
+ * REG_HOPS the hops left.  Hops whose descriptors fit no stride (hop 0 out
+ * of place reads the input, a reduce-scatter's last hop lands in RECV)
+ * are written out on a plain ring.  The program is the schedule's lowering
+ * rolled up: the same prologue credits, per slice the same receive
+ * ACQUIRE, credit ACQUIRE and send, the same credit marker (a SEM_WRITE
+ * granting the left rank the all-gather receive of the block) behind each
+ * reduce-scatter send of an AllReduce, on the engine the schedule's sends
+ * would use.  What differs: a send and its marker start together, and
+ * each phase has a ring of its own.  Puts to one peer from different
+ * rings may land out of order, so each phase counts its arrivals on a
+ * semaphore of its own (enum ring_counter).  Data cannot overtake: an
+ * all-gather put of a block waits for the credit the receiver marks
+ * behind its own reduce-scatter send of that block, which it starts only
+ * after the reduce-scatter put of the block has landed; a reduce-scatter's
+ * fixed last hop lands in RECV, which no other hop touches.
  */
-#include "algo.h"
-#include "lower/lower.h"
+#include "ring_loop.h"
 #include "ccore_internal.h"
 
 #include <errno.h>
@@ -38,24 +36,30 @@
 
 #define REG_HOPS 0
 #define REG_BLOCK 1
-/* Copies of the templates per ring: hops whose sends may be in flight
+/* Copies of the templates per indexed ring: hops whose sends may be queued
  * before a STARTI waits for a slot. */
 #define RING_DEPTH 4
 
-enum phase { PH_FIRST, PH_RS, PH_AG, NPHASE };
+/* A phase: which ring its sends go on. */
+enum kind { K_FIXED, K_MAIN, K_AG, NKIND };
 
 struct ring_prog {
 	const struct lower_ctx *c;
-	uint32_t n, r, left, right, es;
+	uint32_t r, es;
+	uint64_t pending;		/* rings left busy: bit engine * LOWER_RINGS + which */
+	struct lower_image im;
+	uint32_t icap;
+};
+
+struct seg_emit {
+	struct ring_prog *p;
+	const struct ring_seg *sg;
 	uint64_t blk;			/* elements per block */
 	uint32_t slices;		/* non-empty ones */
 	uint64_t *soff, *slen;		/* their offsets and lengths in a block */
-	bool in_place;
-	uint32_t engine;		/* of every send, as the schedule's lowering */
-	uint32_t which[NPHASE];		/* each phase's ring: lower_rank.ring[which] */
-	bool used[NPHASE];
-	struct lower_image im;
-	uint32_t icap;
+	uint32_t hops;			/* hops that send */
+	bool used[NKIND];
+	uint32_t which[NKIND];		/* ring of each phase: lower_rank.ring[which] */
 };
 
 static void put(struct ring_prog *p, struct drm_ccore_insn in)
@@ -65,282 +69,389 @@ static void put(struct ring_prog *p, struct drm_ccore_insn in)
 	p->im.ninsns++;		/* past icap: a bug, caught before loading */
 }
 
-static uint32_t block_of(const struct ring_prog *p, uint32_t h)
+static uint32_t hops_of(uint8_t coll, uint32_t n)
 {
-	return algo_mod((int64_t)p->r - 1 - h, p->n);
+	return coll == CS_ALLREDUCE ? 2 * n - 2 : n - 1;
 }
 
-/* The semaphore of rank @at counting arrivals of phase @ph (see above). */
-static uint32_t sem_arrival(const struct ring_prog *p, uint32_t at, enum phase ph)
+static enum kind kind_of(const struct ring_seg *sg, uint32_t h)
 {
-	uint32_t first = p->c->ranks[at].sems;
-
-	if (ph == PH_AG)
-		return lower_sem_credit(first, p->n, at);
-	return lower_sem_arrival(first, ph == PH_FIRST ? at : (at + p->n - 1) % p->n);
+	switch (sg->coll) {
+	case CS_ALLREDUCE:
+		if (h == 0 && !sg->in_place)
+			return K_FIXED;
+		return h < sg->n - 1 ? K_MAIN : K_AG;
+	case CS_REDUCESCATTER:
+		return h == 0 || h == sg->n - 2 ? K_FIXED : K_MAIN;
+	default:
+		return K_MAIN;
+	}
 }
 
-/* The phase whose puts hop @h sends. */
-static enum phase phase_of(const struct ring_prog *p, uint32_t h)
+static uint32_t block_of(const struct ring_seg *sg, uint32_t h)
 {
-	if (h == 0 && !p->in_place)
-		return PH_FIRST;
-	return h < p->n - 1 ? PH_RS : PH_AG;
+	int64_t b = (int64_t)sg->m - (sg->coll == CS_ALLGATHER ? 0 : 1) - h;
+
+	return algo_mod(b, sg->n);
 }
 
-static uint32_t sem_credit(const struct ring_prog *p, uint32_t at, uint32_t to)
+/* Descriptors per slice: an AllReduce's reduce-scatter sends carry a marker. */
+static uint32_t per_slice(const struct ring_seg *sg, enum kind k)
 {
-	return lower_sem_credit(p->c->ranks[at].sems, p->n, to);
+	return sg->coll == CS_ALLREDUCE && k != K_AG ? 2 : 1;
 }
 
-static uint64_t own(const struct ring_prog *p, uint32_t buf)
+static uint32_t counter(const struct seg_emit *s, uint32_t at, enum kind k)
 {
-	return p->c->ranks[p->r].va[buf];
+	const struct lower_ctx *c = s->p->c;
+	enum ring_counter w = k == K_MAIN ? s->sg->cnt_main :
+			      k == K_FIXED ? s->sg->cnt_fixed : s->sg->cnt_ag;
+	uint32_t first = c->ranks[at].sems;
+
+	if (w == RING_C_SELF)
+		return lower_sem_credit(first, c->nranks, at);
+	/* the receiver's left in the ring is whoever sends it a phase */
+	return lower_sem_arrival(first, w == RING_A_SELF ? at :
+				 at == s->sg->right ? s->p->r : s->sg->left);
 }
 
-static uint64_t theirs(const struct ring_prog *p, uint32_t buf)
+static uint64_t own(const struct seg_emit *s, uint32_t buf, uint64_t off)
 {
-	return p->c->peer_va(p->c->arg, p->r, p->right, buf);
+	const struct ring_prog *p = s->p;
+	const struct cs_ref *ref = &s->sg->own[buf];
+
+	return p->c->ranks[p->r].va[ref->buf] + (ref->off + off) * p->es;
+}
+
+static uint64_t theirs(const struct seg_emit *s, uint32_t buf, uint64_t off)
+{
+	const struct ring_prog *p = s->p;
+	const struct cs_ref *ref = &s->sg->theirs[buf];
+
+	return p->c->peer_va(p->c->arg, p->r, s->sg->right, ref->buf) + (ref->off + off) * p->es;
 }
 
 /*
- * One copy of phase @ph's templates, for block 0 (block @b for the
- * unindexed PH_FIRST): per slice its send, and behind a reduce-scatter
- * send the marker granting the left rank the all-gather receive.
+ * The descriptors of a hop of phase @k for block @b (0 on an indexed
+ * ring): per slice the send, and an AllReduce's credit marker behind it.
+ * Hop 0 (@first) reads the input, not the partial sum; a
+ * reduce-scatter's last hop (@last) lands in the receiver's RECV.
  */
-static void templates(const struct ring_prog *p, enum phase ph, uint64_t b,
-		      struct drm_ccore_desc *d)
+static struct drm_ccore_desc *hop_descs(const struct seg_emit *s, enum kind k, bool first,
+					bool last, uint64_t b, struct drm_ccore_desc *d)
 {
-	const struct lower_ctx *c = p->c;
-	uint32_t from = ph == PH_FIRST ? CS_SEND : CS_RECV;
+	const struct ring_seg *sg = s->sg;
+	const struct lower_ctx *c = s->p->c;
+	bool copy = sg->coll == CS_ALLGATHER || k == K_AG;
+	uint32_t part = sg->coll == CS_REDUCESCATTER ? CS_TMP : CS_RECV;
 
-	for (uint32_t i = 0; i < p->slices; i++) {
-		uint64_t at = (b * p->blk + p->soff[i]) * p->es;
+	for (uint32_t i = 0; i < s->slices; i++) {
+		uint64_t at = b * s->blk + s->soff[i];
 		struct drm_ccore_desc send = {
-			.op = ph == PH_AG ? DRM_CCORE_DESC_COPY : DRM_CCORE_DESC_REDUCE,
+			.op = copy ? DRM_CCORE_DESC_COPY : DRM_CCORE_DESC_REDUCE,
 			.flags = DRM_CCORE_DESC_F_SIGNAL,
-			.signal_sem = sem_arrival(p, p->right, ph), .signal_value = 1,
-			.len = p->slen[i] * p->es,
-			.dst = theirs(p, CS_RECV) + at,
+			.signal_sem = counter(s, sg->right, k), .signal_value = 1,
+			.len = s->slen[i] * s->p->es,
+			.dst = last ? theirs(s, CS_RECV, s->soff[i]) : theirs(s, part, at),
 		};
 
-		if (ph == PH_AG) {
-			send.src0 = own(p, CS_RECV) + at;
+		if (copy) {
+			send.src0 = own(s, CS_RECV, at);
 			*d++ = send;
 			continue;
 		}
 		send.dtype = (uint8_t)c->dtype;
 		send.redop = (uint8_t)c->redop;
-		send.src0 = theirs(p, CS_SEND) + at;
-		send.src1 = own(p, from) + at;
+		send.src0 = theirs(s, CS_SEND, at);
+		send.src1 = own(s, first ? CS_SEND : part, at);
 		*d++ = send;
-		*d++ = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
-						.dst = sem_credit(p, p->left, p->r) };
+		if (per_slice(sg, k) == 2)
+			*d++ = (struct drm_ccore_desc){
+				.op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
+				.dst = lower_sem_credit(c->ranks[sg->left].sems, c->nranks, s->p->r) };
 	}
+	return d;
 }
 
-static uint32_t per_slice(enum phase ph)
+/* Phase @k's ring: its hops written out (K_FIXED) or its templates RING_DEPTH times over. */
+static int build_ring(struct seg_emit *s, enum kind k)
 {
-	return ph == PH_AG ? 1 : 2;
-}
+	const struct ring_seg *sg = s->sg;
+	struct lower_ring_image *ri = &s->p->im.ring[s->which[k]][sg->engine];
+	uint32_t one = s->slices * per_slice(sg, k), copies = 0;
+	struct drm_ccore_desc *d, *at;
 
-/* Phase @ph's ring: its templates RING_DEPTH times over (once for PH_FIRST). */
-static int build_ring(struct ring_prog *p, enum phase ph)
-{
-	struct lower_ring_image *ri = &p->im.ring[p->which[ph]][p->engine];
-	uint32_t copies = ph == PH_FIRST ? 1 : RING_DEPTH;
-	uint32_t one = p->slices * per_slice(ph);
-	struct drm_ccore_desc *d = malloc((size_t)one * copies * sizeof(*d));
-
+	for (uint32_t h = 0; h < s->hops && k == K_FIXED; h++)
+		copies += kind_of(sg, h) == K_FIXED;
+	if (k != K_FIXED)
+		copies = RING_DEPTH;
+	d = malloc((size_t)one * copies * sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < copies; k++)
-		templates(p, ph, ph == PH_FIRST ? block_of(p, 0) : 0, d + (size_t)k * one);
+	at = d;
+	for (uint32_t h = 0; h < s->hops && k == K_FIXED; h++)
+		if (kind_of(sg, h) == K_FIXED)
+			at = hop_descs(s, k, h == 0, sg->coll == CS_REDUCESCATTER && h == sg->n - 2,
+				       block_of(sg, h), at);
+	/* in place, hop 0's input is where the partial sums go */
+	for (uint32_t i = 0; i < copies && k != K_FIXED; i++)
+		at = hop_descs(s, k, false, false, 0, at);
 	ri->desc = d;
-	ri->nd = one * copies;
-	if (ph != PH_FIRST) {
-		ri->index_stride = (int64_t)(p->blk * p->es);
-		ri->index_count = p->n;
+	ri->nd = (uint32_t)(at - d);
+	if (k != K_FIXED) {
+		ri->index_stride = (int64_t)(s->blk * s->p->es);
+		ri->index_count = sg->n;
 	}
 	return 0;
 }
 
 /*
  * Hop @h: per slice, the receive of hop h-1 (h > 0), then, unless it is
- * the last (@h = 2N-2), the credit and the send of block REG_BLOCK.
+ * the last (@h = hops), the credit and the send of block REG_BLOCK.
  */
-static void hop(struct ring_prog *p, uint32_t h)
+static void hop(struct seg_emit *s, uint32_t h)
 {
-	bool sends = h < 2 * p->n - 2;
-	enum phase ph = phase_of(p, h);
+	const struct ring_seg *sg = s->sg;
+	struct ring_prog *p = s->p;
+	uint32_t sems = p->c->ranks[p->r].sems;
+	enum kind k = kind_of(sg, h);
 
-	for (uint32_t i = 0; i < p->slices; i++) {
+	for (uint32_t i = 0; i < s->slices; i++) {
 		if (h)
 			put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
-							.sem = sem_arrival(p, p->r, phase_of(p, h - 1)),
+							.sem = counter(s, p->r, kind_of(sg, h - 1)),
 							.imm = 1 });
-		if (!sends)
+		if (h == s->hops)
 			continue;
-		put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
-						.sem = sem_credit(p, p->r, p->right), .imm = 1 });
 		put(p, (struct drm_ccore_insn){
-			.opcode = ph == PH_FIRST ? DRM_CCORE_OP_START : DRM_CCORE_OP_STARTI,
-			.engine = (uint8_t)p->engine, .ring = (uint8_t)p->which[ph],
-			.reg = ph == PH_FIRST ? 0 : REG_BLOCK,
-			.imm = per_slice(ph) });
+			.opcode = DRM_CCORE_OP_ACQUIRE,
+			.sem = lower_sem_credit(sems, p->c->nranks, sg->right), .imm = 1 });
+		put(p, (struct drm_ccore_insn){
+			.opcode = k == K_FIXED ? DRM_CCORE_OP_START : DRM_CCORE_OP_STARTI,
+			.engine = (uint8_t)sg->engine, .ring = (uint8_t)s->which[k],
+			.reg = k == K_FIXED ? 0 : REG_BLOCK, .imm = per_slice(sg, k) });
 	}
 }
 
-static void set_block(struct ring_prog *p, uint32_t h)
+static void set_block(struct seg_emit *s, uint32_t h)
 {
-	put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_MOVI, .reg = REG_BLOCK,
-					.imm = block_of(p, h) });
+	put(s->p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_MOVI, .reg = REG_BLOCK,
+					   .imm = block_of(s->sg, h) });
 }
 
 /*
- * Hops [@h0, @h1) of phase @ph: the first one as is (it receives the
- * phase before), then one loop per run whose block counts down without
- * wrapping.
+ * Hops [@h0, @h1), all of one indexed phase: the first one as is (it
+ * receives what the phase before sent), then one loop per run whose block
+ * counts down without wrapping.
  */
-static void phase(struct ring_prog *p, enum phase ph, uint32_t h0, uint32_t h1)
+static void indexed_run(struct seg_emit *s, uint32_t h0, uint32_t h1)
 {
-	if (ph != PH_FIRST)
-		set_block(p, h0);
-	hop(p, h0);
+	set_block(s, h0);
+	hop(s, h0);
 	for (uint32_t h = h0 + 1, len; h < h1; h += len) {
 		uint32_t top;
 
-		len = block_of(p, h) + 1;	/* down to block 0, then it wraps */
+		len = block_of(s->sg, h) + 1;	/* down to block 0, then it wraps */
 		len = len < h1 - h ? len : h1 - h;
-		set_block(p, h);
+		set_block(s, h);
 		if (len == 1) {
-			hop(p, h);
+			hop(s, h);
 			continue;
 		}
-		put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_MOVI, .reg = REG_HOPS,
-						.imm = len });
-		top = p->im.ninsns;
-		hop(p, h);
-		put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADDI, .reg = REG_BLOCK,
-						.imm = UINT32_MAX });
-		put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_LOOP, .reg = REG_HOPS,
-						.target = (int32_t)top - (int32_t)p->im.ninsns });
+		put(s->p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_MOVI, .reg = REG_HOPS,
+						   .imm = len });
+		top = s->p->im.ninsns;
+		hop(s, h);
+		put(s->p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADDI, .reg = REG_BLOCK,
+						   .imm = UINT32_MAX });
+		put(s->p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_LOOP, .reg = REG_HOPS,
+						   .target = (int32_t)top - (int32_t)s->p->im.ninsns });
 	}
 }
 
-static void program(struct ring_prog *p)
+static void segment(struct seg_emit *s)
 {
-	uint32_t n = p->n, first_rs = 0;
+	const struct ring_seg *sg = s->sg;
+	struct ring_prog *p = s->p;
+	/* receives that wait for nothing: an AllReduce's all-gather ones are
+	 * granted by the markers */
+	uint32_t free = (sg->n - 1) * s->slices;
 
-	put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET,
-					.sem = lower_sem_local(p->c->ranks[p->r].sems) });
-	/* the reduce-scatter receives need nothing: all their credits now */
-	put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
-					.sem = sem_credit(p, p->left, p->r),
-					.imm = (n - 1) * p->slices });
-	if (!p->in_place) {
-		phase(p, PH_FIRST, 0, 1);
-		first_rs = 1;
+	put(p, (struct drm_ccore_insn){
+		.opcode = DRM_CCORE_OP_ADD,
+		.sem = lower_sem_credit(p->c->ranks[sg->left].sems, p->c->nranks, p->r),
+		.imm = free });
+	for (uint32_t h0 = 0, h1; h0 < s->hops; h0 = h1) {
+		enum kind k = kind_of(sg, h0);
+
+		for (h1 = h0 + 1; h1 < s->hops && kind_of(sg, h1) == k; h1++)
+			;
+		if (k == K_FIXED)
+			for (uint32_t h = h0; h < h1; h++)
+				hop(s, h);
+		else
+			indexed_run(s, h0, h1);
 	}
-	if (first_rs < n - 1)
-		phase(p, PH_RS, first_rs, n - 1);
-	phase(p, PH_AG, n - 1, 2 * n - 2);
-	hop(p, 2 * n - 2);
-	for (int ph = 0; ph < NPHASE; ph++)
-		if (p->used[ph])
+	hop(s, s->hops);
+	/* the next segment's credits must not let a put meet this one's reads */
+	for (int k = 0; k < NKIND; k++)
+		if (s->used[k] && !sg->drain_late)
 			put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
-							.engine = (uint8_t)p->engine,
-							.ring = (uint8_t)p->which[ph] });
-	put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
+							.engine = (uint8_t)sg->engine,
+							.ring = (uint8_t)s->which[k] });
+		else if (s->used[k])
+			p->pending |= 1u << (sg->engine * LOWER_RINGS + s->which[k]);
 }
 
-static int lower_rank(struct ring_prog *p, struct lowered_rank *out)
+/* Drain the rings of drain_late segments on @engine (every engine: ~0u). */
+static void drain_pending(struct ring_prog *p, uint32_t engine)
 {
-	const struct lower_ctx *c = p->c;
-	uint32_t k = 0;
+	for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++)
+		for (uint32_t w = 0; w < LOWER_RINGS; w++) {
+			uint64_t bit = 1ull << (e * LOWER_RINGS + w);
+
+			if (!(p->pending & bit) || (engine != ~0u && e != engine))
+				continue;
+			put(p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
+							.engine = (uint8_t)e, .ring = (uint8_t)w });
+			p->pending &= ~bit;
+		}
+}
+
+static int emit_segment(struct ring_prog *p, const struct ring_seg *sg, uint32_t slices)
+{
+	struct seg_emit s = { .p = p, .sg = sg, .hops = hops_of(sg->coll, sg->n) };
+	uint32_t next = sg->first_ring;
 	int rc = 0;
 
-	/* the next engine after the rank's local one (lower.c) */
-	p->engine = (p->r + p->n + 1) % c->engines;
-	p->left = (p->r + p->n - 1) % p->n;
-	p->right = (p->r + 1) % p->n;
-	/* in place hop 0 is like the others; out of place N = 2 has only hop 0 to reduce */
-	p->used[PH_FIRST] = !p->in_place;
-	p->used[PH_RS] = p->in_place || p->n > 2;
-	p->used[PH_AG] = true;
-	for (int ph = 0; ph < NPHASE; ph++) {
-		if (!p->used[ph])
-			continue;
-		p->which[ph] = k++;
-		rc = rc ?: build_ring(p, (enum phase)ph);
-	}
-	p->im.ninsns = 0;
-	if (!rc)
-		program(p);
-	if (!rc && p->im.ninsns > p->icap)
-		rc = ccore_error(-EFAULT, "ring loops: program of %u instructions overflows %u",
-				 p->im.ninsns, p->icap);
-	if (!rc)
-		rc = lower_load_image(c, p->r, &p->im, out);
-	else if (rc == -ENOMEM)
-		rc = ccore_error(rc, "ring loops: out of memory");
-	for (uint32_t w = 0; w < LOWER_RINGS; w++) {
-		free(p->im.ring[w][p->engine].desc);
-		p->im.ring[w][p->engine] = (struct lower_ring_image){ 0 };
-	}
-	return rc;
-}
-
-uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines)
-{
-	(void)o;
-	if (s->coll != CS_ALLREDUCE || s->nranks < 2 || s->count < s->nranks ||
-	    s->count % s->nranks || engines > LOWER_MAX_ENGINES)
-		return 0;
-	/* a ring per phase: hop 0 out of place (unless it is all there is
-	 * to reduce-scatter), the reduce-scatter, the all-gather */
-	return s->in_place || s->nranks == 2 ? 2 : 3;
-}
-
-int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out)
-{
-	uint32_t slices = o->slices ? o->slices : 1;
-	struct ring_prog p = { .c = c, .n = s->nranks, .es = c->elem_size,
-			       .blk = s->count / (s->nranks ? s->nranks : 1),
-			       .in_place = s->in_place };
-	struct lowered *l;
-	int rc = 0;
-
-	if (!ring_loops_fit(s, o, c->engines))
-		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
-	l = lower_alloc(p.n);
-	p.soff = calloc(slices, sizeof(*p.soff));
-	p.slen = calloc(slices, sizeof(*p.slen));
-	p.icap = 64 + 32 * slices;
-	p.im.insns = calloc(p.icap, sizeof(*p.im.insns));
-	if (!l || !p.soff || !p.slen || !p.im.insns) {
-		rc = ccore_error(-ENOMEM, "ring loops: out of memory");
+	s.blk = sg->coll == CS_ALLREDUCE ? sg->count / sg->n : sg->count;
+	s.soff = calloc(slices, sizeof(*s.soff));
+	s.slen = calloc(slices, sizeof(*s.slen));
+	if (!s.soff || !s.slen) {
+		rc = -ENOMEM;
 		goto out;
 	}
 	for (uint32_t i = 0; i < slices; i++) {
 		uint64_t off, len;
 
-		algo_block(p.blk, slices, i, &off, &len);
+		algo_block(s.blk, slices, i, &off, &len);
 		if (len) {
-			p.soff[p.slices] = off;
-			p.slen[p.slices++] = len;
+			s.soff[s.slices] = off;
+			s.slen[s.slices++] = len;
 		}
 	}
-	for (p.r = 0; p.r < p.n && !rc; p.r++) {
-		rc = lower_rank(&p, &l->ranks[p.r]);
-		l->load_ns += l->ranks[p.r].load_ns;
-	}
+	for (uint32_t h = 0; h < s.hops; h++)
+		s.used[kind_of(sg, h)] = true;
+	for (int k = 0; k < NKIND && !rc; k++)
+		if (s.used[k]) {
+			s.which[k] = next++;
+			rc = build_ring(&s, (enum kind)k);
+		}
+	if (!rc)
+		segment(&s);
 out:
-	free(p.soff);
-	free(p.slen);
+	free(s.soff);
+	free(s.slen);
+	return rc;
+}
+
+uint32_t ring_seg_rings(uint8_t coll, uint32_t n, uint64_t count, bool in_place)
+{
+	if (n < 2 || !count)
+		return 0;
+	switch (coll) {
+	case CS_ALLREDUCE:
+		if (count < n || count % n)
+			return 0;	/* blocks of unequal size */
+		return in_place || n == 2 ? 2 : 3;
+	case CS_REDUCESCATTER:
+		return n >= 4 ? 2 : 1;
+	case CS_ALLGATHER:
+		return in_place ? 1 : 0;	/* out of place copies its own block first */
+	default:
+		return 0;
+	}
+}
+
+uint64_t ring_seg_tmp(uint8_t coll, uint32_t n, uint64_t count)
+{
+	return coll == CS_REDUCESCATTER ? count * n : 0;
+}
+
+int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
+		   uint32_t nseg, uint32_t slices, struct lowered_rank *out)
+{
+	struct ring_prog p = { .c = c, .r = r, .es = c->elem_size };
+	int rc = 0;
+
+	p.icap = 8 + nseg * (40 * slices + 40);
+	p.im.insns = calloc(p.icap, sizeof(*p.im.insns));
+	if (!p.im.insns)
+		return ccore_error(-ENOMEM, "ring loops: out of memory");
+	put(&p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET,
+					 .sem = lower_sem_local(c->ranks[r].sems) });
+	for (uint32_t i = 0; i < nseg && !rc; i++) {
+		drain_pending(&p, seg[i].engine);
+		rc = emit_segment(&p, &seg[i], slices);
+	}
+	drain_pending(&p, ~0u);
+	put(&p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
+	if (rc)
+		rc = ccore_error(rc, "ring loops: out of memory");
+	else if (p.im.ninsns > p.icap)
+		rc = ccore_error(-EFAULT, "ring loops: program of %u instructions overflows %u",
+				 p.im.ninsns, p.icap);
+	else
+		rc = lower_load_image(c, r, &p.im, out);
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++)
+			free(p.im.ring[w][e].desc);
 	free(p.im.insns);
-	if (rc && l) {
+	return rc;
+}
+
+/* --- ring AllReduce ------------------------------------------------------------ */
+
+/* It takes the schedule's time (ring_loop_test): it always pays. */
+uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
+			bool always, uint64_t *tmp_count)
+{
+	(void)o;
+	(void)always;
+	*tmp_count = 0;
+	if (s->coll != CS_ALLREDUCE || engines > LOWER_MAX_ENGINES)
+		return 0;
+	return ring_seg_rings(CS_ALLREDUCE, s->nranks, s->count, s->in_place);
+}
+
+int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
+		     const struct lower_ctx *c, struct lowered **out)
+{
+	uint64_t tmp;
+	struct lowered *l;
+	int rc = 0;
+
+	if (!ring_loops_fit(s, o, c->engines, true, &tmp))
+		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
+	l = lower_alloc(s->nranks);
+	if (!l)
+		return ccore_error(-ENOMEM, "ring loops: out of memory");
+	for (uint32_t r = 0; r < s->nranks && !rc; r++) {
+		uint32_t n = s->nranks;
+		struct ring_seg sg = {
+			.coll = CS_ALLREDUCE, .in_place = s->in_place, .n = n, .m = r,
+			.left = (r + n - 1) % n, .right = (r + 1) % n, .count = s->count,
+			/* the next engine after the rank's local one, as lower.c */
+			.engine = (r + n + 1) % c->engines,
+			.own = { cs_at(CS_SEND, 0), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
+			.theirs = { cs_at(CS_SEND, 0), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
+			.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
+		};
+
+		rc = ring_loop_rank(c, r, &sg, 1, o->slices ? o->slices : 1, &l->ranks[r]);
+		l->load_ns += l->ranks[r].load_ns;
+	}
+	if (rc) {
 		lower_release(l, c);
 		return rc;
 	}
