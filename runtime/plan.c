@@ -72,6 +72,28 @@ static uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
 	return p->peer[pair * CS_NBUF + buf];
 }
 
+/* Undo place_ranks(): scratch and ring indices back, nothing placed. */
+static void plan_unplace(struct clique *q, struct plan *p)
+{
+	for (uint32_t r = 0; r < p->n; r++) {
+		struct lower_rank *lr = &p->lr[r];
+
+		if (lr->va[CS_TMP])
+			rt_free(q->rt, q->ranks[r].dev, lr->va[CS_TMP]);
+		lr->va[CS_TMP] = 0;
+		for (uint32_t k = 0; k < LOWER_RINGS; k++) {
+			if (lr->ring[k] != ~0u)
+				rt_ring_put(q->rt, q->ranks[r].dev, q->ranks[r].core, lr->ring[k]);
+			lr->ring[k] = ~0u;
+		}
+		if (p->active)
+			p->active[r] = false;
+	}
+	if (p->resolved)
+		memset(p->resolved, 0, ((size_t)p->n * p->n + 63) / 64 * sizeof(*p->resolved));
+	p->peer_rc = 0;
+}
+
 static void plan_free(struct clique *q, struct plan *p)
 {
 	/* fused programs run on the plans' rings: they go first */
@@ -81,14 +103,8 @@ static void plan_free(struct clique *q, struct plan *p)
 		if (p->ops[r].stream)
 			ccore_stream_sync(p->ops[r].stream);
 	lower_release(p->low, &p->ctx);
-	for (uint32_t r = 0; r < p->n && p->lr; r++) {
-		if (p->lr[r].va[CS_TMP])
-			rt_free(q->rt, q->ranks[r].dev, p->lr[r].va[CS_TMP]);
-		for (uint32_t k = 0; k < LOWER_RINGS; k++)
-			if (p->lr[r].ring[k] != ~0u)
-				rt_ring_put(q->rt, q->ranks[r].dev, q->ranks[r].core,
-					    p->lr[r].ring[k]);
-	}
+	if (p->lr)
+		plan_unplace(q, p);
 	free(p->lr);
 	free(p->peer);
 	free(p->resolved);
@@ -451,13 +467,21 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 /*
  * Loop form, when the algorithm has one, it fits and CCORE_LOOPS allows:
  * no schedule.  The verifier checks schedules, so CCORE_VERIFY keeps to
- * them; an average's divisions are schedule steps.
+ * them; an average's divisions are schedule steps.  Where a loop-form
+ * plan finds no room for its rings, plan_build() falls back to the
+ * schedule.
  */
 static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct cs_shape *sh,
-			   const struct op *ops, uint64_t *tmp_count)
+			   const struct op *ops, bool pinned, uint64_t *tmp_count)
 {
+	enum select_loops when = select_loops();
+
 	if (!p->algo->lower_loops || ops[0].redop == ccore_avg || getenv("CCORE_VERIFY") ||
-	    select_loops() == SELECT_LOOPS_NEVER)
+	    when == SELECT_LOOPS_NEVER)
+		return 0;
+	/* an executable's plans hold their ring indices for its life: a
+	 * loop-form plan takes up to LOWER_RINGS, a schedule's one */
+	if (pinned && when == SELECT_LOOPS_AUTO)
 		return 0;
 	return p->algo->loops_fit(sh, &p->opts, q->rt->engines,
 				  select_loops() == SELECT_LOOPS_ALWAYS, tmp_count);
@@ -523,7 +547,7 @@ out:
 }
 
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
-		      const struct select_choice *ch, const struct algo_opts *opts,
+		      const struct select_choice *ch, const struct algo_opts *opts, bool pinned,
 		      struct plan **out)
 {
 	struct plan *p = calloc(1, sizeof(*p));
@@ -555,9 +579,18 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	p->algo = ch->algo;
 	p->why = *ch;
 	p->opts = *opts;
-	loops = plan_loops(q, p, shp, ops, &loop_tmp);
+	loops = plan_loops(q, p, shp, ops, pinned, &loop_tmp);
 	p->loops = loops > 0;
-	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, &t) : plan_lower_schedule(q, p, shp, ops, &t);
+	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, &t) : -EAGAIN;
+	if (rc == -ENOSPC && !p->low) {
+		/* no room for its rings next to the plans executables hold: the
+		 * schedule needs one ring index per rank */
+		plan_unplace(q, p);
+		p->loops = false;
+		rc = -EAGAIN;
+	}
+	if (rc == -EAGAIN)
+		rc = plan_lower_schedule(q, p, shp, ops, &t);
 	if (rc)
 		goto fail;
 	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;
@@ -578,7 +611,7 @@ fail:
 }
 
 /* The cached plan for @ops (built if need be); NULL if there is nothing to do. */
-static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
+static int plan_get(struct clique *q, const struct op *ops, bool pinned, struct plan **out)
 {
 	struct select_choice ch;
 	struct algo_opts opts;
@@ -610,7 +643,7 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 		p = *pp;
 		*pp = p->next;
 	} else {
-		rc = plan_build(q, ops, &sh, &ch, &opts, &p);
+		rc = plan_build(q, ops, &sh, &ch, &opts, pinned, &p);
 		if (rc)
 			return rc;
 		q->timing.choose_us = choose_us;
@@ -625,7 +658,7 @@ static int plan_get(struct clique *q, const struct op *ops, struct plan **out)
 
 int plan_prepare(struct clique *q, const struct op *ops, struct plan **out)
 {
-	int rc = plan_get(q, ops, out);
+	int rc = plan_get(q, ops, true, out);
 
 	if (!rc && *out)
 		(*out)->pins++;
@@ -660,7 +693,7 @@ static int submit(struct ccore_dev *dev, uint32_t prog, struct ccore_stream *s)
 int plan_launch(struct clique *q, const struct op *ops)
 {
 	struct plan *p;
-	int rc = plan_get(q, ops, &p);
+	int rc = plan_get(q, ops, false, &p);
 
 	for (uint32_t r = 0; p && r < q->n && !rc; r++)
 		if (p->active[r])
@@ -762,7 +795,7 @@ int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 	if (!plans)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < n && !rc; i++)
-		rc = plan_get(q, opsv[i], &plans[i]);
+		rc = plan_get(q, opsv[i], false, &plans[i]);
 	/* plan_get may evict: make sure every plan is still cached */
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		bool found = !plans[i];

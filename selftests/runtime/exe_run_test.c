@@ -313,6 +313,80 @@ static const char mixed[] =
 	"  wait a2a\n"
 	"  wait p2p\n";
 
+/* An executable of @n ring AllReduces over 4 ranks, each triggered and waited for. */
+static struct ccore_exe *n_allreduces(int n)
+{
+	char text[4096];
+	size_t at = 0;
+	struct ccore_exe *exe;
+
+	at += (size_t)snprintf(text + at, sizeof(text) - at,
+			       "topology nodes=1 devices=2 ranks-per-device=2\n");
+	for (int k = 0; k < n; k++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at,
+				       "tensor s%d 4K init=index dtype=i32\ntensor r%d 4K\n", k, k);
+	for (int k = 0; k < n; k++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at,
+				       "collective ar%d allreduce dtype=i32 count=1K redop=sum stream=0 send=s%d recv=r%d groups={{0,1,2,3}}\n",
+				       k, k, k);
+	at += (size_t)snprintf(text + at, sizeof(text) - at, "rank all\n");
+	for (int k = 0; k < n; k++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "  trigger ar%d\n  wait ar%d\n",
+				       k, k);
+	ASSERT_LT(at, sizeof(text) - 1);
+	if (ccore_exe_parse_text("allreduces", text, at, &exe))
+		FAIL("parse: %s", ccore_last_error());
+	return exe;
+}
+
+static void run_n_allreduces(int n, const char *loops)
+{
+	struct ccore_exe *exe = n_allreduces(n);
+	struct exe_step_stats st;
+	struct exe_run *x;
+
+	clear_env();
+	setenv("CCORE_ALGO", "ring", 1);
+	if (loops)
+		setenv("CCORE_LOOPS", loops, 1);
+	if (exe_run_open(exe, &x))
+		FAIL("%d AllReduces, CCORE_LOOPS=%s: open: %s", n, loops ? loops : "", ccore_last_error());
+	exe_run_reset_tensors(x);
+	if (exe_run_step(x, &st))
+		FAIL("step: %s", ccore_last_error());
+	for (uint32_t r = 0; r < 4; r++)
+		for (uint32_t k = 0; k < (uint32_t)n; k++) {
+			const int32_t *sum = exe_run_tensor(x, r, 2 * k + 1);
+
+			for (uint32_t i = 0; i < ELEMS; i++) {
+				/* rank q's s[i] is q * ELEMS + i */
+				int32_t want = (int32_t)(6 * ELEMS + 4 * i);
+
+				if (sum[i] != want)
+					FAIL("rank %u: r%u[%u] = %d, want %d", r, k, i, sum[i], want);
+			}
+		}
+	exe_run_close(x);
+	unsetenv("CCORE_ALGO");
+	unsetenv("CCORE_LOOPS");
+	ccore_exe_free(exe);
+}
+
+/*
+ * An executable holds the plans of all its collectives, and each plan its
+ * ring indices (16 per core).  In loop form a ring AllReduce takes three
+ * per rank where its schedule takes one: by default an executable's plans
+ * come from their schedules, so 15 AllReduces load; forced into loop form
+ * (CCORE_LOOPS=1), those that find no room fall back to their schedules.
+ */
+TEST(executables_keep_to_one_ring_index_per_plan)
+{
+	if (!on_sim())
+		ccore_test_skip("needs the sim backend: a kernel device's ring indices are shared by its open files");
+	run_n_allreduces(15, NULL);
+	run_n_allreduces(6, "1");
+}
+
 TEST(executables_match_the_reference)
 {
 	static const char *const seeds[] = { "examples/tp_fsdp.txt", "selftests/fuzz/seeds/every_op.txt",
