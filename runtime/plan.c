@@ -445,11 +445,16 @@ static void add_divides(struct cs_sched *s)
 static int plan_place(struct clique *q, struct plan *p, const struct op *ops, uint64_t tmp_count,
 		      uint32_t rings)
 {
+	int64_t t = ccm_now_ns();
+	bool connecting = false;
 	int rc = 0;
 
 	for (uint32_t r = 0; r < p->n && !rc; r++)
-		if (ops[r].stream)
+		if (ops[r].stream) {
+			connecting |= !q->sems_ok[ops[r].stream->slot];
 			rc = clique_sems(q, ops[r].stream->slot);
+		}
+	q->timing.connect_us = connecting ? (double)(ccm_now_ns() - t) / 1e3 : 0;
 	return rc ?: place_ranks(q, p, tmp_count, rings);
 }
 

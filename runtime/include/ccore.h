@@ -232,6 +232,10 @@ struct ccore_plan_timing {
 	uint64_t insns, descs;		/* CC instructions, DMA descriptors */
 	uint64_t plans_built;		/* on this communicator so far */
 	uint32_t loops;			/* 1: the last plan is in loop form, no schedule steps */
+	/* of place_us: connecting the communicator's semaphores (every rank's
+	 * imported into every other device), once per stream on its first
+	 * collective; 0 when the plan's streams were connected already */
+	double connect_us;
 };
 
 int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timing *out);

@@ -503,7 +503,12 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = lo; i <= hi; i++)
 			shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 1);
-	for (uint32_t r = 0; r < n; r++)
+	/*
+	 * Every node sends the same pattern (its peers are node offsets and
+	 * local ranks, mesh_peer()) over the same routes, so its loads are
+	 * every node's: node 0's transfers price them all.
+	 */
+	for (uint32_t r = 0; r < n / t->nodes; r++)
 		for (uint32_t i = lo; i <= hi; i++)
 			worst = max2(worst, shift_flow(t, r, mesh_peer(t, r, i), bytes, l, 0));
 	/*

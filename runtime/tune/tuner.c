@@ -191,16 +191,28 @@ int tuner_best(const char *algo, const struct tune_topo *t, struct tune_call *c,
 	double bt = -1, v;
 	const char *why;
 
-	for (x.channels = 1; x.channels <= (cmax ? cmax : 1); x.channels *= 2)
-		for (x.slices = 1; x.slices <= (smax ? smax : 1); x.slices *= 2) {
+	for (x.channels = 1; x.channels <= (cmax ? cmax : 1); x.channels *= 2) {
+		double prev = -1;
+		uint32_t worse = 0;
+
+		/*
+		 * A pipeline's time falls with more slices until their messages'
+		 * latency outweighs the overlap, then rises: past two rises in a
+		 * row the rest only gets slower (and, for DBT over thousands of
+		 * ranks, costs milliseconds each to price).
+		 */
+		for (x.slices = 1; x.slices <= (smax ? smax : 1) && worse < 2; x.slices *= 2) {
 			if (tune_formula(algo, t, &x, &v, &why))
 				return -1;
+			worse = prev >= 0 && v > prev ? worse + 1 : 0;
+			prev = v;
 			/* ties go to fewer messages */
 			if (bt < 0 || v < bt * (1 - 1e-9)) {
 				bt = v;
 				best = x;
 			}
 		}
+	}
 	*c = best;
 	*us = bt;
 	return 0;

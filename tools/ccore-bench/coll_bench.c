@@ -303,10 +303,12 @@ static void print_plan(const char *which, const struct result *r)
 		return;
 	if (!p->loops)
 		snprintf(steps, sizeof(steps), "%llu steps", (unsigned long long)p->steps);
-	printf("#   plan %-12s %9.1f ms from the call to programs triggered: choose %.1f, schedule %.1f, verify %.1f, place %.1f, lower %.1f, load %.1f ms (planning and lowering %.1f); %s, %llu instructions, %llu descriptors\n",
+	printf("#   plan %-12s %9.1f ms from the call to programs triggered: choose %.1f, schedule %.1f, verify %.1f, place %.1f (of which connect %.1f), lower %.1f, load %.1f ms; planning and lowering %.1f ms; %s, %llu instructions, %llu descriptors\n",
 	       which, r->call_us / 1e3, p->choose_us / 1e3, p->schedule_us / 1e3,
-	       p->verify_us / 1e3, p->place_us / 1e3, p->lower_us / 1e3, p->load_us / 1e3,
-	       (p->choose_us + p->schedule_us + p->verify_us + p->place_us + p->lower_us) / 1e3,
+	       p->verify_us / 1e3, p->place_us / 1e3, p->connect_us / 1e3, p->lower_us / 1e3,
+	       p->load_us / 1e3,
+	       (p->choose_us + p->schedule_us + p->verify_us + p->place_us - p->connect_us +
+		p->lower_us) / 1e3,
 	       steps, (unsigned long long)p->insns, (unsigned long long)p->descs);
 }
 
