@@ -76,6 +76,25 @@ static void submit(uint32_t ring, const struct drm_ccore_desc *d, uint32_t n)
 		FAIL("ring_submit: %d: %s", rc, ccore_last_error());
 }
 
+/*
+ * A fresh device with the buffers of make_bufs() and an indexed ring of 4
+ * slots (@stride, @count) holding one COPY of a block, from block @blk of
+ * src to block @blk of dst.
+ */
+static uint32_t one_copy_ring(struct bufs *b, int64_t stride, uint32_t count, unsigned int blk)
+{
+	struct drm_ccore_desc d;
+	uint32_t ring;
+
+	tsim_open(&t, "devices=1,cores=2,workers=2");
+	d0 = t.dev[0];
+	make_bufs(b);
+	ring = indexed_ring(4, stride, count);
+	d = copy_desc(b->vd + blk * BLOCK, b->vs + blk * BLOCK, BLOCK);
+	submit(ring, &d, 1);
+	return ring;
+}
+
 /* A program looping @n times: STARTI @per descriptors at index r1, r1 += 1. */
 static uint32_t loop_prog(unsigned int first, unsigned int n, unsigned int per)
 {
@@ -98,16 +117,10 @@ static void ring_stats(uint32_t ring, struct drm_ccore_ring_stats *st)
 TEST(loop_copies_each_block)
 {
 	struct drm_ccore_ring_stats st;
-	struct drm_ccore_desc d;
 	struct bufs b;
 	uint32_t ring;
 
-	tsim_open(&t, "devices=1,cores=2,workers=2");
-	d0 = t.dev[0];
-	make_bufs(&b);
-	ring = indexed_ring(4, BLOCK, NBLK);
-	d = copy_desc(b.vd, b.vs, BLOCK);
-	submit(ring, &d, 1);
+	ring = one_copy_ring(&b, BLOCK, NBLK, 0);
 	ASSERT_EQ(tsim_run(d0, loop_prog(0, NBLK, 1)), 0);
 	for (unsigned int i = 0; i < NBLK; i++)
 		expect_block(&b, i, true);
@@ -122,16 +135,9 @@ TEST(loop_copies_each_block)
 /* Index i of a stride of -BLOCK from the last block reaches block 7 - i. */
 TEST(negative_stride_walks_backwards)
 {
-	struct drm_ccore_desc d;
 	struct bufs b;
-	uint32_t ring;
 
-	tsim_open(&t, "devices=1,cores=2,workers=2");
-	d0 = t.dev[0];
-	make_bufs(&b);
-	ring = indexed_ring(4, -(int64_t)BLOCK, NBLK);
-	d = copy_desc(b.vd + (NBLK - 1) * BLOCK, b.vs + (NBLK - 1) * BLOCK, BLOCK);
-	submit(ring, &d, 1);
+	one_copy_ring(&b, -(int64_t)BLOCK, NBLK, NBLK - 1);
 	/* indexes 1..3: blocks 6, 5, 4 */
 	ASSERT_EQ(tsim_run(d0, loop_prog(1, 3, 1)), 0);
 	for (unsigned int i = 0; i < NBLK; i++)
@@ -183,16 +189,9 @@ TEST(reduce_moves_every_operand_sem_write_does_not)
 /* START, and a host start, on an indexed ring run at index 0. */
 TEST(start_uses_index_zero)
 {
-	struct drm_ccore_desc d;
 	struct bufs b;
-	uint32_t ring;
 
-	tsim_open(&t, "devices=1,cores=2,workers=2");
-	d0 = t.dev[0];
-	make_bufs(&b);
-	ring = indexed_ring(4, BLOCK, 4);
-	d = copy_desc(b.vd + 2 * BLOCK, b.vs + 2 * BLOCK, BLOCK);
-	submit(ring, &d, 1);
+	one_copy_ring(&b, BLOCK, 4, 2);
 	/* index 3 first, then START: block 5, then block 2 */
 	ASSERT_EQ(tsim_run(d0, tsim_load(d0, 0,
 					 "movi r4, 3\nstarti ring(%u,%u), r4, 1\nrwait ring(%u,%u)\n"
@@ -280,14 +279,9 @@ TEST(bad_index_or_count_faults)
 	struct drm_ccore_desc d;
 	char fault[CCM_ERR_LEN];
 	struct bufs b;
-	uint32_t ring, plain;
+	uint32_t plain;
 
-	tsim_open(&t, "devices=1,cores=2,workers=2");
-	d0 = t.dev[0];
-	make_bufs(&b);
-	ring = indexed_ring(4, BLOCK, 4);
-	d = copy_desc(b.vd, b.vs, BLOCK);
-	submit(ring, &d, 1);
+	one_copy_ring(&b, BLOCK, 4, 0);
 	run_to_fault(tsim_load(d0, 0, "movi r3, 4\nstarti ring(%u,%u), r3, 1\nret\n", ENG, RNG),
 		     fault, sizeof(fault));
 	ASSERT_STR_CONTAINS(fault, ": starti ring(1,3), r3, 1: index 4 out of range");
@@ -302,6 +296,7 @@ TEST(bad_index_or_count_faults)
 	ASSERT_STR_CONTAINS(fault, "2 descriptors: ring 3 of engine 1 has 1 written, STARTI starts 1..1");
 	/* a ring that is not indexed takes no STARTI, not even index 0 */
 	plain = tsim_ring(d0, 0, 0, 5, 4, PACKET);
+	d = copy_desc(b.vd, b.vs, BLOCK);
 	submit(plain, &d, 1);
 	run_to_fault(tsim_load(d0, 0, "starti ring(0,5), r0, 1\nret\n"), fault, sizeof(fault));
 	ASSERT_STR_CONTAINS(fault, "index 0: ring 5 of engine 0 is not indexed (index_count 0)");
@@ -450,12 +445,7 @@ TEST(recovery_leaves_no_stale_index)
 	struct bufs b;
 	uint32_t ring, prog, last;
 
-	tsim_open(&t, "devices=1,cores=2,workers=2");
-	d0 = t.dev[0];
-	make_bufs(&b);
-	ring = indexed_ring(4, BLOCK, NBLK);
-	d = copy_desc(b.vd, b.vs, BLOCK);
-	submit(ring, &d, 1);
+	ring = one_copy_ring(&b, BLOCK, NBLK, 0);
 	prog = loop_prog(0, NBLK, 1);
 	ASSERT_EQ(ccm_inject_dma_error(t.f, 0, 0, NULL), 0);
 	ASSERT_EQ(tsim_run(d0, prog), -EIO);
@@ -472,6 +462,7 @@ TEST(recovery_leaves_no_stale_index)
 	ASSERT_EQ(ccore_dev_ring_destroy(d0, ring), 0);
 	memset(b.dst, 0, NBLK * BLOCK);
 	ring = tsim_ring(d0, 0, ENG, RNG, 4, PACKET);
+	d = copy_desc(b.vd, b.vs, BLOCK);
 	submit(ring, &d, 1);
 	ASSERT_EQ(tsim_run(d0, tsim_load(d0, 0, "start ring(%u,%u), 1\nrwait ring(%u,%u)\nret\n",
 					 ENG, RNG, ENG, RNG)), 0);
