@@ -34,6 +34,12 @@ struct algo {
 	 * rank needs, 0 if it does not fit (or, unless @always, does not
 	 * pay), and the TMP elements.  Every rank takes part.
 	 */
+	/*
+	 * The tuner leaves it out above this many ranks (0: no limit): what
+	 * a plan of N^2 transfers that no loop form rolls up costs to build
+	 * and hold there outweighs what it saves.  CCORE_ALGO may still name it.
+	 */
+	uint32_t tuner_max_ranks;
 	uint32_t (*loops_fit)(const struct cs_shape *s, const struct algo_opts *o,
 			      uint32_t engines, bool always, uint64_t *tmp_count);
 	int (*lower_loops)(const struct cs_shape *s, const struct algo_opts *o,

@@ -228,7 +228,9 @@ uint32_t tuner_rank(const struct tune_topo *t, const struct tune_call *c, uint32
 		struct tune_call x = *c;
 		double us;
 
-		if (!(a->colls & (1u << c->coll)) || tuner_best(a->name, t, &x, max_slices, &us))
+		if (!(a->colls & (1u << c->coll)) ||
+		    (a->tuner_max_ranks && c->nranks > a->tuner_max_ranks) ||
+		    tuner_best(a->name, t, &x, max_slices, &us))
 			continue;
 		/* insertion sort; equal times keep registry order */
 		uint32_t k = n++;

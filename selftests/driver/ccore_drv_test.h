@@ -272,6 +272,22 @@ static inline void *bo_map(int fd, uint32_t handle, size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Two buffers of @size, created and mapped: a source and a destination. */
+struct bo_pair {
+	uint32_t hs, hd;
+	uint64_t as, ad;
+	uint8_t *s, *d;
+};
+
+static inline int bo_pair(int fd, size_t size, struct bo_pair *p)
+{
+	if (bo_create(fd, size, &p->hs, &p->as) || bo_create(fd, size, &p->hd, &p->ad))
+		return -1;
+	p->s = bo_map(fd, p->hs, size);
+	p->d = bo_map(fd, p->hd, size);
+	return p->s && p->d ? 0 : -1;
+}
+
 static inline int gem_close(int fd, uint32_t handle)
 {
 	struct drm_gem_close a = { .handle = handle };
@@ -319,12 +335,14 @@ static inline bool check_pattern(const void *p, size_t len, uint32_t seed)
 
 /* --- rings and descriptors ----------------------------------------------- */
 
-static inline int ring_create(int fd, uint32_t core, uint32_t engine, uint32_t ring,
-			      uint32_t size, uint32_t packet, uint32_t flags, uint32_t *handle)
+/* A ring; indexed if @count > 0 (STARTI moves its data descriptors index * @stride bytes). */
+static inline int ring_create_at(int fd, uint32_t core, uint32_t engine, uint32_t ring,
+				 uint32_t size, uint32_t packet, uint32_t flags, int64_t stride,
+				 uint32_t count, uint32_t *handle)
 {
 	struct drm_ccore_ring_create a = {
 		.core = core, .engine = engine, .ring = ring, .size = size,
-		.packet_size = packet, .flags = flags,
+		.packet_size = packet, .flags = flags, .index_stride = stride, .index_count = count,
 	};
 	int rc = ioc(fd, DRM_IOCTL_CCORE_RING_CREATE, &a);
 
@@ -333,20 +351,17 @@ static inline int ring_create(int fd, uint32_t core, uint32_t engine, uint32_t r
 	return rc;
 }
 
-/* An indexed ring (STARTI moves its data descriptors index * @stride bytes). */
+static inline int ring_create(int fd, uint32_t core, uint32_t engine, uint32_t ring,
+			      uint32_t size, uint32_t packet, uint32_t flags, uint32_t *handle)
+{
+	return ring_create_at(fd, core, engine, ring, size, packet, flags, 0, 0, handle);
+}
+
 static inline int ring_create_indexed(int fd, uint32_t core, uint32_t engine, uint32_t ring,
 				      uint32_t size, int64_t stride, uint32_t count,
 				      uint32_t *handle)
 {
-	struct drm_ccore_ring_create a = {
-		.core = core, .engine = engine, .ring = ring, .size = size,
-		.index_stride = stride, .index_count = count,
-	};
-	int rc = ioc(fd, DRM_IOCTL_CCORE_RING_CREATE, &a);
-
-	if (handle)
-		*handle = rc ? 0 : a.handle;
-	return rc;
+	return ring_create_at(fd, core, engine, ring, size, 0, 0, stride, count, handle);
 }
 
 static inline int ring_destroy(int fd, uint32_t handle)

@@ -110,16 +110,16 @@ TEST_F(ring, copy)
 	const size_t size = 128 << 10, len = (64 << 10) + 100, off = 40;
 	struct drm_ccore_ring_stats st;
 	struct drm_ccore_desc d;
-	uint32_t hs, hd, ring;
+	struct bo_pair b;
 	uint64_t as, ad;
 	uint8_t *s, *dst;
+	uint32_t ring;
 
-	ASSERT_EQ(0, bo_create(self->fd, size, &hs, &as));
-	ASSERT_EQ(0, bo_create(self->fd, size, &hd, &ad));
-	s = bo_map(self->fd, hs, size);
-	dst = bo_map(self->fd, hd, size);
-	ASSERT_NE(NULL, s);
-	ASSERT_NE(NULL, dst);
+	ASSERT_EQ(0, bo_pair(self->fd, size, &b));
+	s = b.s;
+	dst = b.d;
+	as = b.as;
+	ad = b.ad;
 	fill_pattern(s, size, 11);
 	memset(dst, 0xa5, size);
 
@@ -603,17 +603,17 @@ TEST_F(ring, starti_moves_blocks)
 	struct drm_ccore_insn past[3] = { I_MOVI(3, INBLK), I_STARTI(0, 0, 3, 1), I_RET() };
 	struct drm_ccore_ring_stats st;
 	struct drm_ccore_desc d[2];
-	uint32_t hs, hd, ring, neg;
+	uint32_t ring, neg;
+	struct bo_pair b;
 	uint64_t as, ad;
 	uint8_t *s, *dst;
 	int32_t status;
 
-	ASSERT_EQ(0, bo_create(self->fd, size, &hs, &as));
-	ASSERT_EQ(0, bo_create(self->fd, size, &hd, &ad));
-	s = bo_map(self->fd, hs, size);
-	dst = bo_map(self->fd, hd, size);
-	ASSERT_NE(NULL, s);
-	ASSERT_NE(NULL, dst);
+	ASSERT_EQ(0, bo_pair(self->fd, size, &b));
+	s = b.s;
+	dst = b.d;
+	as = b.as;
+	ad = b.ad;
 	fill_pattern(s, size, 7);
 	memset(dst, 0, size);
 	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 2, IBLOCK, INBLK, &ring));
