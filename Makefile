@@ -6,8 +6,10 @@
 #                   the kernel module's build checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
 #   make bench      run the benchmarks that print figures (device COPY, the
-#                   timed model's 1024-rank 1 GiB Ring AllReduce, the tuner's
-#                   regret, the TP + FSDP executable's packet-size priority)
+#                   timed model's 1024-rank 1 GiB Ring AllReduce and the
+#                   tuner's choice at every size with their planning and
+#                   lowering, the tuner's regret, the TP + FSDP executable's
+#                   packet-size priority)
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
 #                   text description reader
@@ -240,19 +242,21 @@ driver: kernel-deps
 
 test: check
 
-# The timed model at scale: 1024 ranks (16 nodes x 8 devices x 8 ranks)
-# and 1 GiB, simulated; the bench prints the wall clock and peak RSS, and
-# under the row where the wall clock of planning and lowering went.  Ring
-# with the tuner's slices and with one; then the tuner's own choice (its
-# scratch buffer needs more than the default 16 GiB per device).
-TIMED_SCALE := --timed --op allreduce --ranks 1024 --nodes 16 --ranks-per-device 8 -b 1G -e 1G
+# The timed model at scale: 1024 ranks (16 nodes x 8 devices x 8 ranks),
+# simulated; the bench prints the wall clock and peak RSS, under each row
+# where the wall clock of planning and lowering went, and at the end the
+# longest planning and lowering of a plan.  Ring at 1 GiB with the
+# tuner's slices and with one; then the tuner's own choice at every
+# eighth size from 8 bytes to 1 GiB (its hierarchical scratch buffer
+# needs more than the default 16 GiB per device).
+TIMED_SCALE := --timed --op allreduce --ranks 1024 --nodes 16 --ranks-per-device 8
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BIN)/ccore-bench --copy
-	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE) --algo ring
-	$(Q)CCORE_SLICES=1 $(BIN)/ccore-bench $(TIMED_SCALE) --algo ring
-	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE) --sim hbm=32G
+	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE) -b 1G -e 1G --algo ring
+	$(Q)CCORE_SLICES=1 $(BIN)/ccore-bench $(TIMED_SCALE) -b 1G -e 1G --algo ring
+	$(Q)$(BIN)/ccore-bench $(TIMED_SCALE) -b 8 -e 1G -f 8 --sim hbm=32G
 	$(Q)$(BIN)/ccore-plan --regret
 	$(Q)scripts/bench-exec.sh $(BUILD)
 

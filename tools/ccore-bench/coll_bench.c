@@ -27,6 +27,10 @@ struct bctx {
 	bool virt;		/* --timed with virtual buffers: no host view */
 	double sim_wall_s;	/* --timed: wall-clock seconds the simulations took */
 	double launch_wall_s;	/* --timed: of which planning, lowering, launching */
+	/* --timed: the plan whose planning and lowering took longest */
+	double most_plan_ms;
+	size_t most_plan_bytes;
+	char most_plan_algo[32];
 	bool host_bound;	/* measured: busbw of the host threads' copies */
 	double host_bound_oop, host_bound_ip;
 	/* per size */
@@ -294,6 +298,13 @@ static void json_row(struct bctx *b, size_t bytes, size_t count, bool in_place,
  * --timed: where the wall clock of the call that built the plan went, as
  * a comment line under the size's row.
  */
+/* Planning and lowering of the plan @p: the call's phases but connecting and loading. */
+static double plan_lower_ms(const struct ccore_plan_timing *p)
+{
+	return (p->choose_us + p->schedule_us + p->verify_us + p->place_us - p->connect_us +
+		p->lower_us) / 1e3;
+}
+
 static void print_plan(const char *which, const struct result *r)
 {
 	const struct ccore_plan_timing *p = &r->plan;
@@ -306,10 +317,16 @@ static void print_plan(const char *which, const struct result *r)
 	printf("#   plan %-12s %9.1f ms from the call to programs triggered: choose %.1f, schedule %.1f, verify %.1f, place %.1f (of which connect %.1f), lower %.1f, load %.1f ms; planning and lowering %.1f ms; %s, %llu instructions, %llu descriptors\n",
 	       which, r->call_us / 1e3, p->choose_us / 1e3, p->schedule_us / 1e3,
 	       p->verify_us / 1e3, p->place_us / 1e3, p->connect_us / 1e3, p->lower_us / 1e3,
-	       p->load_us / 1e3,
-	       (p->choose_us + p->schedule_us + p->verify_us + p->place_us - p->connect_us +
-		p->lower_us) / 1e3,
-	       steps, (unsigned long long)p->insns, (unsigned long long)p->descs);
+	       p->load_us / 1e3, plan_lower_ms(p), steps, (unsigned long long)p->insns, (unsigned long long)p->descs);
+}
+
+static void note_plan(struct bctx *b, const struct result *r, size_t bytes)
+{
+	if (!r->built || plan_lower_ms(&r->plan) <= b->most_plan_ms)
+		return;
+	b->most_plan_ms = plan_lower_ms(&r->plan);
+	b->most_plan_bytes = bytes;
+	snprintf(b->most_plan_algo, sizeof(b->most_plan_algo), "%s", ccore_comm_last_algo(b->comm[0]));
 }
 
 static void print_result(const struct result *r)
@@ -459,6 +476,8 @@ int bench_collective(const struct bench_opts *o)
 		if (o->timed) {
 			print_plan("out-of-place", &oop);
 			print_plan("in-place", &ip);
+			note_plan(&b, &oop, printed * b.es);
+			note_plan(&b, &ip, printed * b.es);
 		}
 		fflush(stdout);
 		json_row(&b, printed * b.es, printed, false, &oop);
@@ -480,6 +499,9 @@ int bench_collective(const struct bench_opts *o)
 			printf("# timed: wall clock %.3f s in all, of which %.3f s planning, lowering and launching, %.3f s simulating; peak RSS %.1f MiB\n",
 			       b.sim_wall_s, b.launch_wall_s, b.sim_wall_s - b.launch_wall_s,
 			       (double)ru.ru_maxrss / 1024);
+			if (b.most_plan_ms > 0)
+				printf("# timed: planning and lowering took at most %.1f ms per plan (%zu bytes, %s; connecting and loading not counted)\n",
+				       b.most_plan_ms, b.most_plan_bytes, b.most_plan_algo);
 		}
 	}
 	fflush(stdout);
