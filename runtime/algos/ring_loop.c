@@ -88,6 +88,21 @@ static enum kind kind_of(const struct ring_seg *sg, uint32_t h)
 	}
 }
 
+/*
+ * The first hop after @h of another phase (or the hop count): a phase
+ * only changes at hop 1, N-2 or N-1, so a program is O(1), not O(N), to
+ * build.
+ */
+static uint32_t kind_end(const struct ring_seg *sg, uint32_t h, uint32_t hops)
+{
+	const uint32_t at[] = { 1, sg->n - 2, sg->n - 1 };
+
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		if (at[i] > h && at[i] < hops && kind_of(sg, at[i]) != kind_of(sg, h))
+			return at[i];
+	return hops;
+}
+
 static uint32_t block_of(const struct ring_seg *sg, uint32_t h)
 {
 	int64_t b = (int64_t)sg->m - (sg->coll == CS_ALLGATHER ? 0 : 1) - h;
@@ -181,16 +196,17 @@ static int build_ring(struct seg_emit *s, enum kind k)
 	uint32_t one = s->slices * per_slice(sg, k), copies = 0;
 	struct drm_ccore_desc *d, *at;
 
-	for (uint32_t h = 0; h < s->hops && k == K_FIXED; h++)
-		copies += kind_of(sg, h) == K_FIXED;
+	/* fixed hops are single ones, between the phases */
+	for (uint32_t h = 0; h < s->hops && k == K_FIXED; h = kind_end(sg, h, s->hops))
+		copies += (kind_of(sg, h) == K_FIXED) * (kind_end(sg, h, s->hops) - h);
 	if (k != K_FIXED)
 		copies = RING_DEPTH;
 	d = malloc((size_t)one * copies * sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	at = d;
-	for (uint32_t h = 0; h < s->hops && k == K_FIXED; h++)
-		if (kind_of(sg, h) == K_FIXED)
+	for (uint32_t h0 = 0; h0 < s->hops && k == K_FIXED; h0 = kind_end(sg, h0, s->hops))
+		for (uint32_t h = h0; h < kind_end(sg, h0, s->hops) && kind_of(sg, h0) == K_FIXED; h++)
 			at = hop_descs(s, k, h == 0, sg->coll == CS_REDUCESCATTER && h == sg->n - 2,
 				       block_of(sg, h), at);
 	/* in place, hop 0's input is where the partial sums go */
@@ -284,8 +300,7 @@ static void segment(struct seg_emit *s)
 	for (uint32_t h0 = 0, h1; h0 < s->hops; h0 = h1) {
 		enum kind k = kind_of(sg, h0);
 
-		for (h1 = h0 + 1; h1 < s->hops && kind_of(sg, h1) == k; h1++)
-			;
+		h1 = kind_end(sg, h0, s->hops);
 		if (k == K_FIXED)
 			for (uint32_t h = h0; h < h1; h++)
 				hop(s, h);
@@ -340,7 +355,7 @@ static int emit_segment(struct ring_prog *p, const struct ring_seg *sg, uint32_t
 			s.slen[s.slices++] = len;
 		}
 	}
-	for (uint32_t h = 0; h < s.hops; h++)
+	for (uint32_t h = 0; h < s.hops; h = kind_end(sg, h, s.hops))
 		s.used[kind_of(sg, h)] = true;
 	for (int k = 0; k < NKIND && !rc; k++)
 		if (s.used[k]) {
