@@ -383,11 +383,13 @@ static int place_ranks(struct clique *q, struct plan *p, uint64_t tmp_count, uin
 		lr->sems = q->sems[slot * q->n + r];
 		/* 0 leaves the device's default (sysfs) to the ring */
 		lr->packet_size = q->scfg.cc_packet[slot];
-		if (tmp_count) {
-			rc = rt_alloc(q->rt, q->ranks[r].dev, tmp_count * es, &lr->va[CS_TMP]);
-			if (rc)
-				return rc;
-		}
+		/* cached plans' scratch may be what fills the device: make room */
+		while (tmp_count &&
+		       (rc = rt_alloc(q->rt, q->ranks[r].dev, tmp_count * es, &lr->va[CS_TMP])) ==
+		       -ENOMEM && evict_one(q))
+			;
+		if (rc)
+			return rc;
 		for (uint32_t k = 0; k < rings; k++) {
 			while ((rc = rt_ring_get(q->rt, q->ranks[r].dev, lr->core, &lr->ring[k])) ==
 			       -ENOSPC)

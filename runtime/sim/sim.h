@@ -115,10 +115,12 @@ struct sim_ctx {
 };
 
 struct sim_token {
+	bool open;		/* the emulated fd is open (else the slot is free) */
 	bool sem;
-	struct sim_mem *mem;	/* dma-buf */
+	struct sim_mem *mem;	/* dma-buf: a reference, held while open */
 	u32 first, count;	/* semaphore block */
 	u64 serial;		/* its allocation */
+	u32 next_free;		/* free slots: 1 + the next one, 0 ends */
 };
 
 struct sim_system {
@@ -128,6 +130,7 @@ struct sim_system {
 	struct sim_ctx **ctx;
 	struct sim_token *tokens;
 	u32 ntokens, tokens_cap;
+	u32 free_token;		/* 1 + the first free slot, 0: none */
 	u64 sem_serial;		/* of the last semaphore allocation */
 	u32 fw_size;		/* resident firmware instructions */
 };
@@ -179,5 +182,7 @@ void sim_bo_fini(struct sim_ctx *c);
 void sim_sem_fini(struct sim_ctx *c);
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd);
 const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd);
+/* close(2) of an exported fd: drops what it holds (caller holds s->lock). */
+int sim_token_close(struct sim_system *s, s32 fd);
 
 #endif

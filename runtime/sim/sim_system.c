@@ -50,28 +50,62 @@ static const struct ccm_host_ops sim_host_ops = {
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd)
 {
 	struct sim_token *tok = s->tokens;
+	u32 i;
 
-	/* doubling: thousands of ranks export and import a lot */
-	if (s->ntokens == s->tokens_cap) {
-		u32 cap = s->tokens_cap ? s->tokens_cap * 2 : 64;
+	if (s->free_token) {
+		i = s->free_token - 1;
+		s->free_token = tok[i].next_free;
+	} else {
+		/* doubling: thousands of ranks export and import a lot */
+		if (s->ntokens == s->tokens_cap) {
+			u32 cap = s->tokens_cap ? s->tokens_cap * 2 : 64;
 
-		tok = realloc(s->tokens, cap * sizeof(*tok));
-		if (!tok)
-			return -ENOMEM;
-		s->tokens = tok;
-		s->tokens_cap = cap;
+			tok = realloc(s->tokens, cap * sizeof(*tok));
+			if (!tok)
+				return -ENOMEM;
+			s->tokens = tok;
+			s->tokens_cap = cap;
+		}
+		i = s->ntokens++;
 	}
-	tok[s->ntokens] = *t;
-	*fd = (s32)(SIM_TOKEN_BASE + s->ntokens);
-	s->ntokens++;
+	tok[i] = *t;
+	tok[i].open = true;
+	*fd = (s32)(SIM_TOKEN_BASE + i);
 	return 0;
 }
 
 const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd)
 {
-	if (fd < SIM_TOKEN_BASE || (u32)(fd - SIM_TOKEN_BASE) >= s->ntokens)
+	if (fd < SIM_TOKEN_BASE || (u32)(fd - SIM_TOKEN_BASE) >= s->ntokens ||
+	    !s->tokens[fd - SIM_TOKEN_BASE].open)
 		return NULL;
 	return &s->tokens[fd - SIM_TOKEN_BASE];
+}
+
+int sim_token_close(struct sim_system *s, s32 fd)
+{
+	struct sim_token *t = (struct sim_token *)sim_token_get(s, fd);
+	u32 i;
+
+	if (!t)
+		return ccore_error(-EBADF, "close: fd %d is not an open file descriptor", fd);
+	/* a dma-buf keeps its memory; an exported semaphore block holds nothing */
+	if (!t->sem)
+		sim_mem_put(s, t->mem);
+	i = (u32)(t - s->tokens);
+	*t = (struct sim_token){ .next_free = s->free_token };
+	s->free_token = i + 1;
+	return 0;
+}
+
+/* Close an fd the sharing below exported, once imported (or not). */
+static void close_token(struct ccore_dev *dev, s32 fd)
+{
+	struct sim_system *s = to_ctx(dev)->sys;
+
+	ccm_mutex_lock(&s->lock);
+	sim_token_close(s, fd);
+	ccm_mutex_unlock(&s->lock);
 }
 
 static bool starts_work(unsigned long req, const void *arg)
@@ -202,6 +236,8 @@ static int sim_bo_share(struct ccore_dev *dev, struct ccore_dev *from, uint32_t 
 		return rc;
 	imp.fd = exp.fd;
 	rc = sim_ioctl(dev, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp);
+	/* as a process closes the dma-buf fd: the import keeps the memory */
+	close_token(from, exp.fd);
 	if (rc)
 		return rc;
 	*new_handle = imp.handle;
@@ -218,7 +254,9 @@ static int sim_sem_share(struct ccore_dev *dev, struct ccore_dev *from, uint32_t
 	if (rc)
 		return rc;
 	imp.fd = exp.fd;
-	return sim_ioctl(dev, DRM_IOCTL_CCORE_SEM_IMPORT, &imp);
+	rc = sim_ioctl(dev, DRM_IOCTL_CCORE_SEM_IMPORT, &imp);
+	close_token(from, exp.fd);
+	return rc;
 }
 
 /* After every context's programs and rings: they pin others' blocks. */
@@ -249,7 +287,7 @@ static void sim_close(struct ccore_system *base)
 		if (s->ctx && s->ctx[i])
 			ctx_fini(s->ctx[i]);
 	for (i = 0; i < s->ntokens; i++)
-		if (!s->tokens[i].sem)
+		if (s->tokens[i].open && !s->tokens[i].sem)
 			sim_mem_put(s, s->tokens[i].mem);
 	ccm_fabric_destroy(s->f);
 	free(s->ctx);

@@ -318,6 +318,30 @@ TEST(buffer_closed_under_a_ring_stays_alive_for_it)
 	tsim_close(&t);
 }
 
+/*
+ * Sharing a buffer with another device's context exports it and imports
+ * the export; like a process closing the dma-buf fd, the sharing drops the
+ * export, so the memory goes with the last handle: plans that import
+ * their peers' scratch and are evicted give it back.
+ */
+TEST(shared_memory_goes_with_the_last_handle)
+{
+	uint32_t h, imp, imp2;
+	uint64_t va, iva;
+
+	tsim_open(&t, "devices=2,cores=1");
+	tsim_bo(t.dev[0], 1 << 20, &h, &va);
+	ASSERT_EQ(ccore_dev_bo_import(t.dev[1], t.dev[0], h, &imp, &iva), 0);
+	ASSERT_EQ(ccore_dev_bo_import(t.dev[1], t.dev[0], h, &imp2, &iva), 0);
+	ASSERT_EQ(ccm_device_mem_used(t.f, 0), 1 << 20);
+	ASSERT_EQ(ccore_dev_bo_close(t.dev[0], h), 0);
+	ASSERT_EQ(ccore_dev_bo_close(t.dev[1], imp), 0);
+	ASSERT_EQ(ccm_device_mem_used(t.f, 0), 1 << 20);	/* imp2 still holds it */
+	ASSERT_EQ(ccore_dev_bo_close(t.dev[1], imp2), 0);
+	ASSERT_EQ(ccm_device_mem_used(t.f, 0), 0);
+	tsim_close(&t);
+}
+
 TEST(div_every_dtype)
 {
 	uint32_t h, ring, sem, done = 0;
