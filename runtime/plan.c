@@ -129,6 +129,7 @@ void plan_flush(struct clique *q)
 static bool evict_one(struct clique *q)
 {
 	struct plan **pp, **victim = NULL, *p;
+	int64_t t = ccm_now_ns();
 
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
 		if (!(*pp)->pins)
@@ -139,6 +140,7 @@ static bool evict_one(struct clique *q)
 	*victim = p->next;
 	plan_free(q, p);
 	q->nplans--;
+	q->timing.evict_us += (double)(ccm_now_ns() - t) / 1e3;
 	return true;
 }
 
@@ -567,6 +569,7 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 
 	if (!p)
 		return ccore_error(-ENOMEM, "out of memory");
+	tm->evict_us = 0;
 	p->n = n;
 	p->q = q;
 	p->ops = malloc(n * sizeof(*p->ops));

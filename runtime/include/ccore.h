@@ -236,6 +236,9 @@ struct ccore_plan_timing {
 	 * imported into every other device), once per stream on its first
 	 * collective; 0 when the plan's streams were connected already */
 	double connect_us;
+	/* of place_us and lower_us: dropping least recently used plans to
+	 * make room (ring indices, scratch, CC-core memory) */
+	double evict_us;
 };
 
 int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timing *out);

@@ -684,34 +684,51 @@ TEST(split_by_color_and_key)
 	teardown_worlds();
 }
 
+/*
+ * A full plan cache makes room: from schedules (CCORE_LOOPS=0) the CC
+ * cores' instruction memory fills, in loop form the ring indices (two per
+ * plan in place); either way the plans built last report time evicting.
+ */
 TEST(plan_cache_makes_room_in_cc_memory)
 {
+	static const char *const loops[] = { "0", "1" };
 	struct ccore_topology t = { 1, 2, 4 };
+	struct ccore_plan_timing pt;
 	struct ccore_comm *c[8];
 	ccore_ptr b[8];
 
 	need_sim("CCORE_SIM=program_size=700 shrinks the CC cores' memory");
-	/* a small instruction memory: a few plans fill it */
-	setenv("CCORE_SIM", "program_size=700", 1);
-	ASSERT_EQ(ccore_comm_init_all(&t, c), 0);
-	unsetenv("CCORE_SIM");
-	setenv("CCORE_ALGO", "ring", 1);
-	for (int r = 0; r < 8; r++)
-		ASSERT_EQ(ccore_mem_alloc(c[r], 1 << 20, &b[r]), 0);
-	for (size_t count = 1000; count < 40000; count += 1000) {
-		for (int r = 0; r < 8; r++) {
-			ccore_verifiable_fill(ccore_mem_host(c[r], b[r]), count, ccore_f32, ccore_sum, r, 0);
-			ASSERT_EQ(ccore_all_reduce(b[r], b[r], count, ccore_f32, ccore_sum, c[r], NULL), 0);
+	for (int l = 0; l < 2; l++) {
+		/* a small instruction memory: a few plans fill it */
+		setenv("CCORE_SIM", "program_size=700", 1);
+		ASSERT_EQ(ccore_comm_init_all(&t, c), 0);
+		unsetenv("CCORE_SIM");
+		setenv("CCORE_ALGO", "ring", 1);
+		setenv("CCORE_LOOPS", loops[l], 1);
+		for (int r = 0; r < 8; r++)
+			ASSERT_EQ(ccore_mem_alloc(c[r], 1 << 20, &b[r]), 0);
+		for (size_t count = 1000; count < 40000; count += 1000) {
+			for (int r = 0; r < 8; r++) {
+				ccore_verifiable_fill(ccore_mem_host(c[r], b[r]), count, ccore_f32,
+						      ccore_sum, r, 0);
+				ASSERT_EQ(ccore_all_reduce(b[r], b[r], count, ccore_f32, ccore_sum, c[r],
+							   NULL), 0);
+			}
+			for (int r = 0; r < 8; r++)
+				ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(c[r])), 0);
+			for (int r = 0; r < 8; r++)
+				ASSERT_EQ(ccore_verifiable_check_reduced(ccore_mem_host(c[r], b[r]),
+									 count, ccore_f32, ccore_sum,
+									 8, 0), 0);
 		}
+		ASSERT_EQ(ccore_comm_plan_timing(c[0], &pt), 0);
+		ASSERT_EQ(pt.loops, (uint32_t)l);
+		ASSERT_TRUE(pt.evict_us > 0);
 		for (int r = 0; r < 8; r++)
-			ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(c[r])), 0);
-		for (int r = 0; r < 8; r++)
-			ASSERT_EQ(ccore_verifiable_check_reduced(ccore_mem_host(c[r], b[r]), count,
-								 ccore_f32, ccore_sum, 8, 0), 0);
+			ASSERT_EQ(ccore_comm_destroy(c[r]), 0);
+		unsetenv("CCORE_ALGO");
+		unsetenv("CCORE_LOOPS");
 	}
-	for (int r = 0; r < 8; r++)
-		ASSERT_EQ(ccore_comm_destroy(c[r]), 0);
-	unsetenv("CCORE_ALGO");
 }
 
 TEST(a_group_is_fused_into_one_job_per_rank)

@@ -724,8 +724,9 @@ TEST(plan_timing_describes_the_last_plan_built)
 	ASSERT_GT(t.insns, t.descs);
 	ASSERT_TRUE(t.choose_us >= 0 && t.schedule_us > 0 && t.verify_us >= 0 &&
 		    t.place_us > 0 && t.lower_us > 0 && t.load_us > 0);
-	/* the first collective connects the stream's semaphores */
+	/* the first collective connects the stream's semaphores; nothing to evict */
 	ASSERT_TRUE(t.connect_us > 0 && t.connect_us <= t.place_us);
+	ASSERT_TRUE(t.evict_us == 0);
 	/* a repeat reuses the plan */
 	run_op(&w, ccore_op_allreduce, 4004);
 	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), 0);
