@@ -381,8 +381,6 @@ static void run_n_allreduces(int n, const char *loops)
  */
 TEST(executables_keep_to_one_ring_index_per_plan)
 {
-	if (!on_sim())
-		ccore_test_skip("needs the sim backend: a kernel device's ring indices are shared by its open files");
 	run_n_allreduces(15, NULL);
 	run_n_allreduces(6, "1");
 }
