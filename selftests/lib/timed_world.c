@@ -34,3 +34,22 @@ uint64_t timed_world_now_ps(struct timed_world *w)
 		FAIL("virtual time: %s", ccore_last_error());
 	return ps;
 }
+
+int timed_post(enum ccore_coll_op op, ccore_ptr send, ccore_ptr recv, size_t count,
+	       struct ccore_comm *c)
+{
+	switch (op) {
+	case ccore_op_allreduce:
+		return ccore_all_reduce(send, recv, count, ccore_f32, ccore_sum, c, NULL);
+	case ccore_op_allgather:
+		return ccore_all_gather(send, recv, count, ccore_f32, c, NULL);
+	case ccore_op_reducescatter:
+		return ccore_reduce_scatter(send, recv, count, ccore_f32, ccore_sum, c, NULL);
+	case ccore_op_alltoall:
+		return ccore_all_to_all(send, recv, count, ccore_f32, c, NULL);
+	case ccore_op_broadcast:
+		return ccore_broadcast(send, recv, count, ccore_f32, 0, c, NULL);
+	default:
+		return ccore_reduce(send, recv, count, ccore_f32, ccore_sum, 0, c, NULL);
+	}
+}

@@ -272,14 +272,15 @@ TEST(hierarchical_slices_pipeline_across_nodes)
 
 /* --- the cost model with tiers against the timed model ------------------ */
 
-enum rop { R_AR, R_AG, R_RS, R_A2A, R_BCAST };
-
-static const uint8_t rop_coll[] = { CS_ALLREDUCE, CS_ALLGATHER, CS_REDUCESCATTER, CS_ALLTOALL,
-				    CS_BROADCAST };
+static const uint8_t op_coll[] = {
+	[ccore_op_allreduce] = CS_ALLREDUCE, [ccore_op_allgather] = CS_ALLGATHER,
+	[ccore_op_reducescatter] = CS_REDUCESCATTER, [ccore_op_alltoall] = CS_ALLTOALL,
+	[ccore_op_broadcast] = CS_BROADCAST,
+};
 
 /* Virtual microseconds of @algo running @op of nccl-tests size @bytes in @slices. */
-static double algo_us(struct timed_world *w, enum rop op, size_t bytes, const char *algo,
-		      unsigned int slices)
+static double algo_us(struct timed_world *w, enum ccore_coll_op op, size_t bytes,
+		      const char *algo, unsigned int slices)
 {
 	size_t count = bytes / 4, part = count / (size_t)w->n;
 	uint64_t t0 = timed_world_now_ps(w);
@@ -290,27 +291,10 @@ static double algo_us(struct timed_world *w, enum rop op, size_t bytes, const ch
 	setenv("CCORE_ALGO", algo, 1);
 	setenv("CCORE_SLICES", sl, 1);
 	rc = ccore_group_start();
-	for (int r = 0; r < w->n && !rc; r++) {
-		ccore_ptr s = w->sb[r], d = w->rb[r];
-
-		switch (op) {
-		case R_AR:
-			rc = ccore_all_reduce(s, d, count, ccore_f32, ccore_sum, w->c[r], NULL);
-			break;
-		case R_AG:
-			rc = ccore_all_gather(s, d, part, ccore_f32, w->c[r], NULL);
-			break;
-		case R_RS:
-			rc = ccore_reduce_scatter(s, d, part, ccore_f32, ccore_sum, w->c[r], NULL);
-			break;
-		case R_A2A:
-			rc = ccore_all_to_all(s, d, part, ccore_f32, w->c[r], NULL);
-			break;
-		default:
-			rc = ccore_broadcast(s, d, count, ccore_f32, 0, w->c[r], NULL);
-			break;
-		}
-	}
+	for (int r = 0; r < w->n && !rc; r++)
+		rc = timed_post(op, w->sb[r], w->rb[r],
+				op == ccore_op_allreduce || op == ccore_op_broadcast ? count : part,
+				w->c[r]);
 	rc = rc ?: ccore_group_end();
 	for (int r = 0; r < w->n && !rc; r++)
 		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
@@ -342,28 +326,28 @@ TEST(tiered_formulas_follow_the_timed_model)
 	static const struct {
 		unsigned int nodes, devices, x, per_dev;
 		const char *algo;
-		enum rop op;
+		enum ccore_coll_op op;
 		size_t bytes;
 		unsigned int slices;
 	} cases[] = {
-		{ 1, 16, 4, 4, "dbt", R_AR, 1 << 20, 4 },
-		{ 1, 16, 4, 4, "binomial", R_BCAST, 4 << 20, 64 },
-		{ 1, 16, 4, 4, "pairwise", R_A2A, 256 << 10, 1 },
-		{ 1, 16, 4, 4, "pat", R_AG, 64 << 10, 1 },
-		{ 1, 16, 4, 4, "mesh", R_AG, 16 << 10, 1 },
-		{ 1, 8, 8, 1, "mesh", R_AG, 256 << 10, 1 },
-		{ 1, 2, 2, 4, "rdh", R_RS, 256 << 10, 1 },
+		{ 1, 16, 4, 4, "dbt", ccore_op_allreduce, 1 << 20, 4 },
+		{ 1, 16, 4, 4, "binomial", ccore_op_broadcast, 4 << 20, 64 },
+		{ 1, 16, 4, 4, "pairwise", ccore_op_alltoall, 256 << 10, 1 },
+		{ 1, 16, 4, 4, "pat", ccore_op_allgather, 64 << 10, 1 },
+		{ 1, 16, 4, 4, "mesh", ccore_op_allgather, 16 << 10, 1 },
+		{ 1, 8, 8, 1, "mesh", ccore_op_allgather, 256 << 10, 1 },
+		{ 1, 2, 2, 4, "rdh", ccore_op_reducescatter, 256 << 10, 1 },
 		/* Mesh across nodes, in mesh.c's node-interleaved order */
-		{ 2, 16, 4, 4, "mesh", R_AG, 256 << 10, 1 },
+		{ 2, 16, 4, 4, "mesh", ccore_op_allgather, 256 << 10, 1 },
 		/* rings whose links differ: a block meets each NIC once */
-		{ 2, 16, 4, 4, "kangaring", R_AG, 1 << 20, 1 },
-		{ 2, 2, 2, 1, "ring", R_AG, 400000, 1 },
+		{ 2, 16, 4, 4, "kangaring", ccore_op_allgather, 1 << 20, 1 },
+		{ 2, 2, 2, 1, "ring", ccore_op_allgather, 400000, 1 },
 	};
 	struct timed_world w;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned int D = cases[i].devices, X = cases[i].x, Y = D / X;
-		struct tune_call call = { .coll = rop_coll[cases[i].op], .bytes = (double)cases[i].bytes,
+		struct tune_call call = { .coll = op_coll[cases[i].op], .bytes = (double)cases[i].bytes,
 					  .slices = cases[i].slices, .channels = 1, .elem_size = 4 };
 		struct tune_topo t;
 		const char *why;

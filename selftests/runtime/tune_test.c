@@ -9,6 +9,7 @@
  * M = 8000 bytes is M/BW = 8 µs.
  */
 #include "ccore_test.h"
+#include "timed_world.h"
 #include "algos/algo.h"
 #include "tune/formula.h"
 #include "tune/hw.h"
@@ -513,33 +514,9 @@ static void tworld_close(struct tworld *w)
 /* Run @op with @count on every rank of @w and wait. */
 static void run_op(struct tworld *w, enum ccore_coll_op op, size_t count)
 {
-	for (uint32_t r = 0; r < w->n; r++) {
-		ccore_ptr s = w->sb[r], v = w->rb[r];
-		int rc;
-
-		switch (op) {
-		case ccore_op_allreduce:
-			rc = ccore_all_reduce(s, v, count, ccore_f32, ccore_sum, w->c[r], NULL);
-			break;
-		case ccore_op_allgather:
-			rc = ccore_all_gather(s, v, count, ccore_f32, w->c[r], NULL);
-			break;
-		case ccore_op_reducescatter:
-			rc = ccore_reduce_scatter(s, v, count, ccore_f32, ccore_sum, w->c[r], NULL);
-			break;
-		case ccore_op_alltoall:
-			rc = ccore_all_to_all(s, v, count, ccore_f32, w->c[r], NULL);
-			break;
-		case ccore_op_broadcast:
-			rc = ccore_broadcast(s, v, count, ccore_f32, 0, w->c[r], NULL);
-			break;
-		default:
-			rc = ccore_reduce(s, v, count, ccore_f32, ccore_sum, 0, w->c[r], NULL);
-			break;
-		}
-		if (rc)
+	for (uint32_t r = 0; r < w->n; r++)
+		if (timed_post(op, w->sb[r], w->rb[r], count, w->c[r]))
 			FAIL("op %d count %zu rank %u: %s", (int)op, count, r, ccore_last_error());
-	}
 	for (uint32_t r = 0; r < w->n; r++)
 		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
 }
