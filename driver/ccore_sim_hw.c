@@ -76,7 +76,7 @@ static int sim_ring_write(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u3
 static int sim_ring_start(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
 			  u32 count, struct ccm_err *err)
 {
-	return ccm_ring_start(fab(hw), dev, core, engine, ring, count, 0, err);
+	return ccm_ring_start(fab(hw), dev, core, engine, ring, count, err);
 }
 
 static void sim_ring_stats(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,

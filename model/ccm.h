@@ -196,14 +196,12 @@ int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ri
 int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
 		   const struct ccm_hwdesc *descs, u32 count, struct ccm_err *err);
 /*
- * Start the next @count written descriptors (wrapping), as START does, at
- * @index: an indexed ring's data descriptors move index * index_stride
- * bytes away.  @index must be below the ring's index_count; 0 is allowed
- * on every ring (plain START).  Unlike STARTI this does not wait for free
- * slots: a slot started again before it completed takes the new index.
+ * Start the next @count written descriptors (wrapping), as START does: an
+ * indexed ring's at index 0.  Unlike STARTI this does not wait for free
+ * slots: a slot started again before it completed takes index 0.
  */
 int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
-		   u32 count, u32 index, struct ccm_err *err);
+		   u32 count, struct ccm_err *err);
 int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
 		   struct ccm_ring_stats *st);
 bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);

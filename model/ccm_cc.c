@@ -314,7 +314,7 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 		break;
 	case DRM_CCORE_OP_START:
 		if (ccm_ring_start(f, cc->core->dev->index, cc->core->index, in->engine,
-				   in->ring, in->imm, 0, NULL)) {
+				   in->ring, in->imm, NULL)) {
 			cc_fault(cc, ev, "start on ring(%u,%u), which has no descriptors",
 				 in->engine, in->ring);
 			return false;

@@ -119,7 +119,7 @@ static enum ce_result ce_dma(struct ccm_compute *ce, const struct drm_ccore_ce_i
 
 	/* the ring cannot be released under a running program; be sure */
 	if (ccm_ring_owner(f, c->dev->index, c->index, ce->engine, ce->ring) != ce->owner ||
-	    ccm_ring_start(f, c->dev->index, c->index, ce->engine, ce->ring, 1, 0, NULL)) {
+	    ccm_ring_start(f, c->dev->index, c->index, ce->engine, ce->ring, 1, NULL)) {
 		ce_fault(ce, -EIO, "dma: ring(%u,%u) is no longer the program's DMA ring",
 			 ce->engine, ce->ring);
 		return CE_ENDED;

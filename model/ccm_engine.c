@@ -261,20 +261,27 @@ enum ccm_step_result ccm_engine_step(struct ccm_engine *e)
 	return i == CCM_ENGINE_BUDGET_PACKETS ? CCM_STEP_RUNNABLE : CCM_STEP_BLOCKED;
 }
 
+/* Engine @engine of core @c, if it and its ring @ring exist. */
+static struct ccm_engine *engine_at(struct ccm_core *c, u32 engine, u32 ring,
+				    struct ccm_err *err)
+{
+	const struct ccm_config *cfg = &c->dev->f->cfg;
+
+	if (engine >= cfg->engines || ring >= cfg->rings) {
+		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			 "ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
+			 ring, engine, cfg->engines - 1, cfg->rings - 1);
+		return NULL;
+	}
+	return &c->engines[engine];
+}
+
 static struct ccm_engine *engine_of(const struct ccm_fabric *f, u32 dev, u32 core,
 				    u32 engine, u32 ring, struct ccm_err *err)
 {
 	struct ccm_core *c = ccm_core_get(f, dev, core, err);
 
-	if (!c)
-		return NULL;
-	if (engine >= f->cfg.engines || ring >= f->cfg.rings) {
-		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			 "ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
-			 ring, engine, f->cfg.engines - 1, f->cfg.rings - 1);
-		return NULL;
-	}
-	return &c->engines[engine];
+	return c ? engine_at(c, engine, ring, err) : NULL;
 }
 
 static int check_index(s64 stride, u32 count, struct ccm_err *err)
@@ -512,11 +519,6 @@ static int ring_start(struct ccm_engine *e, u32 ring, u32 count, u32 index, bool
 			rc = -EAGAIN;
 			goto out;
 		}
-	} else if (index && index >= r->index_count) {
-		rc = ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			      "index %u out of range: ring %u of engine %u takes indexes 0..%u",
-			      index, ring, e->index, r->index_count ? r->index_count - 1 : 0);
-		goto out;
 	}
 	if (!count)
 		goto out;
@@ -543,25 +545,23 @@ out:
 }
 
 int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
-		   u32 count, u32 index, struct ccm_err *err)
+		   u32 count, struct ccm_err *err)
 {
 	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, err);
 
 	if (!e)
 		return -EINVAL;
-	return ring_start(e, ring, count, index, false, err);
+	return ring_start(e, ring, count, 0, false, err);
 }
 
 int ccm_ring_starti(struct ccm_core *core, u32 engine, u32 ring, u32 count, u32 index,
 		    struct ccm_err *err)
 {
-	const struct ccm_config *c = &core->dev->f->cfg;
+	struct ccm_engine *e = engine_at(core, engine, ring, err);
 
-	if (engine >= c->engines || ring >= c->rings)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
-				ring, engine, c->engines - 1, c->rings - 1);
-	return ring_start(&core->engines[engine], ring, count, index, true, err);
+	if (!e)
+		return -EINVAL;
+	return ring_start(e, ring, count, index, true, err);
 }
 
 int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
