@@ -58,18 +58,26 @@ static bool same_key(const struct plan *p, const struct op *ops, uint32_t n,
 
 static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k);
 
+/* Rank @k's buffers as rank @r names them, resolved the first time asked. */
+static int resolve_once(struct plan *p, uint32_t r, uint32_t k)
+{
+	size_t pair = (size_t)r * p->n + k;
+
+	if (p->resolved[pair / 64] >> (pair % 64) & 1)
+		return 0;
+	p->resolved[pair / 64] |= 1ull << (pair % 64);
+	return resolve_pair(p->q, p, r, k);
+}
+
 /* Resolved on first use: a lowering without a schedule names its pairs as it goes. */
 static uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
 {
 	struct plan *p = arg;
-	size_t pair = (size_t)r * p->n + q;
 
-	if (!(p->resolved[pair / 64] >> (pair % 64) & 1)) {
-		p->resolved[pair / 64] |= 1ull << (pair % 64);
-		if (!p->peer_rc)
-			p->peer_rc = resolve_pair(p->q, p, r, q);
-	}
-	return p->peer[pair * CS_NBUF + buf];
+	/* after a failure, none: the last error stays the first one's */
+	if (!p->peer_rc)
+		p->peer_rc = resolve_once(p, r, q);
+	return p->peer[((size_t)r * p->n + q) * CS_NBUF + buf];
 }
 
 /* Undo place_ranks(): scratch and ring indices back, nothing placed. */
@@ -345,22 +353,16 @@ static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k
  * sends to.  Only these pairs, not all N^2: at N = 1024 resolving (and
  * importing) every pair would cost seconds.
  */
-static int resolve_addresses(struct clique *q, struct plan *p, const struct cs_sched *s)
+static int resolve_addresses(struct plan *p, const struct cs_sched *s)
 {
 	int rc = 0;
 
 	for (uint32_t r = 0; r < p->n && !rc; r++) {
 		const struct cs_rank *rk = &s->ranks[r];
 
-		for (uint32_t i = 0; i < rk->n && !rc; i++) {
-			size_t pair = (size_t)r * p->n + rk->steps[i].peer;
-
-			if (rk->steps[i].op != CS_SEND_OP ||
-			    p->resolved[pair / 64] >> (pair % 64) & 1)
-				continue;
-			p->resolved[pair / 64] |= 1ull << (pair % 64);
-			rc = resolve_pair(q, p, r, rk->steps[i].peer);
-		}
+		for (uint32_t i = 0; i < rk->n && !rc; i++)
+			if (rk->steps[i].op == CS_SEND_OP)
+				rc = resolve_once(p, r, rk->steps[i].peer);
 	}
 	return rc;
 }
@@ -492,8 +494,8 @@ static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct 
 	 * loop-form plan takes up to LOWER_RINGS, a schedule's one */
 	if (pinned && when == SELECT_LOOPS_AUTO)
 		return 0;
-	return p->algo->loops_fit(sh, &p->opts, q->rt->engines,
-				  select_loops() == SELECT_LOOPS_ALWAYS, tmp_count);
+	return p->algo->loops_fit(sh, &p->opts, q->rt->engines, when == SELECT_LOOPS_ALWAYS,
+				  tmp_count);
 }
 
 static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_shape *sh,
@@ -542,7 +544,7 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	tm->verify_us = lap_us(t);
 	for (uint32_t r = 0; r < p->n; r++)
 		p->active[r] = s->ranks[r].n > 0;
-	rc = plan_place(q, p, ops, s->tmp_count, 1) ?: resolve_addresses(q, p, s);
+	rc = plan_place(q, p, ops, s->tmp_count, 1) ?: resolve_addresses(p, s);
 	if (rc)
 		goto out;
 	tm->place_us = lap_us(t);
