@@ -52,6 +52,8 @@ uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uin
 int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 		     const struct lower_ctx *c, struct lowered **out);
 
+/* Why hierarchical algorithms cannot group @s by o->ranks_per_node (NULL: they can). */
+const char *hier_geometry(const struct cs_shape *s, const struct algo_opts *o);
 /* Hierarchical AllReduce in loop form (hier_loop.c). */
 uint32_t hier_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
 			bool always, uint64_t *tmp_count);

@@ -299,7 +299,7 @@ static int hier_allreduce(struct hier_ctx *c)
 
 /* --- entry points ---------------------------------------------------------------- */
 
-static const char *hier_geometry(const struct cs_shape *s, const struct algo_opts *o)
+const char *hier_geometry(const struct cs_shape *s, const struct algo_opts *o)
 {
 	uint32_t g = o->ranks_per_node;
 

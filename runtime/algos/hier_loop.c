@@ -21,22 +21,24 @@
 #include <errno.h>
 
 struct hier_geo {
+	const struct cs_shape *s;
 	uint32_t G, M;
-	uint64_t k;
-	uint32_t rs_rings, ag_ring;	/* intra: RS rings from 0, then AG's */
+	uint64_t k;		/* elements per part */
+	uint32_t rs_rings;	/* the intra-node reduce-scatter's, from 0; the all-gather's next */
+	uint32_t engines;
 };
 
 static bool hier_geo_of(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
 			struct hier_geo *g)
 {
-	g->G = o->ranks_per_node;
-	if (s->coll != CS_ALLREDUCE || g->G < 2 || s->nranks % g->G || s->nranks / g->G < 2 ||
-	    s->count % g->G || engines < 2 || engines > LOWER_MAX_ENGINES)
+	/* two engines: the node's ring and the column's apart */
+	if (s->coll != CS_ALLREDUCE || hier_geometry(s, o) || s->count % o->ranks_per_node ||
+	    engines < 2 || engines > LOWER_MAX_ENGINES)
 		return false;
+	*g = (struct hier_geo){ .s = s, .G = o->ranks_per_node, .engines = engines };
 	g->M = s->nranks / g->G;
 	g->k = s->count / g->G;
 	g->rs_rings = ring_seg_rings(CS_REDUCESCATTER, g->G, g->k, s->in_place);
-	g->ag_ring = g->rs_rings;
 	return g->rs_rings && ring_seg_rings(CS_ALLREDUCE, g->M, g->k, true) &&
 	       ring_seg_rings(CS_ALLGATHER, g->G, g->k, true) && g->rs_rings + 1 <= LOWER_RINGS;
 }
@@ -44,7 +46,7 @@ static bool hier_geo_of(const struct cs_shape *s, const struct algo_opts *o, uin
 /*
  * Loop form pays once the schedule would be big: its seams overlap the
  * phases slice by slice, which the loop form's do not (1 GiB over 1024
- * ranks: 22442.6 us from the schedule, 22872.2 us in loop form), but
+ * ranks: 22442.6 us from the schedule, 22796.6 us in loop form), but
  * planning it takes about half a microsecond per step (0.28 s there).
  */
 #define HIER_LOOP_STEPS (1u << 18)
@@ -68,18 +70,18 @@ uint32_t hier_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uin
 }
 
 /* Rank @r's three segments. */
-static void hier_segments(const struct cs_shape *s, const struct hier_geo *g,
-			  const struct lower_ctx *c, uint32_t r, struct ring_seg seg[3])
+static uint32_t hier_segments(const void *arg, uint32_t r, struct ring_seg *seg)
 {
-	uint32_t G = g->G, M = g->M, q = r / G, i = r % G, n = s->nranks;
-	uint32_t next = (i + 1) % G, local = (r + n) % c->engines;
+	const struct hier_geo *g = arg;
+	uint32_t G = g->G, M = g->M, q = r / G, i = r % G, n = g->s->nranks;
+	uint32_t next = (i + 1) % G, local = (r + n) % g->engines;
 	uint64_t k = g->k;
 
 	/* engines as lower.c gives them: node-right is the first peer sent to */
 	seg[0] = (struct ring_seg){
-		.coll = CS_REDUCESCATTER, .in_place = s->in_place, .n = G, .m = i,
+		.coll = CS_REDUCESCATTER, .in_place = g->s->in_place, .n = G, .m = i,
 		.left = q * G + (i + G - 1) % G, .right = q * G + next, .count = k,
-		.engine = (local + 1) % c->engines, .first_ring = 0, .drain_late = true,
+		.engine = (local + 1) % g->engines, .first_ring = 0, .drain_late = true,
 		.own = { cs_at(CS_SEND, 0), cs_at(CS_RECV, i * k), cs_at(CS_TMP, 0) },
 		.theirs = { cs_at(CS_SEND, 0), cs_at(CS_RECV, next * k), cs_at(CS_TMP, 0) },
 		.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
@@ -87,7 +89,7 @@ static void hier_segments(const struct cs_shape *s, const struct hier_geo *g,
 	seg[1] = (struct ring_seg){
 		.coll = CS_ALLREDUCE, .in_place = true, .n = M, .m = q,
 		.left = (q + M - 1) % M * G + i, .right = (q + 1) % M * G + i, .count = k,
-		.engine = (local + 2) % c->engines, .first_ring = 0,
+		.engine = (local + 2) % g->engines, .first_ring = 0,
 		.own = { cs_at(CS_RECV, i * k), cs_at(CS_RECV, i * k), cs_at(CS_TMP, 0) },
 		.theirs = { cs_at(CS_RECV, i * k), cs_at(CS_RECV, i * k), cs_at(CS_TMP, 0) },
 		.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
@@ -95,36 +97,20 @@ static void hier_segments(const struct cs_shape *s, const struct hier_geo *g,
 	seg[2] = (struct ring_seg){
 		.coll = CS_ALLGATHER, .in_place = true, .n = G, .m = i,
 		.left = seg[0].left, .right = seg[0].right, .count = k,
-		.engine = seg[0].engine, .first_ring = g->ag_ring,
+		.engine = seg[0].engine, .first_ring = g->rs_rings,
 		.own = { cs_at(CS_RECV, i * k), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
 		.theirs = { cs_at(CS_RECV, next * k), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
 		.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
 	};
+	return 3;
 }
 
 int hier_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 		     const struct lower_ctx *c, struct lowered **out)
 {
 	struct hier_geo g;
-	struct lowered *l;
-	int rc = 0;
 
 	if (!hier_geo_of(s, o, c->engines, &g))
 		return ccore_error(-EINVAL, "hier loops: this AllReduce does not fit the loop form");
-	l = lower_alloc(s->nranks);
-	if (!l)
-		return ccore_error(-ENOMEM, "hier loops: out of memory");
-	for (uint32_t r = 0; r < s->nranks && !rc; r++) {
-		struct ring_seg seg[3];
-
-		hier_segments(s, &g, c, r, seg);
-		rc = ring_loop_rank(c, r, seg, 3, o->slices ? o->slices : 1, &l->ranks[r]);
-		l->load_ns += l->ranks[r].load_ns;
-	}
-	if (rc) {
-		lower_release(l, c);
-		return rc;
-	}
-	*out = l;
-	return 0;
+	return ring_loop_lower(c, o->slices ? o->slices : 1, hier_segments, &g, out);
 }

@@ -393,8 +393,9 @@ uint64_t ring_seg_tmp(uint8_t coll, uint32_t n, uint64_t count)
 	return coll == CS_REDUCESCATTER ? count * n : 0;
 }
 
-int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
-		   uint32_t nseg, uint32_t slices, struct lowered_rank *out)
+/* Rank @r's program of @nseg segments, built and loaded into @out. */
+static int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
+			  uint32_t nseg, uint32_t slices, struct lowered_rank *out)
 {
 	struct ring_prog p = { .c = c, .r = r, .es = c->elem_size };
 	int rc = 0;
@@ -439,31 +440,18 @@ uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uin
 	return ring_seg_rings(CS_ALLREDUCE, s->nranks, s->count, s->in_place);
 }
 
-int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out)
+int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_fn *segs,
+		    const void *arg, struct lowered **out)
 {
-	uint64_t tmp;
-	struct lowered *l;
+	struct lowered *l = lower_alloc(c->nranks);
 	int rc = 0;
 
-	if (!ring_loops_fit(s, o, c->engines, true, &tmp))
-		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
-	l = lower_alloc(s->nranks);
 	if (!l)
 		return ccore_error(-ENOMEM, "ring loops: out of memory");
-	for (uint32_t r = 0; r < s->nranks && !rc; r++) {
-		uint32_t n = s->nranks;
-		struct ring_seg sg = {
-			.coll = CS_ALLREDUCE, .in_place = s->in_place, .n = n, .m = r,
-			.left = (r + n - 1) % n, .right = (r + 1) % n, .count = s->count,
-			/* the next engine after the rank's local one, as lower.c */
-			.engine = (r + n + 1) % c->engines,
-			.own = { cs_at(CS_SEND, 0), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
-			.theirs = { cs_at(CS_SEND, 0), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
-			.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
-		};
+	for (uint32_t r = 0; r < c->nranks && !rc; r++) {
+		struct ring_seg seg[RING_LOOP_MAX_SEGS];
 
-		rc = ring_loop_rank(c, r, &sg, 1, o->slices ? o->slices : 1, &l->ranks[r]);
+		rc = ring_loop_rank(c, r, seg, segs(arg, r, seg), slices, &l->ranks[r]);
 		l->load_ns += l->ranks[r].load_ns;
 	}
 	if (rc) {
@@ -472,4 +460,38 @@ int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 	}
 	*out = l;
 	return 0;
+}
+
+struct ring_job {
+	const struct cs_shape *s;
+	uint32_t engines;
+};
+
+/* Rank @r of the ring is the one segment of its program. */
+static uint32_t ring_segs(const void *arg, uint32_t r, struct ring_seg *seg)
+{
+	const struct ring_job *j = arg;
+	uint32_t n = j->s->nranks;
+
+	seg[0] = (struct ring_seg){
+		.coll = CS_ALLREDUCE, .in_place = j->s->in_place, .n = n, .m = r,
+		.left = (r + n - 1) % n, .right = (r + 1) % n, .count = j->s->count,
+		/* the next engine after the rank's local one, as lower.c */
+		.engine = (r + n + 1) % j->engines,
+		.own = { cs_at(CS_SEND, 0), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
+		.theirs = { cs_at(CS_SEND, 0), cs_at(CS_RECV, 0), cs_at(CS_TMP, 0) },
+		.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
+	};
+	return 1;
+}
+
+int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
+		     const struct lower_ctx *c, struct lowered **out)
+{
+	struct ring_job j = { s, c->engines };
+	uint64_t tmp;
+
+	if (!ring_loops_fit(s, o, c->engines, true, &tmp))
+		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
+	return ring_loop_lower(c, o->slices ? o->slices : 1, ring_segs, &j, out);
 }

@@ -51,11 +51,16 @@ uint32_t ring_seg_rings(uint8_t coll, uint32_t n, uint64_t count, bool in_place)
 /* Its scratch: TMP elements of the group collective (ReduceScatter's). */
 uint64_t ring_seg_tmp(uint8_t coll, uint32_t n, uint64_t count);
 
+/* Rank @r's segments, at most RING_LOOP_MAX_SEGS, into @seg; how many. */
+typedef uint32_t ring_loop_segs_fn(const void *arg, uint32_t r, struct ring_seg *seg);
+#define RING_LOOP_MAX_SEGS 3
+
 /*
- * Build and load rank @r's program of @nseg segments into @out, with
- * @slices slices per block.  @c as for lower_schedule().
+ * Build and load every rank's program, from the segments @segs gives,
+ * with @slices slices per block.  @c as for lower_schedule(); on failure
+ * nothing stays loaded.
  */
-int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
-		   uint32_t nseg, uint32_t slices, struct lowered_rank *out);
+int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_fn *segs,
+		    const void *arg, struct lowered **out);
 
 #endif
