@@ -35,14 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENGINES LOWER_MAX_ENGINES
-
 struct emit {
 	struct drm_ccore_insn *insn;
 	uint32_t n, cap;
-	struct drm_ccore_desc *desc[MAX_ENGINES];
-	uint32_t nd[MAX_ENGINES], dcap[MAX_ENGINES];
-	uint32_t started_at_rwait[MAX_ENGINES];	/* descs started when last drained */
+	struct drm_ccore_desc *desc[LOWER_MAX_ENGINES];
+	uint32_t nd[LOWER_MAX_ENGINES], dcap[LOWER_MAX_ENGINES];
+	uint32_t started_at_rwait[LOWER_MAX_ENGINES];	/* descs started when last drained */
 	uint32_t local;				/* local descriptors so far */
 	uint32_t local_waited;			/* highest L already waited for */
 	uint32_t *step_local;			/* per step: L after it (local steps) */
@@ -511,7 +509,7 @@ static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
 {
 	struct lower_image im = { .insns = e->insn, .ninsns = e->n };
 
-	for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
+	for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
 		im.ring[0][eng] = (struct lower_ring_image){ .desc = e->desc[eng], .nd = e->nd[eng] };
 	return lower_load_image(c, r, &im, out);
 }
@@ -519,7 +517,7 @@ static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
 static void emit_free(struct emit *e)
 {
 	free(e->insn);
-	for (uint32_t i = 0; i < MAX_ENGINES; i++)
+	for (uint32_t i = 0; i < LOWER_MAX_ENGINES; i++)
 		free(e->desc[i]);
 	free(e->step_local);
 	free(e->step_engine);
@@ -588,7 +586,7 @@ void lower_release(struct lowered *l, const struct lower_ctx *c)
 			ccore_dev_program_free(c->ranks[r].dev, lr->prog);
 		free(lr->insns);
 		for (uint32_t k = 0; k < LOWER_RINGS; k++)
-			for (uint32_t eng = 0; eng < MAX_ENGINES; eng++)
+			for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
 				if (lr->rings[k][eng])
 					ccore_dev_ring_destroy(c->ranks[r].dev, lr->rings[k][eng]);
 	}
@@ -615,9 +613,9 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 	struct lowered *l;
 	int rc;
 
-	if (c->engines == 0 || c->engines > MAX_ENGINES)
+	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
 		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
-				   MAX_ENGINES);
+				   LOWER_MAX_ENGINES);
 	l = lower_alloc(j.n);
 	if (!l)
 		return ccore_error(-ENOMEM, "lowering: out of memory");
