@@ -272,22 +272,6 @@ static inline void *bo_map(int fd, uint32_t handle, size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* Two buffers of @size, created and mapped: a source and a destination. */
-struct bo_pair {
-	uint32_t hs, hd;
-	uint64_t as, ad;
-	uint8_t *s, *d;
-};
-
-static inline int bo_pair(int fd, size_t size, struct bo_pair *p)
-{
-	if (bo_create(fd, size, &p->hs, &p->as) || bo_create(fd, size, &p->hd, &p->ad))
-		return -1;
-	p->s = bo_map(fd, p->hs, size);
-	p->d = bo_map(fd, p->hd, size);
-	return p->s && p->d ? 0 : -1;
-}
-
 static inline int gem_close(int fd, uint32_t handle)
 {
 	struct drm_gem_close a = { .handle = handle };
@@ -320,6 +304,30 @@ static inline void fill_pattern(void *p, size_t len, uint32_t seed)
 
 	for (i = 0; i < len; i++)
 		b[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+/*
+ * Two buffers of @size, created and mapped: a source filled with the
+ * pattern of @seed and a destination of @dst_byte.
+ */
+struct bo_pair {
+	uint32_t hs, hd;
+	uint64_t as, ad;
+	uint8_t *s, *d;
+};
+
+static inline int bo_pair(int fd, size_t size, uint32_t seed, uint8_t dst_byte,
+			  struct bo_pair *p)
+{
+	if (bo_create(fd, size, &p->hs, &p->as) || bo_create(fd, size, &p->hd, &p->ad))
+		return -1;
+	p->s = bo_map(fd, p->hs, size);
+	p->d = bo_map(fd, p->hd, size);
+	if (!p->s || !p->d)
+		return -1;
+	fill_pattern(p->s, size, seed);
+	memset(p->d, dst_byte, size);
+	return 0;
 }
 
 static inline bool check_pattern(const void *p, size_t len, uint32_t seed)

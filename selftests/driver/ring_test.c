@@ -110,26 +110,18 @@ TEST_F(ring, copy)
 	const size_t size = 128 << 10, len = (64 << 10) + 100, off = 40;
 	struct drm_ccore_ring_stats st;
 	struct drm_ccore_desc d;
-	struct bo_pair b;
-	uint64_t as, ad;
-	uint8_t *s, *dst;
+	struct bo_pair bp;
 	uint32_t ring;
 
-	ASSERT_EQ(0, bo_pair(self->fd, size, &b));
-	s = b.s;
-	dst = b.d;
-	as = b.as;
-	ad = b.ad;
-	fill_pattern(s, size, 11);
-	memset(dst, 0xa5, size);
+	ASSERT_EQ(0, bo_pair(self->fd, size, 11, 0xa5, &bp));
 
 	ASSERT_EQ(0, ring_create(self->fd, 0, 1 % self->d.engines, 3 % self->d.rings, 8, 4096, 0, &ring));
-	d = desc_copy(ad + off, as + 8, len);
+	d = desc_copy(bp.ad + off, bp.as + 8, len);
 	ASSERT_EQ(0, ring_submit(self->fd, ring, &d, 1, 0, NULL));
 	/* written, not started */
 	ASSERT_EQ(0, ring_stats(self->fd, ring, &st));
 	ASSERT_EQ(0, st.started);
-	ASSERT_EQ(0xa5, dst[off]);
+	ASSERT_EQ(0xa5, bp.d[off]);
 
 	ASSERT_EQ(-ENOENT, ring_destroy(self->fd, ring + 1));
 	ASSERT_EQ(0, ring_destroy(self->fd, ring));
@@ -145,16 +137,16 @@ TEST_F(ring, copy)
 	EXPECT_EQ((len + 4095) / 4096, st.packets);
 
 	for (size_t i = 0; i < off; i++) {
-		ASSERT_EQ(0xa5, dst[i]) TH_LOG("byte %zu before the copy was written", i);
+		ASSERT_EQ(0xa5, bp.d[i]) TH_LOG("byte %zu before the copy was written", i);
 	}
 	for (size_t i = 0; i < len; i++) {
-		ASSERT_EQ(s[8 + i], dst[off + i]) TH_LOG("byte %zu", i);
+		ASSERT_EQ(bp.s[8 + i], bp.d[off + i]) TH_LOG("byte %zu", i);
 	}
 	for (size_t i = off + len; i < size; i++) {
-		ASSERT_EQ(0xa5, dst[i]) TH_LOG("byte %zu after the copy was written", i);
+		ASSERT_EQ(0xa5, bp.d[i]) TH_LOG("byte %zu after the copy was written", i);
 	}
-	munmap(s, size);
-	munmap(dst, size);
+	munmap(bp.s, size);
+	munmap(bp.d, size);
 }
 
 /* REDUCE combines two sources element-wise; dst may alias a source. */
@@ -604,26 +596,18 @@ TEST_F(ring, starti_moves_blocks)
 	struct drm_ccore_ring_stats st;
 	struct drm_ccore_desc d[2];
 	uint32_t ring, neg;
-	struct bo_pair b;
-	uint64_t as, ad;
-	uint8_t *s, *dst;
+	struct bo_pair bp;
 	int32_t status;
 
-	ASSERT_EQ(0, bo_pair(self->fd, size, &b));
-	s = b.s;
-	dst = b.d;
-	as = b.as;
-	ad = b.ad;
-	fill_pattern(s, size, 7);
-	memset(dst, 0, size);
+	ASSERT_EQ(0, bo_pair(self->fd, size, 7, 0, &bp));
 	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 0, 2, IBLOCK, INBLK, &ring));
-	d[0] = desc_copy(ad, as, IBLOCK / 2);
-	d[1] = desc_copy(ad + IBLOCK / 2, as + IBLOCK / 2, IBLOCK / 2);
+	d[0] = desc_copy(bp.ad, bp.as, IBLOCK / 2);
+	d[1] = desc_copy(bp.ad + IBLOCK / 2, bp.as + IBLOCK / 2, IBLOCK / 2);
 	ASSERT_EQ(0, ring_submit(self->fd, ring, d, 2, 0, NULL));
 	ASSERT_EQ(0, run_program(self->fd, 0, p, 7, 0, &status));
 	ASSERT_EQ(0, status);
 	for (size_t i = 0; i < size; i++) {
-		ASSERT_EQ(s[i], dst[i]) TH_LOG("byte %zu (block %zu)", i, i / IBLOCK);
+		ASSERT_EQ(bp.s[i], bp.d[i]) TH_LOG("byte %zu (block %zu)", i, i / IBLOCK);
 	}
 	ASSERT_EQ(0, ring_stats(self->fd, ring, &st));
 	EXPECT_EQ(2 * INBLK, st.started);
@@ -631,31 +615,31 @@ TEST_F(ring, starti_moves_blocks)
 	EXPECT_EQ(size, st.bytes);
 
 	/* stride -IBLOCK from the last block: indexes 1..3 are blocks 6, 5, 4 */
-	memset(dst, 0, size);
+	memset(bp.d, 0, size);
 	ASSERT_EQ(0, ring_create_indexed(self->fd, 0, 0, 1, 2, -(int64_t)IBLOCK, INBLK, &neg));
-	d[0] = desc_copy(ad + size - IBLOCK, as + size - IBLOCK, IBLOCK);
+	d[0] = desc_copy(bp.ad + size - IBLOCK, bp.as + size - IBLOCK, IBLOCK);
 	ASSERT_EQ(0, ring_submit(self->fd, neg, d, 1, 0, NULL));
 	ASSERT_EQ(0, run_program(self->fd, 0, back, 7, 0, &status));
 	ASSERT_EQ(0, status);
 	for (size_t i = 0; i < size; i++) {
 		size_t b = i / IBLOCK;
 
-		ASSERT_EQ(b >= 4 && b <= 6 ? s[i] : 0, dst[i]) TH_LOG("byte %zu (block %zu)", i, b);
+		ASSERT_EQ(b >= 4 && b <= 6 ? bp.s[i] : 0, bp.d[i]) TH_LOG("byte %zu (block %zu)", i, b);
 	}
 
 	/* an index past the ring's faults the CC core: the job fails, nothing moves */
-	memset(dst, 0, size);
+	memset(bp.d, 0, size);
 	ASSERT_EQ(0, run_program(self->fd, 0, past, 3, 0, &status));
 	ASSERT_EQ(-EIO, status);
 	for (size_t i = 0; i < size; i++) {
-		ASSERT_EQ(0, dst[i]) TH_LOG("byte %zu", i);
+		ASSERT_EQ(0, bp.d[i]) TH_LOG("byte %zu", i);
 	}
 	/* and the core runs the next job */
 	ASSERT_EQ(0, run_program(self->fd, 0, p, 7, 0, &status));
 	ASSERT_EQ(0, status);
-	ASSERT_EQ(0, memcmp(s, dst, size));
-	munmap(s, size);
-	munmap(dst, size);
+	ASSERT_EQ(0, memcmp(bp.s, bp.d, size));
+	munmap(bp.s, size);
+	munmap(bp.d, size);
 }
 
 TEST_HARNESS_MAIN

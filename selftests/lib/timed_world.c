@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Ranks on a simulated fabric for the timed-model tests (timed_world.h). */
+/* Ranks on a simulated fabric, timed or not (timed_world.h). */
 #include "timed_world.h"
 
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Ranks on a simulated fabric for the timed-model tests: communicators of
- * a topology under a CCORE_SIM configuration, a send and a receive buffer
- * per rank, and the model's virtual clock.  Each helper fails the current
+ * Ranks on a simulated fabric, for the timed-model tests and others:
+ * communicators of a topology under a CCORE_SIM configuration ("" for the
+ * functional default), a send and a receive buffer per rank, and the
+ * model's virtual clock.  Each helper fails the current
  * test with the library's error text.
  */
 #ifndef TIMED_WORLD_H

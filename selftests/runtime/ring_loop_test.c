@@ -14,42 +14,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MAX_RANKS 16
-
-struct world {
-	uint32_t n;
-	struct ccore_comm *c[MAX_RANKS];
-	ccore_ptr sb[MAX_RANKS], rb[MAX_RANKS];
-};
-
-static void open_topo(struct world *w, struct ccore_topology t, size_t bytes)
+/* A world on the functional sim: transfers both inside devices and across them. */
+static void open_world(struct timed_world *w, uint32_t n, size_t bytes)
 {
-	uint32_t n = t.nodes * t.devices_per_node * t.ranks_per_device;
-
-	if (n > MAX_RANKS)
-		FAIL("%u ranks: this test has room for %u", n, MAX_RANKS);
-	w->n = n;
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("init %u ranks: %s", n, ccore_last_error());
-	for (uint32_t r = 0; r < n; r++)
-		if (ccore_mem_alloc(w->c[r], bytes, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], bytes, &w->rb[r]))
-			FAIL("alloc: %s", ccore_last_error());
-}
-
-static void open_world(struct world *w, uint32_t n, size_t bytes)
-{
-	/* transfers both inside devices and across them */
 	struct ccore_topology t = { 1, n % 2 ? n : 2, n % 2 ? 1 : n / 2 };
 
-	open_topo(w, t, bytes);
-}
-
-static void close_world(struct world *w)
-{
-	for (uint32_t r = 0; r < w->n; r++)
-		ccore_comm_destroy(w->c[r]);
-	w->n = 0;
+	timed_world_open(w, &t, "", bytes);
 }
 
 /* Exact in every dtype used here: small integers. */
@@ -93,8 +63,9 @@ struct case_ {
 };
 
 /* Runs @x @iters times on the same buffers; returns ccore_plan_timing.loops. */
-static uint32_t run_case(struct world *w, const struct case_ *x, uint32_t iters)
+static uint32_t run_case(struct timed_world *w, const struct case_ *x, uint32_t iters)
 {
+	uint32_t n = (uint32_t)w->n;
 	struct ccore_plan_timing pt;
 	char slices[16];
 	int rc = 0;
@@ -103,7 +74,7 @@ static uint32_t run_case(struct world *w, const struct case_ *x, uint32_t iters)
 	setenv("CCORE_ALGO", x->algo ? x->algo : "ring", 1);
 	setenv("CCORE_SLICES", slices, 1);
 	for (uint32_t it = 0; it < iters; it++) {
-		for (uint32_t r = 0; r < w->n; r++) {
+		for (uint32_t r = 0; r < n; r++) {
 			void *s = ccore_mem_host(w->c[r], x->in_place ? w->rb[r] : w->sb[r]);
 
 			memset(ccore_mem_host(w->c[r], w->rb[r]), 0x5c, x->count * 4 + 64);
@@ -111,25 +82,25 @@ static uint32_t run_case(struct world *w, const struct case_ *x, uint32_t iters)
 				put_elem(s, x->dt, i, input(r, i, it));
 		}
 		rc = ccore_group_start();
-		for (uint32_t r = 0; r < w->n && !rc; r++)
+		for (uint32_t r = 0; r < n && !rc; r++)
 			rc = ccore_all_reduce(x->in_place ? w->rb[r] : w->sb[r], w->rb[r], x->count,
 					      x->dt, x->op, w->c[r], NULL);
 		rc = rc ?: ccore_group_end();
-		for (uint32_t r = 0; r < w->n && !rc; r++)
+		for (uint32_t r = 0; r < n && !rc; r++)
 			rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
 		if (rc)
 			FAIL("N=%u slices %u count %llu: %s", x->n, x->slices,
 			     (unsigned long long)x->count, ccore_last_error());
-		for (uint32_t r = 0; r < w->n; r++) {
+		for (uint32_t r = 0; r < n; r++) {
 			const void *o = ccore_mem_host(w->c[r], w->rb[r]);
 
 			for (uint64_t i = 0; i < x->count; i++)
-				if (get_elem(o, x->dt, i) != expected(w->n, i, it, x->op))
+				if (get_elem(o, x->dt, i) != expected(n, i, it, x->op))
 					FAIL("N=%u slices %u count %llu %s, run %u: rank %u element %llu is %lld, expected %lld",
 					     x->n, x->slices, (unsigned long long)x->count,
 					     x->in_place ? "in place" : "out of place", it, r,
 					     (unsigned long long)i, (long long)get_elem(o, x->dt, i),
-					     (long long)expected(w->n, i, it, x->op));
+					     (long long)expected(n, i, it, x->op));
 			/* nothing past the result */
 			if (((const uint8_t *)o)[x->count * 4] != 0x5c)
 				FAIL("N=%u: rank %u wrote past its %llu elements", x->n, r,
@@ -150,7 +121,7 @@ TEST(every_rank_count_slicing_and_layout)
 	unsigned int runs = 0;
 
 	for (size_t a = 0; a < sizeof(ranks) / sizeof(ranks[0]); a++) {
-		struct world w;
+		struct timed_world w;
 
 		open_world(&w, ranks[a], 1 << 16);
 		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
@@ -164,7 +135,7 @@ TEST(every_rank_count_slicing_and_layout)
 				ASSERT_EQ(run_case(&w, &x, 2), 1);
 				runs += 5;
 			}
-		close_world(&w);
+		timed_world_close(&w);
 	}
 	ccore_test_log("%u AllReduce runs in loop form, every element checked", runs);
 }
@@ -172,7 +143,7 @@ TEST(every_rank_count_slicing_and_layout)
 TEST(every_operator_and_integer_dtype)
 {
 	static const enum ccore_redop ops[] = { ccore_sum, ccore_max, ccore_min };
-	struct world w;
+	struct timed_world w;
 
 	open_world(&w, 4, 1 << 16);
 	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
@@ -182,13 +153,13 @@ TEST(every_operator_and_integer_dtype)
 
 			ASSERT_EQ(run_case(&w, &x, 2), 1);
 		}
-	close_world(&w);
+	timed_world_close(&w);
 }
 
 /* What the loop form does not take runs from the schedule, as right. */
 TEST(other_shapes_go_through_the_schedule)
 {
-	struct world w;
+	struct timed_world w;
 	struct case_ uneven = { NULL, 5, 2, 5 * 100 + 3, ccore_f32, ccore_sum, false };
 	struct case_ even = { NULL, 5, 2, 5 * 100, ccore_i32, ccore_max, true };
 
@@ -203,7 +174,7 @@ TEST(other_shapes_go_through_the_schedule)
 	setenv("CCORE_LOOPS", "0", 1);
 	ASSERT_EQ(run_case(&w, &even, 1), 0);
 	unsetenv("CCORE_LOOPS");
-	close_world(&w);
+	timed_world_close(&w);
 }
 
 /*
@@ -220,9 +191,9 @@ TEST(hierarchical_in_loop_form)
 
 	for (size_t a = 0; a < sizeof(topos) / sizeof(topos[0]); a++) {
 		uint32_t g = topos[a].devices_per_node * topos[a].ranks_per_device;
-		struct world w;
+		struct timed_world w;
 
-		open_topo(&w, topos[a], 1 << 16);
+		timed_world_open(&w, &topos[a], "", 1 << 16);
 		for (uint32_t sl = 1; sl <= 5; sl += 2)
 			for (int ip = 0; ip < 2; ip++) {
 				/* parts of 2 elements per node: 5 slices leave three empty */
@@ -248,7 +219,7 @@ TEST(hierarchical_in_loop_form)
 			ASSERT_EQ(run_case(&w, &left, 1), 0);
 		}
 		unsetenv("CCORE_LOOPS");
-		close_world(&w);
+		timed_world_close(&w);
 	}
 	ccore_test_log("%u hierarchical AllReduce runs, every element checked", runs);
 }
