@@ -182,7 +182,7 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 		rc = ccm_ring_write(c->sys->f, c->dev, r->core, r->engine, r->ring, hw, a->count,
 				    &err);
 	if (!rc && (a->flags & DRM_CCORE_SUBMIT_F_START))
-		rc = ccm_ring_start(c->sys->f, c->dev, r->core, r->engine, r->ring, a->count, 0,
+		rc = ccm_ring_start(c->sys->f, c->dev, r->core, r->engine, r->ring, a->count,
 				    &err);
 	free(hw);
 	if (rc) {
