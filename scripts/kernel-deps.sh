@@ -46,8 +46,10 @@ installed() {
 # Releases (e.g. 6.12.117+deb12-amd64) of installed images whose headers
 # are installed too, newest first. Both must be there: a module built
 # against one release does not load into another.
+# dpkg-query exits 1 when no package matches (a machine without any 6.12
+# image yet); that is an empty list, not a failure of the pipeline.
 installed_kvers() {
-	dpkg-query -W -f='${Package} ${Status}\n' 'linux-image-6.12.*' 2>/dev/null |
+	{ dpkg-query -W -f='${Package} ${Status}\n' 'linux-image-6.12.*' 2>/dev/null || true; } |
 		awk '$NF == "installed" && $2 == "install" { print $1 }' |
 		{ grep -E "$image_re" || true; } | sed 's/^linux-image-//' | sort -rV |
 		while read -r k; do
