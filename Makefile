@@ -35,6 +35,11 @@ SANFLAGS :=
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
+# ThreadSanitizer: the model's shim then runs on pthread primitives
+# (model/ccm_os_user.h), which the sanitizer sees.
+ifeq ($(SAN),thread)
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+endif
 # libdrm: drm.h for the uAPI header, and the accel backend's library.
 DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 DRM_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -44,6 +45,80 @@ void ccm_big_free(void *p, size_t size)
 		munmap(p, size);
 }
 
+/* The deadline @ns (CLOCK_MONOTONIC) as a timespec. */
+static struct timespec deadline_ts(s64 ns)
+{
+	if (ns < 0)
+		ns = 0;
+	return (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+}
+
+#ifdef CCM_OS_PTHREAD
+void ccm_mutex_init(struct ccm_mutex *m)
+{
+	pthread_mutex_init(&m->m, NULL);
+}
+
+void ccm_mutex_destroy(struct ccm_mutex *m)
+{
+	pthread_mutex_destroy(&m->m);
+}
+
+void ccm_cond_init(struct ccm_cond *c)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->c, NULL);
+	c->seq = 0;
+}
+
+void ccm_cond_destroy(struct ccm_cond *c)
+{
+	pthread_cond_destroy(&c->c);
+	pthread_mutex_destroy(&c->lock);
+}
+
+/* Note the sequence under @m, then sleep until it moves (or @deadline). */
+static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct timespec *deadline)
+{
+	bool woken = true;
+	u32 seq;
+
+	pthread_mutex_lock(&c->lock);
+	seq = c->seq;
+	pthread_mutex_unlock(&m->m);
+	while (c->seq == seq && woken) {
+		if (!deadline)
+			pthread_cond_wait(&c->c, &c->lock);
+		else if (pthread_cond_clockwait(&c->c, &c->lock, CLOCK_MONOTONIC, deadline) ==
+			 ETIMEDOUT)
+			woken = false;
+	}
+	woken = c->seq != seq;
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_lock(&m->m);
+	return woken;
+}
+
+void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
+{
+	cond_wait(c, m, NULL);
+}
+
+bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
+{
+	struct timespec ts = deadline_ts(deadline_ns);
+
+	return cond_wait(c, m, &ts) || ccm_now_ns() < deadline_ns;
+}
+
+void ccm_cond_broadcast(struct ccm_cond *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->seq++;
+	pthread_cond_broadcast(&c->c);
+	pthread_mutex_unlock(&c->lock);
+}
+#else
 /* FUTEX_WAIT until *@word changes from @val (or @deadline, absolute
  * CLOCK_MONOTONIC, unless NULL); false once the deadline passed. */
 static bool futex_wait(u32 *word, u32 val, const struct timespec *deadline)
@@ -128,12 +203,8 @@ void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
 
 bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
 {
-	struct timespec ts;
+	struct timespec ts = deadline_ts(deadline_ns);
 
-	if (deadline_ns < 0)
-		deadline_ns = 0;
-	ts.tv_sec = deadline_ns / 1000000000;
-	ts.tv_nsec = deadline_ns % 1000000000;
 	return cond_wait(c, m, &ts) || ccm_now_ns() < deadline_ns;
 }
 
@@ -142,6 +213,8 @@ void ccm_cond_broadcast(struct ccm_cond *c)
 	__atomic_add_fetch(&c->seq, 1, __ATOMIC_RELEASE);
 	futex_wake(&c->seq, 0x7fffffff);
 }
+
+#endif
 
 struct thread_start {
 	void (*fn)(void *);

@@ -22,6 +22,41 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 
+#if defined(__SANITIZE_THREAD__) && !defined(CCM_OS_PTHREAD)
+#define CCM_OS_PTHREAD 1
+#endif
+
+#ifdef CCM_OS_PTHREAD
+/*
+ * On pthread primitives (ThreadSanitizer builds, or -DCCM_OS_PTHREAD):
+ * the sanitizer sees every lock and wait, which it cannot through raw
+ * futexes.  Zeroed memory is an unlocked mutex and a fresh condition.
+ *
+ * The condition keeps the futex version's semantics, which the model
+ * relies on: a waiter notes the sequence while it still holds the caller's
+ * mutex and sleeps until it moves, so a broadcast made without that mutex
+ * between the two is not lost.  @lock guards @seq and the sleep.
+ */
+struct ccm_mutex {
+	pthread_mutex_t m;
+};
+
+struct ccm_cond {
+	pthread_mutex_t lock;
+	pthread_cond_t c;
+	u32 seq;
+};
+
+static inline void ccm_mutex_lock(struct ccm_mutex *m)
+{
+	pthread_mutex_lock(&m->m);
+}
+
+static inline void ccm_mutex_unlock(struct ccm_mutex *m)
+{
+	pthread_mutex_unlock(&m->m);
+}
+#else
 /*
  * Futex-based: 0 free, 1 held, 2 held with waiters.  The model takes a lock
  * about twenty times per small collective, so the uncontended path is
@@ -53,6 +88,7 @@ static inline void ccm_mutex_unlock(struct ccm_mutex *m)
 	if (__atomic_fetch_sub(&m->state, 1, __ATOMIC_RELEASE) != 1)
 		ccm_mutex_wake(m);
 }
+#endif
 
 struct ccm_thread {
 	pthread_t t;

@@ -7,6 +7,7 @@
  */
 #include "comm.h"
 #include "ccm.h"
+#include "lock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,10 @@ void coll_capture_set(const struct coll_capture *cap)
 	capture = cap;
 }
 
+/*
+ * Every rank posted @ops: launch them now, or at the outermost
+ * ccore_group_end() of this thread, or hand them to the capture.
+ */
 static int launch(struct clique *q, struct op *ops)
 {
 	int rc;
@@ -85,6 +90,7 @@ static int launch(struct clique *q, struct op *ops)
 
 		rc = plan_prepare(q, ops, &p);
 		rc = rc ?: capture->fn(capture->arg, q, p);
+		ops_retire(ops, q->n, rc);
 		free(ops);
 		return rc;
 	}
@@ -94,8 +100,10 @@ static int launch(struct clique *q, struct op *ops)
 			struct ready *r = realloc(group_ready, cap * sizeof(*r));
 
 			if (!r) {
+				rc = ccore_error(-ENOMEM, "out of memory");
+				ops_retire(ops, q->n, rc);
 				free(ops);
-				return ccore_error(-ENOMEM, "out of memory");
+				return rc;
 			}
 			group_ready = r;
 			group_cap = cap;
@@ -104,41 +112,58 @@ static int launch(struct clique *q, struct op *ops)
 		return 0;
 	}
 	rc = plan_launch(q, ops);
+	ops_retire(ops, q->n, rc);
 	free(ops);
+	return rc;
+}
+
+/* Launch the batch of @q's collectives that starts at group_ready[@i]. */
+static int launch_batch(uint32_t i, const struct op **batch)
+{
+	struct clique *q = group_ready[i].q;
+	uint32_t k = 0;
+	int rc;
+
+	for (uint32_t j = i; j < group_n; j++)
+		if (group_ready[j].q == q)
+			batch[k++] = group_ready[j].ops;
+	rc = plan_launch_group(q, batch, k);
+	for (uint32_t j = i; j < group_n; j++)
+		if (group_ready[j].q == q) {
+			ops_retire(group_ready[j].ops, q->n, rc);
+			group_ready[j].q = NULL;
+		}
 	return rc;
 }
 
 int ccore_group_end(void)
 {
+	const struct op **batch;
 	int rc = 0, r;
 
 	if (group_depth == 0)
 		return ccore_error(-EINVAL, "ccore_group_end without ccore_group_start");
 	if (--group_depth)
 		return 0;
+	batch = calloc(group_n ? group_n : 1, sizeof(*batch));
+	rt_lock();
 	/* per communicator, in posting order: fused into one job per rank */
 	for (uint32_t i = 0; i < group_n; i++) {
 		struct clique *q = group_ready[i].q;
-		const struct op **batch;
-		uint32_t k = 0;
 
 		if (!q)
 			continue;
-		batch = calloc(group_n, sizeof(*batch));
-		if (!batch) {
-			rc = rc ?: ccore_error(-ENOMEM, "out of memory");
-			continue;
+		if (batch) {
+			r = launch_batch(i, batch);
+		} else {
+			r = ccore_error(-ENOMEM, "out of memory");
+			ops_retire(group_ready[i].ops, q->n, r);
 		}
-		for (uint32_t j = i; j < group_n; j++)
-			if (group_ready[j].q == q) {
-				batch[k++] = group_ready[j].ops;
-				group_ready[j].q = NULL;
-			}
-		r = plan_launch_group(q, batch, k);
 		if (r && !rc)
 			rc = r;
-		free(batch);
 	}
+	rt_unlock();
+	free(batch);
 	for (uint32_t i = 0; i < group_n; i++)
 		free(group_ready[i].ops);
 	group_n = 0;
@@ -187,36 +212,60 @@ static bool same_shape(const struct op *a, const struct op *b)
 	       a->redop == b->redop && a->root == b->root && a->stream->id == b->stream->id;
 }
 
-/* Every rank posted: take the heads if they agree. */
-static int try_collective(struct clique *q)
+/* The lane of @stream_id in @q, made on first use; NULL if out of memory. */
+static struct post_lane *lane_of(struct clique *q, uint32_t stream_id)
+{
+	struct post_lane *l;
+
+	for (uint32_t i = 0; i < q->nlanes; i++)
+		if (q->lanes[i].stream_id == stream_id)
+			return &q->lanes[i];
+	l = realloc(q->lanes, (q->nlanes + 1) * sizeof(*l));
+	if (!l)
+		return NULL;
+	q->lanes = l;
+	l = &q->lanes[q->nlanes];
+	l->stream_id = stream_id;
+	l->ranks = calloc(q->n, sizeof(*l->ranks));
+	if (!l->ranks)
+		return NULL;
+	q->nlanes++;
+	return l;
+}
+
+/* Every rank posted on the lane: take the heads if they agree. */
+static int try_collective(struct clique *q, struct post_lane *l)
 {
 	struct op *ops, *first;
+	int rc;
 
 	for (uint32_t r = 0; r < q->n; r++)
-		if (!head(&q->posted[r]))
+		if (!head(&l->ranks[r]))
 			return 0;
-	first = head(&q->posted[0]);
 	ops = calloc(q->n, sizeof(*ops));
 	if (!ops)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t r = 0; r < q->n; r++) {
-		struct op *o = head(&q->posted[r]);
-
-		if (!same_shape(first, o)) {
-			for (uint32_t k = 0; k < q->n; k++)
-				pop(&q->posted[k]);
-			free(ops);
-			return ccore_error(-EINVAL,
-					   "rank %u posted %s count %llu %s (root %u, stream %u) while rank 0 posted %s count %llu %s (root %u, stream %u): every rank must call the same collective in the same order",
-					   r, cs_coll_name(o->coll), (unsigned long long)o->count,
-					   ccore_dtype_name(o->dtype), o->root, o->stream->id,
-					   cs_coll_name(first->coll), (unsigned long long)first->count,
-					   ccore_dtype_name(first->dtype), first->root, first->stream->id);
-		}
-		ops[r] = *o;
+		ops[r] = *head(&l->ranks[r]);
+		pop(&l->ranks[r]);
 	}
-	for (uint32_t r = 0; r < q->n; r++)
-		pop(&q->posted[r]);
+	first = &ops[0];
+	for (uint32_t r = 0; r < q->n; r++) {
+		struct op *o = &ops[r];
+
+		if (same_shape(first, o))
+			continue;
+		rc = ccore_error(-EINVAL,
+				 "rank %u posted %s count %llu %s (root %u, stream %u) while rank 0 posted %s count %llu %s (root %u, stream %u): every rank must call the same collective in the same order",
+				 r, cs_coll_name(o->coll), (unsigned long long)o->count,
+				 ccore_dtype_name(o->dtype), o->root, o->stream->id,
+				 cs_coll_name(first->coll), (unsigned long long)first->count,
+				 ccore_dtype_name(first->dtype), first->root, first->stream->id);
+		/* every rank's stream reports it, not only this thread's */
+		ops_retire(ops, q->n, rc);
+		free(ops);
+		return rc;
+	}
 	return launch(q, ops);
 }
 
@@ -228,48 +277,62 @@ static int try_p2p(struct clique *q, const struct op *posted)
 {
 	uint32_t k = posted->root * q->n + posted->peer;
 	struct op_queue *sq = &q->sends[k], *rq = &q->recvs[k];
-	struct op *s, *rv, *ops;
+	struct op *ops;
+	int rc;
 
 	if (!head(sq) || !head(rq))
 		return 0;
-	s = head(sq);
-	rv = head(rq);
-	if (rv->count != s->count || rv->dtype != s->dtype) {
-		pop(sq);
-		pop(rq);
-		return ccore_error(-EINVAL, "send %u->%u of %llu %s does not match the receive of %llu %s",
-				   s->root, s->peer, (unsigned long long)s->count,
-				   ccore_dtype_name(s->dtype), (unsigned long long)rv->count,
-				   ccore_dtype_name(rv->dtype));
-	}
 	ops = calloc(q->n, sizeof(*ops));
 	if (!ops)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t r = 0; r < q->n; r++)
-		ops[r] = (struct op){ .coll = CS_SENDRECV, .root = s->root, .peer = s->peer,
-				      .count = s->count, .dtype = s->dtype };
-	ops[s->root] = *s;
-	ops[s->peer] = *rv;
+		ops[r] = (struct op){ .coll = CS_SENDRECV, .root = posted->root,
+				      .peer = posted->peer };
+	ops[posted->root] = *head(sq);
+	ops[posted->peer] = *head(rq);
 	pop(sq);
 	pop(rq);
+	for (uint32_t r = 0; r < q->n; r++) {
+		ops[r].count = ops[posted->root].count;
+		ops[r].dtype = ops[posted->root].dtype;
+	}
+	if (ops[posted->peer].count != ops[posted->root].count ||
+	    ops[posted->peer].dtype != ops[posted->root].dtype) {
+		rc = ccore_error(-EINVAL, "send %u->%u of %llu %s does not match the receive of %llu %s",
+				 posted->root, posted->peer,
+				 (unsigned long long)ops[posted->root].count,
+				 ccore_dtype_name(ops[posted->root].dtype),
+				 (unsigned long long)ops[posted->peer].count,
+				 ccore_dtype_name(ops[posted->peer].dtype));
+		ops_retire(ops, q->n, rc);
+		free(ops);
+		return rc;
+	}
 	return launch(q, ops);
 }
 
+/* With the runtime lock held. */
 int coll_post(struct ccore_comm *c, const struct op *op)
 {
 	struct clique *q = c->q;
-	struct op_queue *oq = &q->posted[c->rank];
+	struct post_lane *l = NULL;
+	struct op_queue *oq;
 	int rc;
 
-	if (op->coll == CS_SENDRECV)
+	if (op->coll == CS_SENDRECV) {
 		oq = c->rank == op->root ? &q->sends[op->root * q->n + op->peer]
 					 : &q->recvs[op->root * q->n + op->peer];
+	} else {
+		l = lane_of(q, op->stream->id);
+		if (!l)
+			return ccore_error(-ENOMEM, "out of memory");
+		oq = &l->ranks[c->rank];
+	}
 	rc = push(oq, op);
 	if (rc)
 		return rc;
-	if (op->coll == CS_SENDRECV)
-		return try_p2p(q, op);
-	return try_collective(q);
+	op->stream->pending++;
+	return l ? try_collective(q, l) : try_p2p(q, op);
 }
 
 /* --- argument checks ------------------------------------------------------ */
@@ -321,13 +384,16 @@ static int post(const char *fn, struct ccore_comm *c, struct ccore_stream *s, st
 	op->stream = comm_stream(c, s);
 	if (op->stream->comm != c)
 		return ccore_error(-EINVAL, "%s: the stream belongs to another communicator", fn);
+	rt_lock();
 	rc = check_buf(fn, "send buffer", c, op->send,
 		       op->coll == CS_SENDRECV && op->root != c->rank ? 0 : cs_send_count(&sh) * es);
 	if (!rc)
 		rc = check_buf(fn, "recv buffer", c, op->recv,
 			       op->coll == CS_SENDRECV && op->peer != c->rank ? 0 :
 			       cs_recv_count(&sh) * es);
-	return rc ? rc : coll_post(c, op);
+	rc = rc ?: coll_post(c, op);
+	rt_unlock();
+	return rc;
 }
 
 int ccore_all_reduce(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,

@@ -6,17 +6,23 @@
  */
 #include "comm.h"
 #include "ccm.h"
+#include "lock.h"
 #include "log.h"
 #include "select.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Free a clique's tables and the clique; any table may be missing. */
 static void clique_free_arrays(struct clique *q)
 {
-	for (uint32_t r = 0; q->posted && r < q->n; r++)
-		free(q->posted[r].ops);
+	for (uint32_t i = 0; i < q->nlanes; i++) {
+		for (uint32_t r = 0; r < q->n; r++)
+			free(q->lanes[i].ranks[r].ops);
+		free(q->lanes[i].ranks);
+	}
+	free(q->lanes);
 	for (uint32_t k = 0; q->sends && q->recvs && k < q->n * q->n; k++) {
 		free(q->sends[k].ops);
 		free(q->recvs[k].ops);
@@ -27,7 +33,6 @@ static void clique_free_arrays(struct clique *q)
 	free(q->comms);
 	free(q->sems);
 	free(q->sems_ok);
-	free(q->posted);
 	free(q);
 }
 
@@ -45,21 +50,27 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 	q->comms = calloc(n, sizeof(*q->comms));
 	q->sems = calloc((size_t)n * scfg->streams, sizeof(*q->sems));
 	q->sems_ok = calloc(scfg->streams, sizeof(*q->sems_ok));
-	q->posted = calloc(n, sizeof(*q->posted));
 	q->sends = calloc((size_t)n * n, sizeof(*q->sends));
 	q->recvs = calloc((size_t)n * n, sizeof(*q->recvs));
-	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->posted || !q->sends ||
+	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->sends ||
 	    !q->recvs) {
 		clique_free_arrays(q);
 		return ccore_error(-ENOMEM, "out of memory");
 	}
 	rt_get(rt);
+	q->rt_next = rt->cliques;
+	rt->cliques = q;
 	*out = q;
 	return 0;
 }
 
 static void clique_free(struct clique *q)
 {
+	struct clique **pq = &q->rt->cliques;
+
+	while (*pq != q)
+		pq = &(*pq)->rt_next;
+	*pq = q->rt_next;
 	plan_flush(q);
 	for (uint32_t s = 0; s < q->scfg.streams; s++)
 		if (q->sems_ok[s])
@@ -100,8 +111,8 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
 	return ccore_comm_init_all_config(topo, NULL, comms);
 }
 
-int ccore_comm_init_all_config(const struct ccore_topology *topo,
-			       const struct ccore_comm_config *config, struct ccore_comm **comms)
+static int comm_init_all(const struct ccore_topology *topo,
+			 const struct ccore_comm_config *config, struct ccore_comm **comms)
 {
 	struct stream_cfg scfg;
 	struct clique *q;
@@ -112,7 +123,7 @@ int ccore_comm_init_all_config(const struct ccore_topology *topo,
 	if (!comms)
 		return ccore_error(-EINVAL, "ccore_comm_init_all: comms is NULL");
 	/* a bad knob is an error naming it, never a silent default */
-	rc = log_init() ?: select_init();
+	rc = log_init() ?: select_init() ?: stream_peer_timeout_init();
 	if (rc)
 		return rc;
 	rc = rt_open(topo, &rt);
@@ -137,6 +148,17 @@ int ccore_comm_init_all_config(const struct ccore_topology *topo,
 	return rc;
 }
 
+int ccore_comm_init_all_config(const struct ccore_topology *topo,
+			       const struct ccore_comm_config *config, struct ccore_comm **comms)
+{
+	int rc;
+
+	rt_lock();
+	rc = comm_init_all(topo, config, comms);
+	rt_unlock();
+	return rc;
+}
+
 struct split_member {
 	int key;
 	uint32_t old;
@@ -151,8 +173,8 @@ static int by_key(const void *a, const void *b)
 	return x->old < y->old ? -1 : x->old > y->old;
 }
 
-int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
-		     struct ccore_comm **out)
+static int comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
+		      struct ccore_comm **out)
 {
 	struct clique *parent;
 	struct split_member *m;
@@ -212,22 +234,37 @@ int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, c
 	return rc;
 }
 
+int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
+		     struct ccore_comm **out)
+{
+	int rc;
+
+	rt_lock();
+	rc = comm_split(comms, n, color, key, out);
+	rt_unlock();
+	return rc;
+}
+
 int ccore_comm_destroy(struct ccore_comm *c)
 {
 	struct clique *q;
 
 	if (!c)
 		return ccore_error(-EINVAL, "ccore_comm_destroy: comm is NULL");
+	rt_lock();
 	q = c->q;
+	/* what this rank posted can no longer run: its peers' syncs will say
+	 * that it never posts */
+	clique_drop_posted(q, c->rank, NULL);
 	/* cached plans name this rank's streams and buffers */
 	plan_flush(q);
-	ccore_stream_sync(c->stream0);
-	free(c->stream0->jobs);
-	free(c->stream0);
+	stream_drain(c->stream0);
+	stream_free(c->stream0);
 	q->comms[c->rank] = NULL;
 	free(c);
 	if (--q->alive == 0)
 		clique_free(q);
+	rt_unlock();
 	return 0;
 }
 
@@ -243,7 +280,14 @@ int ccore_comm_count(const struct ccore_comm *c)
 
 const char *ccore_comm_last_algo(const struct ccore_comm *c)
 {
-	return c && c->q->last_algo ? c->q->last_algo : "";
+	const char *name;
+
+	if (!c)
+		return "";
+	rt_lock();
+	name = c->q->last_algo ? c->q->last_algo : "";
+	rt_unlock();
+	return name;
 }
 
 struct ccore_dev *comm_dev(const struct ccore_comm *c)
@@ -287,44 +331,63 @@ int ccore_mem_alloc(struct ccore_comm *c, size_t bytes, ccore_ptr *ptr)
 {
 	if (!c || !ptr)
 		return ccore_error(-EINVAL, "ccore_mem_alloc: comm and ptr must be set");
+	int rc;
+
 	if (!bytes)
 		return ccore_error(-EINVAL, "ccore_mem_alloc: bytes is 0");
-	return rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
+	rt_lock();
+	rc = rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
+	rt_unlock();
+	return rc;
 }
 
 int ccore_mem_register(struct ccore_comm *c, void *host, size_t bytes, ccore_ptr *ptr)
 {
+	int rc;
+
 	if (!c || !host || !ptr)
 		return ccore_error(-EINVAL, "ccore_mem_register: comm, host and ptr must be set");
-	return rt_register(c->q->rt, c->q->ranks[c->rank].dev, host, bytes, ptr);
+	rt_lock();
+	rc = rt_register(c->q->rt, c->q->ranks[c->rank].dev, host, bytes, ptr);
+	rt_unlock();
+	return rc;
 }
 
 int ccore_mem_free(struct ccore_comm *c, ccore_ptr ptr)
 {
+	int rc;
+
 	if (!c)
 		return ccore_error(-EINVAL, "ccore_mem_free: comm is NULL");
+	rt_lock();
 	/* plans bake buffer addresses in: drop them before the memory goes */
 	plan_flush(c->q);
-	return rt_free(c->q->rt, c->q->ranks[c->rank].dev, ptr);
+	rc = rt_free(c->q->rt, c->q->ranks[c->rank].dev, ptr);
+	rt_unlock();
+	return rc;
 }
 
 void *ccore_mem_host(struct ccore_comm *c, ccore_ptr ptr)
 {
 	const struct rt_alloc *a;
+	void *host;
 
 	if (!c)
 		return NULL;
+	rt_lock();
 	a = rt_find(c->q->rt, c->q->ranks[c->rank].dev, ptr, 0);
+	host = a && a->host ? (char *)a->host + (ptr - a->va) : NULL;
+	rt_unlock();
 	if (!a) {
 		ccore_error(-EINVAL, "ccore_mem_host: 0x%llx is not device memory of rank %u",
 			    (unsigned long long)ptr, c->rank);
 		return NULL;
 	}
-	if (!a->host) {
+	if (!host) {
 		ccore_error(-ENXIO, "ccore_mem_host: device memory is virtual (timed sim with virtual=1): it has no host view");
 		return NULL;
 	}
-	return (char *)a->host + (ptr - a->va);
+	return host;
 }
 
 int ccore_comm_virtual_time_ps(const struct ccore_comm *c, uint64_t *ps)
@@ -336,7 +399,9 @@ int ccore_comm_virtual_time_ps(const struct ccore_comm *c, uint64_t *ps)
 	f = ccore_system_model(c->q->rt->sys);
 	if (!f || !ccm_fabric_config(f)->timed)
 		return ccore_error(-ENODEV, "ccore_comm_virtual_time_ps: virtual time needs the sim backend with timed=1 (CCORE_SIM)");
+	rt_lock();
 	*ps = ccm_fabric_now_ps(f);
+	rt_unlock();
 	return 0;
 }
 
@@ -344,9 +409,14 @@ int ccore_comm_virtual_time_ps(const struct ccore_comm *c, uint64_t *ps)
 
 int ccore_comm_stream_map(const struct ccore_comm *c, struct ccore_stream_map *out)
 {
+	int rc;
+
 	if (!c || !out)
 		return ccore_error(-EINVAL, "ccore_comm_stream_map: comm and out must be set");
-	return stream_cfg_map(&c->q->scfg, comm_dev(c), out);
+	rt_lock();
+	rc = stream_cfg_map(&c->q->scfg, comm_dev(c), out);
+	rt_unlock();
+	return rc;
 }
 
 int ccore_comm_stream_cc_core(const struct ccore_comm *c, uint32_t id, uint32_t *cc_core)
@@ -364,8 +434,103 @@ int ccore_comm_dma_packetization_size(const struct ccore_comm *c, uint32_t *byte
 
 	if (!c || !bytes)
 		return ccore_error(-EINVAL, "ccore_comm_dma_packetization_size: comm and bytes must be set");
+	rt_lock();
 	rc = stream_cfg_map(&c->q->scfg, comm_dev(c), &m);
+	rt_unlock();
 	if (!rc)
 		*bytes = m.dma_packetization_size;
 	return rc;
+}
+
+/* --- collectives posted but not launched ---------------------------------- */
+
+/* Take the ops of @s (any stream of rank @rank's if NULL) out of @oq. */
+static void drop_from(struct op_queue *oq, const struct ccore_stream *s, uint32_t rank)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < oq->n; i++) {
+		struct op *o = &oq->ops[oq->head + i];
+
+		if (s ? o->stream == s : o->stream->comm->rank == rank) {
+			o->stream->pending--;
+			continue;
+		}
+		oq->ops[oq->head + kept++] = *o;
+	}
+	oq->n = kept;
+}
+
+void clique_drop_posted(struct clique *q, uint32_t rank, const struct ccore_stream *s)
+{
+	for (uint32_t l = 0; l < q->nlanes; l++)
+		drop_from(&q->lanes[l].ranks[rank], s, rank);
+	for (uint32_t p = 0; p < q->n; p++) {
+		drop_from(&q->sends[rank * q->n + p], s, rank);
+		drop_from(&q->recvs[p * q->n + rank], s, rank);
+	}
+	rt_launched();
+}
+
+/* --- what a stream waits for (messages) ---------------------------------- */
+
+/* "1, 3, 4" into @buf: the ranks whose queue in @qs holds at most @i ops. */
+static void missing_ranks(const struct clique *q, const struct op_queue *qs, uint32_t i,
+			  char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (uint32_t k = 0; k < q->n && at < len; k++)
+		if (qs[k].n <= i)
+			at += (size_t)snprintf(buf + at, len - at, "%s%u", at ? ", " : "", k);
+}
+
+/* The position of @s's oldest op in @oq, or -1. */
+static int64_t oldest_of(const struct op_queue *oq, const struct ccore_stream *s)
+{
+	for (uint32_t i = 0; i < oq->n; i++)
+		if (oq->ops[oq->head + i].stream == s)
+			return i;
+	return -1;
+}
+
+void clique_describe_pending(const struct clique *q, const struct ccore_stream *s, char *buf,
+			     size_t len)
+{
+	uint32_t r = s->comm->rank;
+	char ranks[512];
+	int64_t i;
+
+	for (uint32_t l = 0; l < q->nlanes; l++) {
+		const struct post_lane *lane = &q->lanes[l];
+		const struct op *o;
+
+		if (lane->stream_id != s->id || (i = oldest_of(&lane->ranks[r], s)) < 0)
+			continue;
+		o = &lane->ranks[r].ops[lane->ranks[r].head + i];
+		missing_ranks(q, lane->ranks, (uint32_t)i, ranks, sizeof(ranks));
+		snprintf(buf, len, "%s of %llu %s (the stream's collective #%lld still waiting) is not posted by rank%s %s yet",
+			 cs_coll_name(o->coll), (unsigned long long)o->count,
+			 ccore_dtype_name(o->dtype), (long long)i + 1, strchr(ranks, ',') ? "s" : "",
+			 ranks);
+		return;
+	}
+	for (uint32_t k = 0; k < q->n * q->n; k++) {
+		bool sending = k / q->n == r;
+		const struct op_queue *mine = sending ? &q->sends[k] : &q->recvs[k];
+		const struct op_queue *theirs = sending ? &q->recvs[k] : &q->sends[k];
+
+		if ((k / q->n != r && k % q->n != r) || (i = oldest_of(mine, s)) < 0 ||
+		    theirs->n > i)
+			continue;
+		snprintf(buf, len, "%s of %llu %s %s rank %u waits for rank %u to post the matching %s",
+			 sending ? "send" : "receive",
+			 (unsigned long long)mine->ops[mine->head + i].count,
+			 ccore_dtype_name(mine->ops[mine->head + i].dtype), sending ? "to" : "from",
+			 sending ? k % q->n : k / q->n, sending ? k % q->n : k / q->n,
+			 sending ? "ccore_recv" : "ccore_send");
+		return;
+	}
+	snprintf(buf, len, "a collective every rank posted inside a group still waits for the ccore_group_end() of the thread that posted it last");
 }

@@ -8,6 +8,8 @@
 #include "select.h"
 #include "stream_cfg.h"
 
+#include <pthread.h>
+
 struct plan;
 
 /* A group's fused program on one rank, freed when its job is done. */
@@ -15,6 +17,7 @@ struct fused {
 	struct ccore_dev *dev;
 	struct ccore_stream *stream;
 	uint32_t prog;
+	uint64_t job_end;		/* its job is the stream's job job_end - 1 */
 };
 
 struct clique_rank {
@@ -36,9 +39,20 @@ struct op_queue {
 	uint32_t head, n, cap;
 };
 
+/*
+ * The collectives posted on one stream id, per rank: they are matched
+ * across ranks in posting order within the lane, so threads posting on
+ * different streams of a rank never depend on each other's timing.
+ */
+struct post_lane {
+	uint32_t stream_id;
+	struct op_queue *ranks;		/* [rank] */
+};
+
 /* All ranks of one communicator. */
 struct clique {
 	struct rt *rt;
+	struct clique *rt_next;		/* the next communicator on rt's devices */
 	uint32_t n;
 	struct clique_rank *ranks;
 	struct ccore_comm **comms;
@@ -46,7 +60,8 @@ struct clique {
 	struct stream_cfg scfg;		/* streams in use, packet sizes */
 	uint32_t *sems;			/* [stream * n + rank] semaphore block */
 	bool *sems_ok;
-	struct op_queue *posted;	/* per rank: collectives */
+	struct post_lane *lanes;	/* collectives, per stream id */
+	uint32_t nlanes;
 	struct op_queue *sends, *recvs;	/* per (sender * n + receiver) */
 	struct plan *plans;		/* most recently used first */
 	uint32_t nplans;
@@ -72,8 +87,13 @@ struct ccore_stream {
 	uint32_t id;			/* as the caller named it */
 	uint32_t slot;			/* the stream it is served as (< streams) */
 	uint32_t cc;			/* device-wide CC core */
-	uint64_t *jobs;
+	uint64_t *jobs;			/* launched, oldest first */
 	uint32_t njobs, cap;
+	uint64_t jobs_dropped;		/* taken off the front of jobs so far */
+	uint32_t pending;		/* posted here, not launched yet */
+	int failed;			/* a launch of its collectives failed: why */
+	char *failed_msg;
+	pthread_t failed_by;		/* the thread that call returned it to */
 	bool is_default;
 };
 
@@ -91,6 +111,39 @@ int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out);
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);
 int stream_add_job(struct ccore_stream *s, uint64_t job);
 int stream_throttle(struct ccore_stream *s);
+/*
+ * With the runtime lock held: wait until no collective posted on @s waits
+ * for other ranks any more; -ETIMEDOUT after $CCORE_PEER_TIMEOUT_MS, with
+ * a message naming @fn, the collective and the ranks that did not post.
+ */
+int stream_wait_posted(struct ccore_stream *s, const char *fn);
+/* With the runtime lock held: wait for the stream's launched jobs. */
+int stream_drain(struct ccore_stream *s);
+/* The same for its jobs before the @end-th it ever launched. */
+int stream_drain_upto(struct ccore_stream *s, uint64_t end);
+/* Free a stream whose jobs are done. */
+void stream_free(struct ccore_stream *s);
+/*
+ * Posted collectives @ops[0..n-1] (one per rank, stream NULL where a rank
+ * has no part) are launched or dropped: their streams no longer wait for
+ * them; a failure @rc (with the last error) is reported by each stream's
+ * next ccore_stream_sync().
+ */
+void ops_retire(struct op *ops, uint32_t n, int rc);
+/* $CCORE_PEER_TIMEOUT_MS, parsed (comm init); the wait for peers to post. */
+int stream_peer_timeout_init(void);
+/*
+ * With the lock held: forget what rank @rank posted on stream @s (on any
+ * of its streams if NULL) that was not launched yet; the stream or the
+ * rank is going away.
+ */
+void clique_drop_posted(struct clique *q, uint32_t rank, const struct ccore_stream *s);
+/*
+ * With the lock held: the ranks that have not posted @s's oldest pending
+ * collective, as a message (comm.c knows the queues).
+ */
+void clique_describe_pending(const struct clique *q, const struct ccore_stream *s, char *buf,
+			     size_t len);
 struct ccore_dev *comm_dev(const struct ccore_comm *c);
 
 /* compute_dma.c: a compute DMA ring of rank @c's core (the executable

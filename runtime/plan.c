@@ -9,6 +9,7 @@
  * recently used plans go.
  */
 #include "comm.h"
+#include "lock.h"
 #include "select.h"
 #include "log.h"
 #include "lower/lower.h"
@@ -109,7 +110,7 @@ static void plan_free(struct clique *q, struct plan *p)
 	/* its jobs must be done before rings and programs go */
 	for (uint32_t r = 0; r < p->n; r++)
 		if (p->ops[r].stream)
-			ccore_stream_sync(p->ops[r].stream);
+			stream_drain(p->ops[r].stream);
 	lower_release(p->low, &p->ctx);
 	if (p->lr)
 		plan_unplace(q, p);
@@ -133,11 +134,10 @@ void plan_flush(struct clique *q)
 	q->nplans = 0;
 }
 
-/* Drop the least recently used plan no executable holds; false if none. */
-static bool evict_one(struct clique *q)
+/* Drop @q's least recently used plan no executable holds; false if none. */
+static bool evict_own(struct clique *q)
 {
 	struct plan **pp, **victim = NULL, *p;
-	int64_t t = ccm_now_ns();
 
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
 		if (!(*pp)->pins)
@@ -148,8 +148,23 @@ static bool evict_one(struct clique *q)
 	*victim = p->next;
 	plan_free(q, p);
 	q->nplans--;
-	q->timing.evict_us += (double)(ccm_now_ns() - t) / 1e3;
 	return true;
+}
+
+/*
+ * Make room for a plan of @q: drop one of its own plans, or else one of
+ * another communicator on the same devices (a split beside its parent
+ * shares the cores' ring indices, scratch and CC-core memory with it).
+ */
+static bool evict_one(struct clique *q)
+{
+	int64_t t = ccm_now_ns();
+	bool done = evict_own(q);
+
+	for (struct clique *o = q->rt->cliques; o && !done; o = o->rt_next)
+		done = o != q && evict_own(o);
+	q->timing.evict_us += (double)(ccm_now_ns() - t) / 1e3;
+	return done;
 }
 
 static bool detect_in_place(const struct cs_shape *sh, const struct op *o, uint32_t r,
@@ -722,13 +737,31 @@ int plan_launch(struct clique *q, const struct op *ops)
 void plan_fused_release(struct clique *q)
 {
 	for (uint32_t i = 0; i < q->nfused; i++) {
-		ccore_stream_sync(q->fused[i].stream);
+		stream_drain(q->fused[i].stream);
 		ccore_dev_program_free(q->fused[i].dev, q->fused[i].prog);
 	}
 	q->nfused = 0;
 	free(q->fused);
 	q->fused = NULL;
 	q->fused_cap = 0;
+}
+
+/*
+ * The fused programs of groups launched before fused[@before], freed once
+ * their own jobs are done.  The launch in progress already submitted the
+ * later ones for some of its ranks: their jobs need the ranks still to
+ * come, so waiting for them (or for anything behind them on their
+ * streams) here would wait for the job timeout.
+ */
+static uint32_t fused_release_before(struct clique *q, uint32_t before)
+{
+	for (uint32_t i = 0; i < before; i++) {
+		stream_drain_upto(q->fused[i].stream, q->fused[i].job_end);
+		ccore_dev_program_free(q->fused[i].dev, q->fused[i].prog);
+	}
+	memmove(q->fused, q->fused + before, (q->nfused - before) * sizeof(*q->fused));
+	q->nfused -= before;
+	return before;
 }
 
 static int fused_keep(struct clique *q, struct ccore_dev *dev, struct ccore_stream *s,
@@ -743,7 +776,7 @@ static int fused_keep(struct clique *q, struct ccore_dev *dev, struct ccore_stre
 		q->fused = f;
 		q->fused_cap = cap;
 	}
-	q->fused[q->nfused++] = (struct fused){ dev, s, prog };
+	q->fused[q->nfused++] = (struct fused){ dev, s, prog, s->jobs_dropped + s->njobs };
 	return 0;
 }
 
@@ -753,7 +786,7 @@ static int fused_keep(struct clique *q, struct ccore_dev *dev, struct ccore_stre
  * before its last instruction, a RET, which is dropped but for the last.
  */
 static int fuse_rank(struct clique *q, struct plan **plans, const struct op **opsv, uint32_t n,
-		     uint32_t r)
+		     uint32_t r, uint32_t *launch_first)
 {
 	struct ccore_stream *s = NULL;
 	struct drm_ccore_insn *all;
@@ -787,20 +820,28 @@ static int fuse_rank(struct clique *q, struct plan **plans, const struct op **op
 		at += lr->ninsns - (i == last ? 0 : 1);
 	}
 	rc = ccore_dev_program_load(plans[last]->lr[r].dev, s->cc, all, at, &prog);
-	if (rc == -ENOSPC) {
-		plan_fused_release(q);
+	if (rc == -ENOSPC && *launch_first) {
+		*launch_first -= fused_release_before(q, *launch_first);
 		rc = ccore_dev_program_load(plans[last]->lr[r].dev, s->cc, all, at, &prog);
 	}
 	free(all);
+	/* no room for the fused program: the plans' own programs are loaded */
+	if (rc == -ENOSPC)
+		return -EXDEV;
 	if (rc)
 		return rc;
-	rc = fused_keep(q, plans[last]->lr[r].dev, s, prog);
-	return rc ? rc : submit(plans[last]->lr[r].dev, prog, s);
+	rc = submit(plans[last]->lr[r].dev, prog, s);
+	if (rc) {
+		ccore_dev_program_free(plans[last]->lr[r].dev, prog);
+		return rc;
+	}
+	return fused_keep(q, plans[last]->lr[r].dev, s, prog);
 }
 
 int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 {
 	struct plan **plans = calloc(n ? n : 1, sizeof(*plans));
+	uint32_t launch_first;
 	bool fusable = true;
 	int rc = 0;
 
@@ -816,8 +857,10 @@ int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 			found = p == plans[i];
 		fusable &= found;
 	}
+	/* the fused programs of this launch start at fused[launch_first] */
+	launch_first = q->nfused;
 	for (uint32_t r = 0; r < q->n && !rc && fusable; r++) {
-		rc = fuse_rank(q, plans, opsv, n, r);
+		rc = fuse_rank(q, plans, opsv, n, r, &launch_first);
 		if (rc == -EXDEV) {
 			/* a rank's part cannot be one job: launch it piece by piece */
 			rc = 0;
@@ -881,7 +924,9 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
 		return ccore_error(-EINVAL, "ccore_plan_query: send/recv needs 2 or more ranks");
 	sh = (struct cs_shape){ .coll = (uint8_t)(op - ccore_op_allreduce), .nranks = q->n,
 				.count = count, .root = 0, .peer = q->n > 1 ? 1 : 0 };
+	rt_lock();
 	rc = plan_choose(q, &sh, dtype, &opts, &ch);
+	rt_unlock();
 	if (rc)
 		return rc;
 	*out = (struct ccore_plan_info){
@@ -900,8 +945,10 @@ int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timi
 {
 	if (!comm || !out)
 		return ccore_error(-EINVAL, "ccore_comm_plan_timing: comm and out must be set");
-	if (!comm->q->timing.plans_built)
-		return ccore_error(-ENOENT, "ccore_comm_plan_timing: no plan was built on this communicator yet");
+	rt_lock();
 	*out = comm->q->timing;
+	rt_unlock();
+	if (!out->plans_built)
+		return ccore_error(-ENOENT, "ccore_comm_plan_timing: no plan was built on this communicator yet");
 	return 0;
 }

@@ -36,8 +36,11 @@ struct rt_dev {
 	uint16_t *rings_used;		/* per core: bitmap of ring indices */
 };
 
+struct clique;
+
 struct rt {
 	struct ccore_system *sys;
+	struct clique *cliques;		/* the communicators on these devices */
 	uint32_t refs;
 	uint32_t ndev;
 	uint32_t cores, cc_cores, engines, sems;

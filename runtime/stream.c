@@ -1,12 +1,48 @@
 // SPDX-License-Identifier: MIT
-/* Streams: the jobs posted on one CC core of a rank, waited for in order. */
+/*
+ * Streams: the jobs posted on one CC core of a rank, waited for in order.
+ *
+ * A collective a rank posts waits in its stream (pending) until every rank
+ * has posted it and it is launched; ccore_stream_sync() waits for both:
+ * first for the stream's pending collectives to be launched (other threads
+ * post them), then for its launched jobs on the device.  Only the first wait
+ * depends on other ranks, so only it has the peer timeout.
+ */
+#include "ccm_os.h"
 #include "comm.h"
+#include "lock.h"
 #include "log.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STREAM_WAIT_NS (120ll * 1000000000)
+
+/* $CCORE_PEER_TIMEOUT_MS: how long a sync waits for other ranks to post. */
+#define PEER_TIMEOUT_DEFAULT_MS 60000u
+#define PEER_TIMEOUT_MAX_MS 86400000u
+
+static int64_t peer_timeout_ns = (int64_t)PEER_TIMEOUT_DEFAULT_MS * 1000000;
+
+int stream_peer_timeout_init(void)
+{
+	const char *v = getenv("CCORE_PEER_TIMEOUT_MS");
+	unsigned long ms;
+	char *end;
+
+	peer_timeout_ns = (int64_t)PEER_TIMEOUT_DEFAULT_MS * 1000000;
+	if (!v || !*v)
+		return 0;
+	ms = strtoul(v, &end, 10);
+	if (*end || *v == '-' || ms < 1 || ms > PEER_TIMEOUT_MAX_MS)
+		return ccore_error(-EINVAL,
+				   "CCORE_PEER_TIMEOUT_MS=%s: expected milliseconds from 1 to %u (default %u)",
+				   v, PEER_TIMEOUT_MAX_MS, PEER_TIMEOUT_DEFAULT_MS);
+	peer_timeout_ns = (int64_t)ms * 1000000;
+	return 0;
+}
 
 int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
 {
@@ -23,6 +59,13 @@ int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
 	return 0;
 }
 
+void stream_free(struct ccore_stream *s)
+{
+	free(s->jobs);
+	free(s->failed_msg);
+	free(s);
+}
+
 int ccore_stream_create(struct ccore_comm *c, uint32_t id, struct ccore_stream **out)
 {
 	int rc;
@@ -37,14 +80,34 @@ int ccore_stream_create(struct ccore_comm *c, uint32_t id, struct ccore_stream *
 	return rc;
 }
 
+/* The lock is held; -ETIMEDOUT with a message naming what is missing. */
+int stream_wait_posted(struct ccore_stream *s, const char *fn)
+{
+	int64_t deadline = ccm_now_ns() + peer_timeout_ns;
+	char what[1024];
+
+	while (s->pending)
+		if (rt_wait_launch(deadline) && s->pending) {
+			clique_describe_pending(s->comm->q, s, what, sizeof(what));
+			return ccore_error(-ETIMEDOUT,
+					   "%s: rank %u stream %u: %s after %lld ms (CCORE_PEER_TIMEOUT_MS)",
+					   fn, s->comm->rank, s->id, what,
+					   (long long)(peer_timeout_ns / 1000000));
+		}
+	return 0;
+}
+
 int ccore_stream_destroy(struct ccore_stream *s)
 {
 	if (!s || s->is_default)
 		return ccore_error(-EINVAL, "ccore_stream_destroy: not a stream made by ccore_stream_create");
+	rt_lock();
+	/* what was posted on it and not launched can no longer run */
+	clique_drop_posted(s->comm->q, s->comm->rank, s);
 	plan_flush(s->comm->q);
-	ccore_stream_sync(s);
-	free(s->jobs);
-	free(s);
+	stream_drain(s);
+	rt_unlock();
+	stream_free(s);
 	return 0;
 }
 
@@ -58,8 +121,43 @@ struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s)
 	return s ? s : c->stream0;
 }
 
+void ops_retire(struct op *ops, uint32_t n, int rc)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		struct ccore_stream *s = ops[r].stream;
+
+		if (!s)
+			continue;
+		s->pending--;
+		if (rc && !s->failed) {
+			s->failed = rc;
+			s->failed_by = pthread_self();
+			free(s->failed_msg);
+			s->failed_msg = strdup(ccore_last_error());
+		}
+	}
+	rt_launched();
+}
+
 /* Keep at most this many jobs of a stream queued on its CC core. */
 #define STREAM_MAX_QUEUED 128
+
+static int job_wait(struct ccore_stream *s, uint64_t job)
+{
+	int status, rc = ccore_dev_job_wait(comm_dev(s->comm), job, STREAM_WAIT_NS, &status);
+
+	if (!rc && status)
+		rc = ccore_error(status, "a collective on rank %u stream %u failed on its CC core: %d",
+				 s->comm->rank, s->id, status);
+	return rc;
+}
+
+static void drop_jobs(struct ccore_stream *s, uint32_t n)
+{
+	memmove(s->jobs, s->jobs + n, (s->njobs - n) * sizeof(*s->jobs));
+	s->njobs -= n;
+	s->jobs_dropped += n;
+}
 
 /*
  * Backpressure: a CC core queues a bounded number of jobs, so before
@@ -67,21 +165,14 @@ struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s)
  */
 int stream_throttle(struct ccore_stream *s)
 {
-	struct ccore_dev *dev;
 	uint32_t half = STREAM_MAX_QUEUED / 2;
-	int status, rc = 0;
+	int rc = 0;
 
 	if (s->njobs < STREAM_MAX_QUEUED)
 		return 0;
-	dev = comm_dev(s->comm);
-	for (uint32_t i = 0; i < half && !rc; i++) {
-		rc = ccore_dev_job_wait(dev, s->jobs[i], STREAM_WAIT_NS, &status);
-		if (!rc && status)
-			rc = ccore_error(status, "a collective on rank %u failed on its CC core: %d",
-					 s->comm->rank, status);
-	}
-	memmove(s->jobs, s->jobs + half, (s->njobs - half) * sizeof(*s->jobs));
-	s->njobs -= half;
+	for (uint32_t i = 0; i < half && !rc; i++)
+		rc = job_wait(s, s->jobs[i]);
+	drop_jobs(s, half);
 	return rc;
 }
 
@@ -100,37 +191,97 @@ int stream_add_job(struct ccore_stream *s, uint64_t job)
 	return 0;
 }
 
+int stream_drain_upto(struct ccore_stream *s, uint64_t end)
+{
+	uint32_t n = end > s->jobs_dropped ? (uint32_t)(end - s->jobs_dropped) : 0;
+	int rc = 0;
+
+	if (n > s->njobs)
+		n = s->njobs;
+	for (uint32_t i = 0; i < n; i++) {
+		int r = job_wait(s, s->jobs[i]);
+
+		rc = rc ?: r;
+	}
+	drop_jobs(s, n);
+	return rc;
+}
+
+int stream_drain(struct ccore_stream *s)
+{
+	return stream_drain_upto(s, s->jobs_dropped + s->njobs);
+}
+
+/*
+ * The first failure a launch left on @s, once, to a thread other than the
+ * one whose call returned it (one thread driving every rank heard already).
+ */
+static int take_failure(struct ccore_stream *s)
+{
+	int rc = s->failed;
+
+	if (rc && pthread_equal(s->failed_by, pthread_self()))
+		rc = 0;
+	if (rc)
+		ccore_error(rc, "%s", s->failed_msg ? s->failed_msg : "a launch failed");
+	s->failed = 0;
+	return rc;
+}
+
 int ccore_stream_sync(struct ccore_stream *s)
 {
-	struct ccore_dev *dev;
-	int rc = 0, status;
+	uint64_t *jobs = NULL, upto;
+	uint32_t n;
+	int rc;
 
 	if (!s)
 		return ccore_error(-EINVAL, "ccore_stream_sync: stream is NULL");
-	dev = comm_dev(s->comm);
-	for (uint32_t i = 0; i < s->njobs; i++) {
-		int r = ccore_dev_job_wait(dev, s->jobs[i], STREAM_WAIT_NS, &status);
-
-		if (!r && status)
-			r = ccore_error(status, "a collective on rank %u failed on its CC core: %d",
-					s->comm->rank, status);
-		if (!rc)
-			rc = r;
+	rt_lock();
+	rc = stream_wait_posted(s, "ccore_stream_sync");
+	if (rc) {
+		rt_unlock();
+		return rc;
 	}
-	s->njobs = 0;
+	/* wait for the jobs launched so far without the lock: other threads
+	 * keep posting and launching meanwhile */
+	n = s->njobs;
+	upto = s->jobs_dropped + n;
+	if (n) {
+		jobs = malloc(n * sizeof(*jobs));
+		if (jobs)
+			memcpy(jobs, s->jobs, n * sizeof(*jobs));
+		else
+			rc = stream_drain(s);
+	}
+	rt_unlock();
+	for (uint32_t i = 0; jobs && i < n; i++) {
+		int r = job_wait(s, jobs[i]);
+
+		rc = rc ?: r;
+	}
+	free(jobs);
+	rt_lock();
+	/* throttling may have dropped some of them already */
+	if (upto > s->jobs_dropped)
+		drop_jobs(s, (uint32_t)(upto - s->jobs_dropped));
+	if (!rc)
+		rc = take_failure(s);
+	rt_unlock();
 	return rc;
 }
 
 int ccore_stream_query(struct ccore_stream *s)
 {
-	struct ccore_dev *dev;
-	int status;
+	int status, rc = 0;
 
 	if (!s)
 		return ccore_error(-EINVAL, "ccore_stream_query: stream is NULL");
-	dev = comm_dev(s->comm);
-	for (uint32_t i = 0; i < s->njobs; i++)
-		if (ccore_dev_job_wait(dev, s->jobs[i], 0, &status) == -ETIMEDOUT)
-			return -EAGAIN;
-	return 0;
+	rt_lock();
+	if (s->pending)
+		rc = -EAGAIN;
+	for (uint32_t i = 0; i < s->njobs && !rc; i++)
+		if (ccore_dev_job_wait(comm_dev(s->comm), s->jobs[i], 0, &status) == -ETIMEDOUT)
+			rc = -EAGAIN;
+	rt_unlock();
+	return rc;
 }

@@ -218,10 +218,17 @@ static void recover_faulted(struct sim_ctx *c, u32 cc)
 		ccm_cc_reset(c->sys->f, c->dev, cc, -ECANCELED);
 }
 
-/* When @j's own timeout runs out, on CLOCK_MONOTONIC. */
+/*
+ * When @j's own timeout runs out, on CLOCK_MONOTONIC.  The cycle counters
+ * of two CPUs may disagree a little (seen on VMs): a waiter on another CPU
+ * than the submitter can read an earlier count than the submit's, which
+ * must count as no time passed, not as 2^64 cycles.
+ */
 static s64 job_deadline_ns(const struct sim_job *j)
 {
-	u64 since_us = (ccm_cycles() - j->submit_cycles) / ccm_cycles_per_us();
+	u64 now = ccm_cycles();
+	u64 since_us = now > j->submit_cycles ?
+		       (now - j->submit_cycles) / ccm_cycles_per_us() : 0;
 
 	return ccm_now_ns() - (s64)(since_us * 1000) + (s64)j->timeout_ns;
 }
