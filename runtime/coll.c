@@ -6,6 +6,7 @@
  * when the outermost ccore_group_end() comes.
  */
 #include "comm.h"
+#include "coll_size.h"
 #include "ccm.h"
 
 #include <stdlib.h>
@@ -315,18 +316,19 @@ static int check_root(const char *fn, const char *what, struct ccore_comm *c, in
 static int post(const char *fn, struct ccore_comm *c, struct ccore_stream *s, struct op *op)
 {
 	struct cs_shape sh = { .coll = op->coll, .nranks = c->q->n, .count = op->count };
-	uint64_t es = ccore_dtype_size(op->dtype);
+	uint64_t send_bytes, recv_bytes;
 	int rc;
 
 	op->stream = comm_stream(c, s);
 	if (op->stream->comm != c)
 		return ccore_error(-EINVAL, "%s: the stream belongs to another communicator", fn);
-	rc = check_buf(fn, "send buffer", c, op->send,
-		       op->coll == CS_SENDRECV && op->root != c->rank ? 0 : cs_send_count(&sh) * es);
+	rc = coll_buffer_bytes(fn, &sh, op->dtype, c->q->rt->hbm_size, &send_bytes, &recv_bytes);
+	if (!rc)
+		rc = check_buf(fn, "send buffer", c, op->send,
+			       op->coll == CS_SENDRECV && op->root != c->rank ? 0 : send_bytes);
 	if (!rc)
 		rc = check_buf(fn, "recv buffer", c, op->recv,
-			       op->coll == CS_SENDRECV && op->peer != c->rank ? 0 :
-			       cs_recv_count(&sh) * es);
+			       op->coll == CS_SENDRECV && op->peer != c->rank ? 0 : recv_bytes);
 	return rc ? rc : coll_post(c, op);
 }
 

@@ -283,19 +283,40 @@ int clique_sems(struct clique *q, uint32_t stream)
 
 /* --- memory -------------------------------------------------------------- */
 
+/* No buffer is larger than the device memory (allocated or registered). */
+static int check_mem_bytes(const char *fn, const struct ccore_comm *c, size_t bytes)
+{
+	if (bytes > c->q->rt->hbm_size)
+		return ccore_error(-EOVERFLOW, "%s: bytes %zu is more than the device memory; allowed: at most %llu (HBM_SIZE)",
+				   fn, bytes, (unsigned long long)c->q->rt->hbm_size);
+	return 0;
+}
+
 int ccore_mem_alloc(struct ccore_comm *c, size_t bytes, ccore_ptr *ptr)
 {
+	int rc;
+
 	if (!c || !ptr)
 		return ccore_error(-EINVAL, "ccore_mem_alloc: comm and ptr must be set");
 	if (!bytes)
 		return ccore_error(-EINVAL, "ccore_mem_alloc: bytes is 0");
-	return rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
+	rc = check_mem_bytes("ccore_mem_alloc", c, bytes);
+	return rc ? rc : rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
 }
 
 int ccore_mem_register(struct ccore_comm *c, void *host, size_t bytes, ccore_ptr *ptr)
 {
+	uintptr_t end;
+	int rc;
+
 	if (!c || !host || !ptr)
 		return ccore_error(-EINVAL, "ccore_mem_register: comm, host and ptr must be set");
+	rc = check_mem_bytes("ccore_mem_register", c, bytes);
+	if (rc)
+		return rc;
+	if (__builtin_add_overflow((uintptr_t)host, bytes, &end))
+		return ccore_error(-EOVERFLOW, "ccore_mem_register: host %p + bytes %zu wraps around the end of the address space",
+				   host, bytes);
 	return rt_register(c->q->rt, c->q->ranks[c->rank].dev, host, bytes, ptr);
 }
 

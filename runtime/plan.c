@@ -9,6 +9,7 @@
  * recently used plans go.
  */
 #include "comm.h"
+#include "coll_size.h"
 #include "select.h"
 #include "log.h"
 #include "lower/lower.h"
@@ -881,7 +882,8 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
 		return ccore_error(-EINVAL, "ccore_plan_query: send/recv needs 2 or more ranks");
 	sh = (struct cs_shape){ .coll = (uint8_t)(op - ccore_op_allreduce), .nranks = q->n,
 				.count = count, .root = 0, .peer = q->n > 1 ? 1 : 0 };
-	rc = plan_choose(q, &sh, dtype, &opts, &ch);
+	rc = coll_buffer_bytes("ccore_plan_query", &sh, dtype, q->rt->hbm_size, NULL, NULL) ?:
+	     plan_choose(q, &sh, dtype, &opts, &ch);
 	if (rc)
 		return rc;
 	*out = (struct ccore_plan_info){

@@ -20,7 +20,7 @@ static int sim_config(const struct ccore_topology *t, char *buf, size_t len)
 static int query(struct rt *rt)
 {
 	struct ccore_dev *d = ccore_system_device(rt->sys, 0);
-	uint64_t v[6];
+	uint64_t v[7];
 	int rc;
 
 	rc = ccore_dev_param(d, DRM_CCORE_PARAM_DEVICES_PER_NODE, &v[5]) ?:
@@ -28,13 +28,15 @@ static int query(struct rt *rt)
 	     ccore_dev_param(d, DRM_CCORE_PARAM_CC_CORES_PER_CORE, &v[1]) ?:
 	     ccore_dev_param(d, DRM_CCORE_PARAM_ENGINES_PER_CORE, &v[2]) ?:
 	     ccore_dev_param(d, DRM_CCORE_PARAM_SEMS_PER_CORE, &v[3]) ?:
-	     ccore_dev_param(d, DRM_CCORE_PARAM_MAX_PROGRAM_SIZE, &v[4]);
+	     ccore_dev_param(d, DRM_CCORE_PARAM_MAX_PROGRAM_SIZE, &v[4]) ?:
+	     ccore_dev_param(d, DRM_CCORE_PARAM_HBM_SIZE, &v[6]);
 	rt->cores = (uint32_t)v[0];
 	rt->cc_cores = (uint32_t)v[1];
 	rt->engines = (uint32_t)v[2];
 	rt->sems = (uint32_t)v[3];
 	rt->max_program = v[4];
 	rt->devices_per_node = (uint32_t)v[5];
+	rt->hbm_size = v[6];
 	return rc;
 }
 

@@ -11,7 +11,9 @@
  * Conventions: functions return 0 or a negative errno; on failure
  * ccore_last_error() returns text (per thread) naming the bad argument and
  * the allowed values.  Buffers are device addresses (ccore_ptr) in the
- * rank's device; pointer arithmetic on them is allowed.
+ * rank's device; pointer arithmetic on them is allowed.  A count or size
+ * whose bytes do not fit in 64 bits or exceed the device memory (no buffer
+ * is larger) is -EOVERFLOW.
  */
 #ifndef CCORE_H
 #define CCORE_H

@@ -733,6 +733,9 @@ TEST(tuner_variables_are_checked)
 		{ "CCORE_TUNER_BW_GBPS", "0", "CCORE_TUNER_BW_GBPS=0: expected one number or three comma-separated numbers (intra-device,intra-node,inter-node), each > 0" },
 		{ "CCORE_TUNER_MSG_US", "-1", "CCORE_TUNER_MSG_US=-1: expected a number >= 0" },
 		{ "CCORE_TUNER_IDEAL", "yes", "CCORE_TUNER_IDEAL=yes: expected 0 or 1" },
+		/* 2^64 + 1G: refused, not wrapped to 1G */
+		{ "CCORE_PAT_BUFFER", "17179869185G", "CCORE_PAT_BUFFER=17179869185G: expected bytes from 1 to 1T" },
+		{ "CCORE_PAT_BUFFER", "18446744073709551616", "CCORE_PAT_BUFFER=18446744073709551616: expected bytes" },
 	};
 	struct ccore_plan_info info;
 	struct tworld w;

@@ -21,6 +21,7 @@
 #include "timed.h"
 #include "tune/hw.h"
 #include "tune/tuner.h"
+#include "util/size.h"
 
 /* The runtime's bound (select.c): 64, and a slice holds an element at least. */
 static uint32_t max_slices(const struct cs_shape *sh)
@@ -121,20 +122,9 @@ static void usage(FILE *out)
 
 static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (end != s) {
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		else if (*end == 'G' || *end == 'g')
-			v <<= 30, end++;
-	}
-	if (end == s || *end || errno || v > max || s[0] == '-') {
+	if (size_parse(s, &v) || v > max) {
 		fprintf(stderr, "ccore-plan: %s '%s': expected a number from 0 to %llu\n", flag, s,
 			(unsigned long long)max);
 		return -1;
