@@ -109,8 +109,8 @@ int ccore_comm_init_all_config(const struct ccore_topology *topo,
 	uint32_t n;
 	int rc;
 
-	if (!comms)
-		return ccore_error(-EINVAL, "ccore_comm_init_all: comms is NULL");
+	if (!topo || !comms)
+		return ccore_error(-EINVAL, "ccore_comm_init_all: %s is NULL", !topo ? "topo" : "comms");
 	/* a bad knob is an error naming it, never a silent default */
 	rc = log_init() ?: select_init();
 	if (rc)
@@ -151,26 +151,51 @@ static int by_key(const void *a, const void *b)
 	return x->old < y->old ? -1 : x->old > y->old;
 }
 
-int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
-		     struct ccore_comm **out)
+/* Every rank of one communicator, each once and in rank order. */
+static int check_split_args(struct ccore_comm *const *comms, int n, const int *color,
+			    const int *key, struct ccore_comm **out)
 {
-	struct clique *parent;
-	struct split_member *m;
-	int rc = 0;
+	const struct clique *parent;
 
-	if (!comms || !color || !key || !out || n <= 0)
-		return ccore_error(-EINVAL, "ccore_comm_split: comms, color, key and out must be set and n > 0");
+	if (!comms || !color || !key || !out)
+		return ccore_error(-EINVAL, "ccore_comm_split: %s is NULL; comms, color, key and out must all be set",
+				   !comms ? "comms" : !color ? "color" : !key ? "key" : "out");
+	if (n <= 0)
+		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all ranks of the communicator (n > 0)",
+				   n);
+	if (!comms[0])
+		return ccore_error(-EINVAL, "ccore_comm_split: comms[0] is NULL; comms[i] must be rank i of the communicator");
 	parent = comms[0]->q;
 	if ((uint32_t)n != parent->n)
 		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all %u ranks of the communicator",
 				   n, parent->n);
 	for (int i = 0; i < n; i++) {
-		if (!comms[i] || comms[i]->q != parent || comms[i]->rank != (uint32_t)i)
-			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is not rank %d of the same communicator",
-					   i, i);
-		out[i] = NULL;
+		if (!comms[i])
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is NULL; comms[i] must be rank i of the communicator",
+					   i);
+		if (comms[i]->q != parent)
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] belongs to another communicator than comms[0] (of %u ranks); pass the ranks of one",
+					   i, parent->n);
+		if (comms[i]->rank != (uint32_t)i)
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is rank %u; comms[i] must be rank i, each rank once",
+					   i, comms[i]->rank);
 	}
-	m = calloc((size_t)n, sizeof(*m));
+	return 0;
+}
+
+int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
+		     struct ccore_comm **out)
+{
+	struct clique *parent;
+	struct split_member *m;
+	int rc = check_split_args(comms, n, color, key, out);
+
+	if (rc)
+		return rc;
+	parent = comms[0]->q;
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	m = calloc(parent->n, sizeof(*m));	/* n, checked */
 	if (!m)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (int c0 = 0; c0 < n && !rc; c0++) {
@@ -233,17 +258,25 @@ int ccore_comm_destroy(struct ccore_comm *c)
 
 int ccore_comm_rank(const struct ccore_comm *c)
 {
-	return c ? (int)c->rank : -1;
+	if (!c)
+		return ccore_error(-EINVAL, "ccore_comm_rank: comm is NULL");
+	return (int)c->rank;
 }
 
 int ccore_comm_count(const struct ccore_comm *c)
 {
-	return c ? (int)c->q->n : -1;
+	if (!c)
+		return ccore_error(-EINVAL, "ccore_comm_count: comm is NULL");
+	return (int)c->q->n;
 }
 
 const char *ccore_comm_last_algo(const struct ccore_comm *c)
 {
-	return c && c->q->last_algo ? c->q->last_algo : "";
+	if (!c) {
+		ccore_error(-EINVAL, "ccore_comm_last_algo: comm is NULL");
+		return "";
+	}
+	return c->q->last_algo ? c->q->last_algo : "";
 }
 
 struct ccore_dev *comm_dev(const struct ccore_comm *c)
@@ -333,8 +366,10 @@ void *ccore_mem_host(struct ccore_comm *c, ccore_ptr ptr)
 {
 	const struct rt_alloc *a;
 
-	if (!c)
+	if (!c) {
+		ccore_error(-EINVAL, "ccore_mem_host: comm is NULL");
 		return NULL;
+	}
 	a = rt_find(c->q->rt, c->q->ranks[c->rank].dev, ptr, 0);
 	if (!a) {
 		ccore_error(-EINVAL, "ccore_mem_host: 0x%llx is not device memory of rank %u",

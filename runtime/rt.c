@@ -45,7 +45,7 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	char cfg[1024];
 	const char *backend = getenv("CCORE_DEVICE");
 	struct rt *rt;
-	uint32_t need;
+	uint64_t need;		/* the product of two caller's numbers: no wrap */
 	int rc;
 
 	if (!t || !t->nodes || !t->devices_per_node || !t->ranks_per_device)
@@ -57,11 +57,11 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	rc = ccore_system_open(backend, cfg, &rt->sys);
 	if (!rc)
 		rc = query(rt);
-	need = t->nodes * t->devices_per_node;
+	need = (uint64_t)t->nodes * t->devices_per_node;
 	if (!rc && (ccore_system_num_devices(rt->sys) < need || rt->cores < t->ranks_per_device))
 		rc = ccore_error(-EINVAL,
-				 "topology needs %u devices with %u cores each; the %s backend has %u with %u (%s)",
-				 need, t->ranks_per_device, ccore_system_backend(rt->sys),
+				 "topology needs %llu devices with %u cores each; the %s backend has %u with %u (%s)",
+				 (unsigned long long)need, t->ranks_per_device, ccore_system_backend(rt->sys),
 				 ccore_system_num_devices(rt->sys), rt->cores,
 				 ccore_system_model(rt->sys) ? "check CCORE_SIM" :
 				 "CCORE_ACCEL_FABRIC picks another kernel fabric; one gets its shape when created: echo \"ID NUM_DEVICES cores=N\" > /sys/bus/ccore_sim/new_device");

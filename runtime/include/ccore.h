@@ -68,11 +68,12 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
  * Split the @n communicators @comms (all ranks of one communicator) by
  * color: ranks with equal color >= 0 form a new communicator, ordered by
  * key then old rank; out[i] is rank i's new communicator (NULL if its color
- * is negative).
+ * is negative).  comms[i] must be rank i, n the communicator's size.
  */
 int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
 		     struct ccore_comm **out);
 int ccore_comm_destroy(struct ccore_comm *comm);
+/* The rank of @comm and its number of ranks; -EINVAL if @comm is NULL. */
 int ccore_comm_rank(const struct ccore_comm *comm);
 int ccore_comm_count(const struct ccore_comm *comm);
 
