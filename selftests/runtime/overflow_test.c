@@ -11,6 +11,7 @@
  */
 #include "ccore_test.h"
 #include "ccore.h"
+#include "exec/exe_run.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -233,4 +234,39 @@ TEST(mem_alloc_and_register_refuse_sizes_beyond_the_device)
 	ASSERT_EQ(ccore_mem_free(w.c[0], p), 0);
 	close_world(&w);
 	free(host);
+}
+
+/*
+ * Executables: counts and tensor sizes of a text description are bounded
+ * when parsed (1T), and a tensor the device memory cannot hold fails at
+ * open, naming the size and the limit, instead of wrapping anywhere.
+ */
+TEST(executable_sizes_beyond_the_device_are_refused)
+{
+	static const char fits_format[] =
+		"topology nodes=1 devices=1 ranks-per-device=2\n"
+		"tensor s 1024G\n"
+		"tensor r 1024G\n"
+		"collective ar allreduce dtype=f32 count=256G redop=sum stream=0 send=s recv=r groups={{0,1}}\n"
+		"rank all\n"
+		"  trigger ar\n"
+		"  wait ar\n";
+	static const char too_many[] =
+		"topology nodes=1 devices=1 ranks-per-device=2\n"
+		"tensor s 4K\n"
+		"tensor r 4K\n"
+		"collective ar allreduce dtype=f32 count=17179869184G redop=sum stream=0 send=s recv=r groups={{0,1}}\n";
+	struct ccore_exe *exe;
+	struct exe_run *x;
+	struct world w;
+
+	open_world(&w, 2);	/* sets CCORE_SIM hbm=64M for the executable's too */
+	ASSERT_EQ(ccore_exe_parse_text("big", fits_format, sizeof(fits_format) - 1, &exe), 0);
+	ASSERT_EQ(exe_run_open(exe, &x), -EOVERFLOW);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "ccore_mem_alloc: bytes 1099511627776 ");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "at most 67108864");
+	ccore_exe_free(exe);
+	ASSERT_EQ(ccore_exe_parse_text("wrap", too_many, sizeof(too_many) - 1, &exe), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "count '17179869184G'");
+	close_world(&w);
 }
