@@ -580,6 +580,11 @@ TEST(tuning_file_bad_lines_name_file_and_line)
 		{ HDR "allreduce,abc,1K,*,*,ring,*,*\n", ":2: column min_bytes: 'abc' is not a number of bytes" },
 		{ HDR "allreduce,,1K,*,*,ring,*,*\n", ":2: column min_bytes: '' is not" },
 		{ HDR "allreduce,1Q,*,*,*,ring,*,*\n", "column min_bytes: '1Q'" },
+		/* beyond 64 bits: refused, not clamped or wrapped */
+		{ HDR "allreduce,99999999999999999999,*,*,*,ring,*,*\n",
+		  "column min_bytes: '99999999999999999999' is not a number of bytes" },
+		{ HDR "allreduce,0,17179869185G,*,*,ring,*,*\n", "column max_bytes: '17179869185G'" },
+		{ HDR "allreduce,*,*,99999999999999999999,*,ring,*,*\n", "column nodes: '99999999999999999999'" },
 		{ HDR "allreduce,*,*,0,*,ring,*,*\n", ":2: column nodes: '0' is not a number from 1" },
 		{ HDR "allreduce,*,*,*,x,ring,*,*\n", ":2: column ranks: 'x'" },
 		{ HDR "allreduce,*,*,*,*,ring,65,*\n", ":2: column slices: '65' is not a number from 1 to 64 or *" },
