@@ -6,11 +6,10 @@
  * when the outermost ccore_group_end() comes.
  */
 #include "comm.h"
+#include "coll_mismatch.h"
 #include "coll_size.h"
 #include "ccm.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,60 +189,6 @@ static bool same_shape(const struct op *a, const struct op *b)
 	       a->redop == b->redop && a->root == b->root && a->stream->id == b->stream->id;
 }
 
-/* Append to @buf (@len bytes, *@at used); never past its end. */
-static void __attribute__((format(printf, 4, 5)))
-append(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*at >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *at, len - *at, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*at += (size_t)n;
-}
-
-static const char *redop_or_none(uint32_t op)
-{
-	return op ? ccore_redop_name((enum ccore_redop)op) : "none";
-}
-
-/*
- * Every field in which rank @rb's @b differs from rank @ra's @a, each with
- * both values: "count (rank 0: 10, rank 1: 11), redop (rank 0: sum, ...)".
- */
-static void shape_diff(char *buf, size_t len, const struct op *a, uint32_t ra, const struct op *b,
-		       uint32_t rb)
-{
-	size_t at = 0;
-
-	buf[0] = 0;
-	if (a->coll != b->coll)
-		append(buf, len, &at, "collective (rank %u: %s, rank %u: %s), ", ra,
-		       cs_coll_name(a->coll), rb, cs_coll_name(b->coll));
-	if (a->count != b->count)
-		append(buf, len, &at, "count (rank %u: %llu, rank %u: %llu), ", ra,
-		       (unsigned long long)a->count, rb, (unsigned long long)b->count);
-	if (a->dtype != b->dtype)
-		append(buf, len, &at, "dtype (rank %u: %s, rank %u: %s), ", ra,
-		       ccore_dtype_name(a->dtype), rb, ccore_dtype_name(b->dtype));
-	if (a->redop != b->redop)
-		append(buf, len, &at, "redop (rank %u: %s, rank %u: %s), ", ra,
-		       redop_or_none(a->redop), rb, redop_or_none(b->redop));
-	if (a->root != b->root)
-		append(buf, len, &at, "root (rank %u: %u, rank %u: %u), ", ra, a->root, rb, b->root);
-	if (a->stream && b->stream && a->stream->id != b->stream->id)
-		append(buf, len, &at, "stream (rank %u: %u, rank %u: %u), ", ra, a->stream->id, rb,
-		       b->stream->id);
-	/* drop the last ", " */
-	at = strlen(buf);
-	if (at >= 2)
-		buf[at - 2] = 0;
-}
-
 /* Every rank posted: take the heads if they agree. */
 static int try_collective(struct clique *q)
 {
@@ -260,20 +205,12 @@ static int try_collective(struct clique *q)
 		struct op *o = head(&q->posted[r]);
 
 		if (!same_shape(first, o)) {
-			char diff[512];
+			int rc = coll_mismatch_error(first, o, r);
 
-			shape_diff(diff, sizeof(diff), first, 0, o, r);
 			for (uint32_t k = 0; k < q->n; k++)
 				pop(&q->posted[k]);
 			free(ops);
-			return ccore_error(-EINVAL,
-					   "rank %u posted %s count %llu %s redop %s (root %u, stream %u) while rank 0 posted %s count %llu %s redop %s (root %u, stream %u); differing: %s; every rank must call the same collective in the same order",
-					   r, cs_coll_name(o->coll), (unsigned long long)o->count,
-					   ccore_dtype_name(o->dtype), redop_or_none(o->redop), o->root,
-					   o->stream->id, cs_coll_name(first->coll),
-					   (unsigned long long)first->count,
-					   ccore_dtype_name(first->dtype), redop_or_none(first->redop),
-					   first->root, first->stream->id, diff);
+			return rc;
 		}
 		ops[r] = *o;
 	}
@@ -297,17 +234,11 @@ static int try_p2p(struct clique *q, const struct op *posted)
 	s = head(sq);
 	rv = head(rq);
 	if (rv->count != s->count || rv->dtype != s->dtype) {
-		char diff[256];
+		int rc = coll_p2p_mismatch_error(s, rv);
 
-		/* the stream of either side is its own: only count and dtype must agree */
-		shape_diff(diff, sizeof(diff), s, s->root, &(struct op){ .coll = s->coll,
-			   .count = rv->count, .dtype = rv->dtype, .root = s->root }, rv->peer);
 		pop(sq);
 		pop(rq);
-		return ccore_error(-EINVAL, "send %u->%u of %llu %s does not match the receive of %llu %s; differing: %s",
-				   s->root, s->peer, (unsigned long long)s->count,
-				   ccore_dtype_name(s->dtype), (unsigned long long)rv->count,
-				   ccore_dtype_name(rv->dtype), diff);
+		return rc;
 	}
 	ops = calloc(q->n, sizeof(*ops));
 	if (!ops)
