@@ -90,6 +90,8 @@ expect 2 "--bw-gbps '-1': expected a number greater than 0" -- "$bin/ccore-plan"
 expect 2 "--svg draws a --sweep" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --svg "$tmp/s.svg"
 expect 2 "--size '17179869185G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 17179869185G
 expect 2 "--max '17179869184G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --max 17179869184G
+expect 2 "--topology torus=4294967298x2: expected AxB, 1..64 each" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=4294967298x2
+expect 2 "--topology torus=2x: expected AxB" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=2x
 expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K
 # ideal single tier, alpha 1 us, 1 GB/s: ring AllReduce of 8 MB on 8 ranks is
 # 2(N-1) alpha + 2(N-1)/N M/BW = 14 + 14680.064 us (reference §5.1)

@@ -165,17 +165,20 @@ static int parse_topology(const char *spec, struct plan_args *a)
 			goto bad;
 		*val++ = '\0';
 		if (!strcmp(tok, "torus")) {
-			unsigned int x, y;
-			char extra;
+			char *by = strchr(val, 'x');
+			uint64_t x, y;
 
-			if (sscanf(val, "%ux%u%c", &x, &y, &extra) != 2 || !x || !y || x > 64 ||
-			    y > 64) {
-				fprintf(stderr, "ccore-plan: --topology torus=%s: expected AxB, 1..64 each\n",
-					val);
+			/* each side checked whole: sscanf's %u wrapped 4294967298 to 2 */
+			if (by)
+				*by++ = '\0';
+			if (!by || size_parse(val, &x) || size_parse(by, &y) || !x || !y ||
+			    x > 64 || y > 64) {
+				fprintf(stderr, "ccore-plan: --topology torus=%s%s%s: expected AxB, 1..64 each\n",
+					val, by ? "x" : "", by ? by : "");
 				return -1;
 			}
-			a->torus_x = x;
-			a->torus_y = y;
+			a->torus_x = (uint32_t)x;
+			a->torus_y = (uint32_t)y;
 		} else if (!strcmp(tok, "nodes") || !strcmp(tok, "ranks-per-device")) {
 			if (parse_u64(tok, val, 4096, &v) || !v)
 				goto bad;
