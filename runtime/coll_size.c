@@ -44,7 +44,7 @@ int coll_buffer_bytes(const char *fn, const struct cs_shape *sh, uint32_t dtype,
 	if (fits)
 		snprintf(need, sizeof(need), "%llu", (unsigned long long)bytes);
 	which = send_per == recv_per ? "send and receive buffers" :
-		send_per > recv_per ? "send buffer" : "receive buffer";
+		send_per > recv_per ? "a send buffer" : "a receive buffer";
 	return ccore_error(-EOVERFLOW, "%s: %s %llu of %s on %u ranks needs %s of %s bytes; allowed: at most %llu, what fills one buffer as large as the device memory (%llu bytes, HBM_SIZE)",
 			   fn, count_name(sh->coll), (unsigned long long)sh->count,
 			   ccore_dtype_name((enum ccore_dtype)dtype), sh->nranks, which, need,
