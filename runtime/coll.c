@@ -6,6 +6,8 @@
  * when the outermost ccore_group_end() comes.
  */
 #include "comm.h"
+#include "coll_mismatch.h"
+#include "coll_size.h"
 #include "ccm.h"
 #include "lock.h"
 
@@ -251,16 +253,9 @@ static int try_collective(struct clique *q, struct post_lane *l)
 	}
 	first = &ops[0];
 	for (uint32_t r = 0; r < q->n; r++) {
-		struct op *o = &ops[r];
-
-		if (same_shape(first, o))
+		if (same_shape(first, &ops[r]))
 			continue;
-		rc = ccore_error(-EINVAL,
-				 "rank %u posted %s count %llu %s (root %u, stream %u) while rank 0 posted %s count %llu %s (root %u, stream %u): every rank must call the same collective in the same order",
-				 r, cs_coll_name(o->coll), (unsigned long long)o->count,
-				 ccore_dtype_name(o->dtype), o->root, o->stream->id,
-				 cs_coll_name(first->coll), (unsigned long long)first->count,
-				 ccore_dtype_name(first->dtype), first->root, first->stream->id);
+		rc = coll_mismatch_error(first, &ops[r], r);
 		/* every rank's stream reports it, not only this thread's */
 		ops_retire(ops, q->n, rc);
 		free(ops);
@@ -287,23 +282,15 @@ static int try_p2p(struct clique *q, const struct op *posted)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t r = 0; r < q->n; r++)
 		ops[r] = (struct op){ .coll = CS_SENDRECV, .root = posted->root,
-				      .peer = posted->peer };
+				      .peer = posted->peer, .count = head(sq)->count,
+				      .dtype = head(sq)->dtype };
 	ops[posted->root] = *head(sq);
 	ops[posted->peer] = *head(rq);
 	pop(sq);
 	pop(rq);
-	for (uint32_t r = 0; r < q->n; r++) {
-		ops[r].count = ops[posted->root].count;
-		ops[r].dtype = ops[posted->root].dtype;
-	}
 	if (ops[posted->peer].count != ops[posted->root].count ||
 	    ops[posted->peer].dtype != ops[posted->root].dtype) {
-		rc = ccore_error(-EINVAL, "send %u->%u of %llu %s does not match the receive of %llu %s",
-				 posted->root, posted->peer,
-				 (unsigned long long)ops[posted->root].count,
-				 ccore_dtype_name(ops[posted->root].dtype),
-				 (unsigned long long)ops[posted->peer].count,
-				 ccore_dtype_name(ops[posted->peer].dtype));
+		rc = coll_p2p_mismatch_error(&ops[posted->root], &ops[posted->peer]);
 		ops_retire(ops, q->n, rc);
 		free(ops);
 		return rc;
@@ -378,19 +365,21 @@ static int check_root(const char *fn, const char *what, struct ccore_comm *c, in
 static int post(const char *fn, struct ccore_comm *c, struct ccore_stream *s, struct op *op)
 {
 	struct cs_shape sh = { .coll = op->coll, .nranks = c->q->n, .count = op->count };
-	uint64_t es = ccore_dtype_size(op->dtype);
+	uint64_t send_bytes, recv_bytes;
 	int rc;
 
 	op->stream = comm_stream(c, s);
 	if (op->stream->comm != c)
 		return ccore_error(-EINVAL, "%s: the stream belongs to another communicator", fn);
+	rc = coll_buffer_bytes(fn, &sh, op->dtype, c->q->rt->hbm_size, &send_bytes, &recv_bytes);
+	if (rc)
+		return rc;
 	rt_lock();
 	rc = check_buf(fn, "send buffer", c, op->send,
-		       op->coll == CS_SENDRECV && op->root != c->rank ? 0 : cs_send_count(&sh) * es);
+		       op->coll == CS_SENDRECV && op->root != c->rank ? 0 : send_bytes);
 	if (!rc)
 		rc = check_buf(fn, "recv buffer", c, op->recv,
-			       op->coll == CS_SENDRECV && op->peer != c->rank ? 0 :
-			       cs_recv_count(&sh) * es);
+			       op->coll == CS_SENDRECV && op->peer != c->rank ? 0 : recv_bytes);
 	rc = rc ?: coll_post(c, op);
 	rt_unlock();
 	return rc;

@@ -120,8 +120,8 @@ static int comm_init_all(const struct ccore_topology *topo,
 	uint32_t n;
 	int rc;
 
-	if (!comms)
-		return ccore_error(-EINVAL, "ccore_comm_init_all: comms is NULL");
+	if (!topo || !comms)
+		return ccore_error(-EINVAL, "ccore_comm_init_all: %s is NULL", !topo ? "topo" : "comms");
 	/* a bad knob is an error naming it, never a silent default */
 	rc = log_init() ?: select_init() ?: stream_peer_timeout_init();
 	if (rc)
@@ -173,26 +173,51 @@ static int by_key(const void *a, const void *b)
 	return x->old < y->old ? -1 : x->old > y->old;
 }
 
-static int comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
-		      struct ccore_comm **out)
+/* Every rank of one communicator, each once and in rank order. */
+static int check_split_args(struct ccore_comm *const *comms, int n, const int *color,
+			    const int *key, struct ccore_comm **out)
 {
-	struct clique *parent;
-	struct split_member *m;
-	int rc = 0;
+	const struct clique *parent;
 
-	if (!comms || !color || !key || !out || n <= 0)
-		return ccore_error(-EINVAL, "ccore_comm_split: comms, color, key and out must be set and n > 0");
+	if (!comms || !color || !key || !out)
+		return ccore_error(-EINVAL, "ccore_comm_split: %s is NULL; comms, color, key and out must all be set",
+				   !comms ? "comms" : !color ? "color" : !key ? "key" : "out");
+	if (n <= 0)
+		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all ranks of the communicator (n > 0)",
+				   n);
+	if (!comms[0])
+		return ccore_error(-EINVAL, "ccore_comm_split: comms[0] is NULL; comms[i] must be rank i of the communicator");
 	parent = comms[0]->q;
 	if ((uint32_t)n != parent->n)
 		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all %u ranks of the communicator",
 				   n, parent->n);
 	for (int i = 0; i < n; i++) {
-		if (!comms[i] || comms[i]->q != parent || comms[i]->rank != (uint32_t)i)
-			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is not rank %d of the same communicator",
-					   i, i);
-		out[i] = NULL;
+		if (!comms[i])
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is NULL; comms[i] must be rank i of the communicator",
+					   i);
+		if (comms[i]->q != parent)
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] belongs to another communicator than comms[0] (of %u ranks); pass the ranks of one",
+					   i, parent->n);
+		if (comms[i]->rank != (uint32_t)i)
+			return ccore_error(-EINVAL, "ccore_comm_split: comms[%d] is rank %u; comms[i] must be rank i, each rank once",
+					   i, comms[i]->rank);
 	}
-	m = calloc((size_t)n, sizeof(*m));
+	return 0;
+}
+
+static int comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
+		      struct ccore_comm **out)
+{
+	struct clique *parent;
+	struct split_member *m;
+	int rc = check_split_args(comms, n, color, key, out);
+
+	if (rc)
+		return rc;
+	parent = comms[0]->q;
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	m = calloc(parent->n, sizeof(*m));	/* n, checked */
 	if (!m)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (int c0 = 0; c0 < n && !rc; c0++) {
@@ -270,20 +295,26 @@ int ccore_comm_destroy(struct ccore_comm *c)
 
 int ccore_comm_rank(const struct ccore_comm *c)
 {
-	return c ? (int)c->rank : -1;
+	if (!c)
+		return ccore_error(-EINVAL, "ccore_comm_rank: comm is NULL");
+	return (int)c->rank;
 }
 
 int ccore_comm_count(const struct ccore_comm *c)
 {
-	return c ? (int)c->q->n : -1;
+	if (!c)
+		return ccore_error(-EINVAL, "ccore_comm_count: comm is NULL");
+	return (int)c->q->n;
 }
 
 const char *ccore_comm_last_algo(const struct ccore_comm *c)
 {
 	const char *name;
 
-	if (!c)
+	if (!c) {
+		ccore_error(-EINVAL, "ccore_comm_last_algo: comm is NULL");
 		return "";
+	}
 	rt_lock();
 	name = c->q->last_algo ? c->q->last_algo : "";
 	rt_unlock();
@@ -327,14 +358,26 @@ int clique_sems(struct clique *q, uint32_t stream)
 
 /* --- memory -------------------------------------------------------------- */
 
+/* No buffer is larger than the device memory (allocated or registered). */
+static int check_mem_bytes(const char *fn, const struct ccore_comm *c, size_t bytes)
+{
+	if (bytes > c->q->rt->hbm_size)
+		return ccore_error(-EOVERFLOW, "%s: bytes %zu is more than the device memory; allowed: at most %llu (HBM_SIZE)",
+				   fn, bytes, (unsigned long long)c->q->rt->hbm_size);
+	return 0;
+}
+
 int ccore_mem_alloc(struct ccore_comm *c, size_t bytes, ccore_ptr *ptr)
 {
-	if (!c || !ptr)
-		return ccore_error(-EINVAL, "ccore_mem_alloc: comm and ptr must be set");
 	int rc;
 
+	if (!c || !ptr)
+		return ccore_error(-EINVAL, "ccore_mem_alloc: comm and ptr must be set");
 	if (!bytes)
 		return ccore_error(-EINVAL, "ccore_mem_alloc: bytes is 0");
+	rc = check_mem_bytes("ccore_mem_alloc", c, bytes);
+	if (rc)
+		return rc;
 	rt_lock();
 	rc = rt_alloc(c->q->rt, c->q->ranks[c->rank].dev, bytes, ptr);
 	rt_unlock();
@@ -343,10 +386,17 @@ int ccore_mem_alloc(struct ccore_comm *c, size_t bytes, ccore_ptr *ptr)
 
 int ccore_mem_register(struct ccore_comm *c, void *host, size_t bytes, ccore_ptr *ptr)
 {
+	uintptr_t end;
 	int rc;
 
 	if (!c || !host || !ptr)
 		return ccore_error(-EINVAL, "ccore_mem_register: comm, host and ptr must be set");
+	rc = check_mem_bytes("ccore_mem_register", c, bytes);
+	if (rc)
+		return rc;
+	if (__builtin_add_overflow((uintptr_t)host, bytes, &end))
+		return ccore_error(-EOVERFLOW, "ccore_mem_register: host %p + bytes %zu wraps around the end of the address space",
+				   host, bytes);
 	rt_lock();
 	rc = rt_register(c->q->rt, c->q->ranks[c->rank].dev, host, bytes, ptr);
 	rt_unlock();
@@ -372,8 +422,10 @@ void *ccore_mem_host(struct ccore_comm *c, ccore_ptr ptr)
 	const struct rt_alloc *a;
 	void *host;
 
-	if (!c)
+	if (!c) {
+		ccore_error(-EINVAL, "ccore_mem_host: comm is NULL");
 		return NULL;
+	}
 	rt_lock();
 	a = rt_find(c->q->rt, c->q->ranks[c->rank].dev, ptr, 0);
 	host = a && a->host ? (char *)a->host + (ptr - a->va) : NULL;

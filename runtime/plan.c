@@ -9,6 +9,7 @@
  * recently used plans go.
  */
 #include "comm.h"
+#include "coll_size.h"
 #include "lock.h"
 #include "select.h"
 #include "log.h"
@@ -182,6 +183,19 @@ static bool detect_in_place(const struct cs_shape *sh, const struct op *o, uint3
 	}
 }
 
+/* What in place means for @coll, as detect_in_place() finds it. */
+static const char *in_place_rule(uint8_t coll)
+{
+	switch (coll) {
+	case CS_ALLGATHER:
+		return "send == recv + rank x count elements";
+	case CS_REDUCESCATTER:
+		return "recv == send + rank x count elements";
+	default:
+		return "send == recv";
+	}
+}
+
 static int shape_of(struct clique *q, const struct op *ops, struct cs_shape *sh)
 {
 	uint64_t es = ccm_dtype_size(ops[0].dtype);
@@ -197,8 +211,13 @@ static int shape_of(struct clique *q, const struct op *ops, struct cs_shape *sh)
 	sh->in_place = detect_in_place(sh, &ops[0], 0, es);
 	for (uint32_t r = 1; r < q->n; r++)
 		if (detect_in_place(sh, &ops[r], r, es) != sh->in_place)
-			return ccore_error(-EINVAL, "%s: rank 0 is %s in place but rank %u is not the same; all ranks must agree",
-					   cs_coll_name(sh->coll), sh->in_place ? "" : "not", r);
+			return ccore_error(-EINVAL, "%s: in place differs (rank 0: %s, send 0x%llx, recv 0x%llx; rank %u: %s, send 0x%llx, recv 0x%llx); all ranks must agree (in place is %s)",
+					   cs_coll_name(sh->coll), sh->in_place ? "in place" : "out of place",
+					   (unsigned long long)ops[0].send,
+					   (unsigned long long)ops[0].recv, r,
+					   sh->in_place ? "out of place" : "in place",
+					   (unsigned long long)ops[r].send,
+					   (unsigned long long)ops[r].recv, in_place_rule(sh->coll));
 	return 0;
 }
 
@@ -924,6 +943,9 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
 		return ccore_error(-EINVAL, "ccore_plan_query: send/recv needs 2 or more ranks");
 	sh = (struct cs_shape){ .coll = (uint8_t)(op - ccore_op_allreduce), .nranks = q->n,
 				.count = count, .root = 0, .peer = q->n > 1 ? 1 : 0 };
+	rc = coll_buffer_bytes("ccore_plan_query", &sh, dtype, q->rt->hbm_size, NULL, NULL);
+	if (rc)
+		return rc;
 	rt_lock();
 	rc = plan_choose(q, &sh, dtype, &opts, &ch);
 	rt_unlock();

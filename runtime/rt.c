@@ -20,7 +20,7 @@ static int sim_config(const struct ccore_topology *t, char *buf, size_t len)
 static int query(struct rt *rt)
 {
 	struct ccore_dev *d = ccore_system_device(rt->sys, 0);
-	uint64_t v[6];
+	uint64_t v[7];
 	int rc;
 
 	rc = ccore_dev_param(d, DRM_CCORE_PARAM_DEVICES_PER_NODE, &v[5]) ?:
@@ -28,13 +28,15 @@ static int query(struct rt *rt)
 	     ccore_dev_param(d, DRM_CCORE_PARAM_CC_CORES_PER_CORE, &v[1]) ?:
 	     ccore_dev_param(d, DRM_CCORE_PARAM_ENGINES_PER_CORE, &v[2]) ?:
 	     ccore_dev_param(d, DRM_CCORE_PARAM_SEMS_PER_CORE, &v[3]) ?:
-	     ccore_dev_param(d, DRM_CCORE_PARAM_MAX_PROGRAM_SIZE, &v[4]);
+	     ccore_dev_param(d, DRM_CCORE_PARAM_MAX_PROGRAM_SIZE, &v[4]) ?:
+	     ccore_dev_param(d, DRM_CCORE_PARAM_HBM_SIZE, &v[6]);
 	rt->cores = (uint32_t)v[0];
 	rt->cc_cores = (uint32_t)v[1];
 	rt->engines = (uint32_t)v[2];
 	rt->sems = (uint32_t)v[3];
 	rt->max_program = v[4];
 	rt->devices_per_node = (uint32_t)v[5];
+	rt->hbm_size = v[6];
 	return rc;
 }
 
@@ -43,7 +45,7 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	char cfg[1024];
 	const char *backend = getenv("CCORE_DEVICE");
 	struct rt *rt;
-	uint32_t need;
+	uint64_t need;		/* the product of two caller's numbers: no wrap */
 	int rc;
 
 	if (!t || !t->nodes || !t->devices_per_node || !t->ranks_per_device)
@@ -55,11 +57,11 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	rc = ccore_system_open(backend, cfg, &rt->sys);
 	if (!rc)
 		rc = query(rt);
-	need = t->nodes * t->devices_per_node;
+	need = (uint64_t)t->nodes * t->devices_per_node;
 	if (!rc && (ccore_system_num_devices(rt->sys) < need || rt->cores < t->ranks_per_device))
 		rc = ccore_error(-EINVAL,
-				 "topology needs %u devices with %u cores each; the %s backend has %u with %u (%s)",
-				 need, t->ranks_per_device, ccore_system_backend(rt->sys),
+				 "topology needs %llu devices with %u cores each; the %s backend has %u with %u (%s)",
+				 (unsigned long long)need, t->ranks_per_device, ccore_system_backend(rt->sys),
 				 ccore_system_num_devices(rt->sys), rt->cores,
 				 ccore_system_model(rt->sys) ? "check CCORE_SIM" :
 				 "CCORE_ACCEL_FABRIC picks another kernel fabric; one gets its shape when created: echo \"ID NUM_DEVICES cores=N\" > /sys/bus/ccore_sim/new_device");

@@ -46,6 +46,7 @@ struct rt {
 	uint32_t cores, cc_cores, engines, sems;
 	uint32_t devices_per_node;
 	uint64_t max_program;
+	uint64_t hbm_size;		/* device memory: no buffer is larger */
 	struct rt_dev *devs;
 	struct rt_import *imports;
 	uint32_t nimports, imports_cap;

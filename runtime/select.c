@@ -7,6 +7,7 @@
 #include "tune/hw.h"
 #include "log.h"
 #include "ccore_internal.h"
+#include "util/size.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -146,19 +147,12 @@ enum select_loops select_loops(void)
 static int pat_buffer_init(void)
 {
 	const char *v = getenv("CCORE_PAT_BUFFER");
-	unsigned long long b;
-	char *end;
+	uint64_t b;
 
 	forced_pat_bytes = 0;
 	if (!v || !*v)
 		return 0;
-	errno = 0;
-	b = strtoull(v, &end, 10);
-	if (*end && !end[1] && strchr("KMG", *end))
-		b <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
-	else if (*end)
-		b = 0;
-	if (errno || *v == '-' || b < 1 || b > (1ull << 40))
+	if (size_parse(v, &b) || b < 1 || b > (1ull << 40))
 		return ccore_error(-EINVAL,
 				   "CCORE_PAT_BUFFER=%s: expected bytes from 1 to 1T (K, M, G suffixes)",
 				   v);

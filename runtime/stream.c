@@ -113,6 +113,8 @@ int ccore_stream_destroy(struct ccore_stream *s)
 
 struct ccore_stream *ccore_comm_stream(struct ccore_comm *c)
 {
+	if (!c)
+		ccore_error(-EINVAL, "ccore_comm_stream: comm is NULL");
 	return c ? c->stream0 : NULL;
 }
 

@@ -11,7 +11,9 @@
  * Conventions: functions return 0 or a negative errno; on failure
  * ccore_last_error() returns text (per thread) naming the bad argument and
  * the allowed values.  Buffers are device addresses (ccore_ptr) in the
- * rank's device; pointer arithmetic on them is allowed.
+ * rank's device; pointer arithmetic on them is allowed.  A count or size
+ * whose bytes do not fit in 64 bits or exceed the device memory (no buffer
+ * is larger) is -EOVERFLOW.
  */
 #ifndef CCORE_H
 #define CCORE_H
@@ -66,11 +68,12 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
  * Split the @n communicators @comms (all ranks of one communicator) by
  * color: ranks with equal color >= 0 form a new communicator, ordered by
  * key then old rank; out[i] is rank i's new communicator (NULL if its color
- * is negative).
+ * is negative).  comms[i] must be rank i, n the communicator's size.
  */
 int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
 		     struct ccore_comm **out);
 int ccore_comm_destroy(struct ccore_comm *comm);
+/* The rank of @comm and its number of ranks; -EINVAL if @comm is NULL. */
 int ccore_comm_rank(const struct ccore_comm *comm);
 int ccore_comm_count(const struct ccore_comm *comm);
 

@@ -47,6 +47,7 @@ static int bo_install(struct sim_ctx *c, struct sim_mem *m, u32 *handle, u64 *va
 /* The caller's memory as a buffer: nothing allocated, nothing accounted. */
 static int bo_register(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 {
+	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
 	struct sim_mem *m;
 	int rc;
 
@@ -54,6 +55,11 @@ static int bo_register(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 		return ccore_error(-EINVAL, "BO_CREATE USERPTR: userptr 0x%llx and size %llu must be non-zero multiples of the %llu-byte page",
 				   (unsigned long long)a->userptr, (unsigned long long)a->size,
 				   (unsigned long long)CCM_VM_PAGE);
+	/* as the kernel driver: no buffer is larger than the device memory */
+	if (a->size > cfg->hbm_size || a->userptr + a->size < a->userptr)
+		return ccore_error(-EINVAL, "BO_CREATE USERPTR: size %llu at userptr 0x%llx out of range (1..%llu bytes, not past the end of the address space)",
+				   (unsigned long long)a->size, (unsigned long long)a->userptr,
+				   (unsigned long long)cfg->hbm_size);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return ccore_error(-ENOMEM, "BO_CREATE: out of memory");

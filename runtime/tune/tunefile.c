@@ -4,6 +4,7 @@
 #include "algos/algo.h"
 #include "log.h"
 #include "ccore_internal.h"
+#include "util/size.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -31,29 +32,16 @@ static char *trim(char *s)
 /* A number with an optional K/M/G suffix; "*" is @any.  0 if good. */
 static int number(const char *s, bool suffix, uint64_t any, uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
+	size_t n = strlen(s);
 
 	if (!strcmp(s, "*")) {
 		*out = any;
 		return 0;
 	}
-	if (!isdigit((unsigned char)*s))
+	/* size_parse() takes a suffix: without one the number ends in a digit */
+	if (!n || (!suffix && !isdigit((unsigned char)s[n - 1])))
 		return -1;
-	v = strtoull(s, &end, 10);
-	if (suffix && *end && !end[1]) {
-		const char *k = strchr("KkMmGg", *end);
-		unsigned int shift = k ? 10 * (unsigned int)(1 + (k - "KkMmGg") / 2) : 0;
-
-		if (!k || v > (~0ull >> shift))
-			return -1;
-		v <<= shift;
-		end++;
-	}
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
+	return size_parse(s, out) ? -1 : 0;
 }
 
 /* Parse one rule; NULL if good, else what is wrong (in @err). */

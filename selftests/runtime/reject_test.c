@@ -383,6 +383,15 @@ TEST(generic_ioctl_errors)
 	b.userptr = 4097;
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL,
 		   "must be non-zero multiples of the 4096-byte page");
+	/* as the kernel driver: registered memory is no larger than HBM_SIZE */
+	b.userptr = 4096;
+	b.size = 1ull << 50;
+	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL,
+		   "size 1125899906842624 at userptr 0x1000 out of range");
+	b.userptr = 0ull - 4096;
+	b.size = 8192;
+	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_BO_CREATE, &b), -EINVAL,
+		   "not past the end of the address space");
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_GEM_CLOSE, &gc), -EINVAL, "pad must be zero");
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph), -EBADF, "fd 12345");
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_SEM_IMPORT, &si), -EBADF, "fd 12345");

@@ -674,3 +674,30 @@ TEST(destroy_drops_what_was_not_launched)
 	ASSERT_EQ(ccore_comm_destroy(c[1]), 0);
 	unsetenv("CCORE_PEER_TIMEOUT_MS");
 }
+
+/* Collectives are matched per stream id: one posted on another waits. */
+TEST(collectives_match_per_stream_id)
+{
+	struct ccore_topology t = { 1, 1, 2 };
+	struct world w;
+
+	setenv("CCORE_PEER_TIMEOUT_MS", "50", 1);
+	world_open(&w, &t);
+	ASSERT_EQ(ccore_all_reduce(w.sb[0], w.rb[0], 8, ccore_f32, ccore_sum, w.c[0], NULL), 0);
+	ASSERT_EQ(ccore_all_reduce(w.sb1[1], w.rb1[1], 8, ccore_f32, ccore_sum, w.c[1], w.s1[1]), 0);
+	ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[0])), -ETIMEDOUT);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "rank 0 stream 0: allreduce of 8 f32");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "not posted by rank 1 yet");
+	ASSERT_EQ(ccore_stream_sync(w.s1[1]), -ETIMEDOUT);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "rank 1 stream 1: allreduce of 8 f32");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "not posted by rank 0 yet");
+	/* each completes once its peer posts on the same stream id */
+	ASSERT_EQ(ccore_all_reduce(w.sb[1], w.rb[1], 8, ccore_f32, ccore_sum, w.c[1], NULL), 0);
+	ASSERT_EQ(ccore_all_reduce(w.sb1[0], w.rb1[0], 8, ccore_f32, ccore_sum, w.c[0], w.s1[0]), 0);
+	for (uint32_t r = 0; r < 2; r++) {
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[r])), 0);
+		ASSERT_EQ(ccore_stream_sync(w.s1[r]), 0);
+	}
+	world_close(&w);
+	unsetenv("CCORE_PEER_TIMEOUT_MS");
+}

@@ -580,6 +580,11 @@ TEST(tuning_file_bad_lines_name_file_and_line)
 		{ HDR "allreduce,abc,1K,*,*,ring,*,*\n", ":2: column min_bytes: 'abc' is not a number of bytes" },
 		{ HDR "allreduce,,1K,*,*,ring,*,*\n", ":2: column min_bytes: '' is not" },
 		{ HDR "allreduce,1Q,*,*,*,ring,*,*\n", "column min_bytes: '1Q'" },
+		/* beyond 64 bits: refused, not clamped or wrapped */
+		{ HDR "allreduce,99999999999999999999,*,*,*,ring,*,*\n",
+		  "column min_bytes: '99999999999999999999' is not a number of bytes" },
+		{ HDR "allreduce,0,17179869185G,*,*,ring,*,*\n", "column max_bytes: '17179869185G'" },
+		{ HDR "allreduce,*,*,99999999999999999999,*,ring,*,*\n", "column nodes: '99999999999999999999'" },
 		{ HDR "allreduce,*,*,0,*,ring,*,*\n", ":2: column nodes: '0' is not a number from 1" },
 		{ HDR "allreduce,*,*,*,x,ring,*,*\n", ":2: column ranks: 'x'" },
 		{ HDR "allreduce,*,*,*,*,ring,65,*\n", ":2: column slices: '65' is not a number from 1 to 64 or *" },
@@ -733,6 +738,9 @@ TEST(tuner_variables_are_checked)
 		{ "CCORE_TUNER_BW_GBPS", "0", "CCORE_TUNER_BW_GBPS=0: expected one number or three comma-separated numbers (intra-device,intra-node,inter-node), each > 0" },
 		{ "CCORE_TUNER_MSG_US", "-1", "CCORE_TUNER_MSG_US=-1: expected a number >= 0" },
 		{ "CCORE_TUNER_IDEAL", "yes", "CCORE_TUNER_IDEAL=yes: expected 0 or 1" },
+		/* 2^64 + 1G: refused, not wrapped to 1G */
+		{ "CCORE_PAT_BUFFER", "17179869185G", "CCORE_PAT_BUFFER=17179869185G: expected bytes from 1 to 1T" },
+		{ "CCORE_PAT_BUFFER", "18446744073709551616", "CCORE_PAT_BUFFER=18446744073709551616: expected bytes" },
 	};
 	struct ccore_plan_info info;
 	struct tworld w;

@@ -27,6 +27,9 @@ expect() {
 echo "TAP version 13"
 expect 2 "expected one of allreduce" -- "$bin/ccore-bench" --op warp
 expect 2 "-b 'x': expected a size" -- "$bin/ccore-bench" -b x
+# (2^34 + 1) G is 2^64 + 1G: refused, not wrapped to 1G
+expect 2 "-e '17179869185G': expected a size from 1 byte to 64G" -- "$bin/ccore-bench" -e 17179869185G
+expect 2 "-b '18446744073709551616': expected a size" -- "$bin/ccore-bench" -b 18446744073709551616
 expect 2 "-n '0': expected a whole number from 1" -- "$bin/ccore-bench" -n 0
 expect 2 "-d 'f8': expected one of i8 u8" -- "$bin/ccore-bench" -d f8
 expect 2 "-o 'mean': expected one of sum prod max min avg" -- "$bin/ccore-bench" -o mean
@@ -85,6 +88,10 @@ expect 2 "--topology 'colour=red': expected nodes=X" -- "$bin/ccore-plan" --op a
 expect 2 "--alpha-us and --bw-gbps set the --ideal model" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --alpha-us 2
 expect 2 "--bw-gbps '-1': expected a number greater than 0" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --ideal --bw-gbps -1
 expect 2 "--svg draws a --sweep" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --svg "$tmp/s.svg"
+expect 2 "--size '17179869185G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 17179869185G
+expect 2 "--max '17179869184G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --max 17179869184G
+expect 2 "--topology torus=4294967298x2: expected AxB, 1..64 each" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=4294967298x2
+expect 2 "--topology torus=2x: expected AxB" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=2x
 expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K
 # ideal single tier, alpha 1 us, 1 GB/s: ring AllReduce of 8 MB on 8 ranks is
 # 2(N-1) alpha + 2(N-1)/N M/BW = 14 + 14680.064 us (reference §5.1)

@@ -2,6 +2,7 @@
 /* ccore-bench: nccl-tests-style benchmarks of ccore collectives. */
 #include "bench.h"
 #include "exec/exe.h"
+#include "util/size.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -66,25 +67,15 @@ static void usage(FILE *out)
 
 static int parse_size(const char *flag, const char *s, size_t *out)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	uint64_t v;
 
-	if (end == s || *s == '-')
-		goto bad;
-	switch (*end) {
-	case 'K': case 'k': v <<= 10; end++; break;
-	case 'M': case 'm': v <<= 20; end++; break;
-	case 'G': case 'g': v <<= 30; end++; break;
-	default: break;
+	if (size_parse(s, &v) || v == 0 || v > (1ull << 36)) {
+		fprintf(stderr, "ccore-bench: %s '%s': expected a size from 1 byte to 64G, e.g. 8, 64K, 1M\n",
+			flag, s);
+		return -1;
 	}
-	if (*end || v == 0 || v > (1ull << 36))
-		goto bad;
 	*out = (size_t)v;
 	return 0;
-bad:
-	fprintf(stderr, "ccore-bench: %s '%s': expected a size from 1 byte to 64G, e.g. 8, 64K, 1M\n",
-		flag, s);
-	return -1;
 }
 
 static int parse_int(const char *flag, const char *s, int lo, int hi, int *out)

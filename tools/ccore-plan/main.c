@@ -21,6 +21,7 @@
 #include "timed.h"
 #include "tune/hw.h"
 #include "tune/tuner.h"
+#include "util/size.h"
 
 /* The runtime's bound (select.c): 64, and a slice holds an element at least. */
 static uint32_t max_slices(const struct cs_shape *sh)
@@ -121,20 +122,9 @@ static void usage(FILE *out)
 
 static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (end != s) {
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		else if (*end == 'G' || *end == 'g')
-			v <<= 30, end++;
-	}
-	if (end == s || *end || errno || v > max || s[0] == '-') {
+	if (size_parse(s, &v) || v > max) {
 		fprintf(stderr, "ccore-plan: %s '%s': expected a number from 0 to %llu\n", flag, s,
 			(unsigned long long)max);
 		return -1;
@@ -175,17 +165,20 @@ static int parse_topology(const char *spec, struct plan_args *a)
 			goto bad;
 		*val++ = '\0';
 		if (!strcmp(tok, "torus")) {
-			unsigned int x, y;
-			char extra;
+			char *by = strchr(val, 'x');
+			uint64_t x, y;
 
-			if (sscanf(val, "%ux%u%c", &x, &y, &extra) != 2 || !x || !y || x > 64 ||
-			    y > 64) {
-				fprintf(stderr, "ccore-plan: --topology torus=%s: expected AxB, 1..64 each\n",
-					val);
+			/* each side checked whole: sscanf's %u wrapped 4294967298 to 2 */
+			if (by)
+				*by++ = '\0';
+			if (!by || size_parse(val, &x) || size_parse(by, &y) || !x || !y ||
+			    x > 64 || y > 64) {
+				fprintf(stderr, "ccore-plan: --topology torus=%s%s%s: expected AxB, 1..64 each\n",
+					val, by ? "x" : "", by ? by : "");
 				return -1;
 			}
-			a->torus_x = x;
-			a->torus_y = y;
+			a->torus_x = (uint32_t)x;
+			a->torus_y = (uint32_t)y;
 		} else if (!strcmp(tok, "nodes") || !strcmp(tok, "ranks-per-device")) {
 			if (parse_u64(tok, val, 4096, &v) || !v)
 				goto bad;
