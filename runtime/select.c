@@ -306,7 +306,7 @@ static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const str
 		ko.slices = k->slices;
 		ko.channels = k->channels;
 		s = a && !(a->rejects && a->rejects(sh, &ko)) ? a->gen(sh, &ko) : NULL;
-		if (s && !s->oom)
+		if (!cs_unusable(s))
 			k->us = host_work_us(s, elem_size);
 		cs_free(s);
 	}
