@@ -23,6 +23,11 @@ static inline u32 div32(u32 a, u32 b)
 	return a / b;
 }
 
+static inline u64 div64(u64 a, u32 b)
+{
+	return ccm_div64_u32(a, b);
+}
+
 /* T: element type, U: its unsigned working type (u32 or u64), DIV(U, u32). */
 #define DIV_UNSIGNED(T, U, DIV, dst, src, n, d)                                \
 	do {                                                                   \
@@ -83,8 +88,8 @@ void ccm_div(u32 dtype, void *dst, const void *src, u64 bytes, u32 divisor)
 	case DRM_CCORE_DTYPE_U8: DIV_UNSIGNED(u8, u32, div32, dst, src, n, divisor); break;
 	case DRM_CCORE_DTYPE_I32: DIV_SIGNED(s32, u32, div32, dst, src, n, divisor); break;
 	case DRM_CCORE_DTYPE_U32: DIV_UNSIGNED(u32, u32, div32, dst, src, n, divisor); break;
-	case DRM_CCORE_DTYPE_I64: DIV_SIGNED(s64, u64, ccm_div64_u32, dst, src, n, divisor); break;
-	case DRM_CCORE_DTYPE_U64: DIV_UNSIGNED(u64, u64, ccm_div64_u32, dst, src, n, divisor); break;
+	case DRM_CCORE_DTYPE_I64: DIV_SIGNED(s64, u64, div64, dst, src, n, divisor); break;
+	case DRM_CCORE_DTYPE_U64: DIV_UNSIGNED(u64, u64, div64, dst, src, n, divisor); break;
 	case DRM_CCORE_DTYPE_F16: div_half(false, dst, src, n, divisor); break;
 	case DRM_CCORE_DTYPE_BF16: div_half(true, dst, src, n, divisor); break;
 	case DRM_CCORE_DTYPE_F32: DIV_FLOAT(float, dst, src, n, divisor); break;

@@ -159,7 +159,7 @@ static int hier_phase(struct hier_ctx *c, bool intra, uint8_t coll, uint64_t cou
 	if (rc == -ENOMEM)
 		c->why = "out of memory";
 	else if (rc == -E2BIG)
-		c->why = "a step of a phase would wait for more than 6 (CS_MAX_DEPS) steps of the earlier phases";
+		c->why = "a step would wait for more than 6 (CS_MAX_DEPS) steps of earlier phases";
 	else if (rc)
 		c->why = "a step of a phase straddles the blocks its buffer was mapped to";
 	return rc ? -1 : 0;

@@ -384,7 +384,8 @@ TEST(hier_allreduce_builds_every_small_count)
 			for (uint64_t count = 1; count <= 2 * G + 3; count++)
 				for (o.slices = 1; o.slices <= 2; o.slices++) {
 					struct cs_shape sh = {
-						.coll = CS_ALLREDUCE, .nranks = G * M, .count = count,
+						.coll = CS_ALLREDUCE, .nranks = G * M,
+						.count = count,
 						.in_place = (count + o.slices) % 2,
 					};
 					struct cs_sched *s = check("hier", &sh, &o);

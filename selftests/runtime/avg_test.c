@@ -77,11 +77,6 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static const char *dtype_name(enum ccore_dtype dt)
-{
-	return ccore_dtype_name(dt);
-}
-
 /* --- the DIV kernel ------------------------------------------------------- */
 
 #define VALUES 64
@@ -98,14 +93,15 @@ TEST(div_kernel_is_the_exact_truncated_quotient)
 		uint64_t top = 1ull << (bits - 1);	/* the signed minimum's bits */
 
 		for (uint64_t d = 1; d <= 1024 + 2; d++) {
-			uint32_t div = d <= 1024 ? (uint32_t)d : d == 1025 ? MAX_DIVISOR - 1 : MAX_DIVISOR;
+			uint32_t div = d <= 1024 ? (uint32_t)d :
+				       d == 1025 ? MAX_DIVISOR - 1 : MAX_DIVISOR;
 			/* extremes: 0, +-1, min, min + 1, max, and the divisor's neighbours */
 			uint64_t fixed[] = { 0, 1, ~0ull, top, top + 1, top - 1, div, div - 1ull,
 					     div + 1ull, 0ull - div, 0ull - div - 1, 2ull * div,
 					     (top - 1) / div * div };
 
 			for (size_t i = 0; i < VALUES; i++)
-				store_elem(in, i, dt, i < sizeof(fixed) / sizeof(fixed[0]) ? fixed[i] :
+				store_elem(in, i, dt, i < CCM_ARRAY_SIZE(fixed) ? fixed[i] :
 					   mix(seed ^ (d << 8) ^ (i << 24) ^ t));
 			ccm_div((u32)dt, out, in, (u64)VALUES * ccore_dtype_size(dt), div);
 			for (size_t i = 0; i < VALUES; i++) {
@@ -114,7 +110,7 @@ TEST(div_kernel_is_the_exact_truncated_quotient)
 
 				if (got != want)
 					FAIL("%s %#llx / %u: got %#llx, want %#llx (seed %llu)",
-					     dtype_name(dt), (unsigned long long)v, div,
+					     ccore_dtype_name(dt), (unsigned long long)v, div,
 					     (unsigned long long)got, (unsigned long long)want,
 					     (unsigned long long)seed);
 				checked++;
@@ -123,7 +119,8 @@ TEST(div_kernel_is_the_exact_truncated_quotient)
 			memcpy(out, in, sizeof(in));
 			ccm_div((u32)dt, out, out, (u64)VALUES * ccore_dtype_size(dt), div);
 			for (size_t i = 0; i < VALUES; i++)
-				ASSERT_U64_EQ(load_elem(out, i, dt), ref_div(dt, load_elem(in, i, dt), div));
+				ASSERT_U64_EQ(load_elem(out, i, dt),
+					      ref_div(dt, load_elem(in, i, dt), div));
 		}
 	}
 	ccore_test_log("%llu quotients checked", (unsigned long long)checked);
@@ -187,7 +184,8 @@ static int avg_post(struct timed_world *w, enum avg_coll k, enum ccore_dtype dt,
 	case AVG_ALLREDUCE:
 		return ccore_all_reduce(w->sb[r], w->rb[r], COUNT, dt, ccore_avg, w->c[r], NULL);
 	case AVG_REDUCESCATTER:
-		return ccore_reduce_scatter(w->sb[r], w->rb[r], COUNT, dt, ccore_avg, w->c[r], NULL);
+		return ccore_reduce_scatter(w->sb[r], w->rb[r], COUNT, dt, ccore_avg, w->c[r],
+					    NULL);
 	default:
 		return ccore_reduce(w->sb[r], w->rb[r], COUNT, dt, ccore_avg, 1, w->c[r], NULL);
 	}
@@ -218,7 +216,7 @@ static void avg_run(struct timed_world *w, enum avg_coll k, enum ccore_dtype dt)
 	for (uint32_t r = 0; r < n && !rc; r++)
 		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
 	if (rc)
-		FAIL("%s %s avg on %u ranks: %d: %s", avg_coll_names[k], dtype_name(dt), n, rc,
+		FAIL("%s %s avg on %u ranks: %d: %s", avg_coll_names[k], ccore_dtype_name(dt), n, rc,
 		     ccore_last_error());
 	for (uint32_t r = 0; r < n; r++) {
 		const void *out = ccore_mem_host(w->c[r], w->rb[r]);
@@ -231,9 +229,10 @@ static void avg_run(struct timed_world *w, enum avg_coll k, enum ccore_dtype dt)
 
 			if (got != want[first + i])
 				FAIL("%s %s avg on %u ranks (%s), rank %u element %zu: got %lld (%#llx), want %lld (%#llx), wrapped sum %#llx",
-				     avg_coll_names[k], dtype_name(dt), n, ccore_comm_last_algo(w->c[0]),
-				     r, i, (long long)got, (unsigned long long)got,
-				     (long long)want[first + i], (unsigned long long)want[first + i],
+				     avg_coll_names[k], ccore_dtype_name(dt), n,
+				     ccore_comm_last_algo(w->c[0]), r, i, (long long)got,
+				     (unsigned long long)got, (long long)want[first + i],
+				     (unsigned long long)want[first + i],
 				     (unsigned long long)wrapped_sum(dt, n, first + i));
 		}
 	}
