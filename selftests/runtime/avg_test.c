@@ -11,11 +11,13 @@
  * type's extremes and random values; then average AllReduce, ReduceScatter
  * and Reduce end to end on the functional model up to 1024 ranks, on
  * inputs whose sums wrap both ways.  The references are computed here in
- * 64-bit arithmetic, independently of the model.
+ * 64-bit arithmetic, independently of the model.  The float dtypes'
+ * averages at the same rank counts are checked on verifiable inputs.
  */
 #include "timed_world.h"
 #include "tsim.h"
 #include "ccm.h"
+#include "ccore_verifiable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,9 +260,38 @@ static void avg_world(struct timed_world *w, uint32_t n, size_t bytes)
 	timed_world_open(w, &t, sim, bytes);
 }
 
+/*
+ * Float averages on the verifiable inputs (sums of 0..2 per rank): the
+ * device's sum is exact where the dtype holds every partial sum (f16 up to
+ * 2048, bf16 up to 256), and the division by a large N as well.
+ */
+static void avg_run_float(struct timed_world *w, enum ccore_dtype dt)
+{
+	int rc = ccore_group_start();
+
+	for (int r = 0; r < w->n; r++)
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), COUNT, dt, ccore_avg, r, 0);
+	for (int r = 0; r < w->n && !rc; r++)
+		rc = ccore_all_reduce(w->sb[r], w->rb[r], COUNT, dt, ccore_avg, w->c[r], NULL);
+	rc = rc ?: ccore_group_end();
+	for (int r = 0; r < w->n && !rc; r++)
+		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
+	if (rc)
+		FAIL("AllReduce %s avg on %d ranks: %d: %s", ccore_dtype_name(dt), w->n, rc,
+		     ccore_last_error());
+	for (int r = 0; r < w->n; r++) {
+		long wrong = ccore_verifiable_check_reduced(ccore_mem_host(w->c[r], w->rb[r]), COUNT,
+							    dt, ccore_avg, w->n, 0);
+
+		if (wrong)
+			FAIL("AllReduce %s avg on %d ranks (%s): rank %d has %ld wrong elements",
+			     ccore_dtype_name(dt), w->n, ccore_comm_last_algo(w->c[0]), r, wrong);
+	}
+}
+
 static struct timed_world world;
 
-TEST(integer_avg_every_dtype_up_to_1024_ranks)
+TEST(avg_every_dtype_up_to_1024_ranks)
 {
 	/* around 2^7, 2^8 and 2^10 (primes past 64 do not fit the sim's limits) */
 	static const uint32_t ranks[] = { 2, 3, 7, 126, 128, 129, 255, 256, 258, 1024 };
@@ -277,6 +308,11 @@ TEST(integer_avg_every_dtype_up_to_1024_ranks)
 				for (int k = AVG_REDUCESCATTER; k <= AVG_REDUCE; k++)
 					avg_run(&world, (enum avg_coll)k, int_dtypes[t]);
 		}
+		avg_run_float(&world, ccore_f16);
+		avg_run_float(&world, ccore_f32);
+		avg_run_float(&world, ccore_f64);
+		if (n <= 128)
+			avg_run_float(&world, ccore_bf16);
 		timed_world_close(&world);
 		ccore_test_log("%u ranks: %.2f s", n, (double)(ccm_now_ns() - t0) / 1e9);
 	}
