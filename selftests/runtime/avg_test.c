@@ -270,7 +270,8 @@ static void avg_run_float(struct timed_world *w, enum ccore_dtype dt)
 	int rc = ccore_group_start();
 
 	for (int r = 0; r < w->n; r++)
-		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), COUNT, dt, ccore_avg, r, 0);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), COUNT, dt, ccore_avg, r,
+				      0);
 	for (int r = 0; r < w->n && !rc; r++)
 		rc = ccore_all_reduce(w->sb[r], w->rb[r], COUNT, dt, ccore_avg, w->c[r], NULL);
 	rc = rc ?: ccore_group_end();
@@ -280,8 +281,8 @@ static void avg_run_float(struct timed_world *w, enum ccore_dtype dt)
 		FAIL("AllReduce %s avg on %d ranks: %d: %s", ccore_dtype_name(dt), w->n, rc,
 		     ccore_last_error());
 	for (int r = 0; r < w->n; r++) {
-		long wrong = ccore_verifiable_check_reduced(ccore_mem_host(w->c[r], w->rb[r]), COUNT,
-							    dt, ccore_avg, w->n, 0);
+		const void *out = ccore_mem_host(w->c[r], w->rb[r]);
+		long wrong = ccore_verifiable_check_reduced(out, COUNT, dt, ccore_avg, w->n, 0);
 
 		if (wrong)
 			FAIL("AllReduce %s avg on %d ranks (%s): rank %d has %ld wrong elements",
