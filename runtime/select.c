@@ -9,6 +9,7 @@
 #include "ccore_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,8 @@ static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const str
 		s = a && !(a->rejects && a->rejects(sh, &ko)) ? a->gen(sh, &ko) : NULL;
 		if (!cs_unusable(s))
 			k->us = host_work_us(s, elem_size);
+		else if (s && s->fail)	/* it would fail the call: the last resort */
+			k->us = HUGE_VAL;
 		cs_free(s);
 	}
 	/* insertion sort; equal times keep the model's order */
