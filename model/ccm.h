@@ -429,7 +429,8 @@ const char *ccm_dtype_name(u32 dtype);
 const char *ccm_redop_name(u32 redop);
 /* dst[i] = a[i] (redop) b[i] over @bytes; dst may alias a or b. */
 void ccm_reduce(u32 dtype, u32 redop, void *dst, const void *a, const void *b, u64 bytes);
-/* dst[i] = src[i] / divisor over @bytes (integers truncate); dst may alias. */
+/* dst[i] = src[i] / divisor over @bytes (integers: the element's value over the
+ * exact divisor, truncated toward zero; see ccm_div.c); dst may alias. */
 void ccm_div(u32 dtype, void *dst, const void *src, u64 bytes, u32 divisor);
 float ccm_f16_to_f32(u16 h);
 u16 ccm_f32_to_f16(float f);

@@ -71,4 +71,10 @@ static inline u64 ccm_muldiv64(u64 a, u64 b, u64 c)
 	return mul_u64_u64_div_u64(a, b, c);
 }
 
+/* a / b; 32-bit kernels have no plain 64-bit division. */
+static inline u64 ccm_div64_u32(u64 a, u32 b)
+{
+	return div_u64(a, b);
+}
+
 #endif

@@ -128,4 +128,10 @@ static inline u64 ccm_muldiv64(u64 a, u64 b, u64 c)
 	return (u64)((unsigned __int128)a * b / c);
 }
 
+/* a / b (the kernel half uses div_u64()). */
+static inline u64 ccm_div64_u32(u64 a, u32 b)
+{
+	return a / b;
+}
+
 #endif

@@ -562,9 +562,18 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	int rc;
 
 	s = p->algo->gen(sh, &p->opts);
-	if (!s)
+	if (!s || s->oom) {
+		cs_free(s);
 		return ccore_error(-ENOMEM, "%s: out of memory generating the schedule",
 				   p->algo->name);
+	}
+	if (s->fail) {
+		/* the algorithm accepted a shape it cannot build: its bug */
+		rc = ccore_error(-EOPNOTSUPP, "%s could not generate the schedule of %s of %llu elements on %u ranks: %s (choose another with CCORE_ALGO)",
+				 p->algo->name, cs_coll_name(sh->coll),
+				 (unsigned long long)sh->count, sh->nranks, s->fail);
+		goto out;
+	}
 	if (ops[0].redop == ccore_avg)
 		add_divides(s);
 	tm->schedule_us = lap_us(t);

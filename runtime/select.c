@@ -10,6 +10,7 @@
 #include "util/size.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,8 +301,10 @@ static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const str
 		ko.slices = k->slices;
 		ko.channels = k->channels;
 		s = a && !(a->rejects && a->rejects(sh, &ko)) ? a->gen(sh, &ko) : NULL;
-		if (s && !s->oom)
+		if (!cs_unusable(s))
 			k->us = host_work_us(s, elem_size);
+		else if (s && s->fail)	/* it would fail the call: the last resort */
+			k->us = HUGE_VAL;
 		cs_free(s);
 	}
 	/* insertion sort; equal times keep the model's order */

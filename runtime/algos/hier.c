@@ -25,9 +25,9 @@
  *   AllReduce = intra RS + inter AR + intra AG on the first G*k elements
  *     (k = count / G): part i is reduced within the node into RECV part i,
  *     all-reduced along the column in place, and gathered within the node
- *     in place.  The count mod G leftover elements take an intra AR then
- *     an inter AR (in place), so transfers still only cross nodes within
- *     a column.
+ *     in place.  The count mod G leftover elements take an intra AR and
+ *     an inter AR, the wider group's second (see hier_allreduce_tail()),
+ *     so transfers still only cross nodes within a column.
  * In place, the sub-schedules that read and write the same parent storage
  * are embedded in place too, so their buffers alias exactly as their
  * generator assumed.
@@ -55,6 +55,7 @@
 #include "hier_embed.h"
 #include "pat_credit.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 struct hier_variant {
@@ -97,8 +98,12 @@ static int hier_embed_all(struct hier_ctx *c, bool intra, const struct cs_sched 
 	uint32_t groups = intra ? c->M : c->G, size = intra ? c->G : c->M;
 	uint32_t *grp = malloc(size * sizeof(*grp));
 	struct hier_map map[CS_NBUF];
-	int rc = grp ? 0 : -1;
+	int rc = 0;
 
+	if (!grp) {
+		c->s->oom = true;
+		return -ENOMEM;
+	}
 	for (uint32_t g = 0; g < groups && !rc; g++) {
 		for (uint32_t m = 0; m < size; m++)
 			grp[m] = hier_member(c, intra, g, m);
@@ -115,7 +120,8 @@ static int hier_embed_all(struct hier_ctx *c, bool intra, const struct cs_sched 
 /*
  * One phase: @coll on @count elements per rank over every node (@intra)
  * or every column, @reps times (c->row counts them), buffers placed by
- * @fn.  -1 with c->why if the sub-algorithm cannot serve it, or on failure.
+ * @fn.  -1 with c->why if the sub-algorithm cannot serve it, or on failure
+ * (c->s->oom if memory ran out).
  */
 static int hier_phase(struct hier_ctx *c, bool intra, uint8_t coll, uint64_t count,
 		      bool in_place, hier_mapfn *fn, uint32_t reps)
@@ -141,17 +147,22 @@ static int hier_phase(struct hier_ctx *c, bool intra, uint8_t coll, uint64_t cou
 	if (!c->s)
 		return 0;
 	sub = a->gen(&sh, &o);
-	if (!sub || sub->oom) {
+	if (cs_unusable(sub)) {
+		c->why = sub && sub->fail ? sub->fail : "out of memory";
+		c->s->oom |= !sub || sub->oom;
 		cs_free(sub);
-		c->why = "a sub-schedule could not be generated";
 		return -1;
 	}
 	for (c->row = 0; c->row < reps && !rc; c->row++)
 		rc = hier_embed_all(c, intra, sub, fn, c->tmp);
 	cs_free(sub);
-	if (rc)
-		c->why = "a sub-schedule could not be embedded";
-	return rc;
+	if (rc == -ENOMEM)
+		c->why = "out of memory";
+	else if (rc == -E2BIG)
+		c->why = "a step would wait for more than 6 (CS_MAX_DEPS) steps of earlier phases";
+	else if (rc)
+		c->why = "a step of a phase straddles the blocks its buffer was mapped to";
+	return rc ? -1 : 0;
 }
 
 /* --- AllGather ---------------------------------------------------------------- */
@@ -258,7 +269,8 @@ static void hier_ar_ag_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uin
 	map[CS_TMP] = hier_at(CS_TMP, tbase);
 }
 
-static void hier_tail_intra_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uint64_t tbase,
+/* The leftover's first phase reads SEND and writes RECV, ... */
+static void hier_tail_first_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uint64_t tbase,
 				struct hier_map map[CS_NBUF])
 {
 	uint64_t main = hier_part(c) * c->G;
@@ -270,8 +282,9 @@ static void hier_tail_intra_map(const struct hier_ctx *c, uint32_t g, uint32_t m
 	map[CS_TMP] = hier_at(CS_TMP, tbase);
 }
 
-static void hier_tail_inter_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uint64_t tbase,
-				struct hier_map map[CS_NBUF])
+/* ... its second works in place on RECV. */
+static void hier_tail_second_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uint64_t tbase,
+				 struct hier_map map[CS_NBUF])
 {
 	uint64_t main = hier_part(c) * c->G;
 
@@ -280,6 +293,26 @@ static void hier_tail_inter_map(const struct hier_ctx *c, uint32_t g, uint32_t m
 	map[CS_SEND] = hier_at(CS_RECV, main);
 	map[CS_RECV] = map[CS_SEND];
 	map[CS_TMP] = hier_at(CS_TMP, tbase);
+}
+
+/*
+ * The leftover (fewer than G elements): an AllReduce within each node and
+ * one along each column, the wider group's second.  A ring cuts the
+ * leftover into chunks of about tail / size elements; the second phase's
+ * steps each meet every step of the first that touched their elements, and
+ * a step waits for at most CS_MAX_DEPS of those.  With the wider group
+ * second its chunks are the finer ones (at most one element within a node,
+ * as tail < G), so each overlaps one or two of the first phase's chunks;
+ * the other way round a step of the column AllReduce over two nodes met
+ * some G / 2 node chunks, too many from G = 12 on.
+ */
+static int hier_allreduce_tail(struct hier_ctx *c, uint64_t tail)
+{
+	bool ip = c->sh->in_place, intra_first = c->G < c->M;
+
+	return hier_phase(c, intra_first, CS_ALLREDUCE, tail, ip, hier_tail_first_map, 1) ||
+	       hier_phase(c, !intra_first, CS_ALLREDUCE, tail, true, hier_tail_second_map, 1) ?
+	       -1 : 0;
 }
 
 static int hier_allreduce(struct hier_ctx *c)
@@ -291,10 +324,7 @@ static int hier_allreduce(struct hier_ctx *c)
 		  hier_phase(c, false, CS_ALLREDUCE, k, true, hier_ar_inter_map, 1) ||
 		  hier_phase(c, true, CS_ALLGATHER, k, true, hier_ar_ag_map, 1)))
 		return -1;
-	if (tail && (hier_phase(c, true, CS_ALLREDUCE, tail, ip, hier_tail_intra_map, 1) ||
-		     hier_phase(c, false, CS_ALLREDUCE, tail, true, hier_tail_inter_map, 1)))
-		return -1;
-	return 0;
+	return tail ? hier_allreduce_tail(c, tail) : 0;
 }
 
 /* --- entry points ---------------------------------------------------------------- */
@@ -346,18 +376,25 @@ static const char *hier_check(const struct cs_shape *s, const struct algo_opts *
 static struct cs_sched *hier_build(const struct cs_shape *s, const struct algo_opts *o,
 				   const struct hier_variant *v, const char *name)
 {
+	const char *why = hier_geometry(s, o);
 	struct hier_ctx c;
 
-	if (hier_geometry(s, o))
-		return NULL;
+	if (why) {
+		c.s = cs_new(s, name);
+		if (c.s)
+			c.s->fail = why;
+		return c.s;
+	}
 	hier_init(&c, s, o, v);
 	c.s = cs_new(s, name);
 	if (!c.s || !s->count)
 		return c.s;
-	if (hier_run(&c))
-		c.s->oom = true;
-	else
+	if (hier_run(&c)) {
+		if (!c.s->fail)
+			c.s->fail = c.why;	/* plan.c reports it; c.s->oom: memory */
+	} else {
 		pat_credit_order(c.s);	/* seam deps may have put credits out of order */
+	}
 	if (c.s->oom) {
 		cs_free(c.s);
 		return NULL;

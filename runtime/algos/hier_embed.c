@@ -14,6 +14,7 @@
  */
 #include "hier_embed.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,7 +456,8 @@ int hier_embed_rank(struct cs_sched *p, const struct cs_sched *sub, uint32_t sr,
 	/* each row is written before it is read; only the receives start empty */
 	z.reach = malloc(((size_t)(cap + 2) * z.words + 1) * sizeof(uint64_t));
 	if (!z.reach || !idx || !z.peer_point) {
-		rc = -1;
+		p->oom = true;
+		rc = -ENOMEM;
 		goto out;
 	}
 	z.recvs = z.reach + (size_t)cap * z.words;
@@ -469,13 +471,13 @@ int hier_embed_rank(struct cs_sched *p, const struct cs_sched *sub, uint32_t sr,
 			z.width = sk->steps[i].count;
 	for (uint32_t j = 0; j < base && !p->oom; j++)
 		hier_settle(&z, j);
-	rc = p->oom ? -1 : 0;
+	rc = p->oom ? -ENOMEM : 0;
 	for (uint32_t i = 0; i < sk->n && !rc; i++) {
 		struct cs_step st, orig;
 		int64_t j;
 
 		if (hier_translate(&sk->steps[i], group, map, idx, &orig)) {
-			rc = -1;
+			rc = -EINVAL;
 			break;
 		}
 		st = orig;
@@ -483,7 +485,7 @@ int hier_embed_rank(struct cs_sched *p, const struct cs_sched *sub, uint32_t sr,
 		if (j == -2)
 			j = hier_split(&z, &orig, &stage);
 		if (j < 0)
-			rc = -1;
+			rc = p->oom ? -ENOMEM : -E2BIG;
 		else
 			idx[i] = (uint32_t)j;
 	}

@@ -42,9 +42,10 @@ struct hier_map {
  * Append the steps of sub-rank @sr of @sub to parent rank @group[sr], its
  * buffers at @map[CS_SEND], @map[CS_RECV], @map[CS_TMP], ordered after the
  * parent's earlier steps they conflict with.  Split receives are staged in
- * parent TMP from @stage_base on; *@stage_used grows to cover them.  0, or
- * -1 when a step straddles segments of a strided map, a step would need
- * more than CS_MAX_DEPS dependencies, or memory runs out.
+ * parent TMP from @stage_base on; *@stage_used grows to cover them.  0,
+ * -EINVAL when a step straddles segments of a strided map, -E2BIG when a
+ * step would need more than CS_MAX_DEPS dependencies, -ENOMEM (and
+ * @p->oom) when memory runs out.
  */
 int hier_embed_rank(struct cs_sched *p, const struct cs_sched *sub, uint32_t sr,
 		    const uint32_t *group, const struct hier_map map[CS_NBUF],

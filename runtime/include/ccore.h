@@ -38,6 +38,11 @@ enum ccore_dtype {
 	ccore_f16, ccore_bf16, ccore_f32, ccore_f64,
 };
 
+/*
+ * Integers wrap (two's complement).  avg is the sum divided by the number of
+ * ranks N; for integers the wrapped sum (signed for i8/i32/i64) over N as an
+ * exact integer, truncated toward zero (i8: -128 over 128 ranks is -1).
+ */
 enum ccore_redop { ccore_sum = 1, ccore_prod, ccore_max, ccore_min, ccore_avg };
 
 size_t ccore_dtype_size(enum ccore_dtype t);

@@ -86,6 +86,13 @@ void cs_free(struct cs_sched *s)
 	free(s);
 }
 
+const char *cs_unusable(const struct cs_sched *s)
+{
+	if (!s || s->oom)
+		return "out of memory";
+	return s->fail;
+}
+
 static uint32_t append(struct cs_sched *s, uint32_t rank, const struct cs_step *st)
 {
 	struct cs_rank *r = &s->ranks[rank];
@@ -164,7 +171,7 @@ void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
 			return;
 	if (st->ndeps == CS_MAX_DEPS) {
 		/* more would be a generator bug; keep the schedule unusable */
-		s->oom = true;
+		s->fail = "a step would wait for more than 6 (CS_MAX_DEPS) earlier steps";
 		return;
 	}
 	st->deps[st->ndeps++] = on;

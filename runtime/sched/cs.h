@@ -91,6 +91,7 @@ struct cs_sched {
 	uint64_t tmp_count;	/* TMP elements per rank */
 	struct cs_rank *ranks;
 	bool oom;		/* an append failed: the schedule is unusable */
+	const char *fail;	/* not NULL: the generator could not build it, and why */
 };
 
 /* Element counts of each rank's SEND and RECV buffers for a shape. */
@@ -105,6 +106,9 @@ int cs_coll_parse(const char *name);	/* -1 if unknown */
 
 struct cs_sched *cs_new(const struct cs_shape *shape, const char *algo);
 void cs_free(struct cs_sched *s);
+/* What a generator returned: NULL if usable, else why not ("out of memory"
+ * for NULL or an incomplete one, or the generator's reason). */
+const char *cs_unusable(const struct cs_sched *s);
 
 /* Builders: each appends one step to @rank and returns its index. */
 uint32_t cs_copy(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,

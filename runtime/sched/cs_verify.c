@@ -532,8 +532,8 @@ int cs_verify(const struct cs_sched *s, char *err, size_t errlen)
 	struct vstate v = { .s = s, .err = err, .errlen = errlen };
 	int rc;
 
-	if (s->oom)
-		return fail(&v, "the schedule is incomplete (out of memory or too many deps)");
+	if (cs_unusable(s))
+		return fail(&v, "the schedule is incomplete: %s", cs_unusable(s));
 	if (s->shape.nranks == 0 || s->shape.nranks > MAX_VERIFY_RANKS)
 		return fail(&v, "the verifier handles 1..%d ranks, not %u", MAX_VERIFY_RANKS,
 			    s->shape.nranks);

@@ -35,9 +35,11 @@ static void store(void *buf, size_t i, enum ccore_dtype dt, double v)
 	char *p = (char *)buf + i * ccore_dtype_size(dt);
 
 	switch (dt) {
-	case ccore_i8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
-	case ccore_u8: { uint8_t x = (uint8_t)(int)v; memcpy(p, &x, 1); break; }
-	case ccore_i32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+	/* integers wrap as the device's do: through int64_t, never an
+	 * out-of-range (undefined) double conversion */
+	case ccore_i8: { int8_t x = (int8_t)(int64_t)v; memcpy(p, &x, 1); break; }
+	case ccore_u8: { uint8_t x = (uint8_t)(int64_t)v; memcpy(p, &x, 1); break; }
+	case ccore_i32: { int32_t x = (int32_t)(int64_t)v; memcpy(p, &x, 4); break; }
 	case ccore_u32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(p, &x, 4); break; }
 	case ccore_i64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
 	case ccore_u64: { uint64_t x = (uint64_t)(int64_t)v; memcpy(p, &x, 8); break; }
@@ -91,7 +93,8 @@ static double load(const void *buf, size_t i, enum ccore_dtype dt)
 }
 
 /* The average as the device computes it: the exact sum, divided in the
- * dtype's own arithmetic (integers truncate; f16/bf16 divide in f32). */
+ * dtype's own arithmetic (f16/bf16 divide in f32); integers divide the sum
+ * as the type holds it (wrapped) by N, truncating. */
 static double average(enum ccore_dtype dt, double sum, int n)
 {
 	switch (dt) {
@@ -102,7 +105,7 @@ static double average(enum ccore_dtype dt, double sum, int n)
 	case ccore_bf16:
 		return (double)((float)sum / (float)n);
 	default:
-		return (double)((int64_t)sum / n);
+		return (double)((int64_t)stored(dt, sum) / n);
 	}
 }
 

@@ -361,6 +361,43 @@ TEST(hier_verifies_and_stays_in_columns)
 	ccore_test_log("%u schedules verified", checked);
 }
 
+/*
+ * Hierarchical AllReduce of every small count: below G (all of it the
+ * leftover), around G and 2G, and odd ones, for nodes from 2 to 12 ranks
+ * wide and 2 to 5 of them, slices 1 and 2, in and out of place.  A shape
+ * hier accepts must build a schedule that verifies (two nodes of 12 ranks
+ * and 11 elements once built none: a column step waited for more than
+ * CS_MAX_DEPS node steps).
+ */
+TEST(hier_allreduce_builds_every_small_count)
+{
+	static const uint32_t gs[] = { 2, 3, 5, 8, 12, 16, 32 }, ms[] = { 2, 3, 5 };
+	unsigned int checked = 0;
+
+	for (size_t gi = 0; gi < sizeof(gs) / sizeof(gs[0]); gi++)
+		for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); mi++) {
+			uint32_t G = gs[gi], M = ms[mi];
+			struct algo_opts o = { .channels = 1, .ranks_per_node = G };
+
+			if (G * M > 64)		/* the verifier's limit */
+				continue;
+			for (uint64_t count = 1; count <= 2 * G + 3; count++)
+				for (o.slices = 1; o.slices <= 2; o.slices++) {
+					struct cs_shape sh = {
+						.coll = CS_ALLREDUCE, .nranks = G * M,
+						.count = count,
+						.in_place = (count + o.slices) % 2,
+					};
+					struct cs_sched *s = check("hier", &sh, &o);
+
+					hier_in_columns(s, &o);
+					cs_free(s);
+					checked++;
+				}
+		}
+	ccore_test_log("%u schedules verified", checked);
+}
+
 /* The column check bites: a flat ring crosses nodes between columns. */
 TEST(hier_column_check_catches_a_flat_ring)
 {
@@ -379,6 +416,7 @@ TEST(hier_rejects_bad_geometry)
 	const struct algo *a = find("hier", CS_ALLREDUCE);
 	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 8, .count = 8 };
 	struct algo_opts o = { .slices = 1, .channels = 1 };
+	struct cs_sched *s;
 
 	ASSERT_STR_CONTAINS(a->rejects(&sh, &o), "ranks_per_node >= 2");
 	o.ranks_per_node = 3;
@@ -387,6 +425,11 @@ TEST(hier_rejects_bad_geometry)
 	ASSERT_STR_CONTAINS(a->rejects(&sh, &o), "two nodes");
 	o.ranks_per_node = 4;
 	ASSERT_TRUE(a->rejects(&sh, &o) == NULL);
+	/* asked anyway, the generator says why it built nothing, not "out of memory" */
+	o.ranks_per_node = 8;
+	s = a->gen(&sh, &o);
+	ASSERT_STR_CONTAINS(cs_unusable(s), "two nodes");
+	cs_free(s);
 	/* PAT serves no AllReduce, so hier-pat does not either */
 	ASSERT_TRUE(algo_find("hier-pat", CS_ALLREDUCE) == NULL);
 }

@@ -29,13 +29,15 @@
 #define MAXN 16
 #define MAX_COUNT 5000
 #define BUF_BYTES ((size_t)MAX_COUNT * MAXN * 8 + 64)
+/* small_counts_every_algorithm_and_topology's worlds are wider, its counts small */
+#define WORLD_MAX_RANKS 128
 
 static const uint32_t ranks_list[] = { 1, 2, 3, 4, 5, 7, 8, 16 };
 
 struct world {
 	uint32_t n;
-	struct ccore_comm *c[MAXN];
-	ccore_ptr sb[MAXN], rb[MAXN];
+	struct ccore_comm *c[WORLD_MAX_RANKS];
+	ccore_ptr sb[WORLD_MAX_RANKS], rb[WORLD_MAX_RANKS];
 };
 
 static struct world worlds[sizeof(ranks_list) / sizeof(ranks_list[0])];
@@ -117,7 +119,8 @@ struct run {
 static void describe(const struct run *x, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s algo=%s N=%u count=%llu %s %s %s root=%u offset=%zu",
-		 cs_coll_name(x->coll), x->algo, x->n, (unsigned long long)x->count,
+		 cs_coll_name(x->coll), x->algo ?: "(the tuner's)", x->n,
+		 (unsigned long long)x->count,
 		 ccore_dtype_name(x->dt), ccore_redop_name(x->op),
 		 x->in_place ? "in-place" : "out-of-place", x->root, x->offset);
 }
@@ -216,14 +219,15 @@ static long check(const struct world *w, const struct run *x)
 
 static unsigned long long runs_done;
 
-static void run_in(struct world *w, const struct run *x)
+/* Fill the inputs, post @x on every rank of @w and wait: the return code. */
+static int launch(struct world *w, const struct run *x)
 {
-	char what[256];
-	long wrong;
-	int rc = 0;
+	int rc;
 
-	describe(x, what, sizeof(what));
-	setenv("CCORE_ALGO", x->algo, 1);
+	if (x->algo)
+		setenv("CCORE_ALGO", x->algo, 1);
+	else
+		unsetenv("CCORE_ALGO");
 	for (uint32_t r = 0; r < w->n; r++) {
 		ccore_ptr s, rv;
 
@@ -232,22 +236,40 @@ static void run_in(struct world *w, const struct run *x)
 		ccore_verifiable_fill(ccore_mem_host(w->c[r], s), in_elems(x), x->dt, x->op,
 				      x->coll == CS_BROADCAST ? (int)x->root : (int)r, 0);
 	}
-	if (x->coll == CS_SENDRECV && w->n == 1)
-		return;		/* no other rank to send to */
 	rc = ccore_group_start();
 	for (uint32_t r = 0; r < w->n && !rc; r++)
 		rc = post(w, x, r);
 	rc = rc ?: ccore_group_end();
 	for (uint32_t r = 0; r < w->n && !rc; r++)
 		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
-	if (rc)
-		FAIL("%s: %d: %s", what, rc, ccore_last_error());
-	if (x->count && strcmp(ccore_comm_last_algo(w->c[0]), x->algo))
+	return rc;
+}
+
+/* After a launch that returned 0: the algorithm that ran and every element. */
+static void verify(const struct world *w, const struct run *x, const char *what)
+{
+	long wrong;
+
+	if (x->count && x->algo && strcmp(ccore_comm_last_algo(w->c[0]), x->algo))
 		FAIL("%s: ran %s instead", what, ccore_comm_last_algo(w->c[0]));
 	wrong = check(w, x);
 	if (wrong)
 		FAIL("%s: %ld wrong elements", what, wrong);
 	runs_done++;
+}
+
+static void run_in(struct world *w, const struct run *x)
+{
+	char what[256];
+	int rc;
+
+	describe(x, what, sizeof(what));
+	if (x->coll == CS_SENDRECV && w->n == 1)
+		return;		/* no other rank to send to */
+	rc = launch(w, x);
+	if (rc)
+		FAIL("%s: %d: %s", what, rc, ccore_last_error());
+	verify(w, x, what);
 }
 
 static void run_one(const struct run *x)
@@ -463,6 +485,169 @@ TEST(multi_node_worlds_run_every_algorithm)
 		ASSERT_GT(hier_runs, 0);
 	}
 	ccore_test_log("%llu collectives checked", runs_done);
+	unsetenv("CCORE_ALGO");
+}
+
+/*
+ * Small and awkward counts on awkward topologies: 1 to 7 nodes, primes of
+ * devices and of ranks per device, up to 64 ranks.  Counts 0, 1, 2, N - 1,
+ * N, N + 1, every count 11..63 and some primes.  Every algorithm of every
+ * collective, forced with CCORE_ALGO, either runs with every element right
+ * or is refused when the collective is planned, with -ENOENT and a message
+ * naming it; no other failure.  The tuner's own choice always runs.  On
+ * the worlds past 16 ranks only the hierarchical AllReduce runs every
+ * count (the rest, slow to simulate there, the edge counts and the
+ * primes); past 32 ranks only it and the tuner's choices run.  The
+ * hierarchical AllReduce must serve every count on 2 nodes, also at
+ * 2 x 8 x 8, where the tuner's AllReduce of 37 elements runs too.
+ */
+static const struct ccore_topology sweep_topos[] = {
+	{ 1, 1, 3 }, { 1, 5, 1 }, { 1, 2, 6 }, { 1, 1, 13 },
+	{ 2, 1, 12 }, { 2, 2, 8 }, { 2, 3, 5 }, { 2, 4, 8 },
+	{ 2, 1, 2 }, { 2, 7, 1 }, { 3, 1, 5 }, { 3, 2, 2 },
+	{ 5, 1, 3 }, { 7, 1, 2 },
+};
+
+#define SWEEP_FULL_RANKS 16	/* worlds up to this run every count with every algorithm */
+#define SWEEP_MANY_RANKS 32	/* past this only the tuner's choices and hier AllReduce */
+#define SWEEP_EDGE_COUNTS 6	/* 0, 1, 2, N - 1, N, N + 1 come first */
+
+static size_t sweep_counts_for(uint32_t n, uint64_t *out)
+{
+	static const uint64_t primes[] = { 67, 97, 131, 257 };
+	size_t k = 0;
+
+	out[k++] = 0;
+	out[k++] = 1;
+	out[k++] = 2;
+	out[k++] = n - 1;
+	out[k++] = n;
+	out[k++] = n + 1;
+	for (size_t i = 0; i < sizeof(primes) / sizeof(primes[0]); i++)
+		out[k++] = primes[i];
+	for (uint64_t c = 11; c <= 63; c++)
+		out[k++] = c;
+	return k;
+}
+
+/* Forced: runs right or is refused at plan time naming it; 1 if refused. */
+static int sweep_one(struct world *w, const struct run *x)
+{
+	char what[256];
+	int rc;
+
+	describe(x, what, sizeof(what));
+	rc = launch(w, x);
+	if (!rc) {
+		verify(w, x, what);
+		return 0;
+	}
+	if (!x->algo)
+		FAIL("%s: the tuner chose an algorithm that failed: %d: %s", what, rc,
+		     ccore_last_error());
+	if (rc != -ENOENT || !strstr(ccore_last_error(), "no algorithm can serve") ||
+	    !strstr(ccore_last_error(), x->algo))
+		FAIL("%s: neither ran nor was refused at plan time: %d: %s", what, rc,
+		     ccore_last_error());
+	return 1;
+}
+
+static void sweep_world_open(struct world *w, const struct ccore_topology *t)
+{
+	char sim[32];
+
+	w->n = t->nodes * t->devices_per_node * t->ranks_per_device;
+	/* past 64 ranks a communicator needs more than the default 256 */
+	snprintf(sim, sizeof(sim), "sems=%u", 2 * w->n + 64);
+	setenv("CCORE_SIM", w->n > 64 ? sim : "", 1);
+	if (ccore_comm_init_all(t, w->c))
+		FAIL("init %ux%ux%u: %s", t->nodes, t->devices_per_node, t->ranks_per_device,
+		     ccore_last_error());
+	unsetenv("CCORE_SIM");
+	for (uint32_t r = 0; r < w->n; r++)
+		if (ccore_mem_alloc(w->c[r], BUF_BYTES, &w->sb[r]) ||
+		    ccore_mem_alloc(w->c[r], BUF_BYTES, &w->rb[r]))
+			FAIL("alloc: %s", ccore_last_error());
+}
+
+static void sweep_world_close(struct world *w)
+{
+	for (uint32_t r = 0; r < w->n; r++)
+		ccore_comm_destroy(w->c[r]);
+	w->n = 0;
+}
+
+/* @coll with @algo (NULL: the tuner's) on @nc counts; how many were refused. */
+static uint32_t sweep_algo(struct world *w, uint8_t coll, const char *algo, const uint64_t *counts,
+			   size_t nc)
+{
+	uint32_t refused = 0;
+
+	for (size_t ci = 0; ci < nc; ci++) {
+		struct run x = {
+			.coll = coll, .algo = algo, .n = w->n, .count = counts[ci],
+			.root = w->n - 1, .dt = ccore_i32, .op = ccore_sum,
+			/* both ways for the edge counts, alternating for the rest */
+			.in_place = coll != CS_SENDRECV && (ci + coll) % 2,
+		};
+
+		if (coll == CS_SENDRECV && w->n == 1)
+			continue;
+		refused += (uint32_t)sweep_one(w, &x);
+		if (ci < SWEEP_EDGE_COUNTS && coll != CS_SENDRECV) {
+			x.in_place = !x.in_place;
+			refused += (uint32_t)sweep_one(w, &x);
+		}
+	}
+	return refused;
+}
+
+TEST(small_counts_every_algorithm_and_topology)
+{
+	static const uint64_t wide_counts[] = { 11, 37, 63, 127, 129 };
+	static struct world w;
+	unsigned long long refused = 0;
+	uint64_t counts[80];
+
+	need_sim("multi-node fabrics and CCORE_SIM");
+	runs_done = 0;
+	for (size_t ti = 0; ti < sizeof(sweep_topos) / sizeof(sweep_topos[0]); ti++) {
+		const struct ccore_topology *t = &sweep_topos[ti];
+		size_t nc;
+
+		sweep_world_open(&w, t);
+		nc = sweep_counts_for(w.n, counts);
+		for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+			size_t few = w.n <= SWEEP_FULL_RANKS ? nc : SWEEP_EDGE_COUNTS + 4;
+
+			refused += sweep_algo(&w, coll, NULL, counts, few);
+			for (unsigned int a = 0; a < algo_count(); a++) {
+				const struct algo *al = algo_at(a);
+				bool hier = !strcmp(al->name, "hier") && coll == CS_ALLREDUCE;
+				uint32_t no;
+
+				if (!(al->colls & (1u << coll)) ||
+				    (w.n > SWEEP_MANY_RANKS && !hier))
+					continue;
+				no = sweep_algo(&w, coll, al->name, counts, hier ? nc : few);
+				refused += no;
+				/* two nodes of several ranks: hier serves every count */
+				if (hier && t->nodes == 2 &&
+				    t->devices_per_node * t->ranks_per_device > 1)
+					ASSERT_EQ(no, 0);
+			}
+		}
+		sweep_world_close(&w);
+	}
+	/* 128 ranks, where the tuner chose hier for 37 elements */
+	sweep_world_open(&w, &(struct ccore_topology){ 2, 8, 8 });
+	sweep_algo(&w, CS_ALLREDUCE, NULL, wide_counts, 2);
+	ccore_test_log("%u ranks: the tuner's AllReduce of 37 elements ran %s", w.n,
+		       ccore_comm_last_algo(w.c[0]));
+	ASSERT_EQ(sweep_algo(&w, CS_ALLREDUCE, "hier", wide_counts, 5), 0);
+	sweep_world_close(&w);
+	ccore_test_log("%llu collectives checked, %llu forced algorithms refused", runs_done,
+		       refused);
 	unsetenv("CCORE_ALGO");
 }
 

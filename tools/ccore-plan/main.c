@@ -456,8 +456,9 @@ static int draw(const struct plan_args *a, const struct algo *al)
 	int rc;
 
 	s = al->gen(&sh, &o);
-	if (!s || s->oom) {
-		fprintf(stderr, "ccore-plan: out of memory generating the %s schedule\n", al->name);
+	if (cs_unusable(s)) {
+		fprintf(stderr, "ccore-plan: %s could not generate the schedule: %s\n", al->name,
+			cs_unusable(s));
 		cs_free(s);
 		return 1;
 	}

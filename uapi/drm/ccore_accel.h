@@ -85,8 +85,9 @@ extern "C" {
  * @DRM_CCORE_DESC_SEM_WRITE: write @value to the semaphore named by the low
  *	32 bits of @dst (set with %DRM_CCORE_DESC_F_SEM_SET, else add)
  * @DRM_CCORE_DESC_DIV: dst[i] = src0[i] / @value for @len bytes of elements
- *	of @dtype (integers truncate toward zero; @value 1..2^31); what an
- *	average needs after a sum
+ *	of @dtype (integers: the element's value over @value as an exact
+ *	integer, truncated toward zero; @value 1..2^31); what an average
+ *	needs after a sum
  */
 enum drm_ccore_desc_op {
 	DRM_CCORE_DESC_COPY = 1,
