@@ -32,7 +32,7 @@ struct plan {
 	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
 	uint64_t *resolved;		/* bit r * n + q: pair (r, q) in @peer */
 	struct clique *q;
-	int peer_rc;			/* the first failure resolving a pair */
+	int peer_rc;			/* the first failure resolving a pair or its semaphores */
 	bool loops;			/* lowered in loop form, without a schedule */
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
@@ -384,7 +384,6 @@ static int place_ranks(struct clique *q, struct plan *p, uint64_t tmp_count, uin
 		lr->cc = p->ops[r].stream->cc;
 		lr->va[CS_SEND] = p->ops[r].send;
 		lr->va[CS_RECV] = p->ops[r].recv;
-		lr->sems = q->sems[slot * q->n + r];
 		/* 0 leaves the device's default (sysfs) to the ring */
 		lr->packet_size = q->scfg.cc_packet[slot];
 		/* cached plans' scratch may be what fills the device: make room */
@@ -447,21 +446,76 @@ static void add_divides(struct cs_sched *s)
 			cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), sh->count);
 }
 
-/* Semaphores for the ops' streams, then the ranks in p->active placed. */
-static int plan_place(struct clique *q, struct plan *p, const struct op *ops, uint64_t tmp_count,
-		      uint32_t rings)
+static uint32_t plan_slot(const struct plan *p, uint32_t r)
 {
-	int64_t t = ccm_now_ns();
-	bool connecting = false;
+	return p->ops[r].stream ? p->ops[r].stream->slot : 0;
+}
+
+/*
+ * Semaphore @kind of rank @r for @peer, made on first use (a lowering
+ * without a schedule names its peers as it goes); time spent making them
+ * counts as connecting.
+ */
+static uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+			 uint32_t user)
+{
+	struct plan *p = arg;
+	struct clique *q = p->q;
+	uint32_t slot = plan_slot(p, r), sem;
+	int64_t t = 0;
 	int rc = 0;
 
-	for (uint32_t r = 0; r < p->n && !rc; r++)
-		if (ops[r].stream) {
-			connecting |= !q->sems_ok[ops[r].stream->slot];
-			rc = clique_sems(q, ops[r].stream->slot);
-		}
-	q->timing.connect_us = connecting ? (double)(ccm_now_ns() - t) / 1e3 : 0;
-	return rc ?: place_ranks(q, p, tmp_count, rings);
+	if (!sems_have(q, slot, r, peer)) {
+		t = ccm_now_ns();
+		rc = sems_ensure(q, slot, r, &peer, 1);
+	}
+	sem = rc ? 0 : kind == LOWER_SEM_LOCAL ? sems_local(q, slot, r) :
+	      kind == LOWER_SEM_ARRIVAL ? sems_arrival(q, slot, r, peer) :
+	      sems_credit(q, slot, r, peer);
+	if (!rc && user != peer) {
+		int64_t t0 = ccm_now_ns();
+
+		rc = sems_allow(q, slot, r, sem, user);
+		t = rc > 0 && !t ? t0 : t;
+		rc = rc < 0 ? rc : 0;
+	}
+	if (t)
+		q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	if (rc) {
+		p->peer_rc = p->peer_rc ?: rc;
+		return 0;
+	}
+	return sem;
+}
+
+/*
+ * The semaphores a schedule names, made before lowering: per rank L and a
+ * pair per peer it sends to or receives from (which covers both ends of
+ * every transfer), in one chunk where the bank allows.
+ */
+static int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
+{
+	int64_t t = ccm_now_ns();
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n && !rc; r++) {
+		const struct cs_rank *rk = &s->ranks[r];
+		uint32_t *peers, k = 0;
+
+		if (!rk->n)
+			continue;
+		peers = malloc(rk->n * sizeof(*peers));
+		if (!peers)
+			return ccore_error(-ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < rk->n; i++)
+			if (rk->steps[i].op == CS_SEND_OP || rk->steps[i].op == CS_RECV_OP ||
+			    rk->steps[i].op == CS_RECV_REDUCE)
+				peers[k++] = rk->steps[i].peer;
+		rc = sems_ensure(q, plan_slot(p, r), r, peers, k);
+		free(peers);
+	}
+	q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	return rc;
 }
 
 static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
@@ -472,6 +526,7 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 		.dtype = ops[0].dtype,
 		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
+		.sem = plan_sem,
 	};
 }
 
@@ -508,7 +563,7 @@ static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_sh
 		p->active[r] = true;
 	tm->schedule_us = tm->verify_us = 0;
 	tm->steps = 0;
-	rc = plan_place(q, p, ops, tmp_count, rings);
+	rc = place_ranks(q, p, tmp_count, rings);
 	if (rc)
 		return rc;
 	tm->place_us = lap_us(t);
@@ -544,14 +599,16 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	tm->verify_us = lap_us(t);
 	for (uint32_t r = 0; r < p->n; r++)
 		p->active[r] = s->ranks[r].n > 0;
-	rc = plan_place(q, p, ops, s->tmp_count, 1) ?: resolve_addresses(p, s);
+	rc = plan_sems(q, p, s) ?: place_ranks(q, p, s->tmp_count, 1) ?: resolve_addresses(p, s);
 	if (rc)
 		goto out;
 	tm->place_us = lap_us(t);
 	plan_ctx(q, p, ops);
 	/* CC-core memory is shared by every cached plan: make room if need be */
-	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && evict_one(q))
+	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && !p->peer_rc &&
+	       evict_one(q))
 		;
+	rc = p->peer_rc ?: rc;
 out:
 	cs_free(s);
 	return rc;
@@ -571,7 +628,7 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 
 	if (!p)
 		return ccore_error(-ENOMEM, "out of memory");
-	tm->evict_us = 0;
+	tm->evict_us = tm->connect_us = 0;
 	p->n = n;
 	p->q = q;
 	p->ops = malloc(n * sizeof(*p->ops));

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A communicator's semaphores (internal).  Per stream and rank a pool
+ * grows as plans name peers: it holds L, the rank's local completion
+ * counter, and per peer it exchanges data with the pair A(peer), C(peer)
+ * (lower.h says what they count), and a pair for itself that loop-form
+ * lowerings count phases on.  A rank that talks to k peers holds about
+ * 3 + 2k semaphores on a stream, whatever the communicator's size: a ring
+ * 7, recursive halving log2(N) pairs more, only an all-to-all N - 1 pairs.
+ * Pools live as long as the communicator; cached plans name their
+ * semaphores, so none is given back earlier.
+ */
+#ifndef CCORE_SEMS_H
+#define CCORE_SEMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct clique;
+
+struct sem_chunk {
+	uint32_t first, count, used;
+	uint64_t imported[4];		/* bit d: device d may signal it */
+};
+
+struct sem_pool {
+	uint32_t *pair;			/* per peer: first of A, C; ~0u none yet */
+	uint32_t local;			/* L, once a chunk is held */
+	struct sem_chunk *chunks;
+	uint32_t nchunks, cap;
+	uint32_t held;			/* semaphores in the chunks */
+};
+
+/* The pools of every (stream, rank) of @q: none allocated yet. */
+int sems_init(struct clique *q);
+/* Give every semaphore back (no program or ring may name them any more). */
+void sems_fini(struct clique *q);
+/*
+ * Make sure rank @x on stream slot @slot holds L and a pair for each of
+ * @peers (duplicates and peers it has are fine), each pair usable by its
+ * peer's device.  A failure says what to change.
+ */
+int sems_ensure(struct clique *q, uint32_t slot, uint32_t x, const uint32_t *peers,
+		uint32_t npeers);
+/* Let rank @user's device also name @sem, one of rank @x's: 1 if that took an import. */
+int sems_allow(struct clique *q, uint32_t slot, uint32_t x, uint32_t sem, uint32_t user);
+/* What sems_ensure() made: L of rank @x, A_x(@y) and C_x(@y) (@y may be @x:
+ * the first call makes L and that pair, whatever it asks for). */
+uint32_t sems_local(const struct clique *q, uint32_t slot, uint32_t x);
+uint32_t sems_arrival(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
+uint32_t sems_credit(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
+/* Is the pair (x, y) there already (no call needed)? */
+bool sems_have(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
+
+#endif
