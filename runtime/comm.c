@@ -50,6 +50,8 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 		return ccore_error(-ENOMEM, "out of memory");
 	}
 	rt_get(rt);
+	q->rt_next = rt->cliques;
+	rt->cliques = q;
 	*out = q;
 	return 0;
 }
@@ -58,6 +60,11 @@ static void clique_free(struct clique *q)
 {
 	plan_flush(q);
 	sems_fini(q);
+	for (struct clique **pq = &q->rt->cliques; *pq; pq = &(*pq)->rt_next)
+		if (*pq == q) {
+			*pq = q->rt_next;
+			break;
+		}
 	rt_put(q->rt);
 	clique_free_arrays(q);
 }

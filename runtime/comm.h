@@ -40,6 +40,7 @@ struct op_queue {
 /* All ranks of one communicator. */
 struct clique {
 	struct rt *rt;
+	struct clique *rt_next;		/* the next clique on rt->cliques */
 	uint32_t n;
 	struct clique_rank *ranks;
 	struct ccore_comm **comms;

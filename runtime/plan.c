@@ -152,6 +152,21 @@ static bool evict_one(struct clique *q)
 	return true;
 }
 
+/*
+ * Make room for a plan of @q: its own least recently used plan, else one
+ * of another communicator on the same devices (ring indices, CC-core
+ * memory and device memory are the devices', not a communicator's).
+ */
+static bool evict_for(struct clique *q)
+{
+	if (evict_one(q))
+		return true;
+	for (struct clique *o = q->rt->cliques; o; o = o->rt_next)
+		if (o != q && evict_one(o))
+			return true;
+	return false;
+}
+
 static bool detect_in_place(const struct cs_shape *sh, const struct op *o, uint32_t r,
 			    uint64_t es)
 {
@@ -389,14 +404,14 @@ static int place_ranks(struct clique *q, struct plan *p, uint64_t tmp_count, uin
 		/* cached plans' scratch may be what fills the device: make room */
 		while (tmp_count &&
 		       (rc = rt_alloc(q->rt, q->ranks[r].dev, tmp_count * es, &lr->va[CS_TMP])) ==
-		       -ENOMEM && evict_one(q))
+		       -ENOMEM && evict_for(q))
 			;
 		if (rc)
 			return rc;
 		for (uint32_t k = 0; k < rings; k++) {
 			while ((rc = rt_ring_get(q->rt, q->ranks[r].dev, lr->core, &lr->ring[k])) ==
 			       -ENOSPC)
-				if (!evict_one(q))
+				if (!evict_for(q))
 					break;
 			if (rc) {
 				lr->ring[k] = ~0u;
@@ -569,7 +584,7 @@ static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_sh
 	tm->place_us = lap_us(t);
 	plan_ctx(q, p, ops);
 	while ((rc = p->algo->lower_loops(sh, &p->opts, &p->ctx, &p->low)) == -ENOSPC &&
-	       !p->peer_rc && evict_one(q))
+	       !p->peer_rc && evict_for(q))
 		;
 	return p->peer_rc ?: rc;
 }
@@ -606,7 +621,7 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	plan_ctx(q, p, ops);
 	/* CC-core memory is shared by every cached plan: make room if need be */
 	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && !p->peer_rc &&
-	       evict_one(q))
+	       evict_for(q))
 		;
 	rc = p->peer_rc ?: rc;
 out:

@@ -16,6 +16,8 @@
 
 #define RT_RINGS 16
 
+struct clique;
+
 struct rt_alloc {
 	uint64_t va, size;
 	uint32_t handle;
@@ -51,6 +53,9 @@ struct rt {
 	uint32_t *import_hash;
 	uint32_t hash_cap;
 	bool hash_stale;
+	/* every communicator's clique on these devices: a plan short of ring
+	 * indices or CC-core memory may evict another's (plan.c) */
+	struct clique *cliques;
 };
 
 /* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */

@@ -175,15 +175,11 @@ int sems_ensure(struct clique *q, uint32_t slot, uint32_t x, const uint32_t *pee
 			missing++;
 		}
 	if (!pl->nchunks) {
-		/* L and the self pair (loop forms count phases on it), then the
-		 * pairs asked for: one chunk if the bank has the run */
-		if (pl->pair[x] == ~1u)
-			missing--;
-		rc = chunk_alloc(q, slot, x, 3 + 2 * missing, 3);
+		/* L, then the pairs asked for: one chunk if the bank has the run */
+		rc = chunk_alloc(q, slot, x, 1 + 2 * missing, 1);
 		if (rc)
 			goto undo;
 		pl->local = take(pl, 1);
-		pl->pair[x] = take(pl, 2);
 	}
 	for (uint32_t i = 0; i < npeers; i++) {
 		uint32_t y = peers[i];

@@ -3,10 +3,10 @@
  * A communicator's semaphores (internal).  Per stream and rank a pool
  * grows as plans name peers: it holds L, the rank's local completion
  * counter, and per peer it exchanges data with the pair A(peer), C(peer)
- * (lower.h says what they count), and a pair for itself that loop-form
- * lowerings count phases on.  A rank that talks to k peers holds about
- * 3 + 2k semaphores on a stream, whatever the communicator's size: a ring
- * 7, recursive halving log2(N) pairs more, only an all-to-all N - 1 pairs.
+ * (lower.h says what they count); loop-form lowerings also count phases on
+ * a pair of its own.  A rank that talks to k peers holds 1 + 2k semaphores
+ * on a stream, whatever the communicator's size: a ring 5 (7 in loop
+ * form), recursive halving 1 + 2 log2(N), only an all-to-all 2N - 1.
  * Pools live as long as the communicator; cached plans name their
  * semaphores, so none is given back earlier.
  */
@@ -44,8 +44,7 @@ int sems_ensure(struct clique *q, uint32_t slot, uint32_t x, const uint32_t *pee
 		uint32_t npeers);
 /* Let rank @user's device also name @sem, one of rank @x's: 1 if that took an import. */
 int sems_allow(struct clique *q, uint32_t slot, uint32_t x, uint32_t sem, uint32_t user);
-/* What sems_ensure() made: L of rank @x, A_x(@y) and C_x(@y) (@y may be @x:
- * the first call makes L and that pair, whatever it asks for). */
+/* What sems_ensure() made: L of rank @x, A_x(@y) and C_x(@y) (@y may be @x). */
 uint32_t sems_local(const struct clique *q, uint32_t slot, uint32_t x);
 uint32_t sems_arrival(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
 uint32_t sems_credit(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
