@@ -25,7 +25,8 @@ struct plan {
 	struct op *ops;			/* the key: per rank */
 	uint32_t n;
 	const struct algo *algo;
-	struct algo_opts opts;
+	struct algo_opts opts;		/* what it runs with */
+	struct algo_opts asked;		/* the choice, its key (opts may be less) */
 	struct select_choice why;	/* the tuner's choice, for the log */
 	struct lower_rank *lr;
 	struct lower_ctx ctx;
@@ -541,6 +542,7 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 		.dtype = ops[0].dtype,
 		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
+		.max_program = q->rt->max_program,
 		.sem = plan_sem,
 	};
 }
@@ -629,6 +631,65 @@ out:
 	return rc;
 }
 
+/* Lower @p in loop form if it can, else from its schedule. */
+static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *shp,
+		      const struct op *ops, bool pinned, int64_t *t)
+{
+	uint64_t loop_tmp = 0;
+	uint32_t loops = plan_loops(q, p, shp, ops, pinned, &loop_tmp);
+	int rc;
+
+	p->loops = loops > 0;
+	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, t) : -EAGAIN;
+	if (rc == -ENOSPC && !p->low) {
+		/* no room for its rings next to the plans executables hold: the
+		 * schedule needs one ring index per rank */
+		plan_unplace(q, p);
+		p->loops = false;
+		rc = -EAGAIN;
+	}
+	if (rc == -EAGAIN)
+		rc = plan_lower_schedule(q, p, shp, ops, t);
+	return rc;
+}
+
+/*
+ * A rank's program outgrew CC-core memory: fewer slices, else (PAT) a
+ * larger staging buffer, so fewer steps; false if neither is left to
+ * change.  What was placed goes; a forced knob gets a warning.
+ */
+static bool plan_shrink(struct plan *p)
+{
+	struct algo_opts *o = &p->opts;
+	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
+	bool slices = o->slices > 1;
+	const char *env = slices ? "CCORE_SLICES" : "CCORE_PAT_BUFFER";
+	uint64_t before, after;
+
+	if (slices) {
+		before = o->slices;
+		o->slices /= 2;
+		after = o->slices;
+	} else if (o->pat_buffer && !strcmp(p->algo->name, "pat")) {
+		/* in bytes, as CCORE_PAT_BUFFER counts */
+		before = o->pat_buffer * es;
+		o->pat_buffer = o->pat_buffer >= UINT32_MAX / 4 ? 0 : o->pat_buffer * 4;
+		after = o->pat_buffer * es;
+	} else {
+		return false;
+	}
+	/* a knob the user set is not what runs: say so */
+	log_msg(getenv(env) ? LOG_WARN : LOG_INFO,
+		"%s: with %s=%llu%s a rank's program does not fit the %llu instructions of a CC core; using %llu%s",
+		p->algo->name, env, (unsigned long long)before, getenv(env) ? "" : " (the tuner's)",
+		(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
+		after ? "" : " (auto)");
+	lower_release(p->low, &p->ctx);
+	p->low = NULL;
+	plan_unplace(p->q, p);
+	return true;
+}
+
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
 		      const struct select_choice *ch, const struct algo_opts *opts, bool pinned,
 		      struct plan **out)
@@ -637,8 +698,6 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	struct ccore_plan_timing *tm = &q->timing;
 	uint32_t n = q->n;
 	int64_t t = ccm_now_ns();
-	uint64_t loop_tmp = 0;
-	uint32_t loops;
 	int rc = 0;
 
 	if (!p)
@@ -662,19 +721,9 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 			p->lr[r].ring[k] = ~0u;
 	p->algo = ch->algo;
 	p->why = *ch;
-	p->opts = *opts;
-	loops = plan_loops(q, p, shp, ops, pinned, &loop_tmp);
-	p->loops = loops > 0;
-	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, &t) : -EAGAIN;
-	if (rc == -ENOSPC && !p->low) {
-		/* no room for its rings next to the plans executables hold: the
-		 * schedule needs one ring index per rank */
-		plan_unplace(q, p);
-		p->loops = false;
-		rc = -EAGAIN;
-	}
-	if (rc == -EAGAIN)
-		rc = plan_lower_schedule(q, p, shp, ops, &t);
+	p->opts = p->asked = *opts;
+	while ((rc = plan_lower(q, p, shp, ops, pinned, &t)) == -E2BIG && plan_shrink(p))
+		;
 	if (rc)
 		goto fail;
 	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;
@@ -718,9 +767,9 @@ static int plan_get(struct clique *q, const struct op *ops, bool pinned, struct 
 	if (rc)
 		return rc;
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
-		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->opts.slices == opts.slices &&
-		    (*pp)->opts.channels == opts.channels &&
-		    (*pp)->opts.pat_buffer == opts.pat_buffer)
+		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->asked.slices == opts.slices &&
+		    (*pp)->asked.channels == opts.channels &&
+		    (*pp)->asked.pat_buffer == opts.pat_buffer)
 			break;
 	if (*pp) {
 		/* most recently used goes first */
@@ -864,6 +913,10 @@ static int fuse_rank(struct clique *q, struct plan **plans, const struct op **op
 		rc = ccore_dev_program_load(plans[last]->lr[r].dev, s->cc, all, at, &prog);
 	}
 	free(all);
+	/* the plans' own programs fill the CC core: one job per collective,
+	 * as a group that does not fit runs */
+	if (rc == -ENOSPC)
+		return -EXDEV;
 	if (rc)
 		return rc;
 	rc = fused_keep(q, plans[last]->lr[r].dev, s, prog);

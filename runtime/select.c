@@ -154,13 +154,13 @@ static int pat_buffer_init(void)
 		return 0;
 	errno = 0;
 	b = strtoull(v, &end, 10);
-	if (*end && !end[1] && strchr("KMG", *end))
-		b <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+	if (*end && !end[1] && strchr("KMGT", *end) && b < (1ull << 23))
+		b <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 40;
 	else if (*end)
 		b = 0;
 	if (errno || *v == '-' || b < 1 || b > (1ull << 40))
 		return ccore_error(-EINVAL,
-				   "CCORE_PAT_BUFFER=%s: expected bytes from 1 to 1T (K, M, G suffixes)",
+				   "CCORE_PAT_BUFFER=%s: expected bytes from 1 to 1T (K, M, G, T suffixes)",
 				   v);
 	forced_pat_bytes = b;
 	return 0;

@@ -628,6 +628,9 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 		emit_rank(&j, &e, r);
 		if (e.oom) {
 			rc = ccore_error(-ENOMEM, "lowering: out of memory");
+		} else if (c->max_program && e.n > c->max_program) {
+			rc = ccore_error(-E2BIG, "lowering: rank %u's program of %u instructions exceeds the %llu a CC core holds",
+					 r, e.n, (unsigned long long)c->max_program);
 		} else {
 			rc = load_rank(c, r, &e, &l->ranks[r]);
 			l->load_ns += l->ranks[r].load_ns;

@@ -50,6 +50,7 @@ struct lower_ctx {
 	uint32_t elem_size;
 	uint32_t dtype, redop;		/* DRM_CCORE_DTYPE_*, DRM_CCORE_REDOP_* */
 	uint32_t engines;		/* DMA engines per core */
+	uint64_t max_program;		/* CC-core instruction memory; 0: unchecked */
 	/* semaphore @kind of rank @r for @peer (@r for L), named by rank
 	 * @user's program or descriptors */
 	uint32_t (*sem)(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
@@ -123,7 +124,8 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 /* A struct lowered for @nranks ranks, nothing loaded yet (NULL: no memory). */
 struct lowered *lower_alloc(uint32_t nranks);
 
-/* Build and load everything; on failure nothing stays loaded. */
+/* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
+ * rank's program is larger than c->max_program. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
 /* Unload programs and destroy rings (all must be idle). */
 void lower_release(struct lowered *l, const struct lower_ctx *c);
