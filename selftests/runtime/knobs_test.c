@@ -114,6 +114,7 @@ TEST(group_that_does_not_fit_runs_job_by_job)
 	ccore_ptr a2a[24];
 
 	setenv("CCORE_SLICES", "26", 1);
+	unsetenv("CCORE_ALGO");
 	timed_world_open(&w, &(struct ccore_topology){ 2, 3, 4 }, "", count * 4 * 24);
 	for (int r = 0; r < w.n; r++) {
 		ASSERT_EQ(ccore_mem_alloc(w.c[r], count * 4 * 24, &a2a[r]), 0);

@@ -784,7 +784,7 @@ TEST(tuner_variables_are_checked)
 		ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info),
 			  -EINVAL);
 		ASSERT_STR_CONTAINS(ccore_last_error(),
-				    "expected bytes from 1 to 1T (K, M, G suffixes)");
+				    "expected bytes from 1 to 1T (K, M, G, T suffixes)");
 	}
 	unsetenv("CCORE_PAT_BUFFER");
 	unsetenv("CCORE_ALGO");
