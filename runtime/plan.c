@@ -27,6 +27,7 @@ struct plan {
 	const struct algo *algo;
 	struct algo_opts opts;		/* what it runs with */
 	struct algo_opts asked;		/* the choice, its key (opts may be less) */
+	const struct algo *asked_algo;	/* the choice, its key (algo may differ) */
 	struct select_choice why;	/* the tuner's choice, for the log */
 	struct lower_rank *lr;
 	struct lower_ctx ctx;
@@ -35,6 +36,7 @@ struct plan {
 	struct clique *q;
 	int peer_rc;			/* the first failure resolving a pair or its semaphores */
 	bool loops;			/* lowered in loop form, without a schedule */
+	bool credits_by_desc;		/* lower_ctx's, for programs that would not fit */
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
 	uint32_t pins;			/* executables holding it: never evicted */
@@ -43,7 +45,7 @@ struct plan {
 static bool same_key(const struct plan *p, const struct op *ops, uint32_t n,
 		     const struct algo *algo)
 {
-	if (p->algo != algo)
+	if (p->asked_algo != algo)
 		return false;
 	for (uint32_t r = 0; r < n; r++) {
 		const struct op *a = &p->ops[r], *b = &ops[r];
@@ -543,6 +545,7 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
 		.max_program = q->rt->max_program,
+		.credits_by_desc = p->credits_by_desc,
 		.sem = plan_sem,
 	};
 }
@@ -675,6 +678,12 @@ static bool plan_shrink(struct plan *p)
 		before = o->pat_buffer * es;
 		o->pat_buffer = o->pat_buffer >= UINT32_MAX / 4 ? 0 : o->pat_buffer * 4;
 		after = o->pat_buffer * es;
+	} else if (!p->credits_by_desc) {
+		/* no knob to cut: the prologue's credits go on a ring instead */
+		log_msg(LOG_INFO, "%s: a rank's program does not fit the %llu instructions of a CC core; granting its first credits by descriptor",
+			p->algo->name, (unsigned long long)p->q->rt->max_program);
+		p->credits_by_desc = true;
+		goto again;
 	} else {
 		return false;
 	}
@@ -684,10 +693,60 @@ static bool plan_shrink(struct plan *p)
 		p->algo->name, env, (unsigned long long)before, getenv(env) ? "" : " (the tuner's)",
 		(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
 		after ? "" : " (auto)");
+again:
 	lower_release(p->low, &p->ctx);
 	p->low = NULL;
 	plan_unplace(p->q, p);
 	return true;
+}
+
+/*
+ * Not even the smallest program of the chosen algorithm fits a CC core:
+ * the next one that serves the call, the model's order first, each from
+ * one slice.  The choice the user forced gets a warning.
+ */
+static int plan_other_algo(struct clique *q, struct plan *p, const struct cs_shape *sh,
+			   const struct op *ops, bool pinned, int64_t *t)
+{
+	const struct select_choice *ch = &p->why;
+	const char *source = ch->source ? ch->source : "";
+	uint32_t total = ch->ncand + algo_count(), ntried = 1;
+	const struct algo *failed = p->algo, **tried = calloc(total + 1, sizeof(*tried));
+	int rc = -E2BIG;
+
+	if (!tried)
+		return ccore_error(-ENOMEM, "out of memory");
+	tried[0] = failed;
+	for (uint32_t i = 0; i < total && rc == -E2BIG; i++) {
+		const struct algo *a = i < ch->ncand ? algo_find(ch->cand[i].algo, sh->coll) :
+				       algo_at(i - ch->ncand);
+		struct algo_opts o = p->asked;
+		bool again = false;
+
+		for (uint32_t k = 0; k < ntried; k++)
+			again |= tried[k] == a;
+		o.slices = o.channels = 1;
+		if (!a || again || !(a->colls & 1u << sh->coll) ||
+		    (a->rejects && a->rejects(sh, &o)))
+			continue;
+		tried[ntried++] = a;
+		log_msg(strcmp(source, "CCORE_ALGO") ? LOG_INFO : LOG_WARN,
+			"%s (%s): its program does not fit the %llu instructions of a CC core even at one slice; trying %s",
+			failed->name, source, (unsigned long long)q->rt->max_program, a->name);
+		plan_unplace(q, p);
+		p->algo = a;
+		p->opts = o;
+		p->credits_by_desc = false;
+		while ((rc = plan_lower(q, p, sh, ops, pinned, t)) == -E2BIG && plan_shrink(p))
+			;
+		failed = a;
+	}
+	free(tried);
+	if (rc == -E2BIG)
+		return ccore_error(-E2BIG, "%s on %u ranks: no algorithm's program fits the %llu instructions of a CC core; a larger CC-core memory (program_size in CCORE_SIM or the device's configuration) would hold it",
+				   cs_coll_name(sh->coll), sh->nranks,
+				   (unsigned long long)q->rt->max_program);
+	return rc;
 }
 
 static int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
@@ -719,11 +778,13 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t k = 0; k < LOWER_RINGS; k++)
 			p->lr[r].ring[k] = ~0u;
-	p->algo = ch->algo;
+	p->algo = p->asked_algo = ch->algo;
 	p->why = *ch;
 	p->opts = p->asked = *opts;
 	while ((rc = plan_lower(q, p, shp, ops, pinned, &t)) == -E2BIG && plan_shrink(p))
 		;
+	if (rc == -E2BIG)
+		rc = plan_other_algo(q, p, shp, ops, pinned, &t);
 	if (rc)
 		goto fail;
 	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;

@@ -102,6 +102,13 @@ static void desc(struct emit *e, uint32_t engine, const struct drm_ccore_desc *d
 		e->dcap[engine] = cap;
 	}
 	e->desc[engine][e->nd[engine]++] = *d;
+	/* descriptors started back to back on one ring: one START for all
+	 * (a Bruck AllToAll packs hundreds at a time) */
+	if (e->n && e->insn[e->n - 1].opcode == DRM_CCORE_OP_START &&
+	    e->insn[e->n - 1].engine == engine && e->insn[e->n - 1].ring == 0) {
+		e->insn[e->n - 1].imm++;
+		return;
+	}
 	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_START,
 					 .engine = (uint8_t)engine, .ring = 0, .imm = 1 });
 }
@@ -383,12 +390,23 @@ static void prologue(const struct lower_job *j, struct emit *e, uint32_t r)
 		if ((rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE) &&
 		    !e->credit[i])
 			free_credits[rk->steps[i].peer]++;
-	for (uint32_t p = 0; p < j->n; p++)
-		if (free_credits[p])
+	for (uint32_t p = 0; p < j->n; p++) {
+		struct drm_ccore_desc d = {
+			.op = DRM_CCORE_DESC_SEM_WRITE, .value = free_credits[p],
+		};
+
+		if (!free_credits[p])
+			continue;
+		if (c->credits_by_desc) {
+			d.dst = lower_sem_credit(c, p, r);
+			desc(e, local_engine(c, r), &d);
+		} else {
 			insn(e, (struct drm_ccore_insn){
 				.opcode = DRM_CCORE_OP_ADD,
 				.sem = lower_sem_credit(c, p, r),
 				.imm = free_credits[p] });
+		}
+	}
 	free(free_credits);
 }
 

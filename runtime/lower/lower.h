@@ -51,6 +51,9 @@ struct lower_ctx {
 	uint32_t dtype, redop;		/* DRM_CCORE_DTYPE_*, DRM_CCORE_REDOP_* */
 	uint32_t engines;		/* DMA engines per core */
 	uint64_t max_program;		/* CC-core instruction memory; 0: unchecked */
+	/* the prologue's credits as SEM_WRITE descriptors under one START
+	 * instead of an ADD per peer: programs that talk to every peer fit */
+	bool credits_by_desc;
 	/* semaphore @kind of rank @r for @peer (@r for L), named by rank
 	 * @user's program or descriptors */
 	uint32_t (*sem)(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,

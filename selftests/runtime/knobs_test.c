@@ -214,3 +214,34 @@ TEST(bad_knob_values_name_the_variable)
 		unsetenv(bad[k][0]);
 	}
 }
+
+/*
+ * A program that talks to every peer (pairwise AllToAll: per peer a
+ * credit, a send, an arrival) grants its first credits by descriptor
+ * when the ADDs would not fit; where no algorithm fits at all, the error
+ * says what would.
+ */
+TEST(alltoall_too_large_for_cc_memory)
+{
+	struct timed_world w;
+
+	setenv("CCORE_ALGO", "pairwise", 1);
+	/* 24 ranks: about 100 instructions a rank, 77 with credits by descriptor */
+	timed_world_open(&w, &(struct ccore_topology){ 1, 6, 4 }, "program_size=90",
+			 100 * 4 * 24);
+	run(&w, ccore_op_alltoall, 100, "pairwise AllToAll in 90 instructions");
+	ASSERT_STR_CONTAINS(ccore_comm_last_algo(w.c[0]), "pairwise");
+	timed_world_close(&w);
+	/* in 64 neither pairwise nor Bruck fits */
+	timed_world_open(&w, &(struct ccore_topology){ 1, 6, 4 }, "program_size=64",
+			 100 * 4 * 24);
+	fill(&w, ccore_op_alltoall, 100);
+	for (int r = 0; r < w.n; r++) {
+		int rc = timed_post(ccore_op_alltoall, w.sb[r], w.rb[r], 100, w.c[r]);
+
+		ASSERT_EQ(rc, r == w.n - 1 ? -E2BIG : 0);
+	}
+	ASSERT_STR_CONTAINS(ccore_last_error(), "program_size");
+	timed_world_close(&w);
+	unsetenv("CCORE_ALGO");
+}
