@@ -137,13 +137,14 @@ static void all_at_once(const struct ccore_topology *t, const char *sim, bool ch
 		split(&w, w.c, 1, siblings[k].c);
 		post_all(&w, siblings[k].c, NULL, check);
 	}
-	/* and every one of them again, all alive at once, with other peers */
+	/* and every one of them again, all alive at once, with other peers
+	 * (at 1024 ranks the first round was recursive halving already) */
 	setenv("CCORE_ALGO", "rdh", 1);
-	post_all(&w, w.c, second, check);
-	for (int l = 0; l < LEVELS; l++)
+	for (int l = 0; l < LEVELS && strcmp(algo, "rdh"); l++)
 		post_all(&w, levels[l].c, NULL, check);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2 && strcmp(algo, "rdh"); k++)
 		post_all(&w, siblings[k].c, NULL, check);
+	post_all(&w, w.c, second, check);
 	unsetenv("CCORE_ALGO");
 	/* a rank's semaphores on a stream follow its peers, not N: a ring's
 	 * L and two pairs (and its own in loop form), recursive halving's L
