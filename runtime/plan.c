@@ -658,8 +658,9 @@ static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *s
 
 /*
  * A rank's program outgrew CC-core memory: fewer slices, else (PAT) a
- * larger staging buffer, so fewer steps; false if neither is left to
- * change.  What was placed goes; a forced knob gets a warning.
+ * larger staging buffer, so fewer steps, else the prologue's credits by
+ * descriptor; false if nothing is left to change.  What was placed goes;
+ * a knob the user set gets a warning.
  */
 static bool plan_shrink(struct plan *p)
 {

@@ -490,6 +490,9 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 	int64_t t = ccm_now_ns();
 	int rc = 0;
 
+	if (c->max_program && im->ninsns > c->max_program)
+		return ccore_error(-E2BIG, "lowering: rank %u's program of %u instructions exceeds the %llu a CC core holds",
+				   r, im->ninsns, (unsigned long long)c->max_program);
 	for (uint32_t k = 0; k < LOWER_RINGS && !rc; k++)
 		for (uint32_t eng = 0; eng < c->engines && !rc; eng++) {
 			const struct lower_ring_image *ri = &im->ring[k][eng];
@@ -646,9 +649,6 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 		emit_rank(&j, &e, r);
 		if (e.oom) {
 			rc = ccore_error(-ENOMEM, "lowering: out of memory");
-		} else if (c->max_program && e.n > c->max_program) {
-			rc = ccore_error(-E2BIG, "lowering: rank %u's program of %u instructions exceeds the %llu a CC core holds",
-					 r, e.n, (unsigned long long)c->max_program);
 		} else {
 			rc = load_rank(c, r, &e, &l->ranks[r]);
 			l->load_ns += l->ranks[r].load_ns;

@@ -245,3 +245,21 @@ TEST(alltoall_too_large_for_cc_memory)
 	timed_world_close(&w);
 	unsetenv("CCORE_ALGO");
 }
+
+/* Loop form at the most slices: its program too is cut to fit. */
+TEST(loops_with_most_slices)
+{
+	struct timed_world w;
+
+	setenv("CCORE_LOOPS", "1", 1);
+	setenv("CCORE_SLICES", "64", 1);
+	for (int a = 0; a < 2; a++) {
+		setenv("CCORE_ALGO", a ? "hier" : "ring", 1);
+		timed_world_open(&w, &(struct ccore_topology){ 2, 3, 4 }, "", 24 * 4096 * 4);
+		run(&w, ccore_op_allreduce, 24 * 4096, a ? "hier loops" : "ring loops");
+		timed_world_close(&w);
+	}
+	unsetenv("CCORE_ALGO");
+	unsetenv("CCORE_SLICES");
+	unsetenv("CCORE_LOOPS");
+}
