@@ -34,7 +34,7 @@ struct plan {
 	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
 	uint64_t *resolved;		/* bit r * n + q: pair (r, q) in @peer */
 	struct clique *q;
-	int peer_rc;			/* the first failure resolving a pair or its semaphores */
+	int peer_rc;			/* first failure resolving a pair or semaphores */
 	bool loops;			/* lowered in loop form, without a schedule */
 	bool credits_by_desc;		/* lower_ctx's, for programs that would not fit */
 	struct lowered *low;

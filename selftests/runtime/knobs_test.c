@@ -30,8 +30,8 @@ static void fill(struct timed_world *w, enum ccore_coll_op op, size_t count)
 	size_t in = op == ccore_op_reducescatter || op == ccore_op_alltoall ? count * w->n : count;
 
 	for (int r = 0; r < w->n; r++)
-		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), in, ccore_f32, ccore_sum, r,
-				      0);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), in, ccore_f32,
+				      ccore_sum, r, 0);
 }
 
 static long check(struct timed_world *w, enum ccore_coll_op op, size_t count, int r)
@@ -43,7 +43,8 @@ static long check(struct timed_world *w, enum ccore_coll_op op, size_t count, in
 	case ccore_op_allreduce:
 		return ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum, w->n, 0);
 	case ccore_op_reduce:
-		return r ? 0 : ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum, w->n, 0);
+		return r ? 0 : ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum,
+							      w->n, 0);
 	case ccore_op_reducescatter:
 		return ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum, w->n,
 						      r * count);
@@ -51,13 +52,13 @@ static long check(struct timed_world *w, enum ccore_coll_op op, size_t count, in
 		return ccore_verifiable_check_from(out, count, ccore_f32, ccore_sum, 0, 0);
 	case ccore_op_allgather:
 		for (int k = 0; k < w->n; k++)
-			bad += ccore_verifiable_check_from(out + k * count, count, ccore_f32, ccore_sum,
-							   k, 0);
+			bad += ccore_verifiable_check_from(out + k * count, count, ccore_f32,
+							   ccore_sum, k, 0);
 		return bad;
 	default:
 		for (int k = 0; k < w->n; k++)
-			bad += ccore_verifiable_check_from(out + k * count, count, ccore_f32, ccore_sum,
-							   k, r * count);
+			bad += ccore_verifiable_check_from(out + k * count, count, ccore_f32,
+							   ccore_sum, k, r * count);
 		return bad;
 	}
 }
@@ -176,7 +177,7 @@ TEST(every_knob_at_its_extremes)
 					if (!(al->colls & 1u << (colls[c] - ccore_op_allreduce)))
 						continue;
 					setenv("CCORE_ALGO", al->name, 1);
-					/* the shapes an algorithm does not take (hier on one node) */
+					/* shapes it does not take (hier on one node) */
 					if (ccore_plan_query(w.c[0], colls[c], shapes[s].count,
 							     ccore_f32, &info))
 						continue;

@@ -35,8 +35,8 @@ static void post_all(struct timed_world *w, struct ccore_comm **c, struct ccore_
 	int n = w->n;
 
 	for (int r = 0; r < n && check; r++)
-		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), COUNT, ccore_f32, ccore_sum,
-				      ccore_comm_rank(c[r]), 0);
+		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), COUNT, ccore_f32,
+				      ccore_sum, ccore_comm_rank(c[r]), 0);
 	for (int r = 0; r < n; r++)
 		if (ccore_all_reduce(w->sb[r], w->rb[r], COUNT, ccore_f32, ccore_sum, c[r],
 				     s ? s[r] : NULL))
@@ -63,7 +63,8 @@ static void post_all(struct timed_world *w, struct ccore_comm **c, struct ccore_
 static void split(struct timed_world *w, struct ccore_comm **parent, int groups,
 		  struct ccore_comm **out)
 {
-	struct ccore_comm **part = malloc(w->n * sizeof(*part)), **sub = malloc(w->n * sizeof(*sub));
+	struct ccore_comm **part = malloc(w->n * sizeof(*part));
+	struct ccore_comm **sub = malloc(w->n * sizeof(*sub));
 	int *color = malloc(w->n * sizeof(*color)), *key = malloc(w->n * sizeof(*key));
 	int *world = malloc(w->n * sizeof(*world));
 	bool *done = calloc(w->n, sizeof(*done));
