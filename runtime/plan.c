@@ -689,11 +689,16 @@ static bool plan_shrink(struct plan *p)
 		return false;
 	}
 	/* a knob the user set is not what runs: say so */
-	log_msg(getenv(env) ? LOG_WARN : LOG_INFO,
-		"%s: with %s=%llu%s a rank's program does not fit the %llu instructions of a CC core; using %llu%s",
-		p->algo->name, env, (unsigned long long)before, getenv(env) ? "" : " (the tuner's)",
-		(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
-		after ? "" : " (auto)");
+	if (getenv(env))
+		log_msg(LOG_WARN, "%s: with %s=%llu a rank's program does not fit the %llu instructions of a CC core; using %llu%s",
+			p->algo->name, env, (unsigned long long)before,
+			(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
+			after ? "" : " (auto)");
+	else
+		log_msg(LOG_INFO, "%s: with the tuner's %s %llu a rank's program does not fit the %llu instructions of a CC core; using %llu%s",
+			p->algo->name, slices ? "slices" : "staging bytes", (unsigned long long)before,
+			(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
+			after ? "" : " (auto)");
 again:
 	lower_release(p->low, &p->ctx);
 	p->low = NULL;
@@ -711,6 +716,7 @@ static int plan_other_algo(struct clique *q, struct plan *p, const struct cs_sha
 {
 	const struct select_choice *ch = &p->why;
 	const char *source = ch->source ? ch->source : "";
+	const char *source_note = strcmp(source, "CCORE_ALGO") ? "" : " (named by CCORE_ALGO)";
 	uint32_t total = ch->ncand + algo_count(), ntried = 1;
 	const struct algo *failed = p->algo, **tried = calloc(total + 1, sizeof(*tried));
 	int rc = -E2BIG;
@@ -732,8 +738,9 @@ static int plan_other_algo(struct clique *q, struct plan *p, const struct cs_sha
 			continue;
 		tried[ntried++] = a;
 		log_msg(strcmp(source, "CCORE_ALGO") ? LOG_INFO : LOG_WARN,
-			"%s (%s): its program does not fit the %llu instructions of a CC core even at one slice; trying %s",
-			failed->name, source, (unsigned long long)q->rt->max_program, a->name);
+			"%s%s: its program does not fit the %llu instructions of a CC core even at one slice; trying %s",
+			failed->name, failed == p->asked_algo ? source_note : "",
+			(unsigned long long)q->rt->max_program, a->name);
 		plan_unplace(q, p);
 		p->algo = a;
 		p->opts = o;

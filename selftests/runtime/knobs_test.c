@@ -264,3 +264,39 @@ TEST(loops_with_most_slices)
 	unsetenv("CCORE_SLICES");
 	unsetenv("CCORE_LOOPS");
 }
+
+/*
+ * Ring AllReduce of 314572 i64 in place (the reported case, from the
+ * schedule): the tuner's slices are cut to fit, here in a CC-core memory
+ * small enough that they must be.
+ */
+TEST(ring_allreduce_314572_i64_in_place)
+{
+	static const struct ccore_topology topos[] = { { 1, 2, 4 }, { 1, 6, 4 }, { 2, 3, 4 } };
+	static const char *const sims[] = { "", "program_size=64" };
+	const size_t count = 314572;
+
+	setenv("CCORE_ALGO", "ring", 1);
+	setenv("CCORE_LOOPS", "0", 1);
+	for (size_t i = 0; i < 2 * sizeof(topos) / sizeof(topos[0]); i++) {
+		struct timed_world w;
+
+		timed_world_open(&w, &topos[i / 2], sims[i % 2], count * 8);
+		for (int r = 0; r < w.n; r++)
+			ccore_verifiable_fill(ccore_mem_host(w.c[r], w.sb[r]), count, ccore_i64,
+					      ccore_sum, r, 0);
+		for (int r = 0; r < w.n; r++)
+			if (ccore_all_reduce(w.sb[r], w.sb[r], count, ccore_i64, ccore_sum, w.c[r],
+					     NULL))
+				FAIL("%d ranks: rank %d: %s", w.n, r, ccore_last_error());
+		for (int r = 0; r < w.n; r++) {
+			ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[r])), 0);
+			ASSERT_EQ(ccore_verifiable_check_reduced(ccore_mem_host(w.c[r], w.sb[r]),
+								 count, ccore_i64, ccore_sum, w.n,
+								 0), 0);
+		}
+		timed_world_close(&w);
+	}
+	unsetenv("CCORE_LOOPS");
+	unsetenv("CCORE_ALGO");
+}
