@@ -748,6 +748,11 @@ static int plan_other_algo(struct clique *q, struct plan *p, const struct cs_sha
 		while ((rc = plan_lower(q, p, sh, ops, pinned, t)) == -E2BIG && plan_shrink(p))
 			;
 		failed = a;
+		if (!rc && i < ch->ncand) {
+			/* the log's prediction is of what runs */
+			p->why.us = ch->cand[i].us;
+			p->why.runner_up = NULL;
+		}
 	}
 	free(tried);
 	if (rc == -E2BIG)
