@@ -483,9 +483,9 @@ static uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_ki
 	int64_t t = 0;
 	int rc = 0;
 
-	if (!sems_have(q, slot, r, peer)) {
+	if (kind == LOWER_SEM_LOCAL ? !sems_have_local(q, slot, r) : !sems_have(q, slot, r, peer)) {
 		t = ccm_now_ns();
-		rc = sems_ensure(q, slot, r, &peer, 1);
+		rc = sems_ensure(q, slot, r, &peer, kind != LOWER_SEM_LOCAL);
 	}
 	sem = rc ? 0 : kind == LOWER_SEM_LOCAL ? sems_local(q, slot, r) :
 	      kind == LOWER_SEM_ARRIVAL ? sems_arrival(q, slot, r, peer) :

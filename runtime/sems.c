@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fewest pairs a chunk asked for one by one holds (loop-form lowerings ask so). */
-#define SEMS_MIN_PAIRS 2
+/* Fewest pairs a chunk holds: a ring's left, right and own (loop form asks one by one). */
+#define SEMS_MIN_PAIRS 3
 
 static struct sem_pool *pool_of(const struct clique *q, uint32_t slot, uint32_t x)
 {
@@ -47,6 +47,11 @@ bool sems_have(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y)
 	const struct sem_pool *pl = pool_of(q, slot, x);
 
 	return pl->pair && pl->pair[y] != ~0u;
+}
+
+bool sems_have_local(const struct clique *q, uint32_t slot, uint32_t x)
+{
+	return pool_of(q, slot, x)->nchunks > 0;
 }
 
 uint32_t sems_local(const struct clique *q, uint32_t slot, uint32_t x)
@@ -176,7 +181,9 @@ int sems_ensure(struct clique *q, uint32_t slot, uint32_t x, const uint32_t *pee
 		}
 	if (!pl->nchunks) {
 		/* L, then the pairs asked for: one chunk if the bank has the run */
-		rc = chunk_alloc(q, slot, x, 1 + 2 * missing, 1);
+		uint32_t pairs = missing > SEMS_MIN_PAIRS ? missing : SEMS_MIN_PAIRS;
+
+		rc = chunk_alloc(q, slot, x, 1 + 2 * pairs, 1);
 		if (rc)
 			goto undo;
 		pl->local = take(pl, 1);

@@ -5,8 +5,8 @@
  * counter, and per peer it exchanges data with the pair A(peer), C(peer)
  * (lower.h says what they count); loop-form lowerings also count phases on
  * a pair of its own.  A rank that talks to k peers holds 1 + 2k semaphores
- * on a stream, whatever the communicator's size: a ring 5 (7 in loop
- * form), recursive halving 1 + 2 log2(N), only an all-to-all 2N - 1.
+ * on a stream (at least 7), whatever the communicator's size: a ring 7,
+ * recursive halving 1 + 2 log2(N), only an all-to-all 2N - 1.
  * Pools live as long as the communicator; cached plans name their
  * semaphores, so none is given back earlier.
  */
@@ -50,5 +50,7 @@ uint32_t sems_arrival(const struct clique *q, uint32_t slot, uint32_t x, uint32_
 uint32_t sems_credit(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
 /* Is the pair (x, y) there already (no call needed)? */
 bool sems_have(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
+/* Is L of rank @x there already? */
+bool sems_have_local(const struct clique *q, uint32_t slot, uint32_t x);
 
 #endif
