@@ -21,7 +21,7 @@ void ccm_config_default(struct ccm_config *c)
 	c->cc_cores = 2;
 	c->engines = 4;
 	c->rings = 16;
-	c->sems = 256;
+	c->sems = 8192;
 	c->hbm_size = 16ull << 30;
 	c->min_packet_size = 512;
 	c->max_packet_size = 65536;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Communicators: a clique holds the ranks of one communicator (device and
- * core of each), their semaphore blocks per stream, the collectives posted
+ * core of each), their semaphore pools per stream (sems.c), the collectives posted
  * but not launched, and the plan cache; each rank's ccore_comm points at it.
  */
 #include "comm.h"
@@ -31,8 +31,7 @@ static void clique_free_arrays(struct clique *q)
 	free(q->recvs);
 	free(q->ranks);
 	free(q->comms);
-	free(q->sems);
-	free(q->sems_ok);
+	free(q->pools);
 	free(q);
 }
 
@@ -48,12 +47,9 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 	q->scfg = *scfg;
 	q->ranks = calloc(n, sizeof(*q->ranks));
 	q->comms = calloc(n, sizeof(*q->comms));
-	q->sems = calloc((size_t)n * scfg->streams, sizeof(*q->sems));
-	q->sems_ok = calloc(scfg->streams, sizeof(*q->sems_ok));
 	q->sends = calloc((size_t)n * n, sizeof(*q->sends));
 	q->recvs = calloc((size_t)n * n, sizeof(*q->recvs));
-	if (!q->ranks || !q->comms || !q->sems || !q->sems_ok || !q->sends ||
-	    !q->recvs) {
+	if (!q->ranks || !q->comms || sems_init(q) || !q->sends || !q->recvs) {
 		clique_free_arrays(q);
 		return ccore_error(-ENOMEM, "out of memory");
 	}
@@ -66,17 +62,13 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 
 static void clique_free(struct clique *q)
 {
-	struct clique **pq = &q->rt->cliques;
-
-	while (*pq != q)
-		pq = &(*pq)->rt_next;
-	*pq = q->rt_next;
 	plan_flush(q);
-	for (uint32_t s = 0; s < q->scfg.streams; s++)
-		if (q->sems_ok[s])
-			for (uint32_t r = 0; r < q->n; r++)
-				ccore_dev_sem_free(q->rt->devs[q->ranks[r].dev].dev,
-						   q->sems[s * q->n + r]);
+	sems_fini(q);
+	for (struct clique **pq = &q->rt->cliques; *pq; pq = &(*pq)->rt_next)
+		if (*pq == q) {
+			*pq = q->rt_next;
+			break;
+		}
 	rt_put(q->rt);
 	clique_free_arrays(q);
 }
@@ -324,36 +316,6 @@ const char *ccore_comm_last_algo(const struct ccore_comm *c)
 struct ccore_dev *comm_dev(const struct ccore_comm *c)
 {
 	return c->q->rt->devs[c->q->ranks[c->rank].dev].dev;
-}
-
-int clique_sems(struct clique *q, uint32_t stream)
-{
-	uint32_t count = 1 + 2 * q->n;
-	int rc = 0;
-
-	if (q->sems_ok[stream])
-		return 0;
-	for (uint32_t r = 0; r < q->n && !rc; r++)
-		rc = ccore_dev_sem_alloc(q->rt->devs[q->ranks[r].dev].dev, q->ranks[r].core, count,
-					 &q->sems[stream * q->n + r]);
-	/* every other device signals these: let each device context use them */
-	for (uint32_t r = 0; r < q->n && !rc; r++) {
-		uint32_t home = q->ranks[r].dev;
-		bool seen[256] = { 0 };
-
-		for (uint32_t p = 0; p < q->n && !rc; p++) {
-			uint32_t d = q->ranks[p].dev;
-
-			if (d == home || seen[d])
-				continue;
-			seen[d] = true;
-			rc = ccore_dev_sem_import(q->rt->devs[d].dev, q->rt->devs[home].dev,
-						  q->sems[stream * q->n + r]);
-		}
-	}
-	if (!rc)
-		q->sems_ok[stream] = true;
-	return rc;
 }
 
 /* --- memory -------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include "rt.h"
 #include "sched/cs.h"
 #include "select.h"
+#include "sems.h"
 #include "stream_cfg.h"
 
 #include <pthread.h>
@@ -52,14 +53,13 @@ struct post_lane {
 /* All ranks of one communicator. */
 struct clique {
 	struct rt *rt;
-	struct clique *rt_next;		/* the next communicator on rt's devices */
+	struct clique *rt_next;		/* the next communicator on rt->cliques */
 	uint32_t n;
 	struct clique_rank *ranks;
 	struct ccore_comm **comms;
 	uint32_t alive;
 	struct stream_cfg scfg;		/* streams in use, packet sizes */
-	uint32_t *sems;			/* [stream * n + rank] semaphore block */
-	bool *sems_ok;
+	struct sem_pool *pools;		/* [stream * n + rank] semaphores (sems.h) */
 	struct post_lane *lanes;	/* collectives, per stream id */
 	uint32_t nlanes;
 	struct op_queue *sends, *recvs;	/* per (sender * n + receiver) */
@@ -103,9 +103,6 @@ struct ccore_comm {
 	struct ccore_stream *stream0;
 };
 
-/* Allocate the semaphore blocks of a stream on first use and let every
- * device context of the clique signal them. */
-int clique_sems(struct clique *q, uint32_t stream);
 /* A stream of @c: its CC core from the communicator's stream map. */
 int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out);
 struct ccore_stream *comm_stream(struct ccore_comm *c, struct ccore_stream *s);

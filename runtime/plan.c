@@ -27,15 +27,18 @@ struct plan {
 	struct op *ops;			/* the key: per rank */
 	uint32_t n;
 	const struct algo *algo;
-	struct algo_opts opts;
+	struct algo_opts opts;		/* what it runs with */
+	struct algo_opts asked;		/* the choice, its key (opts may be less) */
+	const struct algo *asked_algo;	/* the choice, its key (algo may differ) */
 	struct select_choice why;	/* the tuner's choice, for the log */
 	struct lower_rank *lr;
 	struct lower_ctx ctx;
 	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
 	uint64_t *resolved;		/* bit r * n + q: pair (r, q) in @peer */
 	struct clique *q;
-	int peer_rc;			/* the first failure resolving a pair */
+	int peer_rc;			/* first failure resolving a pair or semaphores */
 	bool loops;			/* lowered in loop form, without a schedule */
+	bool credits_by_desc;		/* lower_ctx's, for programs that would not fit */
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
 	uint32_t pins;			/* executables holding it: never evicted */
@@ -44,7 +47,7 @@ struct plan {
 static bool same_key(const struct plan *p, const struct op *ops, uint32_t n,
 		     const struct algo *algo)
 {
-	if (p->algo != algo)
+	if (p->asked_algo != algo)
 		return false;
 	for (uint32_t r = 0; r < n; r++) {
 		const struct op *a = &p->ops[r], *b = &ops[r];
@@ -418,7 +421,6 @@ static int place_ranks(struct clique *q, struct plan *p, uint64_t tmp_count, uin
 		lr->cc = p->ops[r].stream->cc;
 		lr->va[CS_SEND] = p->ops[r].send;
 		lr->va[CS_RECV] = p->ops[r].recv;
-		lr->sems = q->sems[slot * q->n + r];
 		/* 0 leaves the device's default (sysfs) to the ring */
 		lr->packet_size = q->scfg.cc_packet[slot];
 		/* cached plans' scratch may be what fills the device: make room */
@@ -481,21 +483,76 @@ static void add_divides(struct cs_sched *s)
 			cs_divide(s, r, cs_at(CS_RECV, 0), cs_at(CS_RECV, 0), sh->count);
 }
 
-/* Semaphores for the ops' streams, then the ranks in p->active placed. */
-static int plan_place(struct clique *q, struct plan *p, const struct op *ops, uint64_t tmp_count,
-		      uint32_t rings)
+static uint32_t plan_slot(const struct plan *p, uint32_t r)
 {
-	int64_t t = ccm_now_ns();
-	bool connecting = false;
+	return p->ops[r].stream ? p->ops[r].stream->slot : 0;
+}
+
+/*
+ * Semaphore @kind of rank @r for @peer, made on first use (a lowering
+ * without a schedule names its peers as it goes); time spent making them
+ * counts as connecting.
+ */
+static uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+			 uint32_t user)
+{
+	struct plan *p = arg;
+	struct clique *q = p->q;
+	uint32_t slot = plan_slot(p, r), sem;
+	int64_t t = 0;
 	int rc = 0;
 
-	for (uint32_t r = 0; r < p->n && !rc; r++)
-		if (ops[r].stream) {
-			connecting |= !q->sems_ok[ops[r].stream->slot];
-			rc = clique_sems(q, ops[r].stream->slot);
-		}
-	q->timing.connect_us = connecting ? (double)(ccm_now_ns() - t) / 1e3 : 0;
-	return rc ?: place_ranks(q, p, tmp_count, rings);
+	if (kind == LOWER_SEM_LOCAL ? !sems_have_local(q, slot, r) : !sems_have(q, slot, r, peer)) {
+		t = ccm_now_ns();
+		rc = sems_ensure(q, slot, r, &peer, kind != LOWER_SEM_LOCAL);
+	}
+	sem = rc ? 0 : kind == LOWER_SEM_LOCAL ? sems_local(q, slot, r) :
+	      kind == LOWER_SEM_ARRIVAL ? sems_arrival(q, slot, r, peer) :
+	      sems_credit(q, slot, r, peer);
+	if (!rc && user != peer) {
+		int64_t t0 = ccm_now_ns();
+
+		rc = sems_allow(q, slot, r, sem, user);
+		t = rc > 0 && !t ? t0 : t;
+		rc = rc < 0 ? rc : 0;
+	}
+	if (t)
+		q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	if (rc) {
+		p->peer_rc = p->peer_rc ?: rc;
+		return 0;
+	}
+	return sem;
+}
+
+/*
+ * The semaphores a schedule names, made before lowering: per rank L and a
+ * pair per peer it sends to or receives from (which covers both ends of
+ * every transfer), in one chunk where the bank allows.
+ */
+static int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
+{
+	int64_t t = ccm_now_ns();
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n && !rc; r++) {
+		const struct cs_rank *rk = &s->ranks[r];
+		uint32_t *peers, k = 0;
+
+		if (!rk->n)
+			continue;
+		peers = malloc(rk->n * sizeof(*peers));
+		if (!peers)
+			return ccore_error(-ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < rk->n; i++)
+			if (rk->steps[i].op == CS_SEND_OP || rk->steps[i].op == CS_RECV_OP ||
+			    rk->steps[i].op == CS_RECV_REDUCE)
+				peers[k++] = rk->steps[i].peer;
+		rc = sems_ensure(q, plan_slot(p, r), r, peers, k);
+		free(peers);
+	}
+	q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	return rc;
 }
 
 static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
@@ -506,6 +563,9 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 		.dtype = ops[0].dtype,
 		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
+		.max_program = q->rt->max_program,
+		.credits_by_desc = p->credits_by_desc,
+		.sem = plan_sem,
 	};
 }
 
@@ -542,7 +602,7 @@ static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_sh
 		p->active[r] = true;
 	tm->schedule_us = tm->verify_us = 0;
 	tm->steps = 0;
-	rc = plan_place(q, p, ops, tmp_count, rings);
+	rc = place_ranks(q, p, tmp_count, rings);
 	if (rc)
 		return rc;
 	tm->place_us = lap_us(t);
@@ -587,16 +647,146 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	tm->verify_us = lap_us(t);
 	for (uint32_t r = 0; r < p->n; r++)
 		p->active[r] = s->ranks[r].n > 0;
-	rc = plan_place(q, p, ops, s->tmp_count, 1) ?: resolve_addresses(p, s);
+	rc = plan_sems(q, p, s) ?: place_ranks(q, p, s->tmp_count, 1) ?: resolve_addresses(p, s);
 	if (rc)
 		goto out;
 	tm->place_us = lap_us(t);
 	plan_ctx(q, p, ops);
 	/* CC-core memory is shared by every cached plan: make room if need be */
-	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && evict_one(q))
+	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && !p->peer_rc &&
+	       evict_one(q))
 		;
+	rc = p->peer_rc ?: rc;
 out:
 	cs_free(s);
+	return rc;
+}
+
+/* Lower @p in loop form if it can, else from its schedule. */
+static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *shp,
+		      const struct op *ops, bool pinned, int64_t *t)
+{
+	uint64_t loop_tmp = 0;
+	uint32_t loops = plan_loops(q, p, shp, ops, pinned, &loop_tmp);
+	int rc;
+
+	p->loops = loops > 0;
+	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, t) : -EAGAIN;
+	if (rc == -ENOSPC && !p->low) {
+		/* no room for its rings next to the plans executables hold: the
+		 * schedule needs one ring index per rank */
+		plan_unplace(q, p);
+		p->loops = false;
+		rc = -EAGAIN;
+	}
+	if (rc == -EAGAIN)
+		rc = plan_lower_schedule(q, p, shp, ops, t);
+	return rc;
+}
+
+/*
+ * A rank's program outgrew CC-core memory: fewer slices, else (PAT) a
+ * larger staging buffer, so fewer steps, else the prologue's credits by
+ * descriptor; false if nothing is left to change.  What was placed goes;
+ * a knob the user set gets a warning.
+ */
+static bool plan_shrink(struct plan *p)
+{
+	struct algo_opts *o = &p->opts;
+	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
+	bool slices = o->slices > 1;
+	const char *env = slices ? "CCORE_SLICES" : "CCORE_PAT_BUFFER";
+	uint64_t before, after;
+
+	if (slices) {
+		before = o->slices;
+		o->slices /= 2;
+		after = o->slices;
+	} else if (o->pat_buffer && !strcmp(p->algo->name, "pat")) {
+		/* in bytes, as CCORE_PAT_BUFFER counts */
+		before = o->pat_buffer * es;
+		o->pat_buffer = o->pat_buffer >= UINT32_MAX / 4 ? 0 : o->pat_buffer * 4;
+		after = o->pat_buffer * es;
+	} else if (!p->credits_by_desc) {
+		/* no knob to cut: the prologue's credits go on a ring instead */
+		log_msg(LOG_INFO, "%s: a rank's program does not fit the %llu instructions of a CC core; granting its first credits by descriptor",
+			p->algo->name, (unsigned long long)p->q->rt->max_program);
+		p->credits_by_desc = true;
+		goto again;
+	} else {
+		return false;
+	}
+	/* a knob the user set is not what runs: say so */
+	if (getenv(env))
+		log_msg(LOG_WARN, "%s: with %s=%llu a rank's program does not fit the %llu instructions of a CC core; using %llu%s",
+			p->algo->name, env, (unsigned long long)before,
+			(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
+			after ? "" : " (auto)");
+	else
+		log_msg(LOG_INFO, "%s: with the tuner's %s %llu a rank's program does not fit the %llu instructions of a CC core; using %llu%s",
+			p->algo->name, slices ? "slices" : "staging bytes", (unsigned long long)before,
+			(unsigned long long)p->q->rt->max_program, (unsigned long long)after,
+			after ? "" : " (auto)");
+again:
+	lower_release(p->low, &p->ctx);
+	p->low = NULL;
+	plan_unplace(p->q, p);
+	return true;
+}
+
+/*
+ * Not even the smallest program of the chosen algorithm fits a CC core:
+ * the next one that serves the call, the model's order first, each from
+ * one slice.  The choice the user forced gets a warning.
+ */
+static int plan_other_algo(struct clique *q, struct plan *p, const struct cs_shape *sh,
+			   const struct op *ops, bool pinned, int64_t *t)
+{
+	const struct select_choice *ch = &p->why;
+	const char *source = ch->source ? ch->source : "";
+	const char *source_note = strcmp(source, "CCORE_ALGO") ? "" : " (named by CCORE_ALGO)";
+	uint32_t total = ch->ncand + algo_count(), ntried = 1;
+	const struct algo *failed = p->algo, **tried = calloc(total + 1, sizeof(*tried));
+	int rc = -E2BIG;
+
+	if (!tried)
+		return ccore_error(-ENOMEM, "out of memory");
+	tried[0] = failed;
+	for (uint32_t i = 0; i < total && rc == -E2BIG; i++) {
+		const struct algo *a = i < ch->ncand ? algo_find(ch->cand[i].algo, sh->coll) :
+				       algo_at(i - ch->ncand);
+		struct algo_opts o = p->asked;
+		bool again = false;
+
+		for (uint32_t k = 0; k < ntried; k++)
+			again |= tried[k] == a;
+		o.slices = o.channels = 1;
+		if (!a || again || !(a->colls & 1u << sh->coll) ||
+		    (a->rejects && a->rejects(sh, &o)))
+			continue;
+		tried[ntried++] = a;
+		log_msg(strcmp(source, "CCORE_ALGO") ? LOG_INFO : LOG_WARN,
+			"%s%s: its program does not fit the %llu instructions of a CC core even at one slice; trying %s",
+			failed->name, failed == p->asked_algo ? source_note : "",
+			(unsigned long long)q->rt->max_program, a->name);
+		plan_unplace(q, p);
+		p->algo = a;
+		p->opts = o;
+		p->credits_by_desc = false;
+		while ((rc = plan_lower(q, p, sh, ops, pinned, t)) == -E2BIG && plan_shrink(p))
+			;
+		failed = a;
+		if (!rc && i < ch->ncand) {
+			/* the log's prediction is of what runs */
+			p->why.us = ch->cand[i].us;
+			p->why.runner_up = NULL;
+		}
+	}
+	free(tried);
+	if (rc == -E2BIG)
+		return ccore_error(-E2BIG, "%s on %u ranks: no algorithm's program fits the %llu instructions of a CC core; a larger CC-core memory (program_size in CCORE_SIM or the device's configuration) would hold it",
+				   cs_coll_name(sh->coll), sh->nranks,
+				   (unsigned long long)q->rt->max_program);
 	return rc;
 }
 
@@ -608,13 +798,11 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	struct ccore_plan_timing *tm = &q->timing;
 	uint32_t n = q->n;
 	int64_t t = ccm_now_ns();
-	uint64_t loop_tmp = 0;
-	uint32_t loops;
 	int rc = 0;
 
 	if (!p)
 		return ccore_error(-ENOMEM, "out of memory");
-	tm->evict_us = 0;
+	tm->evict_us = tm->connect_us = 0;
 	p->n = n;
 	p->q = q;
 	p->ops = malloc(n * sizeof(*p->ops));
@@ -631,21 +819,13 @@ static int plan_build(struct clique *q, const struct op *ops, const struct cs_sh
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t k = 0; k < LOWER_RINGS; k++)
 			p->lr[r].ring[k] = ~0u;
-	p->algo = ch->algo;
+	p->algo = p->asked_algo = ch->algo;
 	p->why = *ch;
-	p->opts = *opts;
-	loops = plan_loops(q, p, shp, ops, pinned, &loop_tmp);
-	p->loops = loops > 0;
-	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, &t) : -EAGAIN;
-	if (rc == -ENOSPC && !p->low) {
-		/* no room for its rings next to the plans executables hold: the
-		 * schedule needs one ring index per rank */
-		plan_unplace(q, p);
-		p->loops = false;
-		rc = -EAGAIN;
-	}
-	if (rc == -EAGAIN)
-		rc = plan_lower_schedule(q, p, shp, ops, &t);
+	p->opts = p->asked = *opts;
+	while ((rc = plan_lower(q, p, shp, ops, pinned, &t)) == -E2BIG && plan_shrink(p))
+		;
+	if (rc == -E2BIG)
+		rc = plan_other_algo(q, p, shp, ops, pinned, &t);
 	if (rc)
 		goto fail;
 	tm->lower_us = lap_us(&t) - (double)p->low->load_ns / 1e3;
@@ -689,9 +869,9 @@ static int plan_get(struct clique *q, const struct op *ops, bool pinned, struct 
 	if (rc)
 		return rc;
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
-		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->opts.slices == opts.slices &&
-		    (*pp)->opts.channels == opts.channels &&
-		    (*pp)->opts.pat_buffer == opts.pat_buffer)
+		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->asked.slices == opts.slices &&
+		    (*pp)->asked.channels == opts.channels &&
+		    (*pp)->asked.pat_buffer == opts.pat_buffer)
 			break;
 	if (*pp) {
 		/* most recently used goes first */
@@ -853,7 +1033,8 @@ static int fuse_rank(struct clique *q, struct plan **plans, const struct op **op
 		rc = ccore_dev_program_load(plans[last]->lr[r].dev, s->cc, all, at, &prog);
 	}
 	free(all);
-	/* no room for the fused program: the plans' own programs are loaded */
+	/* the plans' own programs fill the CC core: one job per collective,
+	 * as a group that does not fit runs */
 	if (rc == -ENOSPC)
 		return -EXDEV;
 	if (rc)

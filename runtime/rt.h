@@ -16,6 +16,8 @@
 
 #define RT_RINGS 16
 
+struct clique;
+
 struct rt_alloc {
 	uint64_t va, size;
 	uint32_t handle;
@@ -36,11 +38,8 @@ struct rt_dev {
 	uint16_t *rings_used;		/* per core: bitmap of ring indices */
 };
 
-struct clique;
-
 struct rt {
 	struct ccore_system *sys;
-	struct clique *cliques;		/* the communicators on these devices */
 	uint32_t refs;
 	uint32_t ndev;
 	uint32_t cores, cc_cores, engines, sems;
@@ -55,6 +54,9 @@ struct rt {
 	uint32_t *import_hash;
 	uint32_t hash_cap;
 	bool hash_stale;
+	/* every communicator's clique on these devices: a plan short of ring
+	 * indices or CC-core memory may evict another's (plan.c) */
+	struct clique *cliques;
 };
 
 /* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */

@@ -155,7 +155,7 @@ static int pat_buffer_init(void)
 		return 0;
 	if (size_parse(v, &b) || b < 1 || b > (1ull << 40))
 		return ccore_error(-EINVAL,
-				   "CCORE_PAT_BUFFER=%s: expected bytes from 1 to 1T (K, M, G suffixes)",
+				   "CCORE_PAT_BUFFER=%s: expected bytes from 1 to 1T (K, M, G, T suffixes)",
 				   v);
 	forced_pat_bytes = b;
 	return 0;

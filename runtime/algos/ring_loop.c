@@ -121,13 +121,14 @@ static uint32_t counter(const struct seg_emit *s, uint32_t at, enum kind k)
 	const struct lower_ctx *c = s->p->c;
 	enum ring_counter w = k == K_MAIN ? s->sg->cnt_main :
 			      k == K_FIXED ? s->sg->cnt_fixed : s->sg->cnt_ag;
-	uint32_t first = c->ranks[at].sems;
 
+	/* named by this rank: acquired here (@at is us) or signalled by our sends */
 	if (w == RING_C_SELF)
-		return lower_sem_credit(first, c->nranks, at);
+		return lower_sem_named_by(c, at, at, LOWER_SEM_CREDIT, s->p->r);
 	/* the receiver's left in the ring is whoever sends it a phase */
-	return lower_sem_arrival(first, w == RING_A_SELF ? at :
-				 at == s->sg->right ? s->p->r : s->sg->left);
+	return lower_sem_named_by(c, at, w == RING_A_SELF ? at :
+				  at == s->sg->right ? s->p->r : s->sg->left,
+				  LOWER_SEM_ARRIVAL, s->p->r);
 }
 
 static uint64_t own(const struct seg_emit *s, uint32_t buf, uint64_t off)
@@ -183,7 +184,7 @@ static struct drm_ccore_desc *hop_descs(const struct seg_emit *s, enum kind k, b
 		if (per_slice(sg, k) == 2)
 			*d++ = (struct drm_ccore_desc){
 				.op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
-				.dst = lower_sem_credit(c->ranks[sg->left].sems, c->nranks, s->p->r) };
+				.dst = lower_sem_credit(c, sg->left, s->p->r) };
 	}
 	return d;
 }
@@ -229,7 +230,6 @@ static void hop(struct seg_emit *s, uint32_t h)
 {
 	const struct ring_seg *sg = s->sg;
 	struct ring_prog *p = s->p;
-	uint32_t sems = p->c->ranks[p->r].sems;
 	enum kind k = kind_of(sg, h);
 
 	for (uint32_t i = 0; i < s->slices; i++) {
@@ -241,7 +241,7 @@ static void hop(struct seg_emit *s, uint32_t h)
 			continue;
 		put(p, (struct drm_ccore_insn){
 			.opcode = DRM_CCORE_OP_ACQUIRE,
-			.sem = lower_sem_credit(sems, p->c->nranks, sg->right), .imm = 1 });
+			.sem = lower_sem_credit(p->c, p->r, sg->right), .imm = 1 });
 		put(p, (struct drm_ccore_insn){
 			.opcode = k == K_FIXED ? DRM_CCORE_OP_START : DRM_CCORE_OP_STARTI,
 			.engine = (uint8_t)sg->engine, .ring = (uint8_t)s->which[k],
@@ -295,7 +295,7 @@ static void segment(struct seg_emit *s)
 
 	put(p, (struct drm_ccore_insn){
 		.opcode = DRM_CCORE_OP_ADD,
-		.sem = lower_sem_credit(p->c->ranks[sg->left].sems, p->c->nranks, p->r),
+		.sem = lower_sem_credit(p->c, sg->left, p->r),
 		.imm = free });
 	for (uint32_t h0 = 0, h1; h0 < s->hops; h0 = h1) {
 		enum kind k = kind_of(sg, h0);
@@ -405,7 +405,7 @@ static int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ri
 	if (!p.im.insns)
 		return ccore_error(-ENOMEM, "ring loops: out of memory");
 	put(&p, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET,
-					 .sem = lower_sem_local(c->ranks[r].sems) });
+					 .sem = lower_sem_local(c, r) });
 	for (uint32_t i = 0; i < nseg && !rc; i++) {
 		drain_pending(&p, seg[i].engine);
 		rc = emit_segment(&p, &seg[i], slices);

@@ -240,9 +240,9 @@ struct ccore_plan_timing {
 	uint64_t insns, descs;		/* CC instructions, DMA descriptors */
 	uint64_t plans_built;		/* on this communicator so far */
 	uint32_t loops;			/* 1: the last plan is in loop form, no schedule steps */
-	/* of place_us: connecting the communicator's semaphores (every rank's
-	 * imported into every other device), once per stream on its first
-	 * collective; 0 when the plan's streams were connected already */
+	/* of place_us (of lower_us in loop form): making the semaphores for
+	 * peers a rank had none for yet on the stream, each imported into
+	 * its peer's device only; 0 when the plan needed no new ones */
 	double connect_us;
 	/* of place_us and lower_us: dropping least recently used plans to
 	 * make room (ring indices, scratch, CC-core memory) */

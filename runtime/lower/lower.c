@@ -102,6 +102,13 @@ static void desc(struct emit *e, uint32_t engine, const struct drm_ccore_desc *d
 		e->dcap[engine] = cap;
 	}
 	e->desc[engine][e->nd[engine]++] = *d;
+	/* descriptors started back to back on one ring: one START for all
+	 * (a Bruck AllToAll packs hundreds at a time) */
+	if (e->n && e->insn[e->n - 1].opcode == DRM_CCORE_OP_START &&
+	    e->insn[e->n - 1].engine == engine && e->insn[e->n - 1].ring == 0) {
+		e->insn[e->n - 1].imm++;
+		return;
+	}
 	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_START,
 					 .engine = (uint8_t)engine, .ring = 0, .imm = 1 });
 }
@@ -144,7 +151,7 @@ static void drain(struct emit *e, uint32_t engine)
 static void wait_deps(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
 {
 	const struct cs_step *st = &j->s->ranks[r].steps[i];
-	uint32_t lsem = lower_sem_local(j->c->ranks[r].sems);
+	uint32_t lsem = lower_sem_local(j->c, r);
 
 	for (uint32_t d = 0; d < st->ndeps; d++) {
 		const struct cs_step *dep = &j->s->ranks[r].steps[st->deps[d]];
@@ -190,7 +197,7 @@ static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, ui
 		.op = st->op == CS_COPY ? DRM_CCORE_DESC_COPY :
 		      st->op == CS_DIVIDE ? DRM_CCORE_DESC_DIV : DRM_CCORE_DESC_REDUCE,
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
-		.signal_sem = lower_sem_local(c->ranks[r].sems), .signal_value = 1,
+		.signal_sem = lower_sem_local(c, r), .signal_value = 1,
 		.len = st->count * c->elem_size,
 		.dst = own(c, r, st->dst), .src0 = own(c, r, st->src),
 	};
@@ -217,7 +224,7 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	uint32_t eng = peer_engine(c, e, r, p);
 	struct drm_ccore_desc d = {
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
-		.signal_sem = lower_sem_arrival(c->ranks[p].sems, r), .signal_value = 1,
+		.signal_sem = lower_sem_arrival(c, p, r), .signal_value = 1,
 		.len = st->count * c->elem_size,
 		.dst = theirs(c, r, p, rv->dst),
 	};
@@ -233,7 +240,7 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 		d.src1 = own(c, r, st->src);
 	}
 	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
-					 .sem = lower_sem_credit(c->ranks[r].sems, j->n, p),
+					 .sem = lower_sem_credit(c, r, p),
 					 .imm = 1 });
 	desc(e, eng, &d);
 	e->step_engine[i] = (uint8_t)eng;
@@ -248,7 +255,7 @@ static void emit_markers(const struct lower_job *j, struct emit *e, uint32_t r, 
 		uint32_t p = j->s->ranks[r].steps[m].peer;
 		struct drm_ccore_desc d = {
 			.op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
-			.dst = lower_sem_credit(c->ranks[p].sems, j->n, r),
+			.dst = lower_sem_credit(c, p, r),
 		};
 
 		desc(e, e->step_engine[i], &d);
@@ -346,7 +353,7 @@ static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r,
 		wait_deps(j, e, r, i);
 		insn(e, (struct drm_ccore_insn){
 			.opcode = DRM_CCORE_OP_ADD,
-			.sem = lower_sem_credit(c->ranks[st->peer].sems, j->n, r), .imm = 1 });
+			.sem = lower_sem_credit(c, st->peer, r), .imm = 1 });
 	}
 }
 
@@ -378,17 +385,28 @@ static void prologue(const struct lower_job *j, struct emit *e, uint32_t r)
 		return;
 	}
 	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET,
-					 .sem = lower_sem_local(c->ranks[r].sems) });
+					 .sem = lower_sem_local(c, r) });
 	for (uint32_t i = 0; i < rk->n; i++)
 		if ((rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE) &&
 		    !e->credit[i])
 			free_credits[rk->steps[i].peer]++;
-	for (uint32_t p = 0; p < j->n; p++)
-		if (free_credits[p])
+	for (uint32_t p = 0; p < j->n; p++) {
+		struct drm_ccore_desc d = {
+			.op = DRM_CCORE_DESC_SEM_WRITE, .value = free_credits[p],
+		};
+
+		if (!free_credits[p])
+			continue;
+		if (c->credits_by_desc) {
+			d.dst = lower_sem_credit(c, p, r);
+			desc(e, local_engine(c, r), &d);
+		} else {
 			insn(e, (struct drm_ccore_insn){
 				.opcode = DRM_CCORE_OP_ADD,
-				.sem = lower_sem_credit(c->ranks[p].sems, j->n, r),
+				.sem = lower_sem_credit(c, p, r),
 				.imm = free_credits[p] });
+		}
+	}
 	free(free_credits);
 }
 
@@ -434,7 +452,7 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 		case CS_DIVIDE:
 			for (uint32_t eng = 0; eng < c->engines; eng++)
 				drain(e, eng);
-			wait_local(e, lower_sem_local(c->ranks[r].sems), e->local);
+			wait_local(e, lower_sem_local(c, r), e->local);
 			emit_local(j, e, r, i);
 			break;
 		case CS_SEND_OP:
@@ -445,13 +463,13 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 		default:
 			insn(e, (struct drm_ccore_insn){
 				.opcode = DRM_CCORE_OP_ACQUIRE,
-				.sem = lower_sem_arrival(c->ranks[r].sems, st->peer), .imm = 1 });
+				.sem = lower_sem_arrival(c, r, st->peer), .imm = 1 });
 			break;
 		}
 	}
 	for (uint32_t eng = 0; eng < c->engines; eng++)
 		drain(e, eng);
-	wait_local(e, lower_sem_local(c->ranks[r].sems), e->local);
+	wait_local(e, lower_sem_local(c, r), e->local);
 	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
 	free(sent_to);
 }
@@ -472,6 +490,9 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 	int64_t t = ccm_now_ns();
 	int rc = 0;
 
+	if (c->max_program && im->ninsns > c->max_program)
+		return ccore_error(-E2BIG, "lowering: rank %u's program of %u instructions exceeds the %llu a CC core holds",
+				   r, im->ninsns, (unsigned long long)c->max_program);
 	for (uint32_t k = 0; k < LOWER_RINGS && !rc; k++)
 		for (uint32_t eng = 0; eng < c->engines && !rc; eng++) {
 			const struct lower_ring_image *ri = &im->ring[k][eng];

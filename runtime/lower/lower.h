@@ -3,12 +3,13 @@
  * Lowering: a verified schedule becomes, per rank, one CC program and a few
  * pre-built DMA rings on that rank's device.
  *
- * Per rank and stream the communicator provides a semaphore block:
- *   [0]            L: completions of the rank's local descriptors (counts up
+ * Per rank and stream the communicator provides semaphores (runtime/sems.h),
+ * only for the peers the plan names:
+ *   L              completions of the rank's local descriptors (counts up
  *                  within one run; the prologue resets it)
- *   [1 + p]        A(p): data from peer p has landed (ACQUIREd per receive)
- *   [1 + N + p]    C(p): peer p may receive from us (a credit; ACQUIREd per
- *                  send to p)
+ *   A(p)           data from peer p has landed (ACQUIREd per receive)
+ *   C(p)           peer p may receive from us (a credit; ACQUIREd per send
+ *                  to p)
  * A send to p is one descriptor on the ring that carries all our puts to p
  * (so they land in program order): COPY into p's buffer for a plain
  * receive, REDUCE (p.dst = p.acc (+) ours) for a receive-reduce, signalling
@@ -35,9 +36,10 @@ struct lower_rank {
 	 * field says which of them until lower_load_image() */
 	uint32_t ring[LOWER_RINGS];
 	uint64_t va[CS_NBUF];		/* own buffers, in own context */
-	uint32_t sems;			/* first of the 1 + 2N block */
 	uint32_t packet_size;		/* of its rings; 0: the device's default */
 };
+
+enum lower_sem_kind { LOWER_SEM_LOCAL, LOWER_SEM_ARRIVAL, LOWER_SEM_CREDIT };
 
 struct lower_ctx {
 	uint32_t nranks;
@@ -48,6 +50,14 @@ struct lower_ctx {
 	uint32_t elem_size;
 	uint32_t dtype, redop;		/* DRM_CCORE_DTYPE_*, DRM_CCORE_REDOP_* */
 	uint32_t engines;		/* DMA engines per core */
+	uint64_t max_program;		/* CC-core instruction memory; 0: unchecked */
+	/* the prologue's credits as SEM_WRITE descriptors under one START
+	 * instead of an ADD per peer: programs that talk to every peer fit */
+	bool credits_by_desc;
+	/* semaphore @kind of rank @r for @peer (@r for L), named by rank
+	 * @user's program or descriptors */
+	uint32_t (*sem)(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+			uint32_t user);
 };
 
 /* The descriptors of one ring of a rank's image (indexed when index_count > 0, see
@@ -83,20 +93,28 @@ struct lowered {
 	int64_t load_ns;		/* of the build, spent loading into the devices */
 };
 
-/* Semaphore index helpers for the 1 + 2N block. */
-static inline uint32_t lower_sem_local(uint32_t first)
+/* L of rank @r, and its A(@peer) and C(@peer) (which only @peer signals). */
+static inline uint32_t lower_sem_local(const struct lower_ctx *c, uint32_t r)
 {
-	return first;
+	return c->sem(c->arg, r, r, LOWER_SEM_LOCAL, r);
 }
 
-static inline uint32_t lower_sem_arrival(uint32_t first, uint32_t peer)
+static inline uint32_t lower_sem_arrival(const struct lower_ctx *c, uint32_t r, uint32_t peer)
 {
-	return first + 1 + peer;
+	return c->sem(c->arg, r, peer, LOWER_SEM_ARRIVAL, peer);
 }
 
-static inline uint32_t lower_sem_credit(uint32_t first, uint32_t n, uint32_t peer)
+static inline uint32_t lower_sem_credit(const struct lower_ctx *c, uint32_t r, uint32_t peer)
 {
-	return first + 1 + n + peer;
+	return c->sem(c->arg, r, peer, LOWER_SEM_CREDIT, peer);
+}
+
+/* The same, named by rank @user (loop forms count phases on a rank's own
+ * pair, signalled by its left neighbour). */
+static inline uint32_t lower_sem_named_by(const struct lower_ctx *c, uint32_t r, uint32_t peer,
+					  enum lower_sem_kind kind, uint32_t user)
+{
+	return c->sem(c->arg, r, peer, kind, user);
 }
 
 /*
@@ -109,7 +127,8 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 /* A struct lowered for @nranks ranks, nothing loaded yet (NULL: no memory). */
 struct lowered *lower_alloc(uint32_t nranks);
 
-/* Build and load everything; on failure nothing stays loaded. */
+/* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
+ * rank's program is larger than c->max_program. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
 /* Unload programs and destroy rings (all must be idle). */
 void lower_release(struct lowered *l, const struct lower_ctx *c);

@@ -18,6 +18,7 @@ int size_parse(const char *s, uint64_t *out)
 	case 'K': case 'k': scale = 1ull << 10; c++; break;
 	case 'M': case 'm': scale = 1ull << 20; c++; break;
 	case 'G': case 'g': scale = 1ull << 30; c++; break;
+	case 'T': case 't': scale = 1ull << 40; c++; break;
 	default: break;
 	}
 	if (*c || !size_mul(v, scale, out))

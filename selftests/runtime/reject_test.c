@@ -17,7 +17,7 @@ static uint8_t *host[2];
 
 static void setup(void)
 {
-	tsim_open(&t, "devices=2,cores=2,engines=2,workers=2");
+	tsim_open(&t, "devices=2,cores=2,engines=2,workers=2,sems=256");
 	d0 = t.dev[0];
 	d1 = t.dev[1];
 	host[0] = tsim_bo(d0, BUF, &bo[0], &va[0]);

@@ -723,7 +723,13 @@ TEST(plan_timing_describes_the_last_plan_built)
 	ASSERT_EQ(t.steps, 0);
 	ASSERT_EQ(t.descs, 8 * (2 + 4 * 2 + 4));
 	ASSERT_TRUE(t.schedule_us == 0 && t.lower_us > 0 && t.load_us > 0);
-	/* connected already */
+	/* the first plan in loop form makes each rank's own pair (its phase
+	 * counters); the next one has every semaphore it names already */
+	ASSERT_TRUE(t.connect_us > 0);
+	run_op(&w, ccore_op_allreduce, 8000);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &t), 0);
+	ASSERT_EQ(t.plans_built, 3);
+	ASSERT_EQ(t.loops, 1);
 	ASSERT_TRUE(t.connect_us == 0);
 	unsetenv("CCORE_ALGO");
 	unsetenv("CCORE_SLICES");
@@ -786,7 +792,7 @@ TEST(tuner_variables_are_checked)
 		ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allgather, 1000, ccore_f32, &info),
 			  -EINVAL);
 		ASSERT_STR_CONTAINS(ccore_last_error(),
-				    "expected bytes from 1 to 1T (K, M, G suffixes)");
+				    "expected bytes from 1 to 1T (K, M, G, T suffixes)");
 	}
 	unsetenv("CCORE_PAT_BUFFER");
 	unsetenv("CCORE_ALGO");
