@@ -37,7 +37,8 @@ static void queue_push(struct ccm_sched *s, struct ccm_agent *a, bool fresh)
 
 	if (fresh)
 		stamp = s->running ? s->recent : ccm_cycles();
-	s->stamp[(s->head + s->count) % s->cap] = stamp;
+	/* worth_locking() peeks at it without the lock */
+	__atomic_store_n(&s->stamp[(s->head + s->count) % s->cap], stamp, __ATOMIC_RELAXED);
 	s->queue[(s->head + s->count) % s->cap] = a;
 	__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);	/* spinners read it */
 }
@@ -66,7 +67,7 @@ static struct ccm_agent *queue_pop(struct ccm_fabric *f)
 		head_slot = s->head;
 		a = s->queue[slot];
 		s->queue[slot] = s->queue[head_slot];
-		s->stamp[slot] = s->stamp[head_slot];
+		__atomic_store_n(&s->stamp[slot], s->stamp[head_slot], __ATOMIC_RELAXED);
 	} else {
 		a = s->queue[s->head];
 	}
@@ -130,16 +131,23 @@ static bool defer_wake(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
 	return false;
 }
 
+/* Queue @a; with the scheduler lock held. */
+static void queue_and_wake(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
+{
+	queue_push(s, a, !heavy);
+	/* light work is left to host threads (a host that stops helping
+	 * nudges the workers: ccm_fabric_nudge); sleeping workers look again
+	 * on their own (see worker_main) */
+	if (s->sleepers && heavy)
+		ccm_cond_broadcast(&s->work);
+}
+
 /* Wake @a; with the scheduler lock held. */
 static void wake_locked(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
 {
 	if (a->state == CCM_AGENT_IDLE) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_push(s, a, !heavy);
-		/* light work is left to host threads; sleeping workers look
-		 * again on their own (see worker_main) */
-		if (s->sleepers && heavy)
-			ccm_cond_broadcast(&s->work);
+		queue_and_wake(s, a, heavy);
 	} else if (a->state == CCM_AGENT_RUNNING) {
 		a->rerun = true;
 	}
@@ -241,7 +249,7 @@ static void run_one(struct ccm_fabric *f)
 	s->running--;
 	if (r == CCM_STEP_RUNNABLE || a->rerun) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_push(s, a, r != CCM_STEP_RUNNABLE);
+		queue_and_wake(s, a, r == CCM_STEP_RUNNABLE);
 	} else {
 		a->state = CCM_AGENT_IDLE;
 	}
@@ -368,7 +376,7 @@ void ccm_fabric_stop(struct ccm_fabric *f)
 	if (!s->queue)
 		return;
 	ccm_mutex_lock(&s->lock);
-	s->stop = true;
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);	/* workers poll it */
 	ccm_cond_broadcast(&s->work);
 	ccm_mutex_unlock(&s->lock);
 	for (i = 0; i < s->nthreads; i++)
@@ -424,6 +432,7 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 		run_one(f);
 	}
 	ccm_mutex_unlock(&s->lock);
+	ccm_fabric_nudge(f);
 }
 
 void ccm_fabric_nudge(struct ccm_fabric *f)
@@ -549,5 +558,8 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		}
 	}
 	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	/* light work this thread would have run must not wait for a worker
+	 * asleep with no timeout: other host threads may never come */
+	ccm_fabric_nudge(f);
 	return rc;
 }

@@ -232,7 +232,7 @@ static int take_failure(struct ccore_stream *s)
 
 int ccore_stream_sync(struct ccore_stream *s)
 {
-	uint64_t *jobs = NULL, upto;
+	uint64_t few[32], *jobs = NULL, upto;
 	uint32_t n;
 	int rc;
 
@@ -249,7 +249,7 @@ int ccore_stream_sync(struct ccore_stream *s)
 	n = s->njobs;
 	upto = s->jobs_dropped + n;
 	if (n) {
-		jobs = malloc(n * sizeof(*jobs));
+		jobs = n <= 32 ? few : malloc(n * sizeof(*jobs));
 		if (jobs)
 			memcpy(jobs, s->jobs, n * sizeof(*jobs));
 		else
@@ -261,7 +261,8 @@ int ccore_stream_sync(struct ccore_stream *s)
 
 		rc = rc ?: r;
 	}
-	free(jobs);
+	if (jobs != few)
+		free(jobs);
 	rt_lock();
 	/* throttling may have dropped some of them already */
 	if (upto > s->jobs_dropped)
