@@ -286,6 +286,8 @@ struct ccm_timed {
 	u64 insn_ps, sem_ps;
 	bool ideal, virt;
 	struct ccm_res *links;		/* CCM_LINK_DIRS per device */
+	/* ideal: when each logical core's port is next free to send */
+	u64 *port_out;
 };
 
 struct ccm_fabric {

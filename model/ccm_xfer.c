@@ -261,6 +261,20 @@ static bool core_local(const struct ccm_engine *e, const struct ccm_hwdesc *d)
 		DRM_CCORE_SEM_REF_CORE(d->signal_sem) == e->core->index);
 }
 
+static u64 max_u64(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Ideal setting: the sending side of the engine's logical core's one port
+ * (the lowering pushes: the sender's engine moves the bytes).
+ */
+static u64 *ideal_port(struct ccm_fabric *f, struct ccm_engine *e)
+{
+	return &f->tm.port_out[e->core->dev->index * f->cfg.cores + e->core->index];
+}
+
 /* The next started descriptor of @r starts moving its bytes at @now. */
 static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 {
@@ -291,7 +305,17 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 		} else if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
 			arrival_push(r, start + r->xalpha);
 		} else {
+			u64 *port = ideal_port(f, e);
+
+			/*
+			 * one port per rank, as the α-β model has it: a rank's
+			 * sends, whatever their engines and rings, go out one
+			 * after the other at the full bandwidth, in the order
+			 * they were issued
+			 */
+			start = max_u64(start, *port);
 			r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
+			*port = r->xfree;
 			arrival_push(r, r->xfree + r->xalpha);
 		}
 		r->exec_slot++;
@@ -345,7 +369,7 @@ static void ring_idle(struct ccm_engine *e, u32 idx)
  * go in flight, and the next started descriptor starts moving.  True if a
  * descriptor completed (or failed), or one of an indexed ring was issued.
  */
-static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
+static bool ring_at(struct ccm_engine *e, u32 idx, u64 now, bool *issued)
 {
 	struct ccm_ring *r = &e->rings[idx];
 	bool progressed = false;
@@ -362,13 +386,14 @@ static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
 			xfer_sent(e, r, now);
 			continue;
 		}
-		if (r->xissued >= ccm_load64(&r->started))
+		if (r->xissued >= ccm_load64(&r->started) || (e->agent.f->tm.ideal && *issued))
 			break;
 		if (ccm_ring_fault(e, r)) {
 			progressed = true;
 			continue;
 		}
 		xfer_issue(e, r, now);
+		*issued = true;
 		/* a STARTI may be waiting for the slot it freed */
 		progressed |= r->disp != NULL;
 	}
@@ -387,13 +412,27 @@ enum ccm_step_result ccm_xfer_engine_step(struct ccm_engine *e)
 	struct ccm_fabric *f = e->agent.f;
 	u64 now = f->tm.cur, due = CCM_NEVER;
 	u32 mask = ccm_load32(&e->busy), idx, i;
-	bool progressed = false;
+	bool progressed = false, issued = false;
 	struct ccm_ring *r;
 
 	while (mask) {
 		idx = (u32)__builtin_ctz(mask);
 		mask &= mask - 1;
-		progressed |= ring_at(e, idx, now);
+		progressed |= ring_at(e, idx, now, &issued);
+	}
+	/*
+	 * Ideal setting: one descriptor per step, then the engine queues
+	 * behind the others due now, so a rank's engines take turns at its
+	 * one port, in the order its CC core started their descriptors (the
+	 * lowering deals peers out to engines in turn)
+	 */
+	if (f->tm.ideal && issued) {
+		e->agent.due = now;
+		if (progressed) {
+			ccm_core_wake_ring(e->core);
+			ccm_host_kick(f);
+		}
+		return CCM_STEP_BLOCKED;
 	}
 	/* after every ring: a transfer finishing speeds up the others */
 	for (i = 0; i < CCM_MAX_RINGS; i++) {

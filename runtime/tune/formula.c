@@ -89,6 +89,16 @@ static uint32_t pow2_below(uint32_t n)
 }
 
 /*
+ * A rank's own copy or reduction of @bytes: with tiers a local transfer;
+ * none in the ideal setting (the α-β model counts the wire only, and the
+ * timed model's ideal setting charges a rank's own work nothing).
+ */
+static double local_us(const struct tune_topo *t, double bytes)
+{
+	return t->ideal ? 0 : tune_total(tune_step_local(t, bytes, 1));
+}
+
+/*
  * A step whose block goes in @P slices emitted in wavefront order (ring.c):
  * the next step's first slice leaves as soon as this step's first one has
  * landed, so of the step's α only what the other P - 1 slices' transfer
@@ -128,6 +138,26 @@ static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint3
 	return c;
 }
 
+/*
+ * The ring in the ideal setting, its blocks in @P slices (channels are
+ * slices too: both directions share the rank's one port): S steps of a
+ * block's X = M/n/BW.  A slice goes on once it has landed (α after it is
+ * through the port) and the port sends one slice at a time, so the last
+ * slice of the last step ends the longest path of slice moves (X/P each)
+ * and hand-offs (X/P + α): S·α + (S + P - 1)·X/P, or the port's own work
+ * S·X plus the last hop's α, whichever is longer.  One slice: S(α + X),
+ * the reference's.
+ */
+static struct tune_cost ring_ideal(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+				   uint32_t P)
+{
+	double S = (coll == CS_ALLREDUCE ? 2.0 : 1.0) * (n - 1), a = t->alpha_us[0];
+	double X = tune_step_local(t, M / n, 1).xfer_us;
+	struct tune_cost pipe = { S * a, (S + P - 1) * X / P }, port = { a, S * X };
+
+	return tune_total(pipe) >= tune_total(port) ? pipe : port;
+}
+
 /* Ring AG/RS/AR over @n ranks (CA §5.1, §6), @ch channels (flat ring). */
 static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     uint32_t P, uint32_t ch)
@@ -137,6 +167,8 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 
 	if (n < 2)
 		return c;
+	if (t->ideal)
+		return ring_ideal(t, coll, n, M, P * ch);
 	if (coll != CS_ALLGATHER)	/* reduce-scatter pass */
 		tune_add(&c, ring_step(t, b, P, ch, true), n - 1);
 	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
@@ -225,6 +257,8 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	struct tune_cost c = { 0, 0 }, s;
 	double b = M / g;	/* a block (AR) or a device's super-block (AG, RS) */
 
+	if (R < 2)	/* no pairs: kangaring.c runs the plain ring */
+		return ring(t, coll, n, M, P, 1);
 	if (!t->ideal)
 		return kangaring_tiered(t, coll, n, M, P);
 	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
@@ -316,7 +350,7 @@ static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n,
 	uint32_t p = pow2_below(n);
 	struct tune_cost c;
 
-	if (!t->ideal && !rdh_tiered(t, coll, n, M, &c))
+	if (!rdh_tiered(t, coll, n, M, &c))
 		return c;
 	c = rdh_pow2(t, coll, p, M);
 
@@ -391,7 +425,7 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 	uint32_t *from = calloc(16 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
 	uint32_t *edge = to + 4 * (size_t)n, *was = edge + 4 * (size_t)n, nwas = 0;
 	uint8_t *kids = calloc(2 * (size_t)n, 1);
-	struct tune_cost loc = tune_step_local(t, b, 1);
+	double loc = local_us(t, b);
 	int rc = -1;
 
 	if (!par || !T || !from || !kids || algo_dbt_tree(n, 0, par, h, d) ||
@@ -447,10 +481,13 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 			bool up = edge[i] % (2 * n) < n;
 			/* an up-send waits for its sum; the root's sends down too */
 			bool sum = kids[w * n + a] == 2 && (up || par[w * n + a] == UINT32_MAX);
-			double go = T[a] + (sum ? tune_total(loc) : 0);
+			double go = T[a] + (sum ? loc : 0);
 
-			busy[edge[i]] = fmax(go, busy[edge[i]]) + x[i];
-			Tn[to[i]] = fmax(Tn[to[i]], busy[edge[i]] + lat[edge[i]]);
+			/* ideal: a rank's sends share its one port */
+			double *q = t->ideal ? &busy[a] : &busy[edge[i]];
+
+			*q = fmax(go, *q) + x[i];
+			Tn[to[i]] = fmax(Tn[to[i]], *q + lat[edge[i]]);
 		}
 		memcpy(T, Tn, n * sizeof(*T));
 	}
@@ -471,7 +508,7 @@ static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uin
 	uint32_t L = 2 * log2up(n);
 	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
 
-	if (!t->ideal && !dbt_tiered(t, n, M, P, &c))
+	if (!dbt_tiered(t, n, M, P, &c))
 		return c;
 	slot = tree_slot(t, n, M / (2.0 * P));
 	/*
@@ -672,7 +709,7 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			goto fail;
 	}
 	if (extra) {	/* fold-out */
-		double add = tune_total(tune_step_local(t, M / n, 1)) + 2 * t->insn_us;
+		double add = local_us(t, M / n) + 2 * t->insn_us;
 
 		for (k = 0; k < extra; k++) {
 			from[k] = 2 * k;
@@ -844,9 +881,6 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 	if (bruck)
 		for (uint32_t k = 0; (1u << k) < n; k++)
 			tune_add(&c, tune_step_shift(t, 1u << k, bruck_slots(n, k) * M / n, P), 1);
-	else if (t->ideal)
-		for (uint32_t k = 1; k < n; k++)
-			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
 	else if (!pairwise_tiered(t, n, M, P, &c))
 		return c;
 	else
@@ -913,7 +947,8 @@ static uint32_t binomial_kids(uint32_t v, uint32_t n, uint32_t *kid)
 static int binomial_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			   uint32_t P, struct tune_cost *out)
 {
-	uint32_t E = t->engines ? t->engines : 1, kid[32], nk;
+	/* the ideal setting's one port per rank: all its sends on one "ring" */
+	uint32_t E = t->engines && !t->ideal ? t->engines : 1, kid[32], nk;
 	double *x = calloc(5 * (size_t)n + (size_t)n * E, sizeof(*x)), *at = x + n;
 	double *prog = at + n, *lat = prog + n, *lx = lat + n, *ring = lx + n, b = M / P, done = 0;
 	uint32_t *from = calloc(4 * (size_t)n, sizeof(*from)), *to = from + n;
@@ -985,7 +1020,7 @@ static int binomial_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, 
 	for (uint32_t v = 0; v < n; v++)
 		done = fmax(done, bcast ? at[v] : prog[v]);
 	if (bcast)	/* the root's own copy, after its sends on its local engine */
-		done = fmax(done, fmax(prog[0], ring[n % E]) + tune_total(tune_step_local(t, M, 1)));
+		done = fmax(done, fmax(prog[0], ring[n % E]) + local_us(t, M));
 	free(x);
 	free(from);
 	*out = (struct tune_cost){ 0, done };
@@ -1005,9 +1040,9 @@ static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t
 
 	if (n < 2)
 		return c;
-	if (!t->ideal && chain)
+	if (chain)
 		return chain_tiered(t, coll, n, M, P);
-	if (!t->ideal && !binomial_tiered(t, coll, n, M, P, &c))
+	if (!binomial_tiered(t, coll, n, M, P, &c))
 		return c;
 	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
 	if (coll == CS_REDUCE_COLL)
@@ -1109,8 +1144,6 @@ static const char *layout_rejects(const struct formula *f, const struct tune_top
 {
 	if (tune_topo_ranks(t) != c->nranks)
 		return "the topology does not have the call's number of ranks";
-	if (!strcmp(f->name, "kangaring") && t->ranks_per_device < 2)
-		return "needs 2 or more ranks per device (with one it is the plain ring)";
 	if (!strncmp(f->name, "hier", 4) && (t->nodes < 2 || c->nranks / t->nodes < 2))
 		return "needs 2 or more nodes with 2 or more ranks each";
 	return NULL;
