@@ -551,6 +551,7 @@ struct rounds {
 	uint32_t n, next;
 	uint32_t shift[ROUNDS_SHIFTS];	/* 0: none */
 	double *T, *Tn, *x;
+	double *port;			/* ideal: when each rank's one port is free */
 	double *unit, *lat;		/* per kept shift and rank: µs per byte, α */
 	uint32_t *from, *to;
 };
@@ -560,7 +561,7 @@ static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, 
 	*w = (struct rounds){ .t = t, .n = n };
 	if ((uint64_t)n * rounds > ROUNDS_WORK)
 		return -1;
-	w->T = calloc((3 + 2 * ROUNDS_SHIFTS) * (size_t)n, sizeof(*w->T));
+	w->T = calloc((4 + 2 * ROUNDS_SHIFTS) * (size_t)n, sizeof(*w->T));
 	w->from = calloc(2 * (size_t)n, sizeof(*w->from));
 	if (!w->T || !w->from) {
 		free(w->T);
@@ -571,8 +572,22 @@ static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, 
 	w->x = w->Tn + n;
 	w->unit = w->x + n;
 	w->lat = w->unit + ROUNDS_SHIFTS * (size_t)n;
+	w->port = w->lat + ROUNDS_SHIFTS * (size_t)n;
 	w->to = w->from + n;
 	return 0;
+}
+
+/*
+ * Rank @r's send of @us on the wire, ready at @ready: when it is through.
+ * In the ideal setting a rank's sends share its one port, one after the
+ * other (a folded RDH participant's exchange, then its fold-out).
+ */
+static double rounds_send(struct rounds *w, uint32_t r, double ready, double us)
+{
+	if (!w->t->ideal)
+		return ready + us;
+	w->port[r] = fmax(w->port[r], ready) + us;
+	return w->port[r];
 }
 
 /* Every rank sends @bytes to r + @d, after @local_us (see above). */
@@ -599,8 +614,9 @@ static int rounds_step(struct rounds *w, uint32_t d, double bytes, double local_
 	lat = w->lat + k * (size_t)n;
 	for (uint32_t r = 0; r < n; r++) {
 		uint32_t q = (r + d) % n;
+		double through = rounds_send(w, r, w->T[r] + local_us, unit[r] * bytes);
 
-		w->Tn[q] = fmax(w->T[q], w->T[r] + local_us + unit[r] * bytes + lat[r]);
+		w->Tn[q] = fmax(w->T[q], through + lat[r]);
 	}
 	memcpy(w->T, w->Tn, n * sizeof(*w->T));
 	return 0;
@@ -622,8 +638,10 @@ static int rounds_pairs(struct rounds *w, uint32_t k, const uint32_t *from, cons
 	for (uint32_t i = 0; i < k; i++) {
 		double lat = lone(t, from[i], to[i], bytes[i]).lat_us + 2 * t->insn_us;
 
-		w->Tn[to[i]] = fmax(w->Tn[to[i]], w->T[from[i]] + local[i] + w->x[i] * bytes[i] +
-					       tune_reduce_us(t, bytes[i]) + lat);
+		double through = rounds_send(w, from[i], w->T[from[i]] + local[i],
+					     w->x[i] * bytes[i]);
+
+		w->Tn[to[i]] = fmax(w->Tn[to[i]], through + tune_reduce_us(t, bytes[i]) + lat);
 	}
 	memcpy(w->T, w->Tn, w->n * sizeof(*w->T));
 	return 0;
