@@ -238,6 +238,7 @@ void ccm_xfer_ring_dropped(struct ccm_ring *r)
 {
 	r->xissued = ccm_load64(&r->started);
 	r->xq_n = 0;
+	r->xr_n = 0;
 	r->xcslot = r->exec_slot;
 	r->xphase = CCM_XFER_NONE;
 }
@@ -266,13 +267,70 @@ static u64 max_u64(u64 a, u64 b)
 	return a > b ? a : b;
 }
 
-/*
- * Ideal setting: the sending side of the engine's logical core's one port
- * (the lowering pushes: the sender's engine moves the bytes).
- */
-static u64 *ideal_port(struct ccm_fabric *f, struct ccm_engine *e)
+/* Picoseconds @bytes take at the ideal setting's bandwidth. */
+static u64 ideal_ps(const struct ccm_fabric *f, u64 bytes)
 {
-	return &f->tm.port_out[e->core->dev->index * f->cfg.cores + e->core->index];
+	return ccm_muldiv64_up(bytes, PS_PER_BYTE_AT_1GBPS, f->tm.gbps[CCM_TIER_DEVICE]);
+}
+
+/* Does @d go through its core's port (data on the wire, not the core's own work)? */
+static bool uses_port(const struct ccm_engine *e, const struct ccm_hwdesc *d)
+{
+	return d->op != DRM_CCORE_DESC_SEM_WRITE && !core_local(e, d);
+}
+
+int ccm_xfer_started(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u32 count)
+{
+	struct ccm_fabric *f = e->agent.f;
+	u64 *port = &f->tm.port_out[e->core->dev->index * f->cfg.cores + e->core->index];
+	u64 now = f->tm.cur, *q;
+	u32 i, k;
+
+	if (r->xr_n + count > r->xr_cap) {
+		u32 cap = r->xr_cap ? r->xr_cap : 8;
+
+		while (cap < r->xr_n + count)
+			cap *= 2;
+		q = ccm_calloc(cap, sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		for (i = 0; i < r->xr_n; i++)
+			q[i] = r->xr[(r->xr_head + i) % r->xr_cap];
+		ccm_free(r->xr);
+		r->xr = q;
+		r->xr_head = 0;
+		r->xr_cap = cap;
+	}
+	/*
+	 * One port per rank, as the α-β model has it: a rank's sends,
+	 * whatever their engines and rings, go out one after the other at
+	 * the full bandwidth, in the order its CC core started them
+	 */
+	for (i = 0; i < count; i++, slot = slot + 1 == r->written ? 0 : slot + 1) {
+		const struct ccm_hwdesc *d = &r->descs[slot];
+		u64 at = 0;
+
+		if (uses_port(e, d)) {
+			*port = (*port > now ? *port : now) + ideal_ps(f, d->len);
+			at = *port;
+		}
+		k = (r->xr_head + r->xr_n++) % r->xr_cap;
+		r->xr[k] = at;
+	}
+	return 0;
+}
+
+/* The port time reserved for @r's next descriptor (0: none). */
+static u64 reserved_pop(struct ccm_ring *r)
+{
+	u64 at;
+
+	if (!r->xr_n)
+		return 0;
+	at = r->xr[r->xr_head];
+	r->xr_head = (r->xr_head + 1) % r->xr_cap;
+	r->xr_n--;
+	return at;
 }
 
 /* The next started descriptor of @r starts moving its bytes at @now. */
@@ -291,7 +349,7 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 	if (f->tm.ideal) {
 		/* nothing shared: the bytes are through at a time known now, and
 		 * the next descriptor follows them */
-		u64 start = now > r->xfree ? now : r->xfree;
+		u64 start = now > r->xfree ? now : r->xfree, reserved = reserved_pop(r);
 
 		set_rate(f, r);
 		/*
@@ -305,17 +363,9 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 		} else if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
 			arrival_push(r, start + r->xalpha);
 		} else {
-			u64 *port = ideal_port(f, e);
-
-			/*
-			 * one port per rank, as the α-β model has it: a rank's
-			 * sends, whatever their engines and rings, go out one
-			 * after the other at the full bandwidth, in the order
-			 * they were issued
-			 */
-			start = max_u64(start, *port);
-			r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
-			*port = r->xfree;
+			/* through its port when ccm_xfer_started() reserved it */
+			r->xfree = max_u64(start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum),
+					   reserved);
 			arrival_push(r, r->xfree + r->xalpha);
 		}
 		r->exec_slot++;
@@ -369,7 +419,7 @@ static void ring_idle(struct ccm_engine *e, u32 idx)
  * go in flight, and the next started descriptor starts moving.  True if a
  * descriptor completed (or failed), or one of an indexed ring was issued.
  */
-static bool ring_at(struct ccm_engine *e, u32 idx, u64 now, bool *issued)
+static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
 {
 	struct ccm_ring *r = &e->rings[idx];
 	bool progressed = false;
@@ -386,14 +436,15 @@ static bool ring_at(struct ccm_engine *e, u32 idx, u64 now, bool *issued)
 			xfer_sent(e, r, now);
 			continue;
 		}
-		if (r->xissued >= ccm_load64(&r->started) || (e->agent.f->tm.ideal && *issued))
+		if (r->xissued >= ccm_load64(&r->started))
 			break;
 		if (ccm_ring_fault(e, r)) {
+			if (e->agent.f->tm.ideal)
+				reserved_pop(r);	/* dropped: its port time stays spent */
 			progressed = true;
 			continue;
 		}
 		xfer_issue(e, r, now);
-		*issued = true;
 		/* a STARTI may be waiting for the slot it freed */
 		progressed |= r->disp != NULL;
 	}
@@ -412,27 +463,13 @@ enum ccm_step_result ccm_xfer_engine_step(struct ccm_engine *e)
 	struct ccm_fabric *f = e->agent.f;
 	u64 now = f->tm.cur, due = CCM_NEVER;
 	u32 mask = ccm_load32(&e->busy), idx, i;
-	bool progressed = false, issued = false;
+	bool progressed = false;
 	struct ccm_ring *r;
 
 	while (mask) {
 		idx = (u32)__builtin_ctz(mask);
 		mask &= mask - 1;
-		progressed |= ring_at(e, idx, now, &issued);
-	}
-	/*
-	 * Ideal setting: one descriptor per step, then the engine queues
-	 * behind the others due now, so a rank's engines take turns at its
-	 * one port, in the order its CC core started their descriptors (the
-	 * lowering deals peers out to engines in turn)
-	 */
-	if (f->tm.ideal && issued) {
-		e->agent.due = now;
-		if (progressed) {
-			ccm_core_wake_ring(e->core);
-			ccm_host_kick(f);
-		}
-		return CCM_STEP_BLOCKED;
+		progressed |= ring_at(e, idx, now);
 	}
 	/* after every ring: a transfer finishing speeds up the others */
 	for (i = 0; i < CCM_MAX_RINGS; i++) {

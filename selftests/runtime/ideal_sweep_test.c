@@ -139,7 +139,7 @@ static bool pow2(int n)
  *     is not followed yet (N = 3, and AllGather at every N, agree);
  *   - DBT pipelined (slices > 1): the two trees' slices take turns at a
  *     rank's port in the order its engines issue them, which
- *     dbt_tiered() follows only approximately (within 4%).
+ *     dbt_tiered() follows only approximately (within 6%).
  */
 static const char *known_gap(const char *algo, enum ccore_coll_op op, int n, uint32_t slices)
 {
