@@ -119,11 +119,6 @@ static struct tune_cost sliced_avg(const struct tune_topo *t, struct tune_cost c
 	return c;
 }
 
-static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
-{
-	return sliced_avg(t, c, P, c.xfer_us);
-}
-
 /* One ring step of @bytes in @P slices over @ch channels, reducing or not. */
 static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint32_t P,
 				  uint32_t ch, bool red)
@@ -195,6 +190,16 @@ static double ring_x(struct tune_cost hop, double xa, uint32_t k)
 }
 
 /*
+ * A primary's ring sends (@ring µs) and its copies down (@down): beside each
+ * other on other engines with tiers, one after the other through the ideal
+ * setting's one port.
+ */
+static double port_or_beside(const struct tune_topo *t, double ring, double down)
+{
+	return t->ideal ? ring + down : fmax(ring, down);
+}
+
+/*
  * KangaRing with tiers, as kangaring.c runs it: in time steps, each a
  * primary's sends then its receives, so a step is one ring hop over the
  * device primaries (slice b, the ring's α) and, reducing, the folds of the
@@ -224,7 +229,8 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 	one = tune_step_local(t, b, 1);
 	fold_lat = (R - 1) * (one.lat_us + t->sem_us + 2 * t->insn_us);
 	fold_x = (R - 1) * one.xfer_us;
-	down_x = one.xfer_us;
+	/* ideal: a primary's copies to its R - 1 secondaries go through its one port */
+	down_x = (t->ideal ? R - 1 : 1) * one.xfer_us;
 	if (coll == CS_ALLGATHER) {
 		/* the secondaries' blocks reach the primary side by side */
 		tune_add(&c, tune_step_local(t, M / n, R - 1), 1);
@@ -232,7 +238,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			uint32_t hops = at_stage(s, P, 1, g - 1), down = at_stage(s, P, 2, g);
 
 			c.lat_us += hops ? hop.lat_us : down ? one.lat_us : 0;
-			c.xfer_us += fmax(ring_x(hop, xa, hops), down * down_x);
+			c.xfer_us += port_or_beside(t, ring_x(hop, xa, hops), down * down_x);
 		}
 		return c;
 	}
@@ -245,7 +251,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			rings += at_stage(s, P, g, 2 * g - 2);
 		c.lat_us += rings ? hop.lat_us : down ? one.lat_us : 0;
 		c.lat_us += folds ? fold_lat : 0;
-		c.xfer_us += fmax(ring_x(hop, xa, rings) + folds * fold_x, down * down_x);
+		c.xfer_us += port_or_beside(t, ring_x(hop, xa, rings) + folds * fold_x, down * down_x);
 	}
 	return c;
 }
@@ -253,38 +259,10 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 				  uint32_t P)
 {
-	uint32_t R = t->ranks_per_device, g = n / R;
-	struct tune_cost c = { 0, 0 }, s;
-	double b = M / g;	/* a block (AR) or a device's super-block (AG, RS) */
-
-	if (R < 2)	/* no pairs: kangaring.c runs the plain ring */
+	if (t->ranks_per_device < 2)	/* no pairs: kangaring.c runs the plain ring */
 		return ring(t, coll, n, M, P, 1);
-	if (!t->ideal)
-		return kangaring_tiered(t, coll, n, M, P);
-	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
-	tune_add(&c, tune_step_local(t, coll == CS_ALLGATHER ? M / n : b, R - 1), 1);
-	if (g > 1 && coll != CS_ALLGATHER) {
-		/*
-		 * ring reduce-scatter; the secondaries' folds of a block add
-		 * onto one accumulator, one after the other, before the block
-		 * goes on (with tiers: in the ideal setting beside the ring)
-		 */
-		s = ring_step(t, b, P, 1, true);
-		if (t->ideal)
-			s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
-		else
-			tune_add(&s, tune_step_local(t, b, 1), R - 1);
-		tune_add(&c, s, g - 1);
-	}
-	if (g > 1 && coll != CS_REDUCESCATTER) {
-		/* ring all-gather; the primary copies each block to R-1 secondaries */
-		s = sliced(t, tune_step_ring(t, b, P * R, 1), P);
-		s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
-		tune_add(&c, s, g - 1);
-	}
-	/* epilogue: the last block (AR, AG) or the own blocks (RS) go out */
-	tune_add(&c, tune_step_local(t, coll == CS_REDUCESCATTER ? M / n : b, R - 1), 1);
-	return c;
+	/* ideal too: its steps, with the primary's sends through one port */
+	return kangaring_tiered(t, coll, n, M, P);
 }
 
 /*

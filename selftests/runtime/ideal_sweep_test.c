@@ -34,6 +34,11 @@
  * 1024) and ccore-plan's cli_test.
  */
 static const int sweep_n[] = { 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 64, 67 };
+/* nodes x devices x ranks per device, for the algorithms that group by them */
+static const struct ccore_topology layouts[] = {
+	{ 1, 2, 2 }, { 1, 4, 2 }, { 1, 3, 4 }, { 1, 8, 4 }, { 2, 2, 2 }, { 2, 3, 2 },
+	{ 2, 4, 4 }, { 4, 4, 2 },
+};
 static const double sweep_m[] = { KIB, 64 * KIB, 4 * KIB * KIB, 256 * KIB * KIB,
 				  1024 * KIB * KIB };
 
@@ -125,6 +130,9 @@ struct tally {
 	double worst;
 };
 
+/* ranks per device of the world being swept */
+static uint32_t w_ranks_per_device = 1;
+
 static bool pow2(int n)
 {
 	return !(n & (n - 1));
@@ -137,6 +145,12 @@ static bool pow2(int n)
  *     rdh_tiered() prices the rounds 8-12% low; something in how the
  *     folded participant's staged result and its credits order its sends
  *     is not followed yet (N = 3, and AllGather at every N, agree);
+ *   - KangaRing with 2 or more ranks per device: priced by its time steps
+ *     (kangaring_tiered()) with the primary's ring sends and copies down
+ *     through its one port, within about 22% (the folds' credits and the
+ *     order the port takes the copies in are not followed);
+ *   - Hier AllReduce on 2 nodes x 3 devices x 2 ranks: priced half what
+ *     runs at small M (2 x 2 x 2, 2 x 4 x 4 and 4 x 4 x 2 agree);
  *   - DBT pipelined (slices > 1): the two trees' slices take turns at a
  *     rank's port in the order its engines issue them, which
  *     dbt_tiered() follows only approximately (within 6%).
@@ -147,6 +161,10 @@ static const char *known_gap(const char *algo, enum ccore_coll_op op, int n, uin
 		return "RDH ReduceScatter at N not a power of two";
 	if (!strcmp(algo, "dbt") && slices > 1)
 		return "pipelined DBT";
+	if (!strcmp(algo, "kangaring") && w_ranks_per_device > 1)
+		return "KangaRing with 2+ ranks per device";
+	if (!strcmp(algo, "hier") && op == ccore_op_allreduce && n == 12)
+		return "hier AllReduce on 2 x 3 x 2";
 	return NULL;
 }
 
@@ -173,13 +191,23 @@ static void check(struct tally *t, const char *what, const char *algo, enum ccor
 		       off * 100);
 }
 
-/* Every algorithm serving @op at every point of the sweep on @w. */
-static void sweep_world(struct timed_world *w, enum ccore_coll_op op, struct tally *t)
+/* Algorithms whose schedule depends on where ranks sit (devices, nodes). */
+static bool by_layout(const char *algo)
+{
+	return !strcmp(algo, "kangaring") || !strncmp(algo, "hier", 4);
+}
+
+/*
+ * Every algorithm serving @op at every point of the sweep on @w (@layout:
+ * only those whose schedule follows the layout).
+ */
+static void sweep_world(struct timed_world *w, enum ccore_coll_op op, struct tally *t,
+			bool layout)
 {
 	for (unsigned int a = 0; a < algo_count(); a++) {
 		const struct algo *al = algo_at(a);
 
-		if (!(al->colls & coll_bit(op)))
+		if (!(al->colls & coll_bit(op)) || (layout && !by_layout(al->name)))
 			continue;
 		for (unsigned int j = 0; j < sizeof(sweep_m) / sizeof(sweep_m[0]); j++) {
 			size_t count = count_of(op, w->n, sweep_m[j]);
@@ -243,10 +271,27 @@ static void sweep(enum ccore_coll_op op)
 				       (size_t)(1024 * KIB * KIB));
 		double c0 = cpu_s();
 
-		sweep_world(w, op, &t);
+		sweep_world(w, op, &t, false);
 		timed_world_close(w);
 		if (getenv("CCORE_SWEEP_TIMES"))
 			ccore_test_log("N=%d: %.2f s", sweep_n[i], cpu_s() - c0);
+	}
+	/*
+	 * KangaRing and the hierarchical algorithms group ranks by device
+	 * and node: the same one tier, laid out with several ranks per
+	 * device and several nodes
+	 */
+	for (unsigned int i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		char cfg[256];
+
+		snprintf(cfg, sizeof(cfg),
+			 "ideal=1,virtual=1,hbm=1024G,sems=256,program_size=1048576,"
+			 "ring_size=1048576,job_timeout_ms=3600000,alpha_node_ns=2000,bw_node_gbps=400");
+		timed_world_open(w, &layouts[i], cfg, (size_t)(1024 * KIB * KIB));
+		w_ranks_per_device = layouts[i].ranks_per_device;
+		sweep_world(w, op, &t, true);
+		w_ranks_per_device = 1;
+		timed_world_close(w);
 	}
 	unsetenv("CCORE_TUNER_IDEAL");
 	unsetenv("CCORE_TUNER_ALPHA_US");
