@@ -1072,9 +1072,19 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 
 	hier_topos(t, &in, &out);
 	if (coll == CS_ALLREDUCE) {
-		tune_add(&c, ring(&in, CS_REDUCESCATTER, G, M, P, 1), 1);
-		tune_add(&c, ring(&out, CS_ALLREDUCE, X, M / G, P, 1), 1);
-		tune_add(&c, ring(&in, CS_ALLGATHER, G, M, P, 1), 1);
+		/* hier.c: the count mod G leftover elements take an intra AR, then an inter AR */
+		uint32_t es = call->elem_size ? call->elem_size : 4;
+		double left = (double)((uint64_t)(M / es) % G) * es, main = M - left;
+
+		if (main > 0) {
+			tune_add(&c, ring(&in, CS_REDUCESCATTER, G, main, P, 1), 1);
+			tune_add(&c, ring(&out, CS_ALLREDUCE, X, main / G, P, 1), 1);
+			tune_add(&c, ring(&in, CS_ALLGATHER, G, main, P, 1), 1);
+		}
+		if (left > 0) {
+			tune_add(&c, ring(&in, CS_ALLREDUCE, G, left, P, 1), 1);
+			tune_add(&c, ring(&out, CS_ALLREDUCE, X, left, P, 1), 1);
+		}
 		return c;
 	}
 	tune_add(&c, use_pat ? pat(&out, call, coll, X, X * blk, P) :
