@@ -19,11 +19,13 @@
 
 #define CCM_MAX_RINGS 16
 #define CCM_MAX_DEVICES 255
+/* devices of one node's ring or torus (the ideal setting routes nothing: CCM_MAX_DEVICES) */
+#define CCM_MAX_NODE_DEVICES 64
 #define CCM_MAX_CORES 64
 #define CCM_MAX_CC_CORES 8
 #define CCM_MAX_ENGINES 16
 #define CCM_MAX_SEMS 65535
-#define CCM_ERR_LEN 200
+#define CCM_ERR_LEN 256
 #define CCM_NO_INDEX 0xffffffffu
 
 /**

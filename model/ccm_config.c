@@ -58,7 +58,8 @@ struct config_key {
 
 static const struct config_key keys[] = {
 	KEY("nodes", KEY_U32, nodes, 1, 64, "nodes in the fabric"),
-	KEY("devices", KEY_U32, devices_per_node, 1, 64, "devices per node"),
+	KEY("devices", KEY_U32, devices_per_node, 1, CCM_MAX_DEVICES,
+	    "devices per node; more than 64 needs ideal=1"),
 	KEY("topology", KEY_TOPO, topology, 0, 1, "ring or torus (links inside a node)"),
 	KEY("torus", KEY_TORUS, torus_x, 1, 64, "torus shape XxY, X*Y = devices"),
 	KEY("cores", KEY_U32, cores, 1, CCM_MAX_CORES, "logical cores (ranks) per device"),
@@ -87,6 +88,14 @@ static const struct config_key keys[] = {
 	KEY("cc_insn_ns", KEY_U32, cc_insn_ns, 0, 1000000, "timed: time of a CC-core instruction (5)"),
 	KEY("sem_ns", KEY_U32, sem_ns, 0, 10000000, "timed: a semaphore change reaching its waiter (50)"),
 };
+
+/*
+ * User text a message quotes: at most QUOTE_MAX characters, then "..."
+ * (a message must fit struct ccm_err whole, its explanation included).
+ */
+#define QUOTE_MAX 48
+#define QUOTE(s, len) (int)((len) > QUOTE_MAX ? QUOTE_MAX : (len)), (s), \
+		      (len) > QUOTE_MAX ? "..." : ""
 
 static bool parse_num(const char *s, size_t len, bool suffixes, u64 *out)
 {
@@ -131,7 +140,7 @@ static int set_key(struct ccm_config *c, const struct config_key *k, const char 
 			c->topology = DRM_CCORE_TOPO_TORUS;
 		else
 			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-					"topology=%.*s: expected ring or torus", (int)vlen, v);
+					"topology=%.*s%s: expected ring or torus", QUOTE(v, vlen));
 		return 0;
 	case KEY_TORUS:
 		for (x = 0; x < vlen && v[x] != 'x'; x++)
@@ -140,8 +149,8 @@ static int set_key(struct ccm_config *c, const struct config_key *k, const char 
 		    (c->torus_x = (u32)num, !parse_num(v + x + 1, vlen - x - 1, false, &num)) ||
 		    num < 1 || num > 64)
 			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-					"torus=%.*s: expected XxY with X and Y from 1 to 64",
-					(int)vlen, v);
+					"torus=%.*s%s: expected XxY with X and Y from 1 to 64",
+					QUOTE(v, vlen));
 		c->torus_y = (u32)num;
 		c->topology = DRM_CCORE_TOPO_TORUS;
 		return 0;
@@ -150,8 +159,8 @@ static int set_key(struct ccm_config *c, const struct config_key *k, const char 
 	}
 	if (!parse_num(v, vlen, k->kind == KEY_SIZE, &num) || num < k->min || num > k->max)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"%s=%.*s: expected a number from %llu to %llu (%s)", k->name,
-				(int)vlen, v, (unsigned long long)k->min,
+				"%s=%.*s%s: expected a number from %llu to %llu (%s)", k->name,
+				QUOTE(v, vlen), (unsigned long long)k->min,
 				(unsigned long long)k->max, k->help);
 	if (k->kind == KEY_U32 || (k->kind == KEY_SIZE && k->max <= 0xffffffffull))
 		*(u32 *)field = (u32)num;
@@ -173,15 +182,15 @@ int ccm_config_parse(struct ccm_config *c, const char *spec, struct ccm_err *err
 			;
 		if (eq == end)
 			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-					"'%.*s': expected key=value", (int)(end - p), p);
+					"'%.*s%s': expected key=value", QUOTE(p, (size_t)(end - p)));
 		klen = (size_t)(eq - p);
 		for (i = 0; i < CCM_ARRAY_SIZE(keys); i++)
 			if (strlen(keys[i].name) == klen && !memcmp(keys[i].name, p, klen))
 				break;
 		if (i == CCM_ARRAY_SIZE(keys))
 			return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-					"unknown key '%.*s' (ccore-info --sim-help lists the keys and their ranges)",
-					(int)klen, p);
+					"unknown key '%.*s%s' (ccore-info --sim-help lists the keys and their ranges)",
+					QUOTE(p, klen));
 		rc = set_key(c, &keys[i], eq + 1, (size_t)(end - eq - 1), err);
 		if (rc)
 			return rc;
@@ -200,6 +209,11 @@ int ccm_config_check(const struct ccm_config *c, struct ccm_err *err)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"nodes * devices = %llu; allowed 1..%u", (unsigned long long)ndev,
 				CCM_MAX_DEVICES);
+	/* the ideal setting has no links to route; a ring or torus is modelled up to 64 */
+	if (!c->ideal && c->devices_per_node > CCM_MAX_NODE_DEVICES)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"devices=%u: at most %u per node (the ideal setting, ideal=1, takes up to %u)",
+				c->devices_per_node, CCM_MAX_NODE_DEVICES, CCM_MAX_DEVICES);
 	if (c->topology == DRM_CCORE_TOPO_TORUS && c->torus_x * c->torus_y != c->devices_per_node)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"torus %ux%u does not hold devices=%u", c->torus_x, c->torus_y,

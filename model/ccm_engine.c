@@ -35,6 +35,7 @@ void ccm_engine_fini(struct ccm_engine *e)
 		ccm_free(e->rings[i].descs);
 		ccm_free(e->rings[i].disp);
 		ccm_free(e->rings[i].xq);
+		ccm_free(e->rings[i].xr);
 	}
 	ccm_free(e->res.act);
 	ccm_mutex_destroy(&e->lock);
@@ -346,6 +347,7 @@ int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	ccm_free(r->descs);
 	ccm_free(r->disp);
 	ccm_free(r->xq);
+	ccm_free(r->xr);
 	memset(r, 0, sizeof(*r));
 	r->eng = e;
 	r->descs = descs;
@@ -534,6 +536,14 @@ static int ring_start(struct ccm_engine *e, u32 ring, u32 count, u32 index, bool
 	if (!ccm_timed(f))
 		for (i = 0; i < count && bytes < CCM_HEAVY_BYTES; i++)
 			bytes += r->descs[(r->start_slot + i) % r->written].len;
+	/* the ideal setting's port takes them in the order they are started */
+	if (f->tm.ideal) {
+		rc = ccm_xfer_started(e, r, r->start_slot, count);
+		if (rc) {
+			rc = ccm_fail(err, rc, CCM_NO_INDEX, "out of memory starting ring %u", ring);
+			goto out;
+		}
+	}
 	ccm_add64(&r->started, count);
 	r->start_slot = (r->start_slot + count - 1) % r->written + 1;
 	__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);

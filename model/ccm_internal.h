@@ -113,6 +113,13 @@ struct ccm_ring {
 	s64 xdisp;			/* displacement of the descriptor moving */
 	u32 xq_head, xq_n, xq_cap;
 	struct ccm_arrival *xq;		/* in flight, oldest first */
+	/*
+	 * ideal: per started descriptor not yet issued, oldest first, when
+	 * its bytes are through its core's port (reserved at START, in the
+	 * order the core started them), 0 if it uses no port
+	 */
+	u32 xr_head, xr_n, xr_cap;
+	u64 *xr;
 };
 
 enum ccm_xfer_phase { CCM_XFER_NONE, CCM_XFER_ACTIVE };
@@ -286,6 +293,8 @@ struct ccm_timed {
 	u64 insn_ps, sem_ps;
 	bool ideal, virt;
 	struct ccm_res *links;		/* CCM_LINK_DIRS per device */
+	/* ideal: when each logical core's port is next free to send */
+	u64 *port_out;
 };
 
 struct ccm_fabric {
@@ -360,6 +369,8 @@ static inline void ccm_timed_cc_insn(struct ccm_cc *cc)
 enum ccm_step_result ccm_xfer_engine_step(struct ccm_engine *e);
 /* A DMA error dropped everything @r had started (ring_error()). */
 void ccm_xfer_ring_dropped(struct ccm_ring *r);
+/* Ideal setting: @count descriptors of @r from @slot on were started now. */
+int ccm_xfer_started(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u32 count);
 int ccm_res_add(struct ccm_res *res, struct ccm_ring *r);
 void ccm_res_remove(struct ccm_res *res, struct ccm_ring *r);
 

@@ -233,6 +233,11 @@ int ccm_timed_init(struct ccm_fabric *f)
 	tm->links = ccm_calloc((size_t)f->ndev * CCM_LINK_DIRS, sizeof(*tm->links));
 	if (!tm->heap || !tm->links)
 		return -ENOMEM;
+	if (c->ideal) {
+		tm->port_out = ccm_calloc((size_t)f->ndev * c->cores, sizeof(*tm->port_out));
+		if (!tm->port_out)
+			return -ENOMEM;
+	}
 	tm->min_key = CCM_NEVER;
 	tm->ideal = c->ideal;
 	tm->virt = c->virt;
@@ -264,6 +269,8 @@ void ccm_timed_fini(struct ccm_fabric *f)
 		ccm_free(tm->links[i].act);
 	ccm_free(tm->links);
 	ccm_free(tm->heap);
+	ccm_free(tm->port_out);
+	tm->port_out = NULL;
 	tm->links = NULL;
 	tm->heap = NULL;
 }

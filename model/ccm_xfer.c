@@ -238,6 +238,7 @@ void ccm_xfer_ring_dropped(struct ccm_ring *r)
 {
 	r->xissued = ccm_load64(&r->started);
 	r->xq_n = 0;
+	r->xr_n = 0;
 	r->xcslot = r->exec_slot;
 	r->xphase = CCM_XFER_NONE;
 }
@@ -261,6 +262,77 @@ static bool core_local(const struct ccm_engine *e, const struct ccm_hwdesc *d)
 		DRM_CCORE_SEM_REF_CORE(d->signal_sem) == e->core->index);
 }
 
+static u64 max_u64(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+/* Picoseconds @bytes take at the ideal setting's bandwidth. */
+static u64 ideal_ps(const struct ccm_fabric *f, u64 bytes)
+{
+	return ccm_muldiv64_up(bytes, PS_PER_BYTE_AT_1GBPS, f->tm.gbps[CCM_TIER_DEVICE]);
+}
+
+/* Does @d go through its core's port (data on the wire, not the core's own work)? */
+static bool uses_port(const struct ccm_engine *e, const struct ccm_hwdesc *d)
+{
+	return d->op != DRM_CCORE_DESC_SEM_WRITE && !core_local(e, d);
+}
+
+int ccm_xfer_started(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u32 count)
+{
+	struct ccm_fabric *f = e->agent.f;
+	u64 *port = &f->tm.port_out[e->core->dev->index * f->cfg.cores + e->core->index];
+	u64 now = f->tm.cur, *q;
+	u32 i, k;
+
+	if (r->xr_n + count > r->xr_cap) {
+		u32 cap = r->xr_cap ? r->xr_cap : 8;
+
+		while (cap < r->xr_n + count)
+			cap *= 2;
+		q = ccm_calloc(cap, sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		for (i = 0; i < r->xr_n; i++)
+			q[i] = r->xr[(r->xr_head + i) % r->xr_cap];
+		ccm_free(r->xr);
+		r->xr = q;
+		r->xr_head = 0;
+		r->xr_cap = cap;
+	}
+	/*
+	 * One port per rank, as the α-β model has it: a rank's sends,
+	 * whatever their engines and rings, go out one after the other at
+	 * the full bandwidth, in the order its CC core started them
+	 */
+	for (i = 0; i < count; i++, slot = slot + 1 == r->written ? 0 : slot + 1) {
+		const struct ccm_hwdesc *d = &r->descs[slot];
+		u64 at = 0;
+
+		if (uses_port(e, d)) {
+			*port = (*port > now ? *port : now) + ideal_ps(f, d->len);
+			at = *port;
+		}
+		k = (r->xr_head + r->xr_n++) % r->xr_cap;
+		r->xr[k] = at;
+	}
+	return 0;
+}
+
+/* The port time reserved for @r's next descriptor (0: none). */
+static u64 reserved_pop(struct ccm_ring *r)
+{
+	u64 at;
+
+	if (!r->xr_n)
+		return 0;
+	at = r->xr[r->xr_head];
+	r->xr_head = (r->xr_head + 1) % r->xr_cap;
+	r->xr_n--;
+	return at;
+}
+
 /* The next started descriptor of @r starts moving its bytes at @now. */
 static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 {
@@ -277,7 +349,7 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 	if (f->tm.ideal) {
 		/* nothing shared: the bytes are through at a time known now, and
 		 * the next descriptor follows them */
-		u64 start = now > r->xfree ? now : r->xfree;
+		u64 start = now > r->xfree ? now : r->xfree, reserved = reserved_pop(r);
 
 		set_rate(f, r);
 		/*
@@ -291,7 +363,9 @@ static void xfer_issue(struct ccm_engine *e, struct ccm_ring *r, u64 now)
 		} else if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
 			arrival_push(r, start + r->xalpha);
 		} else {
-			r->xfree = start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum);
+			/* through its port when ccm_xfer_started() reserved it */
+			r->xfree = max_u64(start + ccm_muldiv64_up(r->xleft, r->xden, r->xnum),
+					   reserved);
 			arrival_push(r, r->xfree + r->xalpha);
 		}
 		r->exec_slot++;
@@ -365,6 +439,8 @@ static bool ring_at(struct ccm_engine *e, u32 idx, u64 now)
 		if (r->xissued >= ccm_load64(&r->started))
 			break;
 		if (ccm_ring_fault(e, r)) {
+			if (e->agent.f->tm.ideal)
+				reserved_pop(r);	/* dropped: its port time stays spent */
 			progressed = true;
 			continue;
 		}

@@ -7,14 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int sim_config(const struct ccore_topology *t, char *buf, size_t len)
+/* The sim's configuration for @t, on the heap (NULL: out of memory). */
+static char *sim_config(const struct ccore_topology *t)
 {
 	const char *user = getenv("CCORE_SIM");
+	size_t len = 64 + (user ? strlen(user) : 0);
+	char *buf = malloc(len);
 
 	/* The user's keys come last, so they win; rt_open checks the fit. */
-	return snprintf(buf, len, "nodes=%u,devices=%u,cores=%u%s%s", t->nodes,
-			t->devices_per_node, t->ranks_per_device, user && *user ? "," : "",
-			user ? user : "");
+	if (buf)
+		snprintf(buf, len, "nodes=%u,devices=%u,cores=%u%s%s", t->nodes,
+			 t->devices_per_node, t->ranks_per_device, user && *user ? "," : "",
+			 user ? user : "");
+	return buf;
 }
 
 static int query(struct rt *rt)
@@ -42,7 +47,7 @@ static int query(struct rt *rt)
 
 int rt_open(const struct ccore_topology *t, struct rt **out)
 {
-	char cfg[1024];
+	char *cfg;
 	const char *backend = getenv("CCORE_DEVICE");
 	struct rt *rt;
 	uint64_t need;		/* the product of two caller's numbers: no wrap */
@@ -53,8 +58,9 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return ccore_error(-ENOMEM, "out of memory");
-	sim_config(t, cfg, sizeof(cfg));
-	rc = ccore_system_open(backend, cfg, &rt->sys);
+	cfg = sim_config(t);
+	rc = cfg ? ccore_system_open(backend, cfg, &rt->sys) : ccore_error(-ENOMEM, "out of memory");
+	free(cfg);
 	if (!rc)
 		rc = query(rt);
 	need = (uint64_t)t->nodes * t->devices_per_node;

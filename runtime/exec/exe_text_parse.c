@@ -28,13 +28,23 @@ static int perr(const struct tparse *p, const char *fmt, ...) __attribute__((for
 
 static int perr(const struct tparse *p, const char *fmt, ...)
 {
-	char msg[448];
+	char small[256], *msg = small;
 	va_list ap;
+	int n, rc;
 
+	/* the whole message, however long the text it quotes */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
-	return ccore_error(-EINVAL, "%s:%u: %s", p->file, p->line, msg);
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	rc = ccore_error(-EINVAL, "%s:%u: %s", p->file, p->line, msg ? msg : small);
+	if (msg != small)
+		free(msg);
+	return rc;
 }
 
 /* A whole number with an optional K, M or G (binary) suffix. */
@@ -522,13 +532,11 @@ int ccore_exe_parse_text(const char *file, const char *text, size_t len, struct 
 	}
 	rc = ccore_exe_validate(p.exe, &bad_line);
 	if (rc) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", ccore_last_error());
+		/* ccore_error() formats apart: it may quote the last error whole */
 		if (bad_line)
-			ccore_error(rc, "%s:%u: %s", file, bad_line, msg);
+			ccore_error(rc, "%s:%u: %s", file, bad_line, ccore_last_error());
 		else
-			ccore_error(rc, "%s: %s", file, msg);
+			ccore_error(rc, "%s: %s", file, ccore_last_error());
 	}
 out:
 	free(copy);

@@ -89,6 +89,16 @@ static uint32_t pow2_below(uint32_t n)
 }
 
 /*
+ * A rank's own copy or reduction of @bytes: with tiers a local transfer;
+ * none in the ideal setting (the α-β model counts the wire only, and the
+ * timed model's ideal setting charges a rank's own work nothing).
+ */
+static double local_us(const struct tune_topo *t, double bytes)
+{
+	return t->ideal ? 0 : tune_total(tune_step_local(t, bytes, 1));
+}
+
+/*
  * A step whose block goes in @P slices emitted in wavefront order (ring.c):
  * the next step's first slice leaves as soon as this step's first one has
  * landed, so of the step's α only what the other P - 1 slices' transfer
@@ -109,11 +119,6 @@ static struct tune_cost sliced_avg(const struct tune_topo *t, struct tune_cost c
 	return c;
 }
 
-static struct tune_cost sliced(const struct tune_topo *t, struct tune_cost c, uint32_t P)
-{
-	return sliced_avg(t, c, P, c.xfer_us);
-}
-
 /* One ring step of @bytes in @P slices over @ch channels, reducing or not. */
 static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint32_t P,
 				  uint32_t ch, bool red)
@@ -128,6 +133,26 @@ static struct tune_cost ring_step(const struct tune_topo *t, double bytes, uint3
 	return c;
 }
 
+/*
+ * The ring in the ideal setting, its blocks in @P slices (channels are
+ * slices too: both directions share the rank's one port): S steps of a
+ * block's X = M/n/BW.  A slice goes on once it has landed (α after it is
+ * through the port) and the port sends one slice at a time, so the last
+ * slice of the last step ends the longest path of slice moves (X/P each)
+ * and hand-offs (X/P + α): S·α + (S + P - 1)·X/P, or the port's own work
+ * S·X plus the last hop's α, whichever is longer.  One slice: S(α + X),
+ * the reference's.
+ */
+static struct tune_cost ring_ideal(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
+				   uint32_t P)
+{
+	double S = (coll == CS_ALLREDUCE ? 2.0 : 1.0) * (n - 1), a = t->alpha_us[0];
+	double X = tune_step_local(t, M / n, 1).xfer_us;
+	struct tune_cost pipe = { S * a, (S + P - 1) * X / P }, port = { a, S * X };
+
+	return tune_total(pipe) >= tune_total(port) ? pipe : port;
+}
+
 /* Ring AG/RS/AR over @n ranks (CA §5.1, §6), @ch channels (flat ring). */
 static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			     uint32_t P, uint32_t ch)
@@ -137,6 +162,8 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 
 	if (n < 2)
 		return c;
+	if (t->ideal)
+		return ring_ideal(t, coll, n, M, P * ch);
 	if (coll != CS_ALLGATHER)	/* reduce-scatter pass */
 		tune_add(&c, ring_step(t, b, P, ch, true), n - 1);
 	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
@@ -160,6 +187,16 @@ static uint32_t at_stage(int64_t t, uint32_t P, int64_t lo, int64_t hi)
 static double ring_x(struct tune_cost hop, double xa, uint32_t k)
 {
 	return fmax(k * xa, k * hop.xfer_us - hop.lat_us);
+}
+
+/*
+ * A primary's ring sends (@ring µs) and its copies down (@down): beside each
+ * other on other engines with tiers, one after the other through the ideal
+ * setting's one port.
+ */
+static double port_or_beside(const struct tune_topo *t, double ring, double down)
+{
+	return t->ideal ? ring + down : fmax(ring, down);
 }
 
 /*
@@ -192,7 +229,8 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 	one = tune_step_local(t, b, 1);
 	fold_lat = (R - 1) * (one.lat_us + t->sem_us + 2 * t->insn_us);
 	fold_x = (R - 1) * one.xfer_us;
-	down_x = one.xfer_us;
+	/* ideal: a primary's copies to its R - 1 secondaries go through its one port */
+	down_x = (t->ideal ? R - 1 : 1) * one.xfer_us;
 	if (coll == CS_ALLGATHER) {
 		/* the secondaries' blocks reach the primary side by side */
 		tune_add(&c, tune_step_local(t, M / n, R - 1), 1);
@@ -200,7 +238,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			uint32_t hops = at_stage(s, P, 1, g - 1), down = at_stage(s, P, 2, g);
 
 			c.lat_us += hops ? hop.lat_us : down ? one.lat_us : 0;
-			c.xfer_us += fmax(ring_x(hop, xa, hops), down * down_x);
+			c.xfer_us += port_or_beside(t, ring_x(hop, xa, hops), down * down_x);
 		}
 		return c;
 	}
@@ -213,7 +251,7 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 			rings += at_stage(s, P, g, 2 * g - 2);
 		c.lat_us += rings ? hop.lat_us : down ? one.lat_us : 0;
 		c.lat_us += folds ? fold_lat : 0;
-		c.xfer_us += fmax(ring_x(hop, xa, rings) + folds * fold_x, down * down_x);
+		c.xfer_us += port_or_beside(t, ring_x(hop, xa, rings) + folds * fold_x, down * down_x);
 	}
 	return c;
 }
@@ -221,36 +259,10 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 				  uint32_t P)
 {
-	uint32_t R = t->ranks_per_device, g = n / R;
-	struct tune_cost c = { 0, 0 }, s;
-	double b = M / g;	/* a block (AR) or a device's super-block (AG, RS) */
-
-	if (!t->ideal)
-		return kangaring_tiered(t, coll, n, M, P);
-	/* prologue: AR/RS fold the first block, AG hands blocks to the primary */
-	tune_add(&c, tune_step_local(t, coll == CS_ALLGATHER ? M / n : b, R - 1), 1);
-	if (g > 1 && coll != CS_ALLGATHER) {
-		/*
-		 * ring reduce-scatter; the secondaries' folds of a block add
-		 * onto one accumulator, one after the other, before the block
-		 * goes on (with tiers: in the ideal setting beside the ring)
-		 */
-		s = ring_step(t, b, P, 1, true);
-		if (t->ideal)
-			s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
-		else
-			tune_add(&s, tune_step_local(t, b, 1), R - 1);
-		tune_add(&c, s, g - 1);
-	}
-	if (g > 1 && coll != CS_REDUCESCATTER) {
-		/* ring all-gather; the primary copies each block to R-1 secondaries */
-		s = sliced(t, tune_step_ring(t, b, P * R, 1), P);
-		s.xfer_us = fmax(s.xfer_us, tune_step_local(t, b, 1).xfer_us);
-		tune_add(&c, s, g - 1);
-	}
-	/* epilogue: the last block (AR, AG) or the own blocks (RS) go out */
-	tune_add(&c, tune_step_local(t, coll == CS_REDUCESCATTER ? M / n : b, R - 1), 1);
-	return c;
+	if (t->ranks_per_device < 2)	/* no pairs: kangaring.c runs the plain ring */
+		return ring(t, coll, n, M, P, 1);
+	/* ideal too: its steps, with the primary's sends through one port */
+	return kangaring_tiered(t, coll, n, M, P);
 }
 
 /*
@@ -316,7 +328,7 @@ static struct tune_cost rdh(const struct tune_topo *t, uint8_t coll, uint32_t n,
 	uint32_t p = pow2_below(n);
 	struct tune_cost c;
 
-	if (!t->ideal && !rdh_tiered(t, coll, n, M, &c))
+	if (!rdh_tiered(t, coll, n, M, &c))
 		return c;
 	c = rdh_pow2(t, coll, p, M);
 
@@ -391,7 +403,7 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 	uint32_t *from = calloc(16 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
 	uint32_t *edge = to + 4 * (size_t)n, *was = edge + 4 * (size_t)n, nwas = 0;
 	uint8_t *kids = calloc(2 * (size_t)n, 1);
-	struct tune_cost loc = tune_step_local(t, b, 1);
+	double loc = local_us(t, b);
 	int rc = -1;
 
 	if (!par || !T || !from || !kids || algo_dbt_tree(n, 0, par, h, d) ||
@@ -447,10 +459,13 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 			bool up = edge[i] % (2 * n) < n;
 			/* an up-send waits for its sum; the root's sends down too */
 			bool sum = kids[w * n + a] == 2 && (up || par[w * n + a] == UINT32_MAX);
-			double go = T[a] + (sum ? tune_total(loc) : 0);
+			double go = T[a] + (sum ? loc : 0);
 
-			busy[edge[i]] = fmax(go, busy[edge[i]]) + x[i];
-			Tn[to[i]] = fmax(Tn[to[i]], busy[edge[i]] + lat[edge[i]]);
+			/* ideal: a rank's sends share its one port */
+			double *q = t->ideal ? &busy[a] : &busy[edge[i]];
+
+			*q = fmax(go, *q) + x[i];
+			Tn[to[i]] = fmax(Tn[to[i]], *q + lat[edge[i]]);
 		}
 		memcpy(T, Tn, n * sizeof(*T));
 	}
@@ -471,7 +486,7 @@ static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uin
 	uint32_t L = 2 * log2up(n);
 	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
 
-	if (!t->ideal && !dbt_tiered(t, n, M, P, &c))
+	if (!dbt_tiered(t, n, M, P, &c))
 		return c;
 	slot = tree_slot(t, n, M / (2.0 * P));
 	/*
@@ -514,6 +529,7 @@ struct rounds {
 	uint32_t n, next;
 	uint32_t shift[ROUNDS_SHIFTS];	/* 0: none */
 	double *T, *Tn, *x;
+	double *port;			/* ideal: when each rank's one port is free */
 	double *unit, *lat;		/* per kept shift and rank: µs per byte, α */
 	uint32_t *from, *to;
 };
@@ -523,7 +539,7 @@ static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, 
 	*w = (struct rounds){ .t = t, .n = n };
 	if ((uint64_t)n * rounds > ROUNDS_WORK)
 		return -1;
-	w->T = calloc((3 + 2 * ROUNDS_SHIFTS) * (size_t)n, sizeof(*w->T));
+	w->T = calloc((4 + 2 * ROUNDS_SHIFTS) * (size_t)n, sizeof(*w->T));
 	w->from = calloc(2 * (size_t)n, sizeof(*w->from));
 	if (!w->T || !w->from) {
 		free(w->T);
@@ -534,8 +550,22 @@ static int rounds_open(struct rounds *w, const struct tune_topo *t, uint32_t n, 
 	w->x = w->Tn + n;
 	w->unit = w->x + n;
 	w->lat = w->unit + ROUNDS_SHIFTS * (size_t)n;
+	w->port = w->lat + ROUNDS_SHIFTS * (size_t)n;
 	w->to = w->from + n;
 	return 0;
+}
+
+/*
+ * Rank @r's send of @us on the wire, ready at @ready: when it is through.
+ * In the ideal setting a rank's sends share its one port, one after the
+ * other (a folded RDH participant's exchange, then its fold-out).
+ */
+static double rounds_send(struct rounds *w, uint32_t r, double ready, double us)
+{
+	if (!w->t->ideal)
+		return ready + us;
+	w->port[r] = fmax(w->port[r], ready) + us;
+	return w->port[r];
 }
 
 /* Every rank sends @bytes to r + @d, after @local_us (see above). */
@@ -562,8 +592,9 @@ static int rounds_step(struct rounds *w, uint32_t d, double bytes, double local_
 	lat = w->lat + k * (size_t)n;
 	for (uint32_t r = 0; r < n; r++) {
 		uint32_t q = (r + d) % n;
+		double through = rounds_send(w, r, w->T[r] + local_us, unit[r] * bytes);
 
-		w->Tn[q] = fmax(w->T[q], w->T[r] + local_us + unit[r] * bytes + lat[r]);
+		w->Tn[q] = fmax(w->T[q], through + lat[r]);
 	}
 	memcpy(w->T, w->Tn, n * sizeof(*w->T));
 	return 0;
@@ -585,8 +616,10 @@ static int rounds_pairs(struct rounds *w, uint32_t k, const uint32_t *from, cons
 	for (uint32_t i = 0; i < k; i++) {
 		double lat = lone(t, from[i], to[i], bytes[i]).lat_us + 2 * t->insn_us;
 
-		w->Tn[to[i]] = fmax(w->Tn[to[i]], w->T[from[i]] + local[i] + w->x[i] * bytes[i] +
-					       tune_reduce_us(t, bytes[i]) + lat);
+		double through = rounds_send(w, from[i], w->T[from[i]] + local[i],
+					     w->x[i] * bytes[i]);
+
+		w->Tn[to[i]] = fmax(w->Tn[to[i]], through + tune_reduce_us(t, bytes[i]) + lat);
 	}
 	memcpy(w->T, w->Tn, w->n * sizeof(*w->T));
 	return 0;
@@ -672,7 +705,7 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			goto fail;
 	}
 	if (extra) {	/* fold-out */
-		double add = tune_total(tune_step_local(t, M / n, 1)) + 2 * t->insn_us;
+		double add = local_us(t, M / n) + 2 * t->insn_us;
 
 		for (k = 0; k < extra; k++) {
 			from[k] = 2 * k;
@@ -844,9 +877,6 @@ static struct tune_cost alltoall(const struct tune_topo *t, uint32_t n, double M
 	if (bruck)
 		for (uint32_t k = 0; (1u << k) < n; k++)
 			tune_add(&c, tune_step_shift(t, 1u << k, bruck_slots(n, k) * M / n, P), 1);
-	else if (t->ideal)
-		for (uint32_t k = 1; k < n; k++)
-			tune_add(&c, sliced(t, tune_step_shift(t, k, M / n, P), P), 1);
 	else if (!pairwise_tiered(t, n, M, P, &c))
 		return c;
 	else
@@ -913,7 +943,8 @@ static uint32_t binomial_kids(uint32_t v, uint32_t n, uint32_t *kid)
 static int binomial_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 			   uint32_t P, struct tune_cost *out)
 {
-	uint32_t E = t->engines ? t->engines : 1, kid[32], nk;
+	/* the ideal setting's one port per rank: all its sends on one "ring" */
+	uint32_t E = t->engines && !t->ideal ? t->engines : 1, kid[32], nk;
 	double *x = calloc(5 * (size_t)n + (size_t)n * E, sizeof(*x)), *at = x + n;
 	double *prog = at + n, *lat = prog + n, *lx = lat + n, *ring = lx + n, b = M / P, done = 0;
 	uint32_t *from = calloc(4 * (size_t)n, sizeof(*from)), *to = from + n;
@@ -985,7 +1016,7 @@ static int binomial_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, 
 	for (uint32_t v = 0; v < n; v++)
 		done = fmax(done, bcast ? at[v] : prog[v]);
 	if (bcast)	/* the root's own copy, after its sends on its local engine */
-		done = fmax(done, fmax(prog[0], ring[n % E]) + tune_total(tune_step_local(t, M, 1)));
+		done = fmax(done, fmax(prog[0], ring[n % E]) + local_us(t, M));
 	free(x);
 	free(from);
 	*out = (struct tune_cost){ 0, done };
@@ -1005,9 +1036,9 @@ static struct tune_cost rooted(const struct tune_topo *t, uint8_t coll, uint32_t
 
 	if (n < 2)
 		return c;
-	if (!t->ideal && chain)
+	if (chain)
 		return chain_tiered(t, coll, n, M, P);
-	if (!t->ideal && !binomial_tiered(t, coll, n, M, P, &c))
+	if (!binomial_tiered(t, coll, n, M, P, &c))
 		return c;
 	slot = chain ? tune_step_ring(t, M / P, 1, 1) : tree_slot(t, n, M / P);
 	if (coll == CS_REDUCE_COLL)
@@ -1041,9 +1072,19 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 
 	hier_topos(t, &in, &out);
 	if (coll == CS_ALLREDUCE) {
-		tune_add(&c, ring(&in, CS_REDUCESCATTER, G, M, P, 1), 1);
-		tune_add(&c, ring(&out, CS_ALLREDUCE, X, M / G, P, 1), 1);
-		tune_add(&c, ring(&in, CS_ALLGATHER, G, M, P, 1), 1);
+		/* hier.c: the count mod G leftover elements take an intra AR, then an inter AR */
+		uint32_t es = call->elem_size ? call->elem_size : 4;
+		double left = (double)((uint64_t)(M / es) % G) * es, main = M - left;
+
+		if (main > 0) {
+			tune_add(&c, ring(&in, CS_REDUCESCATTER, G, main, P, 1), 1);
+			tune_add(&c, ring(&out, CS_ALLREDUCE, X, main / G, P, 1), 1);
+			tune_add(&c, ring(&in, CS_ALLGATHER, G, main, P, 1), 1);
+		}
+		if (left > 0) {
+			tune_add(&c, ring(&in, CS_ALLREDUCE, G, left, P, 1), 1);
+			tune_add(&c, ring(&out, CS_ALLREDUCE, X, left, P, 1), 1);
+		}
 		return c;
 	}
 	tune_add(&c, use_pat ? pat(&out, call, coll, X, X * blk, P) :
@@ -1109,8 +1150,6 @@ static const char *layout_rejects(const struct formula *f, const struct tune_top
 {
 	if (tune_topo_ranks(t) != c->nranks)
 		return "the topology does not have the call's number of ranks";
-	if (!strcmp(f->name, "kangaring") && t->ranks_per_device < 2)
-		return "needs 2 or more ranks per device (with one it is the plain ring)";
 	if (!strncmp(f->name, "hier", 4) && (t->nodes < 2 || c->nranks / t->nodes < 2))
 		return "needs 2 or more nodes with 2 or more ranks each";
 	return NULL;

@@ -42,3 +42,19 @@ void tune_hw_from_config(const struct ccm_config *c, struct tune_hw *hw)
 		}
 	}
 }
+
+uint32_t tune_ideal_layout(uint32_t n, uint32_t *devices, uint32_t *ranks_per_device)
+{
+	uint32_t least = (n + CCM_MAX_DEVICES - 1) / CCM_MAX_DEVICES, r;
+
+	if (n == 0 || n > TUNE_IDEAL_MAX_RANKS)
+		return 0;
+	/* the fewest ranks per device that divide n, else the fewest that hold it */
+	for (r = least; r <= CCM_MAX_CORES && n % r; r++)
+		;
+	if (r > CCM_MAX_CORES)
+		r = least;
+	*ranks_per_device = r;
+	*devices = (n + r - 1) / r;
+	return *devices * r;
+}

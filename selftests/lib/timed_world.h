@@ -18,11 +18,21 @@ struct timed_world {
 	int n;
 	struct ccore_comm *c[TIMED_WORLD_MAX];
 	ccore_ptr sb[TIMED_WORLD_MAX], rb[TIMED_WORLD_MAX];
+	/* the fabric's ranks when c[] is a split of them (else NULL) */
+	struct ccore_comm **fabric;
+	int fabric_n;
 };
 
 /* CCORE_SIM=@sim, the ranks of @t, and @bytes of each buffer per rank. */
 void timed_world_open(struct timed_world *w, const struct ccore_topology *t, const char *sim,
 		      size_t bytes);
+/*
+ * The ideal setting (one tier, one port per rank) for @n ranks, 1 to
+ * TIMED_WORLD_MAX, laid out as tune_ideal_layout() says (a split of a
+ * larger fabric when it must be), virtual buffers, room for @n ranks'
+ * semaphores and programs; then @sim's keys (α, bandwidth, ...).
+ */
+void timed_world_open_ideal(struct timed_world *w, int n, const char *sim, size_t bytes);
 void timed_world_close(struct timed_world *w);
 /* The fabric's virtual time, picoseconds. */
 uint64_t timed_world_now_ps(struct timed_world *w);

@@ -444,7 +444,9 @@ TEST(configuration_errors_name_the_key)
 {
 	struct ccore_system *sys;
 
-	EXPECT_ERR(ccore_system_open("sim", "devices=0", &sys), -EINVAL, "devices=0: expected a number from 1 to 64");
+	EXPECT_ERR(ccore_system_open("sim", "devices=0", &sys), -EINVAL, "devices=0: expected a number from 1 to 255");
+	EXPECT_ERR(ccore_system_open("sim", "devices=65", &sys), -EINVAL,
+		   "devices=65: at most 64 per node (the ideal setting, ideal=1, takes up to 255)");
 	EXPECT_ERR(ccore_system_open("sim", "colors=3", &sys), -EINVAL, "unknown key 'colors'");
 	EXPECT_ERR(ccore_system_open("sim", "cores", &sys), -EINVAL, "expected key=value");
 	EXPECT_ERR(ccore_system_open("sim", "topology=mesh", &sys), -EINVAL, "expected ring or torus");

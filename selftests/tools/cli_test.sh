@@ -44,7 +44,7 @@ expect 0 "# host-bound (2 threads doing the same copies with memcpy): out-of-pla
 expect 2 "--timed buffers are virtual (no bytes move): -c 1 cannot check them" -- "$bin/ccore-bench" --timed -c 1 -b 8 -e 8 --ranks 2
 expect 0 "simulated" -- "$bin/ccore-bench" --timed --ranks 4 -b 1K -e 1K
 expect 1 "unknown algorithm 'warp'" -- "$bin/ccore-bench" --algo warp -b 8 -e 8 -n 1 -w 0
-expect 1 "devices=0: expected a number from 1 to 64" -- "$bin/ccore-info" --sim devices=0
+expect 1 "devices=0: expected a number from 1 to 255 (devices per node; more than 64 needs ideal=1)" -- "$bin/ccore-info" --sim devices=0
 expect 1 "unknown key 'colour'" -- "$bin/ccore-info" --sim colour=red
 expect 2 "unexpected argument 'x'" -- "$bin/ccore-info" x
 expect 1 "unknown backend; allowed: sim, accel" -- env CCORE_DEVICE=gpu "$bin/ccore-info"
@@ -105,6 +105,13 @@ expect 0 "needs ranks_per_node" -- "$bin/ccore-plan" --op allreduce --ranks 4 --
 # The timed-model column: RDH in the ideal setting takes exactly its formula.
 expect 0 '"algo":"rdh","applies":true,"formula_us":14686.0640,"tuned_us":14686.0640,"slices":1,"channels":1,"timed_us":14686.0640' -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 8M --ideal --alpha-us 1 --bw-gbps 1 --json
 expect 0 "timed_us: the timed device model running it" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K
+# The ideal timed model at any rank count up to 1024 (128 is more devices
+# than a node's ring; 257 a prime past the model's 255 devices), and a
+# failed timed run's message whole, however long the $CCORE_SIM it quotes.
+expect 0 '"algo":"rdh","applies":true,"formula_us":28.6502,"tuned_us":28.6502,"slices":1,"channels":1,"timed_us":28.6502' -- "$bin/ccore-plan" --op allreduce --ranks 128 --size 16K --ideal --alpha-us 2 --bw-gbps 50 --json
+expect 0 '"slices":1,"channels":1,"timed_us":' -- "$bin/ccore-plan" --op allgather --ranks 257 --size 1028K --ideal --alpha-us 2 --bw-gbps 50 --algo rdh --json
+pad=$(printf 'hbm=1G,%.0s' $(seq 100))
+expect 0 'torus 2x1 does not hold devices=8)' -- env CCORE_SIM="${pad}torus=2x1" "$bin/ccore-plan" --op allreduce --ranks 8 --topology torus=8x1 --size 1K --algo ring
 # A collective that cannot run (mesh_oneshot's 64 GiB of scratch on devices
 # of 16 GiB) leaves nothing behind: every algorithm after it still gets its
 # timed run.

@@ -490,7 +490,7 @@ struct row {
 	double us;		/* at those */
 	double ref_us;		/* the reference formula: 1 slice, 1 channel */
 	double timed_us;	/* the timed model's, at the tuner's slices; < 0: none */
-	char timed_why[160];	/* why there is none */
+	char *timed_why;	/* why there is none (heap, rows_free()) */
 };
 
 static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo *t,
@@ -533,18 +533,28 @@ static const struct row *best_row(const struct row *rows, unsigned int n)
 	return b;
 }
 
-/* The timed model's time of every row that applies (@w NULL: @err why not). */
-static void timed_rows(const struct plan_args *a, struct timed_world *w, const char *err,
-		       uint64_t bytes, struct row *rows, unsigned int n)
+/* The timed model's time of every row that applies (@w NULL: timed_error() says why not). */
+static void timed_rows(const struct plan_args *a, struct timed_world *w, uint64_t bytes,
+		       struct row *rows, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		if (rows[i].why)
 			continue;
-		if (!w)
-			snprintf(rows[i].timed_why, sizeof(rows[i].timed_why), "%s", err);
-		else if (timed_run(w, a->coll, bytes, a->root, rows[i].al->name, &rows[i].timed_us,
-				   rows[i].timed_why, sizeof(rows[i].timed_why)))
+		free(rows[i].timed_why);
+		rows[i].timed_why = NULL;
+		if (!w || timed_run(w, a->coll, bytes, a->root, rows[i].al->name,
+				    &rows[i].timed_us)) {
 			rows[i].timed_us = -1;
+			rows[i].timed_why = strdup(timed_error());
+		}
+	}
+}
+
+static void rows_free(struct row *rows, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		free(rows[i].timed_why);
+		rows[i].timed_why = NULL;
 	}
 }
 
@@ -583,10 +593,9 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 		return 1;
 	}
 	if (a->timed) {
-		char err[160];
-		struct timed_world *w = timed_open(t, a->size, err, sizeof(err));
+		struct timed_world *w = timed_open(t, a->size);
 
-		timed_rows(a, w, err, a->size, rows, n);
+		timed_rows(a, w, a->size, rows, n);
 		timed_close(w);
 	}
 	tune_topo_describe(t, desc, sizeof(desc));
@@ -613,7 +622,7 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 					printf(",\"timed_us\":%.4f", rows[i].timed_us);
 				} else if (a->timed) {
 					printf(",\"timed_us\":null,\"timed_why\":");
-					json_str(rows[i].timed_why);
+					json_str(rows[i].timed_why ?: "out of memory");
 				}
 			}
 			printf("}");
@@ -640,7 +649,7 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 			       rows[i].ref_us, rows[i].us, timed, rows[i].call.slices,
 			       rows[i].call.channels, &rows[i] == b ? "  <- chosen" : "");
 			if (rows[i].timed_us < 0 && a->timed)
-				printf("  (timed: %s)", rows[i].timed_why);
+				printf("  (timed: %s)", rows[i].timed_why ?: "out of memory");
 			printf("\n");
 		}
 		printf("# formula_us: the reference alpha-beta time (1 slice, 1 channel);\n"
@@ -650,6 +659,7 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 		if (!b)
 			printf("# no algorithm can run this\n");
 	}
+	rows_free(rows, n);
 	return 0;
 }
 
@@ -664,10 +674,12 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 	char desc[256];
 
 	struct timed_world *w = NULL;
-	char err[160] = "";
+	char *err = NULL;
 
-	if (a->timed)
-		w = timed_open(t, a->max, err, sizeof(err));
+	if (a->timed) {
+		w = timed_open(t, a->max);
+		err = w ? NULL : strdup(timed_error());
+	}
 	tune_topo_describe(t, desc, sizeof(desc));
 	if (a->json)
 		printf("{\"op\":\"%s\",\"ranks\":%u,\"topology\":", cs_coll_name((unsigned int)a->coll),
@@ -685,10 +697,11 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		uint64_t bytes = b < 4 * (uint64_t)a->ranks ? 4 * (uint64_t)a->ranks : b;
 
 		bytes -= bytes % (4 * (uint64_t)a->ranks);
+		rows_free(rows, n);
 		n = plan_rows(a, t, bytes, rows, 64);
 		best = best_row(rows, n);
 		if (a->timed)
-			timed_rows(a, w, err, bytes, rows, n);
+			timed_rows(a, w, bytes, rows, n);
 		xs[nsizes] = (double)bytes;
 		for (i = 0; i < n; i++)
 			ys[i][nsizes] = rows[i].why ? -1 : rows[i].us;
@@ -731,9 +744,11 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 	}
 	if (a->json)
 		printf("]}\n");
+	rows_free(rows, n);
 	timed_close(w);
 	if (a->timed && !w)
-		fprintf(stderr, "ccore-plan: no timed runs: %s\n", err);
+		fprintf(stderr, "ccore-plan: no timed runs: %s\n", err ?: "out of memory");
+	free(err);
 	if (a->svg) {
 		struct svg_chart c = { .xlabel = "size (bytes)", .ylabel = "time (us, alpha-beta)",
 				       .log_x = 1, .log_y = 1, .series = series };

@@ -98,9 +98,10 @@ static int point(struct timed_world *w, const struct grid_topo *g, int coll, uin
 	struct point p = { .topo = g->name, .coll = coll, .bytes = bytes, .chosen_us = -1,
 			   .best_us = -1 };
 	struct ccore_plan_info info;
-	char err[256];
+	const char *err;
 
-	if (timed_choice(w, coll, bytes, &info, err, sizeof(err))) {
+	if (timed_choice(w, coll, bytes, &info)) {
+		err = timed_error();
 		fprintf(stderr, "ccore-plan: --regret: %s, %s, %llu bytes: no choice: %s\n",
 			g->name, cs_coll_name((unsigned int)coll), (unsigned long long)bytes, err);
 		return -1;
@@ -112,7 +113,8 @@ static int point(struct timed_world *w, const struct grid_topo *g, int coll, uin
 
 		if (!applies(al, coll, g, n, bytes))
 			continue;
-		if (timed_run(w, coll, bytes, 0, al->name, &us, err, sizeof(err))) {
+		if (timed_run(w, coll, bytes, 0, al->name, &us)) {
+			err = timed_error();
 			/* its temporaries do not fit the device's memory: it cannot run */
 			if (strstr(err, "memory exhausted"))
 				continue;
@@ -166,12 +168,11 @@ int regret_run(int quick, const struct tune_hw *hw)
 		const struct grid_topo *g = &topos[k];
 		struct tune_topo tt;
 		struct timed_world *w;
-		char err[256];
 
 		tuner_topo(g->nodes, g->x, g->y, g->rpd, hw, &tt);
-		w = timed_open(&tt, last, err, sizeof(err));
+		w = timed_open(&tt, last);
 		if (!w) {
-			fprintf(stderr, "ccore-plan: --regret: %s: %s\n", g->name, err);
+			fprintf(stderr, "ccore-plan: --regret: %s: %s\n", g->name, timed_error());
 			return 2;
 		}
 		for (unsigned int o = 0; o < sizeof(grid_ops) / sizeof(grid_ops[0]); o++)
