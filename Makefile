@@ -2,7 +2,8 @@
 #
 #   make            build the userspace: libccore, tools in build/bin/, firmware
 #   make demo       run the main job on the embedded simulated devices
-#   make check      build and run every test: userspace (also under ASan/UBSan),
+#   make check      build and run every test: userspace (also under ASan/UBSan,
+#                   the threaded ones under ThreadSanitizer),
 #                   the kernel module's build checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
 #   make bench      run the benchmarks that print figures (device COPY, the
@@ -114,7 +115,7 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	$(Q)touch $@
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
@@ -239,7 +240,14 @@ demo: deps
 check: deps-check kernel-deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 all
-	$(Q)scripts/check.sh $(BUILD) $(BUILD)/asan
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread tsan-tests
+	$(Q)scripts/check.sh $(BUILD) $(BUILD)/asan $(BUILD)/tsan
+
+# The tests with several threads, under ThreadSanitizer (the model's shim
+# on pthread primitives then: model/ccm_os_user.h).  make check runs them.
+TSAN_TESTS := threads_test os_shim_test
+.PHONY: tsan-tests
+tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS))
 
 # The kernel module, against Debian's 6.12 headers (scripts/kernel-deps.sh).
 driver: kernel-deps

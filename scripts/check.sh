@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test part of `make check`, once everything is built:
-#   1. userspace tests, normal and sanitizer builds (selftests/run.sh)
+#   1. userspace tests, normal and sanitizer builds (selftests/run.sh):
+#      everything under ASan/UBSan, the threaded tests under TSan
 #   2. the kernel module: warning-free with W=1 and sparse (C=2)
 #   3. checkpatch.pl --strict on driver/, the netlink code generated from
 #      its YNL spec, the documentation renders cleanly
@@ -8,12 +9,12 @@
 #      (selftests/qemu/run.sh)
 # and one closing line summing them: "N passed, N failed, N skipped".
 #
-# Usage: scripts/check.sh BUILD_DIR ASAN_BUILD_DIR
+# Usage: scripts/check.sh BUILD_DIR ASAN_BUILD_DIR [TSAN_BUILD_DIR]
 set -uo pipefail
 
-usage="Usage: scripts/check.sh BUILD_DIR ASAN_BUILD_DIR  (run by make check)"
+usage="Usage: scripts/check.sh BUILD_DIR ASAN_BUILD_DIR [TSAN_BUILD_DIR]  (run by make check)"
 case "${1:-}" in -h | --help) echo "$usage"; exit 0 ;; esac
-if [ $# -ne 2 ]; then
+if [ $# -ne 2 ] && [ $# -ne 3 ]; then
 	echo "$usage" >&2
 	exit 2
 fi
@@ -71,8 +72,8 @@ checkpatch() {
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-echo "# ==== userspace tests ($1, $2)"
-selftests/run.sh "$1" "$2" | tee "$log"
+echo "# ==== userspace tests ($*)"
+selftests/run.sh "$@" | tee "$log"
 count "$log" "userspace tests"
 
 echo "# ==== kernel module"
