@@ -8,6 +8,17 @@
  * has posted it (or at ccore_group_end()).  Calls are asynchronous on a
  * stream; ccore_stream_sync() waits.
  *
+ * Threads: any thread may call any function; one thread per rank (each
+ * posting its own rank's calls and syncing its own stream) is the usual
+ * pattern.  Collectives are matched across ranks per stream id, in each
+ * rank's posting order on it.  ccore_stream_sync() returns once everything
+ * posted on the stream completed, including collectives still waiting for
+ * other ranks to post; after $CCORE_PEER_TIMEOUT_MS (default 60000) of
+ * waiting for them it fails with -ETIMEDOUT naming the collective and the
+ * ranks that did not post.  A launch that fails is reported to the call
+ * that launched it and by every other rank's next sync.  Groups are per
+ * thread.  Documentation/collectives.rst, "Threads".
+ *
  * Conventions: functions return 0 or a negative errno; on failure
  * ccore_last_error() returns text (per thread) naming the bad argument and
  * the allowed values.  Buffers are device addresses (ccore_ptr) in the
@@ -154,9 +165,16 @@ int ccore_comm_dma_packetization_size(const struct ccore_comm *comm, uint32_t *b
  */
 int ccore_stream_create(struct ccore_comm *comm, uint32_t id, struct ccore_stream **out);
 int ccore_stream_destroy(struct ccore_stream *s);
-/* Wait until everything posted on the stream has completed. */
+/*
+ * Wait until everything posted on the stream has completed, including
+ * collectives other ranks have not posted yet: -ETIMEDOUT after
+ * $CCORE_PEER_TIMEOUT_MS of waiting for them (the collectives stay posted).
+ * Also returns, once, a failure of a launch of this stream's collectives
+ * that another thread's call made.
+ */
 int ccore_stream_sync(struct ccore_stream *s);
-/* 0 when everything posted on the stream has completed, -EAGAIN if not. */
+/* 0 when everything posted on the stream has completed, -EAGAIN if not
+ * (also while a collective waits for other ranks to post). */
 int ccore_stream_query(struct ccore_stream *s);
 /* The default stream 0 of @comm. */
 struct ccore_stream *ccore_comm_stream(struct ccore_comm *comm);
