@@ -156,6 +156,8 @@ static int job_wait(struct ccore_stream *s, uint64_t job)
 
 static void drop_jobs(struct ccore_stream *s, uint32_t n)
 {
+	if (!n)
+		return;
 	memmove(s->jobs, s->jobs + n, (s->njobs - n) * sizeof(*s->jobs));
 	s->njobs -= n;
 	s->jobs_dropped += n;
