@@ -133,18 +133,9 @@ struct tally {
 /* ranks per device and nodes of the world being swept */
 static uint32_t w_ranks_per_device = 1, w_nodes = 1;
 
-static bool pow2(int n)
-{
-	return !(n & (n - 1));
-}
-
 /*
  * Where the price does not yet follow what runs (reported, each point
  * logged, but not failed; see the report in the commit that added this):
- *   - RDH ReduceScatter at N not a power of two (5, 7, 13, 31, 67):
- *     rdh_tiered() prices the rounds 8-12% low; something in how the
- *     folded participant's staged result and its credits order its sends
- *     is not followed yet (N = 3, and AllGather at every N, agree);
  *   - KangaRing with 2 or more ranks per device: priced by its time steps
  *     (kangaring_tiered()) with the primary's ring sends and copies down
  *     through its one port, within about 22% (the folds' credits and the
@@ -160,8 +151,6 @@ static const char *known_gap(const char *algo, enum ccore_coll_op op, int n, uin
 {
 	uint64_t per_node = (uint64_t)n / w_nodes;
 
-	if (!strcmp(algo, "rdh") && op == ccore_op_reducescatter && !pow2(n))
-		return "RDH ReduceScatter at N not a power of two";
 	if (!strcmp(algo, "dbt") && slices > 1)
 		return "pipelined DBT";
 	if (!strcmp(algo, "hier") && op == ccore_op_allreduce && slices > 1 &&
