@@ -70,6 +70,7 @@ struct hier_ctx {
 	uint32_t G, M;
 	uint64_t tmp;			/* parent TMP used so far */
 	uint32_t row;			/* repeated phases: which repetition */
+	bool unsliced;			/* phases of one slice (AllReduce's leftover) */
 	const char *why;		/* why a phase cannot run */
 };
 
@@ -136,6 +137,8 @@ static int hier_phase(struct hier_ctx *c, bool intra, uint8_t coll, uint64_t cou
 	int rc = 0;
 
 	o.ranks_per_node = 0;
+	if (c->unsliced)
+		o.slices = 1;
 	if (!a) {
 		c->why = intra ? "the intra-node algorithm does not serve a phase" :
 				 "the inter-node algorithm does not serve a phase";
@@ -304,15 +307,21 @@ static void hier_tail_second_map(const struct hier_ctx *c, uint32_t g, uint32_t 
  * second its chunks are the finer ones (at most one element within a node,
  * as tail < G), so each overlaps one or two of the first phase's chunks;
  * the other way round a step of the column AllReduce over two nodes met
- * some G / 2 node chunks, too many from G = 12 on.
+ * some G / 2 node chunks, too many from G = 12 on.  The leftover goes in
+ * one slice: its chunks are an element or two, so slicing them gains
+ * nothing, and a sliced first phase held the second one back by a hop's α.
  */
 static int hier_allreduce_tail(struct hier_ctx *c, uint64_t tail)
 {
 	bool ip = c->sh->in_place, intra_first = c->G < c->M;
+	int rc;
 
-	return hier_phase(c, intra_first, CS_ALLREDUCE, tail, ip, hier_tail_first_map, 1) ||
-	       hier_phase(c, !intra_first, CS_ALLREDUCE, tail, true, hier_tail_second_map, 1) ?
-	       -1 : 0;
+	c->unsliced = true;
+	rc = hier_phase(c, intra_first, CS_ALLREDUCE, tail, ip, hier_tail_first_map, 1) ||
+	     hier_phase(c, !intra_first, CS_ALLREDUCE, tail, true, hier_tail_second_map, 1) ?
+	     -1 : 0;
+	c->unsliced = false;
+	return rc;
 }
 
 static int hier_allreduce(struct hier_ctx *c)

@@ -1085,7 +1085,8 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 
 	hier_topos(t, &in, &out);
 	if (coll == CS_ALLREDUCE) {
-		/* hier.c: the count mod G leftover elements take an intra AR, then an inter AR */
+		/* hier.c: the count mod G leftover elements take an intra AR, then an
+		 * inter AR, in one slice */
 		uint32_t es = call->elem_size ? call->elem_size : 4;
 		double left = (double)((uint64_t)(M / es) % G) * es, main = M - left;
 
@@ -1095,8 +1096,8 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 			tune_add(&c, ring(&in, CS_ALLGATHER, G, main, P, 1), 1);
 		}
 		if (left > 0) {
-			tune_add(&c, ring(&in, CS_ALLREDUCE, G, left, P, 1), 1);
-			tune_add(&c, ring(&out, CS_ALLREDUCE, X, left, P, 1), 1);
+			tune_add(&c, ring(&in, CS_ALLREDUCE, G, left, 1, 1), 1);
+			tune_add(&c, ring(&out, CS_ALLREDUCE, X, left, 1, 1), 1);
 		}
 		return c;
 	}
