@@ -27,7 +27,11 @@
  *     all-reduced along the column in place, and gathered within the node
  *     in place.  The count mod G leftover elements take an intra AR and
  *     an inter AR, the wider group's second (see hier_allreduce_tail()),
- *     so transfers still only cross nodes within a column.
+ *     so transfers still only cross nodes within a column.  The leftover
+ *     goes first: its second phase's receives wait for the first phase's
+ *     sends to other peers, and were they a peer's last receives they
+ *     would cost the main phases' all-gather receives from that peer their
+ *     credit markers (lower.c): a ring drain, a hop's α, per slice.
  * In place, the sub-schedules that read and write the same parent storage
  * are embedded in place too, so their buffers alias exactly as their
  * generator assumed.
@@ -329,11 +333,11 @@ static int hier_allreduce(struct hier_ctx *c)
 	uint64_t k = hier_part(c), tail = c->sh->count - k * c->G;
 	bool ip = c->sh->in_place;
 
-	if (k && (hier_phase(c, true, CS_REDUCESCATTER, k, ip, hier_ar_rs_map, 1) ||
-		  hier_phase(c, false, CS_ALLREDUCE, k, true, hier_ar_inter_map, 1) ||
-		  hier_phase(c, true, CS_ALLGATHER, k, true, hier_ar_ag_map, 1)))
+	if (tail && hier_allreduce_tail(c, tail))
 		return -1;
-	return tail ? hier_allreduce_tail(c, tail) : 0;
+	return k && (hier_phase(c, true, CS_REDUCESCATTER, k, ip, hier_ar_rs_map, 1) ||
+		     hier_phase(c, false, CS_ALLREDUCE, k, true, hier_ar_inter_map, 1) ||
+		     hier_phase(c, true, CS_ALLGATHER, k, true, hier_ar_ag_map, 1)) ? -1 : 0;
 }
 
 /* --- entry points ---------------------------------------------------------------- */

@@ -1085,8 +1085,8 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 
 	hier_topos(t, &in, &out);
 	if (coll == CS_ALLREDUCE) {
-		/* hier.c: the count mod G leftover elements take an intra AR, then an
-		 * inter AR, in one slice */
+		/* hier.c: first the count mod G leftover elements, in one slice, an
+		 * intra AR and an inter AR; then the main parts */
 		uint32_t es = call->elem_size ? call->elem_size : 4;
 		double left = (double)((uint64_t)(M / es) % G) * es, main = M - left;
 
