@@ -27,7 +27,11 @@
  *     all-reduced along the column in place, and gathered within the node
  *     in place.  The count mod G leftover elements take an intra AR and
  *     an inter AR, the wider group's second (see hier_allreduce_tail()),
- *     so transfers still only cross nodes within a column.
+ *     so transfers still only cross nodes within a column.  The leftover
+ *     goes first: its second phase's receives wait for the first phase's
+ *     sends to other peers, and were they a peer's last receives they
+ *     would cost the main phases' all-gather receives from that peer their
+ *     credit markers (lower.c): a ring drain, a hop's α, per slice.
  * In place, the sub-schedules that read and write the same parent storage
  * are embedded in place too, so their buffers alias exactly as their
  * generator assumed.
@@ -70,6 +74,7 @@ struct hier_ctx {
 	uint32_t G, M;
 	uint64_t tmp;			/* parent TMP used so far */
 	uint32_t row;			/* repeated phases: which repetition */
+	bool unsliced;			/* phases of one slice (AllReduce's leftover) */
 	const char *why;		/* why a phase cannot run */
 };
 
@@ -136,6 +141,8 @@ static int hier_phase(struct hier_ctx *c, bool intra, uint8_t coll, uint64_t cou
 	int rc = 0;
 
 	o.ranks_per_node = 0;
+	if (c->unsliced)
+		o.slices = 1;
 	if (!a) {
 		c->why = intra ? "the intra-node algorithm does not serve a phase" :
 				 "the inter-node algorithm does not serve a phase";
@@ -304,15 +311,21 @@ static void hier_tail_second_map(const struct hier_ctx *c, uint32_t g, uint32_t 
  * second its chunks are the finer ones (at most one element within a node,
  * as tail < G), so each overlaps one or two of the first phase's chunks;
  * the other way round a step of the column AllReduce over two nodes met
- * some G / 2 node chunks, too many from G = 12 on.
+ * some G / 2 node chunks, too many from G = 12 on.  The leftover goes in
+ * one slice: its chunks are an element or two, so slicing them gains
+ * nothing, and a sliced first phase held the second one back by a hop's α.
  */
 static int hier_allreduce_tail(struct hier_ctx *c, uint64_t tail)
 {
 	bool ip = c->sh->in_place, intra_first = c->G < c->M;
+	int rc;
 
-	return hier_phase(c, intra_first, CS_ALLREDUCE, tail, ip, hier_tail_first_map, 1) ||
-	       hier_phase(c, !intra_first, CS_ALLREDUCE, tail, true, hier_tail_second_map, 1) ?
-	       -1 : 0;
+	c->unsliced = true;
+	rc = hier_phase(c, intra_first, CS_ALLREDUCE, tail, ip, hier_tail_first_map, 1) ||
+	     hier_phase(c, !intra_first, CS_ALLREDUCE, tail, true, hier_tail_second_map, 1) ?
+	     -1 : 0;
+	c->unsliced = false;
+	return rc;
 }
 
 static int hier_allreduce(struct hier_ctx *c)
@@ -320,11 +333,11 @@ static int hier_allreduce(struct hier_ctx *c)
 	uint64_t k = hier_part(c), tail = c->sh->count - k * c->G;
 	bool ip = c->sh->in_place;
 
-	if (k && (hier_phase(c, true, CS_REDUCESCATTER, k, ip, hier_ar_rs_map, 1) ||
-		  hier_phase(c, false, CS_ALLREDUCE, k, true, hier_ar_inter_map, 1) ||
-		  hier_phase(c, true, CS_ALLGATHER, k, true, hier_ar_ag_map, 1)))
+	if (tail && hier_allreduce_tail(c, tail))
 		return -1;
-	return tail ? hier_allreduce_tail(c, tail) : 0;
+	return k && (hier_phase(c, true, CS_REDUCESCATTER, k, ip, hier_ar_rs_map, 1) ||
+		     hier_phase(c, false, CS_ALLREDUCE, k, true, hier_ar_inter_map, 1) ||
+		     hier_phase(c, true, CS_ALLGATHER, k, true, hier_ar_ag_map, 1)) ? -1 : 0;
 }
 
 /* --- entry points ---------------------------------------------------------------- */

@@ -603,10 +603,13 @@ static int rounds_step(struct rounds *w, uint32_t d, double bytes, double local_
 /*
  * One round of @k transfers @from[i] -> @to[i] of @bytes[i], all at once,
  * each leaving once its sender is done with the round before and then
- * @local[i]; a rank not receiving in it keeps its time.
+ * @local[i], and (@credited[i]) once its receiver is done with the round
+ * before too: that receive depends on the receiver's previous one, whose
+ * completion grants the sender its credit.  A rank not receiving in the
+ * round keeps its time.
  */
 static int rounds_pairs(struct rounds *w, uint32_t k, const uint32_t *from, const uint32_t *to,
-			const double *bytes, const double *local)
+			const double *bytes, const double *local, const bool *credited)
 {
 	const struct tune_topo *t = w->t;
 
@@ -616,8 +619,12 @@ static int rounds_pairs(struct rounds *w, uint32_t k, const uint32_t *from, cons
 	for (uint32_t i = 0; i < k; i++) {
 		double lat = lone(t, from[i], to[i], bytes[i]).lat_us + 2 * t->insn_us;
 
-		double through = rounds_send(w, from[i], w->T[from[i]] + local[i],
-					     w->x[i] * bytes[i]);
+		double ready = w->T[from[i]] + local[i];
+		double through;
+
+		if (credited && credited[i])
+			ready = fmax(ready, w->T[to[i]] + t->sem_us);
+		through = rounds_send(w, from[i], ready, w->x[i] * bytes[i]);
 
 		w->Tn[to[i]] = fmax(w->Tn[to[i]], through + tune_reduce_us(t, bytes[i]) + lat);
 	}
@@ -663,6 +670,9 @@ static double rdh_span(uint8_t coll, uint32_t n, uint32_t p, double M, uint32_t 
  * carries a folded rank sends and receives its block too), then the
  * folded ranks get theirs back.  A folded rank's last ReduceScatter step
  * lands in staging and takes two local reductions before the fold-out.
+ * A halving receive adds on arrival after the rank's previous receive, so
+ * its sender waits for that receive's credit: a folded participant, late
+ * by its fold-in, holds its partners back (its staged last step does not).
  */
 static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 		      struct tune_cost *out)
@@ -670,10 +680,11 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 	uint32_t p = pow2_below(n), extra = n - p, k;
 	uint32_t *from = calloc(3 * (size_t)n, sizeof(*from)), *to = from + n, *rank = to + n;
 	double *by = calloc(2 * (size_t)n, sizeof(*by)), *loc = by + n;
+	bool *credited = calloc(n, sizeof(*credited));
 	struct rounds w;
 	int rc = -1;
 
-	if (!from || !by || rounds_open(&w, t, n, 2 * (uint64_t)log2up(p) + 2))
+	if (!from || !by || !credited || rounds_open(&w, t, n, 2 * (uint64_t)log2up(p) + 2))
 		goto out;
 	if (extra) {	/* fold-in */
 		for (k = 0; k < extra; k++) {
@@ -681,7 +692,7 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			to[k] = 2 * k;
 			by[k] = coll == CS_ALLGATHER ? M / n : M;
 		}
-		if (rounds_pairs(&w, k, from, to, by, loc))
+		if (rounds_pairs(&w, k, from, to, by, loc, NULL))
 			goto fail;
 	}
 	/* q runs over virtual ranks: algo_rdh_participant() places them */
@@ -691,8 +702,9 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			from[q] = rank[q];
 			to[q] = rank[q ^ d];
 			by[q] = rdh_span(coll, n, p, M, (q ^ d) & ~(d - 1), d);
+			credited[q] = !(coll == CS_REDUCESCATTER && d == 1 && to[q] < 2 * extra);
 		}
-		if (rounds_pairs(&w, p, from, to, by, loc))
+		if (rounds_pairs(&w, p, from, to, by, loc, credited))
 			goto fail;
 	}
 	for (uint32_t d = 1; coll != CS_REDUCESCATTER && d < p; d *= 2) {	/* doubling */
@@ -701,7 +713,7 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			to[q] = rank[q ^ d];
 			by[q] = rdh_span(coll, n, p, M, q & ~(d - 1), d);
 		}
-		if (rounds_pairs(&w, p, from, to, by, loc))
+		if (rounds_pairs(&w, p, from, to, by, loc, NULL))
 			goto fail;
 	}
 	if (extra) {	/* fold-out */
@@ -714,7 +726,7 @@ static int rdh_tiered(const struct tune_topo *t, uint8_t coll, uint32_t n, doubl
 			       (n - 1) * M / n;
 			loc[k] = coll == CS_REDUCESCATTER ? 2 * add : 0;
 		}
-		if (rounds_pairs(&w, k, from, to, by, loc))
+		if (rounds_pairs(&w, k, from, to, by, loc, NULL))
 			goto fail;
 	}
 	*out = rounds_close(&w);
@@ -725,6 +737,7 @@ fail:
 out:
 	free(from);
 	free(by);
+	free(credited);
 	return rc;
 }
 
@@ -1072,7 +1085,8 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 
 	hier_topos(t, &in, &out);
 	if (coll == CS_ALLREDUCE) {
-		/* hier.c: the count mod G leftover elements take an intra AR, then an inter AR */
+		/* hier.c: first the count mod G leftover elements, in one slice, an
+		 * intra AR and an inter AR; then the main parts */
 		uint32_t es = call->elem_size ? call->elem_size : 4;
 		double left = (double)((uint64_t)(M / es) % G) * es, main = M - left;
 
@@ -1082,8 +1096,8 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 			tune_add(&c, ring(&in, CS_ALLGATHER, G, main, P, 1), 1);
 		}
 		if (left > 0) {
-			tune_add(&c, ring(&in, CS_ALLREDUCE, G, left, P, 1), 1);
-			tune_add(&c, ring(&out, CS_ALLREDUCE, X, left, P, 1), 1);
+			tune_add(&c, ring(&in, CS_ALLREDUCE, G, left, 1, 1), 1);
+			tune_add(&c, ring(&out, CS_ALLREDUCE, X, left, 1, 1), 1);
 		}
 		return c;
 	}

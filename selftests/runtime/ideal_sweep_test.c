@@ -75,7 +75,7 @@ static size_t count_of(enum ccore_coll_op op, int n, double m)
 
 static char tuner_file[64];
 
-static void force_one_slice(const char *algo)
+static void force_slices(const char *algo, uint32_t slices)
 {
 	int fd;
 	FILE *fp;
@@ -86,7 +86,7 @@ static void force_one_slice(const char *algo)
 	if (!fp)
 		FAIL("cannot write a tuning file in /tmp");
 	fprintf(fp, "op,min_bytes,max_bytes,nodes,ranks,algorithm,slices,channels\n"
-		    "*,*,*,*,*,%s,1,1\n", algo);
+		    "*,*,*,*,*,%s,%u,1\n", algo, slices);
 	fclose(fp);
 	setenv("CCORE_TUNER_FILE", tuner_file, 1);
 }
@@ -130,43 +130,30 @@ struct tally {
 	double worst;
 };
 
-/* ranks per device and nodes of the world being swept */
-static uint32_t w_ranks_per_device = 1, w_nodes = 1;
-
-static bool pow2(int n)
-{
-	return !(n & (n - 1));
-}
+/* ranks per device of the world being swept */
+static uint32_t w_ranks_per_device = 1;
 
 /*
  * Where the price does not yet follow what runs (reported, each point
  * logged, but not failed; see the report in the commit that added this):
- *   - RDH ReduceScatter at N not a power of two (5, 7, 13, 31, 67):
- *     rdh_tiered() prices the rounds 8-12% low; something in how the
- *     folded participant's staged result and its credits order its sends
- *     is not followed yet (N = 3, and AllGather at every N, agree);
  *   - KangaRing with 2 or more ranks per device: priced by its time steps
  *     (kangaring_tiered()) with the primary's ring sends and copies down
  *     through its one port, within about 22% (the folds' credits and the
  *     order the port takes the copies in are not followed);
- *   - Hier AllReduce with slices whose count G does not divide (2 x 3 x 2
- *     at 4 MiB, 64 slices): one α short, 1.1%, in the leftover phases;
  *   - DBT pipelined (slices > 1): the two trees' slices take turns at a
  *     rank's port in the order its engines issue them, which
  *     dbt_tiered() follows only approximately (within 6%).
  */
-static const char *known_gap(const char *algo, enum ccore_coll_op op, int n, uint32_t slices,
-			     double m)
+static const char *known_gap(const char *algo, uint32_t slices)
 {
-	uint64_t per_node = (uint64_t)n / w_nodes;
-
-	if (!strcmp(algo, "rdh") && op == ccore_op_reducescatter && !pow2(n))
-		return "RDH ReduceScatter at N not a power of two";
+	/* dbt_tiered() makes each time step of every slice pay a hop's α after the
+	 * step's last receive, where the timed run, port-bound, hides it (N = 4,
+	 * 4 MiB: 175.8 us timed at 2 to 8 slices, priced 177.8 to 185.8 us); nor
+	 * does it follow the down-sends' credits (dbt.c's "Order and credits") */
 	if (!strcmp(algo, "dbt") && slices > 1)
 		return "pipelined DBT";
-	if (!strcmp(algo, "hier") && op == ccore_op_allreduce && slices > 1 &&
-	    (uint64_t)(m / 4) % per_node)
-		return "sliced hier AllReduce, G not dividing the count";
+	/* kangaring_tiered() has neither the folds' credits nor the order the
+	 * primary's one port takes its ring sends and copies down in */
 	if (!strcmp(algo, "kangaring") && w_ranks_per_device > 1)
 		return "KangaRing with 2+ ranks per device";
 	return NULL;
@@ -182,10 +169,10 @@ static void check(struct tally *t, const char *what, const char *algo, enum ccor
 		t->worst = fabs(off);
 	if (close_enough(price, timed))
 		return;
-	if (known_gap(algo, op, n, slices, m)) {
+	if (known_gap(algo, slices)) {
 		t->gaps++;
 		ccore_test_log("known gap (%s): %s %s N=%d M=%.0f %s: priced %.3f us, timed %.3f us (%+.2f%%)",
-			       known_gap(algo, op, n, slices, m), algo, op_name(op), n, m, what, price,
+			       known_gap(algo, slices), algo, op_name(op), n, m, what, price,
 			       timed, off * 100);
 		return;
 	}
@@ -219,7 +206,7 @@ static void sweep_world(struct timed_world *w, enum ccore_coll_op op, struct tal
 			double t1, tt;
 			char err[256];
 
-			force_one_slice(al->name);
+			force_slices(al->name, 1);
 			if (ccore_plan_query(w->c[0], op, count, ccore_f32, &one))
 				FAIL("ccore_plan_query: %s", ccore_last_error());
 			if (strcmp(one.algo, al->name)) {
@@ -293,9 +280,8 @@ static void sweep(enum ccore_coll_op op)
 			 "ring_size=1048576,job_timeout_ms=3600000,alpha_node_ns=2000,bw_node_gbps=400");
 		timed_world_open(w, &layouts[i], cfg, (size_t)(1024 * KIB * KIB));
 		w_ranks_per_device = layouts[i].ranks_per_device;
-		w_nodes = layouts[i].nodes;
 		sweep_world(w, op, &t, true);
-		w_ranks_per_device = w_nodes = 1;
+		w_ranks_per_device = 1;
 		timed_world_close(w);
 	}
 	unsetenv("CCORE_TUNER_IDEAL");
@@ -307,6 +293,62 @@ static void sweep(enum ccore_coll_op op)
 	if (t.bad)
 		FAIL("%s: %u of %u prices off the timed model by more than 1%%", op_name(op),
 		     t.bad, t.points);
+}
+
+/*
+ * Hier AllReduce with a leftover (count mod G), forced to 1 to 8 slices,
+ * on layouts with the node wider than the column and the other way round:
+ * the leftover once went after the main phases and took their all-gather
+ * receives' credit markers, a hop's α per slice (4 x 3 x 1 at 8 slices:
+ * 68 us timed for 40 us priced).
+ */
+TEST(ideal_hier_leftover)
+{
+	static const struct ccore_topology shapes[] = { { 2, 3, 2 }, { 4, 3, 1 }, { 2, 4, 1 } };
+	static const size_t counts[] = { 25, 49, 256, 16388, 1048576 };
+	static const uint32_t slices[] = { 1, 2, 8 };
+	struct timed_world *w = calloc(1, sizeof(*w));
+	unsigned int bad = 0;
+
+	ASSERT_TRUE(w != NULL);
+	setenv("CCORE_TUNER_IDEAL", "1", 1);
+	setenv("CCORE_TUNER_ALPHA_US", "2", 1);
+	setenv("CCORE_TUNER_BW_GBPS", "50", 1);
+	for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		timed_world_open(w, &shapes[i],
+				 "ideal=1,virtual=1,hbm=1024G,sems=256,program_size=1048576,"
+				 "ring_size=1048576,job_timeout_ms=3600000,alpha_node_ns=2000,"
+				 "bw_node_gbps=400", (size_t)(1024 * KIB * KIB));
+		for (unsigned int j = 0; j < sizeof(counts) / sizeof(counts[0]); j++)
+			for (unsigned int k = 0; k < sizeof(slices) / sizeof(slices[0]); k++) {
+				struct ccore_plan_info pi;
+				double us;
+				char err[256];
+
+				force_slices("hier", slices[k]);
+				if (ccore_plan_query(w->c[0], ccore_op_allreduce, counts[j],
+						     ccore_f32, &pi))
+					FAIL("ccore_plan_query: %s", ccore_last_error());
+				us = run_us(w, ccore_op_allreduce, counts[j], "hier", err,
+					    sizeof(err));
+				unforce();
+				if (us < 0)
+					FAIL("hier count %zu: %s", counts[j], err);
+				if (close_enough(pi.predicted_us, us))
+					continue;
+				bad++;
+				ccore_test_log("MISMATCH hier allreduce on %u x %u x %u, count %zu, %u slices: priced %.3f us, timed %.3f us",
+					       shapes[i].nodes, shapes[i].devices_per_node,
+					       shapes[i].ranks_per_device, counts[j], slices[k],
+					       pi.predicted_us, us);
+			}
+		timed_world_close(w);
+	}
+	unsetenv("CCORE_TUNER_IDEAL");
+	unsetenv("CCORE_TUNER_ALPHA_US");
+	unsetenv("CCORE_TUNER_BW_GBPS");
+	free(w);
+	ASSERT_EQ(bad, 0u);
 }
 
 TEST(ideal_allreduce)
