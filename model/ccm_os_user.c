@@ -99,18 +99,6 @@ static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct time
 	return woken;
 }
 
-void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
-{
-	cond_wait(c, m, NULL);
-}
-
-bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
-{
-	struct timespec ts = deadline_ts(deadline_ns);
-
-	return cond_wait(c, m, &ts) || ccm_now_ns() < deadline_ns;
-}
-
 void ccm_cond_broadcast(struct ccm_cond *c)
 {
 	pthread_mutex_lock(&c->lock);
@@ -196,6 +184,15 @@ static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct time
 	return woken;
 }
 
+void ccm_cond_broadcast(struct ccm_cond *c)
+{
+	__atomic_add_fetch(&c->seq, 1, __ATOMIC_RELEASE);
+	futex_wake(&c->seq, 0x7fffffff);
+}
+
+#endif
+
+/* Both versions: cond_wait() notes the sequence, then sleeps until it moves. */
 void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
 {
 	cond_wait(c, m, NULL);
@@ -207,14 +204,6 @@ bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_n
 
 	return cond_wait(c, m, &ts) || ccm_now_ns() < deadline_ns;
 }
-
-void ccm_cond_broadcast(struct ccm_cond *c)
-{
-	__atomic_add_fetch(&c->seq, 1, __ATOMIC_RELEASE);
-	futex_wake(&c->seq, 0x7fffffff);
-}
-
-#endif
 
 struct thread_start {
 	void (*fn)(void *);
