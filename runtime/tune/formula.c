@@ -17,7 +17,9 @@
  *                  2(g-1)/g·M/BW plus one fold step α + M/(g·BW) (no
  *                  reference formula: IN names it without a trace; as
  *                  built in runtime/algos/kangaring.c, secondaries' folds
- *                  and copies run on their own engines beside the ring)
+ *                  and copies run on their own engines beside the ring;
+ *                  ideal: its time steps through each rank's one port, see
+ *                  kangaring_gather_ideal() and kangaring_reduce_ideal())
  *   mesh AG, RS    α + (n-1)/n·M/BW; AR 2α + 2(n-1)/n·M/BW  IN "Mesh"
  *   mesh_oneshot   α + (n-1)·M/BW                           IN "Single-step Mesh"
  *   rdh AG, RS     Lα + (n-1)/n·M/BW; AR 2Lα + 2(n-1)/n·M/BW, for
@@ -256,12 +258,171 @@ static struct tune_cost kangaring_tiered(const struct tune_topo *t, uint8_t coll
 	return c;
 }
 
+/*
+ * KangaRing AllGather in the ideal setting, as kangaring.c runs it through a
+ * primary's one port, which takes its sends in program order (the order the
+ * CC core starts them): at time 1 its ring hop and its own super-block down
+ * ((R - 1)² blocks: each secondary gets the others'), then per time step
+ * the ring hops and the copies down of what the last hop brought.  Every
+ * primary runs alike, so the hop a primary receives lands when its own
+ * matching send does.  A send waits for its data to have landed (the
+ * secondaries' blocks at α + M/(n·BW)); the collective ends with the last
+ * arrival.
+ */
+static struct tune_cost kangaring_gather_ideal(const struct tune_topo *t, uint32_t n, double M,
+					       uint32_t P)
+{
+	uint32_t R = t->ranks_per_device, g = n / R;
+	double a = t->alpha_us[0], xc = tune_step_local(t, M / n, 1).xfer_us;
+	double xs = tune_step_local(t, M / g / P, 1).xfer_us, in = a + xc, port = 0, end = in;
+	double *landed = calloc(2 * (size_t)P, sizeof(*landed)), *next;
+	struct tune_cost c;
+
+	if (!landed)
+		return kangaring_tiered(t, CS_ALLGATHER, n, M, P);
+	next = landed + P;
+	for (int64_t s = 1; s <= (int64_t)g + P; s++) {
+		for (uint32_t i = 0; i < P; i++) {
+			int64_t h = s - 1 - i;
+
+			if (h < 0 || h + 2 > g)
+				continue;
+			port = fmax(port, h ? landed[i] : in) + xs;
+			next[i] = port + a;
+			end = fmax(end, next[i]);
+		}
+		if (s == 1) {
+			port = fmax(port, in) + (double)(R - 1) * (R - 1) * xc;
+			end = fmax(end, port + a);
+		}
+		for (uint32_t i = 0; i < P; i++) {
+			int64_t h = s - 2 - i;
+
+			if (h < 0 || h + 2 > g)
+				continue;
+			port = fmax(port, landed[i]) + (R - 1) * xs;
+			end = fmax(end, port + a);
+		}
+		for (uint32_t i = 0; i < P; i++) {
+			if (s - 1 - (int64_t)i >= 0 && s - 1 - (int64_t)i + 2 <= g)
+				landed[i] = next[i];
+		}
+	}
+	free(landed);
+	c.xfer_us = xc + (double)(R - 1) * (R - 1) * xc + (g - 1) * P * xs * R;
+	c.xfer_us = fmin(c.xfer_us, end);
+	c.lat_us = end - c.xfer_us;
+	return c;
+}
+
+/* Bytes of [@lo, @hi) within [@a, @b). */
+static double overlap(double lo, double hi, double a, double b)
+{
+	return fmax(0, fmin(hi, b) - fmax(lo, a));
+}
+
+/*
+ * KangaRing AllReduce and ReduceScatter in the ideal setting, as kangaring.c
+ * runs them and lower.c lowers them.  A CC core goes through its program
+ * in order and a receive is passed only once it has landed; a primary's
+ * port books its sends in that order: per time step its ring sends, its
+ * copies down, then its receives (the ring hop, then the folds).  A fold's
+ * credit is granted when the primary's core has passed the receive before
+ * it (credits from one peer are granted in receive order, so the first
+ * folds too); a secondary sends it (its own port) once credited and past
+ * its own receives so far.  Every device runs alike, so what a primary
+ * receives lands when its own matching send does.
+ */
+static struct tune_cost kangaring_reduce_ideal(const struct tune_topo *t, uint8_t coll,
+					       uint32_t n, double M, uint32_t P)
+{
+	uint32_t R = t->ranks_per_device, g = n / R;
+	bool ar = coll == CS_ALLREDUCE;
+	double a = t->alpha_us[0], bw_us = tune_step_local(t, 1, 1).xfer_us;
+	double S = M / g, xs = S / P * bw_us, port = 0, core = 0, end = 0, work = 0;
+	double *rs_hop = calloc(2 * (size_t)P + 2 * R, sizeof(*rs_hop)), *ag_hop, *sp, *sgate;
+	struct tune_cost c;
+
+	if (!rs_hop)
+		return kangaring_tiered(t, coll, n, M, P);
+	ag_hop = rs_hop + P;	/* landing of slice i's latest all-gather hop */
+	sp = ag_hop + P;	/* each secondary's port */
+	sgate = sp + R;		/* when each secondary has passed its receives so far */
+	for (int64_t s = 0; s <= 2 * (int64_t)g + P; s++) {
+		/* ring sends: reduce-scatter hop s - 1 - i, all-gather hop s - g - i */
+		for (uint32_t i = 0; i < P; i++) {
+			int64_t m = s - 1 - i;
+
+			if (m < 0 || m + 2 > g)
+				continue;
+			port = fmax(port, core) + xs;
+			work += xs;
+			rs_hop[i] = port + a;
+		}
+		for (uint32_t i = 0; i < P && ar; i++) {
+			int64_t m = s - g - i;
+
+			if (m < 0 || m + 2 > g)
+				continue;
+			port = fmax(port, core) + xs;
+			work += xs;
+			ag_hop[i] = port + a;
+			end = fmax(end, ag_hop[i]);
+		}
+		/* final pieces down (ReduceScatter: each secondary's part of the slice) */
+		for (uint32_t i = 0; i < P; i++) {
+			int64_t m = s - g - i;
+			double lo = S * i / P, hi = S * (i + 1) / P;
+
+			if (m < 0 || m >= (ar ? g : 1))
+				continue;
+			for (uint32_t j = 1; j < R; j++) {
+				double x = ar ? xs : overlap(lo, hi, S * j / R, S * (j + 1) / R) * bw_us;
+
+				if (x <= 0)
+					continue;
+				port = fmax(port, core) + x;
+				work += x;
+				end = fmax(end, port + a);
+				sgate[j] = fmax(sgate[j], port + a);
+			}
+		}
+		/* receives: the ring hop (from stage 1), then each secondary's fold */
+		for (uint32_t i = 0; i < P; i++) {
+			int64_t m = s - i;
+
+			if (m < 0 || m >= g)
+				continue;
+			if (m)
+				core = fmax(core, rs_hop[i]);
+			for (uint32_t j = 1; j < R; j++) {
+				sp[j] = fmax(fmax(sp[j], sgate[j]), core) + xs;
+				core = fmax(core, sp[j] + a);
+			}
+		}
+		for (uint32_t i = 0; i < P && ar; i++) {
+			int64_t m = s - g - i;
+
+			if (m >= 0 && m + 2 <= g)
+				core = fmax(core, ag_hop[i]);
+		}
+		end = fmax(end, core);
+	}
+	free(rs_hop);
+	c.xfer_us = fmin(work, end);
+	c.lat_us = end - c.xfer_us;
+	return c;
+}
+
 static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
 				  uint32_t P)
 {
 	if (t->ranks_per_device < 2)	/* no pairs: kangaring.c runs the plain ring */
 		return ring(t, coll, n, M, P, 1);
-	/* ideal too: its steps, with the primary's sends through one port */
+	if (t->ideal && coll == CS_ALLGATHER)
+		return kangaring_gather_ideal(t, n, M, P);
+	if (t->ideal)
+		return kangaring_reduce_ideal(t, coll, n, M, P);
 	return kangaring_tiered(t, coll, n, M, P);
 }
 

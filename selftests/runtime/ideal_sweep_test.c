@@ -136,15 +136,16 @@ static uint32_t w_ranks_per_device = 1;
 /*
  * Where the price does not yet follow what runs (reported, each point
  * logged, but not failed; see the report in the commit that added this):
- *   - KangaRing with 2 or more ranks per device: priced by its time steps
- *     (kangaring_tiered()) with the primary's ring sends and copies down
- *     through its one port, within about 22% (the folds' credits and the
- *     order the port takes the copies in are not followed);
+ *   - KangaRing AllReduce and ReduceScatter with 2 or more ranks per
+ *     device: priced by a walk through its time steps (kangaring_reduce_ideal():
+ *     each core passing its receives in order, the folds credited as the
+ *     primary passes the receive before), exact at one slice, within about
+ *     10% with slices (AllGather is exact: kangaring_gather_ideal());
  *   - DBT pipelined (slices > 1): the two trees' slices take turns at a
  *     rank's port in the order its engines issue them, which
  *     dbt_tiered() follows only approximately (within 6%).
  */
-static const char *known_gap(const char *algo, uint32_t slices)
+static const char *known_gap(const char *algo, enum ccore_coll_op op, uint32_t slices)
 {
 	/* dbt_tiered() makes each time step of every slice pay a hop's α after the
 	 * step's last receive, where the timed run, port-bound, hides it (N = 4,
@@ -152,10 +153,11 @@ static const char *known_gap(const char *algo, uint32_t slices)
 	 * does it follow the down-sends' credits (dbt.c's "Order and credits") */
 	if (!strcmp(algo, "dbt") && slices > 1)
 		return "pipelined DBT";
-	/* kangaring_tiered() has neither the folds' credits nor the order the
-	 * primary's one port takes its ring sends and copies down in */
-	if (!strcmp(algo, "kangaring") && w_ranks_per_device > 1)
-		return "KangaRing with 2+ ranks per device";
+	/* kangaring_reduce_ideal() is exact at one slice; with slices it does not
+	 * yet follow when the credited folds and the copies down take turns
+	 * (ReduceScatter, 4 ranks per device, 32 slices: priced 78.0 ms, timed 71.3) */
+	if (!strcmp(algo, "kangaring") && w_ranks_per_device > 1 && op != ccore_op_allgather)
+		return "KangaRing AllReduce/ReduceScatter with 2+ ranks per device";
 	return NULL;
 }
 
@@ -169,10 +171,10 @@ static void check(struct tally *t, const char *what, const char *algo, enum ccor
 		t->worst = fabs(off);
 	if (close_enough(price, timed))
 		return;
-	if (known_gap(algo, slices)) {
+	if (known_gap(algo, op, slices)) {
 		t->gaps++;
 		ccore_test_log("known gap (%s): %s %s N=%d M=%.0f %s: priced %.3f us, timed %.3f us (%+.2f%%)",
-			       known_gap(algo, slices), algo, op_name(op), n, m, what, price,
+			       known_gap(algo, op, slices), algo, op_name(op), n, m, what, price,
 			       timed, off * 100);
 		return;
 	}
