@@ -320,6 +320,38 @@ $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c ua
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) -static $< -o $@
 
+# --- ioctl fuzzer and the replays of issue 14's findings (QEMU) --------------
+# kfuzz_test.sh runs every scenario of helpers/ccore_kfuzz and a short random
+# run in the guest (a long one: make fuzz-kernel); static, as stress_holder.
+# Its .timeout file gives the guest runner its own time limit.
+KFUZZ_SRCS := $(sort $(wildcard selftests/kfuzz/*.c))
+KFUZZ_TESTS := $(BUILD)/tests/kernel/kfuzz_test.sh $(BUILD)/tests/kernel/kfuzz_test.sh.timeout \
+	$(BUILD)/tests/kernel/helpers/ccore_kfuzz $(TAP_SH)
+ifeq ($(SAN),)
+all: $(KFUZZ_TESTS)
+endif
+
+$(BUILD)/tests/kernel/kfuzz_test.sh: selftests/kfuzz/kfuzz_test.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+$(BUILD)/tests/kernel/kfuzz_test.sh.timeout: selftests/kfuzz/kfuzz_test.sh.timeout
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
+
+$(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) -static $(KFUZZ_SRCS) -o $@
+
+# make fuzz-kernel FUZZ_SECONDS=1800 FUZZ_SEEDS="1 2 3": a long random run in
+# its own QEMU boot (slub_debug, KFENCE), per-ioctl counts and a verdict.
+FUZZ_SECONDS ?= 600
+FUZZ_SEEDS ?= 1 2 3
+.PHONY: fuzz-kernel
+fuzz-kernel: kernel-deps driver $(FW_BINS) $(KFUZZ_TESTS)
+	$(Q)scripts/fuzz-kernel.sh --seconds $(FUZZ_SECONDS) --seeds "$(FUZZ_SEEDS)"
+
 # --- generic netlink family (QEMU) ------------------------------------------
 # genl_test.sh drives ccore-info --netlink/--watch in the guest, sends raw
 # dev-get requests with genl_request and makes jobs fail with genl_provoke;

@@ -119,8 +119,15 @@ while read -r rel; do
 	# (never "exit" here: PID 1 exiting is a kernel panic)
 	cd "/tests/${rel%/*}" 2>/dev/null || cd /tests || true
 	# shellcheck disable=SC2086  # TEST_ARGS are separate words by design
+	# A test may need longer than the default: TEST.timeout beside it
+	# holds its own limit in seconds (the larger of the two applies).
+	default_timeout=$TEST_TIMEOUT
+	own=$(cat "/tests/$rel.timeout" 2>/dev/null)
+	case "$own" in '' | *[!0-9]*) ;; *) [ "$own" -le "$TEST_TIMEOUT" ] || TEST_TIMEOUT=$own ;; esac
 	guarded "$rel" "/tests/$rel" $TEST_ARGS
-	mark "test-end $rel rc=$?"
+	rc=$?
+	TEST_TIMEOUT=$default_timeout
+	mark "test-end $rel rc=$rc"
 	cd / || true
 done <"$conf/tests"
 

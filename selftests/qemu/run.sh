@@ -18,7 +18,8 @@
 #   --extra-append STR  more kernel command line (e.g. "loglevel=7")
 #   --timeout SECS      whole QEMU run (default 600, CCORE_QEMU_TIMEOUT)
 #   --test-timeout SECS one test binary in the guest (default 120,
-#                       CCORE_QEMU_TEST_TIMEOUT)
+#                       CCORE_QEMU_TEST_TIMEOUT; a test's TEST.timeout file
+#                       beside it may raise its own)
 #   --no-unload         do not rmmod our modules after the tests
 #   --out DIR           work directory (default: build/qemu)
 #   --keep              keep the initramfs tree and image in the work
@@ -339,7 +340,7 @@ echo "TAP version 13"
 cur="" cur_cases=0 cur_failed=0 cur_plan=0
 in_dmesg=0 splat=0 dmesg_seen=0 aborted=0 reached_end=0 tainted=0 guest_start="" guest_end=""
 declare -a dmesg_bad=()
-bad_re='WARNING:|BUG[: ]|Oops|KFENCE|lockup|Call Trace|blocked for more than|UBSAN:|general protection'
+bad_re='WARNING:|BUG[: ]|Oops|KFENCE|lockup|Call Trace|blocked for more than|UBSAN:|general protection|Poison overwritten|divide error'
 
 while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%$'\r'}

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The ccore ioctl fuzzer in the QEMU guest, as root: every replay of issue
+# 14's findings (helpers/ccore_kfuzz --scenario NAME, each in its own
+# process), a random run per seed, then the kernel log since the start must
+# be clean (no WARNING, BUG, Oops, KFENCE report, poisoned object, hung
+# task) and ccore.ko must unload and load again.  The guest should boot with
+# slub_debug=FZPU and a low kfence.sample_interval (run.sh does).
+#
+# Usage: kfuzz_test.sh [--seconds N] [--seeds S1,S2,...] [--procs P] [ITEM...]
+#   --seconds N   random-run seconds in all, split over the seeds
+#                 (default $KFUZZ_SECONDS, else 60)
+#   --seeds LIST  random-run seeds, comma-separated (default 1,2)
+#   --procs P     worker processes per random run (default 4)
+#   ITEM          a scenario name (ccore_kfuzz --list), "scenarios" (all of
+#                 them), "random", "log" or "unload"; default all of these
+# TAP on stdout.  Fabrics that existed before are there again afterwards.
+
+here=$(cd "$(dirname "$0")" && pwd)
+fuzz=$here/helpers/ccore_kfuzz
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$here/helpers/tap.sh"
+
+seconds=${KFUZZ_SECONDS:-60}
+seeds=1,2
+procs=4
+items=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) seconds=$2; shift ;;
+	--seeds) seeds=$2; shift ;;
+	--procs) procs=$2; shift ;;
+	-h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*) echo "kfuzz_test.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) items="$items $1" ;;
+	esac
+	shift
+done
+case "$seconds" in '' | *[!0-9]*)
+	echo "kfuzz_test.sh: --seconds '$seconds': expected whole seconds" >&2; exit 2 ;;
+esac
+[ -n "$items" ] || items="scenarios random log unload"
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 4
+}
+
+echo "TAP version 13"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -x "$fuzz" ] || skip_all "no $fuzz"
+[ -e /sys/module/ccore ] || skip_all "ccore is not loaded"
+
+# The plan: each scenario, each seed, the log and the unload.
+scenarios=$("$fuzz" --list | cut -d' ' -f1)
+want_scenarios=""
+plan=0
+for it in $items; do
+	case "$it" in
+	scenarios) want_scenarios="$want_scenarios $scenarios" ;;
+	random) plan=$((plan + $(echo "$seeds" | tr ',' '\n' | grep -c .))) ;;
+	log | unload) plan=$((plan + 1)) ;;
+	*)
+		echo "$scenarios" | grep -qx "$it" ||
+			{ echo "kfuzz_test.sh: no item '$it' (scenarios: $(echo $scenarios))" >&2; exit 2; }
+		want_scenarios="$want_scenarios $it"
+		;;
+	esac
+done
+for s in $want_scenarios; do plan=$((plan + 1)); done
+echo "1..$plan"
+
+mark="kfuzz-test-$$-$(cut -d' ' -f1 /proc/uptime)"
+echo "kfuzz-mark: $mark" >/dev/kmsg
+
+# run_item NAME LIMIT CMD...: CMD's TAP result line (if it prints one) or
+# its exit status becomes case NAME; its other output, diagnostics.
+run_item() {
+	name=$1 limit=$2
+	shift 2
+	out=/tmp/kfuzz.$$.out
+	start=$(cut -d' ' -f1 /proc/uptime)
+	timeout -s KILL "$limit" "$@" >"$out" 2>&1
+	rc=$?
+	took=$(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
+	grep -v '^\(ok\|not ok\|1\.\.\|TAP version\)' "$out" | sed 's/^\([^#]\)/# \1/'
+	result=$(grep '^\(not \)\{0,1\}ok ' "$out" | tail -1)
+	if [ "$rc" -ge 128 ]; then
+		not_ok "$name" "killed by signal $((rc - 128)) after ${took}s (a kernel oops kills the caller; 9: over ${limit}s, stuck?)"
+	elif [ -n "$result" ]; then
+		case "$result" in
+		"not ok"*) not_ok "$name # ${result#*# }" ;;
+		*) ok "$name (${took}s)" ;;
+		esac
+	elif [ "$rc" -eq 0 ]; then
+		ok "$name (${took}s)"
+	else
+		not_ok "$name" "exit status $rc after ${took}s"
+	fi
+	rm -f "$out"
+}
+
+for s in $want_scenarios; do
+	run_item "$s" 90 "$fuzz" --scenario "$s"
+done
+
+for it in $items; do
+	[ "$it" = random ] || continue
+	n=$(echo "$seeds" | tr ',' '\n' | grep -c .)
+	per=$((seconds / n))
+	[ "$per" -gt 0 ] || per=1
+	for seed in $(echo "$seeds" | tr ',' ' '); do
+		run_item "random seed $seed, ${per}s, $procs processes" $((per + 60)) \
+			"$fuzz" --seed "$seed" --seconds "$per" --procs "$procs"
+	done
+done
+
+# Since the start: what the runner's dmesg scan also flags, here per test.
+log_clean() {
+	bad=$(dmesg | sed -n "/kfuzz-mark: $mark/,\$p" |
+		grep -E 'WARNING:|BUG[: ]|Oops|KFENCE|Poison overwritten|general protection|blocked for more than|UBSAN:|lockup|divide error' |
+		head -5)
+	[ -z "$bad" ] || { echo "$bad"; return 1; }
+}
+
+# The fabrics there now ("ID NDEV OPTIONS" lines), deleted and restored
+# around an rmmod and insmod.
+unload_reload() {
+	saved=""
+	for d in /sys/bus/ccore_sim/devices/ccore_sim*; do
+		[ -f "$d/num_devices" ] || continue
+		saved="$saved${saved:+
+}${d##*ccore_sim} $(cat "$d/num_devices") $(cat "$d/options")"
+	done
+	echo "$saved" | while read -r id _; do
+		[ -n "$id" ] && echo "$id" >/sys/bus/ccore_sim/del_device
+	done
+	i=0
+	until rmmod ccore 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || { echo "rmmod ccore fails after 10 s: refcnt $(cat /sys/module/ccore/refcnt)"; break; }
+		sleep 0.1
+	done
+	gone=1
+	[ ! -e /sys/module/ccore ] || gone=0
+	insmod "/lib/modules/$(uname -r)/extra/ccore.ko" || { echo "insmod failed"; return 1; }
+	echo "$saved" | sort -n | while read -r line; do
+		[ -n "$line" ] && echo "$line" >/sys/bus/ccore_sim/new_device
+	done
+	[ "$gone" = 1 ]
+}
+
+for it in $items; do
+	case "$it" in
+	log) check "kernel log clean since the start (WARNING, BUG, Oops, KFENCE, poison, hung task)" log_clean ;;
+	unload) check "ccore.ko unloads after the fuzzing, and loads again" unload_reload ;;
+	esac
+done
+[ "$failed" = 0 ]
