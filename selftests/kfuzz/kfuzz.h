@@ -96,6 +96,8 @@ int kf_write_file(const char *path, const char *val);
 /* "ID NDEV OPTIONS" to new_device, and ID to del_device: 0 or -errno */
 int kf_new_fabric(int id, int ndev, const char *options);
 int kf_del_fabric(int id);
+/* del_device only if the fabric exists (no error in the kernel log) */
+int kf_del_fabric_if(int id);
 
 /* Existing fabrics, to delete and restore around a module reload. */
 struct kf_fabrics {

@@ -140,6 +140,14 @@ int kf_del_fabric(int id)
 	return kf_write_file(SIM_BUS "/del_device", line);
 }
 
+int kf_del_fabric_if(int id)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), SIM_BUS "/devices/ccore_sim%d", id);
+	return access(path, F_OK) ? 0 : kf_del_fabric(id);
+}
+
 static int read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");

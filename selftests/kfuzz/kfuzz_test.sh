@@ -13,6 +13,8 @@
 #                 (default $KFUZZ_SECONDS, else 60)
 #   --seeds LIST  random-run seeds, comma-separated (default 1,2)
 #   --procs P     worker processes per random run (default 4)
+#   --skip-known  random runs avoid the findings' triggers (ccore_kfuzz
+#                 --skip-known): to look for new bugs on an unfixed driver
 #   ITEM          a scenario name (ccore_kfuzz --list), "scenarios" (all of
 #                 them), "random", "log" or "unload"; default all of these
 # TAP on stdout.  Fabrics that existed before are there again afterwards.
@@ -25,12 +27,14 @@ fuzz=$here/helpers/ccore_kfuzz
 seconds=${KFUZZ_SECONDS:-60}
 seeds=1,2
 procs=4
+skip_known=""
 items=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift ;;
 	--seeds) seeds=$2; shift ;;
 	--procs) procs=$2; shift ;;
+	--skip-known) skip_known=--skip-known ;;
 	-h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "kfuzz_test.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) items="$items $1" ;;
@@ -112,7 +116,7 @@ for it in $items; do
 	[ "$per" -gt 0 ] || per=1
 	for seed in $(echo "$seeds" | tr ',' ' '); do
 		run_item "random seed $seed, ${per}s, $procs processes" $((per + 60)) \
-			"$fuzz" --seed "$seed" --seconds "$per" --procs "$procs"
+			"$fuzz" --seed "$seed" --seconds "$per" --procs "$procs" $skip_known
 	done
 done
 
