@@ -110,6 +110,17 @@ static enum kf_op bo_create(struct kf_ctx *c, struct kf_file *f)
 		kf_mutate(c->rng, &a, sizeof(a));
 		if (a.size > (64ull << 20))	/* keep the guest's memory */
 			a.size = 1 + (a.size & 0xffff);
+		/*
+		 * Registered memory must stay ours to give: a flipped pointer
+		 * or a larger size could register the fuzzer's own counters
+		 * (their pages would then be DMA targets).
+		 */
+		if (a.flags & DRM_CCORE_BO_F_USERPTR) {
+			if (a.userptr != (uint64_t)(uintptr_t)user)
+				a.userptr = kf_bad_pointer(c->rng);
+			if (a.size > user_len)
+				a.size = user_len ? user_len : 4096;
+		}
 	}
 	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_BO_CREATE, &a);
 	kf_count(KF_BO_CREATE, rc);
@@ -555,6 +566,32 @@ static const struct {
 	{ compute_wait, 2 },
 };
 
+/*
+ * An op whose object the file does not have yet mostly makes one first:
+ * otherwise a fresh file spends its calls on handles that cannot exist.
+ */
+static enum kf_op (*prerequisite(struct kf_ctx *c, struct kf_file *f,
+				 enum kf_op (*fn)(struct kf_ctx *, struct kf_file *)))
+	(struct kf_ctx *, struct kf_file *)
+{
+	if (kf_chance(c->rng, 20))
+		return fn;
+	if ((fn == ring_submit || fn == ring_create || fn == compute_submit) && !f->nbos)
+		return bo_create;
+	if ((fn == ring_submit || fn == ring_destroy || fn == ring_stats) && !f->nrings)
+		return ring_create;
+	if ((fn == submit || fn == program_free) && !f->nprograms)
+		return program_load;
+	if (fn == job_wait && !f->njobs)
+		return f->nprograms ? submit : program_load;
+	if ((fn == sem_free || fn == sem_access || fn == sem_wait || fn == sem_export ||
+	     fn == program_load) && !f->nsems)
+		return sem_alloc;
+	if (fn == sem_import && !c->pool->n)
+		return sem_export;
+	return fn;
+}
+
 enum kf_op kf_ccore_op(struct kf_ctx *c, struct kf_file *f)
 {
 	uint32_t total = 0, pick, i;
@@ -564,7 +601,7 @@ enum kf_op kf_ccore_op(struct kf_ctx *c, struct kf_file *f)
 	pick = kf_below(c->rng, total);
 	for (i = 0; pick >= ops[i].weight; i++)
 		pick -= ops[i].weight;
-	return ops[i].fn(c, f);
+	return prerequisite(c, f, ops[i].fn)(c, f);
 }
 
 void kf_pool_add(struct kf_rng *r, struct kf_fdpool *p, int fd)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "kfuzz.h"
 
@@ -49,14 +50,23 @@ static const char *const op_names[KF_NOPS] = {
 	[KF_DEBUGFS_WRITE] = "debugfs-write",
 };
 
+/*
+ * Between inaccessible guard pages: no neighbouring mapping (a buffer the
+ * fuzzer registers, a mapped BO) can run into the table.
+ */
 int kf_stats_init(void)
 {
-	void *p = mmap(NULL, sizeof(*counts) * KF_NOPS, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = (sizeof(*counts) * KF_NOPS + page - 1) / page * page;
+	uint8_t *p = mmap(NULL, size + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	counts = p;
+	if (mmap(p + page, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return -errno;
+	counts = (void *)(p + page);
+	memset(counts, 0, size);	/* its pages exist before any worker runs */
 	return 0;
 }
 
