@@ -14,6 +14,8 @@
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
 #                   text description reader
+#   make fuzz-kernel  fuzz ccore.ko's ioctls in QEMU for FUZZ_SECONDS
+#                   (default 600) over FUZZ_SEEDS (default "1 2 3")
 #
 # Each of demo, check and driver installs the Debian packages it needs first.
 
@@ -346,11 +348,14 @@ $(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h
 
 # make fuzz-kernel FUZZ_SECONDS=1800 FUZZ_SEEDS="1 2 3": a long random run in
 # its own QEMU boot (slub_debug, KFENCE), per-ioctl counts and a verdict.
-FUZZ_SECONDS ?= 600
+# FUZZ_SECONDS is make fuzz's too: given on the command line it counts for
+# both; unset, fuzz-kernel runs 600 s.
 FUZZ_SEEDS ?= 1 2 3
+FUZZ_PROCS ?= 4
+KFUZZ_SECONDS = $(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),600)
 .PHONY: fuzz-kernel
 fuzz-kernel: kernel-deps driver $(FW_BINS) $(KFUZZ_TESTS)
-	$(Q)scripts/fuzz-kernel.sh --seconds $(FUZZ_SECONDS) --seeds "$(FUZZ_SEEDS)"
+	$(Q)scripts/fuzz-kernel.sh --seconds $(KFUZZ_SECONDS) --seeds "$(FUZZ_SEEDS)" --procs $(FUZZ_PROCS)
 
 # --- generic netlink family (QEMU) ------------------------------------------
 # genl_test.sh drives ccore-info --netlink/--watch in the guest, sends raw

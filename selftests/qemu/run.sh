@@ -290,8 +290,10 @@ install -m 755 "$here/guest-init.sh" "$root/init"
 # quiet: only errors and worse reach the console while tests write to it
 # (oopses and panics switch the console to verbose by themselves); the full
 # log is dumped at the end. log_buf_len: room for all of it. KFENCE is off in
-# Debian's build (sample interval 0): turn it on to catch use-after-free.
-append="console=ttyS0 panic=-1 quiet log_buf_len=4M kfence.sample_interval=10"
+# Debian's build (sample interval 0): turn it on, sampling every millisecond,
+# and SLUB's red zones, poisoning and checks of every object
+# (slub_debug=FZPU), so a use-after-free shows even when nothing crashes.
+append="console=ttyS0 panic=-1 quiet log_buf_len=4M kfence.sample_interval=1 slub_debug=FZPU"
 append+=" hung_task_panic=0 no_timer_check mitigations=off $extra_append"
 qemu=(qemu-system-x86_64 -accel tcg -m 2G -smp 2 -cpu max
 	-nodefaults -no-reboot -display none -serial stdio -monitor none
