@@ -21,8 +21,6 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 fuzz=$here/helpers/ccore_kfuzz
-# shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$here/helpers/tap.sh"
 
 seconds=${KFUZZ_SECONDS:-60}
 seeds=1,2
@@ -45,6 +43,8 @@ case "$seconds" in '' | *[!0-9]*)
 	echo "kfuzz_test.sh: --seconds '$seconds': expected whole seconds" >&2; exit 2 ;;
 esac
 [ -n "$items" ] || items="scenarios random log unload"
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$here/helpers/tap.sh"
 
 skip_all() {
 	echo "1..0 # SKIP $1"
