@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz-kernel: --seconds '$seconds': expected whole seconds" >&2; exit 2; }
 [[ "$procs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz-kernel: --procs '$procs': expected 1..32" >&2; exit 2; }
-seeds=$(echo "$seeds" | tr ', ' '\n\n' | grep . | paste -sd, -)
+seeds=$(echo "$seeds" | tr ', ' '\n' | grep . | paste -sd, -)
 [[ "$seeds" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "fuzz-kernel: --seeds: expected numbers" >&2; exit 2; }
 nseeds=$(echo "$seeds" | tr ',' '\n' | wc -l)
 

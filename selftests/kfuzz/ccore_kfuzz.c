@@ -40,7 +40,9 @@ static void usage(FILE *out)
 		"                   deletion), to look for new bugs on an unfixed driver\n"
 		"\n"
 		"Scenario mode (TAP on stdout, exit status 1 if one fails):\n"
-		"  --scenario NAME  replay one finding of issue 14, or all of them\n"
+		"  --scenario NAME  replay one finding of issue 14, or all of them;\n"
+		"                   NAME/CASE: only its cases whose names contain CASE\n"
+		"                   (drm_core_ioctls/GET_UNIQUE)\n"
 		"  --list           the scenarios\n"
 		"\n"
 		"Needs root, the ccore module and setup.sh's fabrics 0 and 1.\n");

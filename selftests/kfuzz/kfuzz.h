@@ -239,7 +239,9 @@ struct kf_random_opts {
 int kf_random_run(const struct kf_random_opts *o);
 
 void kf_scenarios_list(FILE *out);
-/* Run one scenario by name, or "all": TAP on stdout; exit status 0 if ok. */
-int kf_scenarios_run(const char *name);
+/* Run one scenario by name ("NAME/CASE": some of its cases), or "all": TAP on
+ * stdout; 0 if every one passed.
+ */
+int kf_scenarios_run(const char *name_case);
 
 #endif

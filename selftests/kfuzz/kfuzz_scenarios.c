@@ -24,6 +24,9 @@
 #include "kfuzz.h"
 
 #define WHY_LEN 512
+
+/* --scenario NAME/CASE: the cases of NAME whose names contain CASE */
+static const char *case_filter;
 /* taint bits that mean the kernel went wrong: B, D, W, L */
 #define BAD_TAINT ((1ul << 5) | (1ul << 7) | (1ul << 9) | (1ul << 14))
 
@@ -770,6 +773,9 @@ static int drm_core_ioctls(char *why)
 	for (k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
 		const char *bad_end = NULL;
 
+		if (case_filter && !strstr(cases[k].name, case_filter))
+			continue;
+
 		snprintf(tag, sizeof(tag), "drm_core_ioctls %s pid %d", cases[k].name, (int)getpid());
 		kf_klog_mark(tag);
 		fflush(stdout);
@@ -862,10 +868,16 @@ static int run_one(int i, int n)
 	return rc;
 }
 
-int kf_scenarios_run(const char *name)
+int kf_scenarios_run(const char *arg)
 {
+	char name[64];
+	const char *slash = strchr(arg, '/');
 	int i, n = 0, failed = 0;
-	bool all = !strcmp(name, "all");
+	bool all;
+
+	snprintf(name, sizeof(name), "%.*s", slash ? (int)(slash - arg) : (int)strlen(arg), arg);
+	case_filter = slash ? slash + 1 : NULL;
+	all = !strcmp(name, "all");
 
 	for (i = 0; i < NSCENARIOS; i++)
 		if (all || !strcmp(name, scenarios[i].name))

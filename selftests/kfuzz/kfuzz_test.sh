@@ -15,8 +15,9 @@
 #   --procs P     worker processes per random run (default 4)
 #   --skip-known  random runs avoid the findings' triggers (ccore_kfuzz
 #                 --skip-known): to look for new bugs on an unfixed driver
-#   ITEM          a scenario name (ccore_kfuzz --list), "scenarios" (all of
-#                 them), "random", "log" or "unload"; default all of these
+#   ITEM          a scenario name (ccore_kfuzz --list; NAME/CASE: only its
+#                 cases named with CASE), "scenarios" (all of them),
+#                 "random", "log" or "unload"; default all of these
 # TAP on stdout.  Fabrics that existed before are there again afterwards.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,8 +67,8 @@ for it in $items; do
 	random) plan=$((plan + $(echo "$seeds" | tr ',' '\n' | grep -c .))) ;;
 	log | unload) plan=$((plan + 1)) ;;
 	*)
-		echo "$scenarios" | grep -qx "$it" ||
-			{ echo "kfuzz_test.sh: no item '$it' (scenarios: $(echo $scenarios))" >&2; exit 2; }
+		echo "$scenarios" | grep -qx "${it%%/*}" ||
+			{ echo "kfuzz_test.sh: no item '$it' (scenarios: $(echo "$scenarios" | tr '\n' ' '))" >&2; exit 2; }
 		want_scenarios="$want_scenarios $it"
 		;;
 	esac
