@@ -342,7 +342,10 @@ echo "TAP version 13"
 cur="" cur_cases=0 cur_failed=0 cur_plan=0
 in_dmesg=0 splat=0 dmesg_seen=0 aborted=0 reached_end=0 tainted=0 guest_start="" guest_end=""
 declare -a dmesg_bad=()
-bad_re='WARNING:|BUG[: ]|Oops|KFENCE|lockup|Call Trace|blocked for more than|UBSAN:|general protection|Poison overwritten|divide error'
+# A hung task reads "task X blocked for more than N seconds" and
+# "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" (a bare "hung_task"
+# would match hung_task_panic=0 of the command line dmesg repeats).
+bad_re='WARNING:|BUG[: ]|Oops|KFENCE|lockup|Call Trace|blocked for more than|hung_task_timeout_secs|UBSAN:|general protection|Poison overwritten|divide error'
 
 while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%$'\r'}
