@@ -260,7 +260,7 @@ void kf_klog_mark(const char *tag)
 static const char *const splats[] = {
 	"WARNING:", "BUG:", "BUG ", "Oops", "KFENCE", "general protection",
 	"Poison overwritten", "blocked for more than", "UBSAN:", "divide error",
-	"Call Trace", "lockup",
+	"Call Trace", "lockup", "hung_task_timeout_secs",
 };
 
 int kf_klog_bad_since(const char *tag, char *first, size_t len)

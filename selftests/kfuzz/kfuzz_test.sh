@@ -124,7 +124,7 @@ done
 # Since the start: what the runner's dmesg scan also flags, here per test.
 log_clean() {
 	bad=$(dmesg | sed -n "/kfuzz-mark: $mark/,\$p" |
-		grep -E 'WARNING:|BUG[: ]|Oops|KFENCE|Poison overwritten|general protection|blocked for more than|UBSAN:|lockup|divide error' |
+		grep -E 'WARNING:|BUG[: ]|Oops|KFENCE|Poison overwritten|general protection|blocked for more than|hung_task_timeout_secs|UBSAN:|lockup|divide error' |
 		head -5)
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
