@@ -765,7 +765,7 @@ static int drm_core_ioctls(char *why)
 		{ "SYNCOBJ_TIMELINE_SIGNAL x 0x7fffffff", DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, 3 },
 	};
 	char tag[80], first[256], end[64], what[WHY_LEN] = "";
-	int k, status, bad, failed = 0;
+	int k, status, bad, failed = 0, ran = 0;
 	size_t used = 0;
 	pid_t pid;
 
@@ -775,6 +775,7 @@ static int drm_core_ioctls(char *why)
 
 		if (case_filter && !strstr(cases[k].name, case_filter))
 			continue;
+		ran++;
 
 		snprintf(tag, sizeof(tag), "drm_core_ioctls %s pid %d", cases[k].name, (int)getpid());
 		kf_klog_mark(tag);
@@ -801,8 +802,9 @@ static int drm_core_ioctls(char *why)
 						 bad_end == end ? "caller killed" : "hung");
 	}
 	if (failed)
-		return fail(why, "%d of %d cases went wrong: %s", failed,
-			    (int)(sizeof(cases) / sizeof(cases[0])), what);
+		return fail(why, "%d of %d cases went wrong: %s", failed, ran, what);
+	if (!ran)
+		return fail(why, "no case is named with '%s'", case_filter);
 	return 0;
 }
 
