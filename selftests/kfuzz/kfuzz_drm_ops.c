@@ -25,7 +25,9 @@ static uint32_t handle_count(struct kf_ctx *c, uint32_t live)
 {
 	if (!c->skip_known && kf_chance(c->rng, 5))
 		return kf_chance(c->rng, 50) ? 0x7fffffffu : (uint32_t)kf_boundary(c->rng);
-	return kf_chance(c->rng, 5) ? 0 : 1 + kf_below(c->rng, live < MAX_HANDLES ? live + 1 : MAX_HANDLES);
+	if (kf_chance(c->rng, 5))
+		return 0;
+	return 1 + kf_below(c->rng, live < MAX_HANDLES ? live + 1 : MAX_HANDLES);
 }
 
 /* A mutation may have made the count huge: finding 8, avoided on request. */

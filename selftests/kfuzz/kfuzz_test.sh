@@ -67,8 +67,11 @@ for it in $items; do
 	random) plan=$((plan + $(echo "$seeds" | tr ',' '\n' | grep -c .))) ;;
 	log | unload) plan=$((plan + 1)) ;;
 	*)
-		echo "$scenarios" | grep -qx "${it%%/*}" ||
-			{ echo "kfuzz_test.sh: no item '$it' (scenarios: $(echo "$scenarios" | tr '\n' ' '))" >&2; exit 2; }
+		if ! echo "$scenarios" | grep -qx "${it%%/*}"; then
+			# shellcheck disable=SC2086  # the names on one line
+			echo "kfuzz_test.sh: no item '$it' (scenarios:" $scenarios")" >&2
+			exit 2
+		fi
 		want_scenarios="$want_scenarios $it"
 		;;
 	esac
@@ -92,7 +95,8 @@ run_item() {
 	grep -v '^\(ok\|not ok\|1\.\.\|TAP version\)' "$out" | sed 's/^\([^#]\)/# \1/'
 	result=$(grep '^\(not \)\{0,1\}ok ' "$out" | tail -1)
 	if [ "$rc" -ge 128 ]; then
-		not_ok "$name" "killed by signal $((rc - 128)) after ${took}s (a kernel oops kills the caller; 9: over ${limit}s, stuck?)"
+		not_ok "$name" "killed by signal $((rc - 128)) after ${took}s" \
+			"(a kernel oops kills the caller; signal 9: over ${limit}s, stuck?)"
 	elif [ -n "$result" ]; then
 		case "$result" in
 		"not ok"*) not_ok "$name # ${result#*# }" ;;
@@ -122,9 +126,11 @@ for it in $items; do
 done
 
 # Since the start: what the runner's dmesg scan also flags, here per test.
+splats='WARNING:|BUG[: ]|Oops|KFENCE|Poison overwritten|general protection|UBSAN:|lockup'
+splats="$splats|blocked for more than|hung_task_timeout_secs|divide error"
 log_clean() {
 	bad=$(dmesg | sed -n "/kfuzz-mark: $mark/,\$p" |
-		grep -E 'WARNING:|BUG[: ]|Oops|KFENCE|Poison overwritten|general protection|blocked for more than|hung_task_timeout_secs|UBSAN:|lockup|divide error' |
+		grep -E "$splats" |
 		head -5)
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
@@ -144,7 +150,10 @@ unload_reload() {
 	i=0
 	until rmmod ccore 2>/dev/null; do
 		i=$((i + 1))
-		[ "$i" -lt 100 ] || { echo "rmmod ccore fails after 10 s: refcnt $(cat /sys/module/ccore/refcnt)"; break; }
+		if [ "$i" -ge 100 ]; then
+			echo "rmmod ccore fails after 10 s: refcnt $(cat /sys/module/ccore/refcnt)"
+			break
+		fi
 		sleep 0.1
 	done
 	gone=1
@@ -158,7 +167,7 @@ unload_reload() {
 
 for it in $items; do
 	case "$it" in
-	log) check "kernel log clean since the start (WARNING, BUG, Oops, KFENCE, poison, hung task)" log_clean ;;
+	log) check "kernel log clean since the start (splats, poison, hung tasks)" log_clean ;;
 	unload) check "ccore.ko unloads after the fuzzing, and loads again" unload_reload ;;
 	esac
 done
