@@ -158,7 +158,11 @@ unload_reload() {
 	done
 	gone=1
 	[ ! -e /sys/module/ccore ] || gone=0
-	insmod "/lib/modules/$(uname -r)/extra/ccore.ko" || { echo "insmod failed"; return 1; }
+	# the later tests need the fabrics back, whether or not it unloaded
+	if [ "$gone" = 1 ] && ! insmod "/lib/modules/$(uname -r)/extra/ccore.ko"; then
+		echo "insmod failed"
+		return 1
+	fi
 	echo "$saved" | sort -n | while read -r line; do
 		[ -n "$line" ] && echo "$line" >/sys/bus/ccore_sim/new_device
 	done
