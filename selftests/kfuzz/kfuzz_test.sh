@@ -116,8 +116,8 @@ done
 
 for it in $items; do
 	[ "$it" = random ] || continue
-	n=$(echo "$seeds" | tr ',' '\n' | grep -c .)
-	per=$((seconds / n))
+	nseeds=$(echo "$seeds" | tr ',' '\n' | grep -c .)
+	per=$((seconds / nseeds))
 	[ "$per" -gt 0 ] || per=1
 	for seed in $(echo "$seeds" | tr ',' ' '); do
 		run_item "random seed $seed, ${per}s, $procs processes" $((per + 60)) \
