@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -299,42 +300,71 @@ static int job_history_uaf(char *why)
 
 /* --- 3: close() of a file whose ring runs 2^32 descriptors ---------------- */
 
+/* Tell the parent, through the pipe, why the set-up failed; exit 3. */
+static void __attribute__((noreturn)) close_setup_failed(int pipe_w, const char *step, int rc)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "set-up: %s: %s\n", step, strerror(rc < 0 ? -rc : rc));
+	if (write(pipe_w, msg, strlen(msg)) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+/*
+ * A ring as full as it gets (its every slot a 4 MiB copy) STARTed with
+ * the largest count the verifier takes, 2^32 - 1 first: hours of copying
+ * at today's rate.  Then close().
+ */
+#define CLOSE_RING_SLOTS 4096
+#define CLOSE_COPY (4u << 20)
+
 static void close_child(int pipe_w)
 {
 	static const uint32_t counts[] = {
-		0xffffffffu, 0x7fffffffu, 1u << 24, 1u << 20, 1u << 16, 4096, 64,
+		0xffffffffu, 0x7fffffffu, 1u << 24, 1u << 20, 1u << 16, CLOSE_RING_SLOTS,
 	};
 	struct drm_ccore_insn prog[2] = {
 		{ .opcode = DRM_CCORE_OP_START, .engine = 0, .ring = 0 },
 		{ .opcode = DRM_CCORE_OP_RET },
 	};
-	struct drm_ccore_desc d[4];
+	struct drm_ccore_desc *d = calloc(CLOSE_RING_SLOTS, sizeof(*d));
 	char why[WHY_LEN], msg[160];
 	uint32_t bo, ring, program, k;
 	uint64_t va;
-	int fd = open_dev(0, 0, why), rc = -EINVAL;
+	int fd = open_dev(0, 0, why), rc;
 	int64_t t0;
 
-	if (fd < 0 || bo_create(fd, 65536, &bo, &va) || ring_create(fd, 0, 0, 0, 4, &ring))
-		_exit(3);
-	memset(d, 0, sizeof(d));
-	for (k = 0; k < 4; k++) {
+	if (fd < 0 || !d)
+		close_setup_failed(pipe_w, "open", fd < 0 ? ENODEV : ENOMEM);
+	rc = bo_create(fd, 2 * CLOSE_COPY, &bo, &va);
+	if (rc)
+		close_setup_failed(pipe_w, "BO_CREATE 8 MiB", rc);
+	rc = ring_create(fd, 0, 0, 0, CLOSE_RING_SLOTS, &ring);
+	if (rc)
+		close_setup_failed(pipe_w, "RING_CREATE of 4096 slots", rc);
+	for (k = 0; k < CLOSE_RING_SLOTS; k++) {
 		d[k].op = DRM_CCORE_DESC_COPY;
-		d[k].len = 64;
-		d[k].dst = va + 4096 + 64 * k;
-		d[k].src0 = va + 64 * k;
+		d[k].len = CLOSE_COPY;
+		d[k].dst = va + CLOSE_COPY;
+		d[k].src0 = va;
 	}
-	if (ring_submit(fd, ring, d, 4, 0))
-		_exit(3);
-	/* the largest START count the verifier takes */
+	rc = ring_submit(fd, ring, d, CLOSE_RING_SLOTS, 0);
+	if (rc)
+		close_setup_failed(pipe_w, "RING_SUBMIT of 4096 copies", rc);
+	rc = -EINVAL;
 	for (k = 0; k < sizeof(counts) / sizeof(counts[0]) && rc == -EINVAL; k++) {
 		prog[0].imm = counts[k];
 		rc = program_load(fd, 0, prog, 2, &program);
 	}
-	if (rc || submit(fd, program, 0, 0, 60000, NULL))
-		_exit(3);
+	if (rc)
+		close_setup_failed(pipe_w, "PROGRAM_LOAD [START n; RET], n down to 4096", rc);
+	rc = submit(fd, program, 0, 0, 60000, NULL);
+	if (rc)
+		close_setup_failed(pipe_w, "SUBMIT", rc);
 	kf_sleep_ms(300);	/* the job has STARTed the ring */
-	snprintf(msg, sizeof(msg), "START count %u accepted; closing\n", prog[0].imm);
+	snprintf(msg, sizeof(msg), "START count %u of 4 MiB copies accepted; closing\n",
+		 prog[0].imm);
 	if (write(pipe_w, msg, strlen(msg)) < 0)
 		_exit(3);
 	t0 = kf_now_ns();
@@ -383,7 +413,7 @@ static int close_unbounded(char *why)
 		*nl = ';';
 	note("%s", buf);
 	if (child_end(status, end, sizeof(end)) || WEXITSTATUS(status))
-		return fail(why, "the closing process ended with %s (3: set-up failed)", end);
+		return fail(why, "the closing process ended with %s: %s", end, buf);
 	return 0;
 }
 
@@ -819,7 +849,7 @@ static const struct {
 	  div_by_zero },
 	{ "job_history_uaf", "2: a running job pushed out of the history by 4100 submits, then close: no use-after-free of its program",
 	  job_history_uaf },
-	{ "close_unbounded", "3: close() of a file whose ring runs START 0xffffffff returns within 5 s, or SIGKILL ends it",
+	{ "close_unbounded", "3: close() of a file whose ring runs START 0xffffffff (or the most the verifier takes) of 4 MiB copies returns within 5 s, or SIGKILL ends it",
 	  close_unbounded },
 	{ "wait_deadline", "4: SEM_WAIT and JOB_WAIT keep a 10 ms deadline while 8 CC cores spin (workers=1)",
 	  wait_deadline },
