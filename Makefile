@@ -52,7 +52,7 @@ LDLIBS_ALL := -lm
 LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
-DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3
 DEPS_CHECK := $(DEPS_BUILD)
 
 OBJ := $(BUILD)/obj
@@ -112,6 +112,22 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	@mkdir -p $(dir $@)
 	@echo "  HDRCHK  C++ $<"
 	$(Q)$(CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -isystem /usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
+	$(Q)touch $@
+
+# The syzkaller descriptions of the uAPI (tools/syzkaller/) match the header:
+# ioctl numbers, struct layouts, flags, every ioctl described; the checker
+# also shows that it rejects each kind of mistake (--self-test).
+PYTHON ?= python3
+SYZ_DIR := tools/syzkaller
+SYZ_CHECKS := $(BUILD)/tests/syzkaller/dev_ccore.stamp
+all: $(SYZ_CHECKS)
+$(SYZ_CHECKS): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py \
+		uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  SYZCHK  $<"
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --cc "$(CC)" --self-test \
+		--c-out $(BUILD)/tests/syzkaller/dev_ccore_check.c $< >$(BUILD)/tests/syzkaller/dev_ccore.log \
+		|| { cat $(BUILD)/tests/syzkaller/dev_ccore.log; false; }
 	$(Q)touch $@
 
 help:
