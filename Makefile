@@ -122,10 +122,10 @@ SYZ_DIR := tools/syzkaller
 SYZ_CHECKS := $(BUILD)/tests/syzkaller/dev_ccore.stamp
 all: $(SYZ_CHECKS)
 $(SYZ_CHECKS): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py \
-		uapi/drm/ccore_accel.h
+		$(SYZ_DIR)/ccore-qemu.cfg uapi/drm/ccore_accel.h
 	@mkdir -p $(dir $@)
 	@echo "  SYZCHK  $<"
-	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --cc "$(CC)" --self-test \
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --cc "$(CC)" --self-test --config $(SYZ_DIR)/ccore-qemu.cfg \
 		--c-out $(BUILD)/tests/syzkaller/dev_ccore_check.c $< >$(BUILD)/tests/syzkaller/dev_ccore.log \
 		|| { cat $(BUILD)/tests/syzkaller/dev_ccore.log; false; }
 	$(Q)touch $@

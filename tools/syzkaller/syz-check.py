@@ -29,6 +29,8 @@ Usage: syz-check.py [options] DESCRIPTION.txt
   --c-out FILE      keep the generated C file there
   --self-test       also check that broken copies of the description are
                     rejected (each known kind of mistake once)
+  --config FILE     also check a syz-manager config: valid JSON whose
+                    enable_syscalls all name calls that exist
   --write-const     rewrite the .const file from the headers (amd64 host)
   -h, --help        this text
 
@@ -53,6 +55,9 @@ EXTERNAL_RESOURCES = {
     'fd_sync_file': 'fd',          # dev_sw_sync.txt
 }
 EXTERNAL_FLAGS = {'open_flags', 'mmap_prot', 'mmap_flags'}  # sys.txt
+# Calls of other files a sample config may enable on our resources.
+EXTERNAL_CALLS = {'close', 'dup', 'ioctl$DMA_BUF_IOCTL_SYNC', 'ioctl$SYNC_IOC_FILE_INFO',
+                  'ioctl$SYNC_IOC_MERGE'}
 # Enums of the header no input field takes: nothing to describe.
 ENUMS_NOT_INPUT = {'drm_ccore_topology': 'GET_PARAM reports it, no ioctl takes it'}
 
@@ -889,6 +894,31 @@ def self_test(txt, const_text, header_text, args, generic):
     return failures
 
 
+def match_syscall(name, pattern):
+    """syz-manager's rule: exact, NAME$variant, or a prefix ending in '*'."""
+    return (name == pattern or name.startswith(pattern + '$') or
+            (len(pattern) > 1 and pattern.endswith('*') and name.startswith(pattern[:-1])))
+
+
+def check_config(path, txt, args):
+    import json
+    try:
+        cfg = json.loads(read_text(path))
+    except ValueError as e:
+        return ['%s: not valid JSON: %s' % (path, e)]
+    d = parse_description(txt, args.description, Problems())
+    calls = {c[0] for c in d.calls} | EXTERNAL_CALLS
+    problems = []
+    for pattern in cfg.get('enable_syscalls', []):
+        if not any(match_syscall(c, pattern) for c in calls):
+            problems.append('%s: enable_syscalls: %s matches no call of %s' %
+                            (path, pattern, args.description))
+    for key in ('target', 'type', 'vm', 'enable_syscalls'):
+        if key not in cfg:
+            problems.append('%s: has no "%s"' % (path, key))
+    return problems
+
+
 def write_const(txt, args):
     ch = Checker(txt, args.description, 'arches = amd64\n', args.const, read_text(args.header),
                  args.header, [])
@@ -921,6 +951,7 @@ def main():
     p.add_argument('--c-out')
     p.add_argument('--self-test', action='store_true')
     p.add_argument('--write-const', action='store_true')
+    p.add_argument('--config')
     p.add_argument('-h', '--help', action='store_true')
     args, extra = p.parse_known_args()
     if args.help:
@@ -951,6 +982,8 @@ def main():
     problems = check(txt, const_text, header_text, args, generic, args.c_out)
     if not problems and args.self_test:
         problems = self_test(txt, const_text, header_text, args, generic)
+    if not problems and args.config:
+        problems = check_config(args.config, txt, args)
     for line in problems:
         print(line, file=sys.stderr)
     if problems:
