@@ -2,49 +2,47 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check syzkaller descriptions of ccore's uAPI against the C headers.
 
-Syzkaller itself (syz-sysgen) cannot run here, so this reads the subset of
-syzlang that dev_ccore.txt uses and checks what a wrong description would
-get silently wrong while fuzzing:
+Syzkaller itself (syz-sysgen) cannot be built here, so this reads the
+subset of syzlang that dev_ccore.txt uses and checks what a wrong
+description would silently get wrong while fuzzing:
 
-  - every ioctl of uapi/drm/ccore_accel.h is described, with the header's
-    argument struct and the pointer direction its DRM_IOW/DRM_IOWR implies;
-  - every field an ioctl's kernel-doc calls "out:" is (out);
-  - every enum of the header is one flags list, and every DRM_CCORE_*_F_*
-    flag is described;
-  - every constant the description uses is in the .const file, and
-    every structure named after a C struct (drm_*, with a $variant suffix)
-    has that struct's field names, order, sizes and offsets, computed by
-    syzlang's layout rules (amd64).
-
-The last two are _Static_asserts in a generated C file that is compiled
-with the headers: the .const values, sizeof/offsetof, _IOC_SIZE/_IOC_DIR.
+  - every ioctl of the header is described, with the header's argument
+    struct and the pointer direction its DRM_IOW/DRM_IOWR implies;
+  - every field the header's kernel-doc calls "out:" is (out);
+  - every enum of the header is one flags list, every DRM_CCORE_*_F_* flag
+    is described, every constant used is in the .const file;
+  - in a generated C file of _Static_asserts, compiled with the headers:
+    every .const value, and for every structure named after a C struct
+    (drm_*, a $variant suffix dropped) its field names, order, sizes and
+    offsets as syzlang lays them out on amd64, and each ioctl's
+    _IOC_SIZE and _IOC_DIR.
 
 Usage: syz-check.py [options] DESCRIPTION.txt
-  --const FILE      the constants (default: DESCRIPTION.txt.const)
+  --const FILE      its constants (default: DESCRIPTION.txt.const)
   --header FILE     the driver's uAPI header (default: uapi/drm/ccore_accel.h)
-  -I DIR            include directory for the compiler and for finding the
-                    headers that define generic DRM ioctls (repeatable;
-                    default: uapi/drm and /usr/include/libdrm)
+  -I DIR            more include directories, also searched for drm.h (the
+                    generic DRM ioctls); repeatable, default /usr/include/libdrm
   --cc CC           C compiler (default: $CC, else cc)
   --c-out FILE      keep the generated C file there
-  --self-test       also check that broken copies of the description are
-                    rejected (each known kind of mistake once)
-  --config FILE     also check a syz-manager config: valid JSON whose
+  --self-test       then check that copies broken in each known way are
+                    rejected with the expected message
+  --config FILE     then check a syz-manager config: JSON whose
                     enable_syscalls all name calls that exist
   --write-const     rewrite the .const file from the headers (amd64 host)
   -h, --help        this text
 
-Exit status: 0 if consistent, 1 if not (each problem is printed as
-FILE:LINE: what is wrong), 2 for bad usage.
+Exit status: 0 if consistent; 1 if not, each problem printed as
+FILE:LINE: what is wrong; 2 for bad usage.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-# What other files of syzkaller's sys/linux/ define that ours uses.
+# What other files of syzkaller's sys/linux/ define that ours takes.
 EXTERNAL_RESOURCES = {
     'fd': 'int32',                 # sys.txt
     'fd_dri': 'fd',                # dev_dri.txt
@@ -55,42 +53,52 @@ EXTERNAL_RESOURCES = {
     'fd_sync_file': 'fd',          # dev_sw_sync.txt
 }
 EXTERNAL_FLAGS = {'open_flags', 'mmap_prot', 'mmap_flags'}  # sys.txt
-# Calls of other files a sample config may enable on our resources.
+# Calls of other files the sample config enables on our resources.
 EXTERNAL_CALLS = {'close', 'dup', 'ioctl$DMA_BUF_IOCTL_SYNC', 'ioctl$SYNC_IOC_FILE_INFO',
                   'ioctl$SYNC_IOC_MERGE'}
-# Enums of the header no input field takes: nothing to describe.
-ENUMS_NOT_INPUT = {'drm_ccore_topology': 'GET_PARAM reports it, no ioctl takes it'}
+# Enums of the header that no input field takes: nothing to describe.
+ENUMS_NOT_INPUT = {'drm_ccore_topology'}  # GET_PARAM reports it
 
 INT_SIZES = {'int8': 1, 'int16': 2, 'int32': 4, 'int64': 8, 'intptr': 8}
-for _n, _s in list(INT_SIZES.items()):
-    INT_SIZES[_n + 'be'] = _s
+INT_SIZES.update({name + 'be': size for name, size in INT_SIZES.items()})
 BUILTIN_ALIASES = {'bool8': 'int8', 'bool16': 'int16', 'bool32': 'int32', 'bool64': 'int64',
                    'boolptr': 'intptr'}
-# Types whose last argument is the integer type they are stored as.
-SIZED_BY_LAST_ARG = {'const', 'flags', 'len', 'bytesize', 'bytesize2', 'bytesize4', 'bytesize8',
-                     'bitsize', 'proc', 'offsetof'}
-POINTERS = {'ptr': 8, 'ptr64': 8, 'vma': 8, 'vma64': 8}  # amd64
+# Types stored as the integer type their last argument names.
+STORED_AS_LAST_ARG = {'const', 'flags', 'len', 'bytesize', 'bytesize2', 'bytesize4',
+                      'bytesize8', 'bitsize', 'proc', 'offsetof'}
+POINTER_SIZES = {'ptr': 8, 'ptr64': 8, 'vma': 8, 'vma64': 8}  # amd64
 VARLEN_TYPES = {'string', 'stringnoz', 'fmt', 'glob', 'optional', 'text', 'compressed_image'}
-BUILTIN_TYPES = (set(INT_SIZES) | set(BUILTIN_ALIASES) | SIZED_BY_LAST_ARG | set(POINTERS) |
-                 VARLEN_TYPES | {'array', 'void', 'filename', 'buffer', 'fileoff'})
-DIRS = {'in', 'out', 'inout'}
+BUILTIN_TYPES = (set(INT_SIZES) | set(BUILTIN_ALIASES) | STORED_AS_LAST_ARG |
+                 set(POINTER_SIZES) | VARLEN_TYPES | {'array', 'void', 'filename', 'buffer'})
+# Words that are type arguments but neither types nor constants.
+KEYWORDS = {'in', 'out', 'inout', 'dec', 'hex', 'oct'}
+DIRECTIONS = {'in', 'out', 'inout'}
+IOCTL_DIRECTION = {'DRM_IOW': 'in', 'DRM_IOWR': 'inout', 'DRM_IOR': 'out'}
 
 
-class Problems:
-    """Collects FILE:LINE: messages."""
-
-    def __init__(self):
-        self.items = []
-
-    def add(self, where, msg):
-        self.items.append('%s: %s' % (where, msg))
+class ParseError(Exception):
+    pass
 
 
 class VarLen(Exception):
     pass
 
 
-# --- syzlang subset ---------------------------------------------------------
+def read_text(path):
+    with open(path, encoding='utf-8') as f:
+        return f.read()
+
+
+def base_name(name):
+    """The C name of a syzlang name: drm_ccore_desc$copy -> drm_ccore_desc."""
+    return name.split('$', 1)[0]
+
+
+def is_c_struct(name):
+    return base_name(name).startswith('drm_')
+
+
+# --- the syzlang subset ------------------------------------------------------
 
 TOKEN_RE = re.compile(r'''
     (?P<ws>[ \t]+)
@@ -103,11 +111,11 @@ TOKEN_RE = re.compile(r'''
 
 
 def strip_comment(line):
+    """@line without its # comment (a # inside a string is not one)."""
     quote = None
     for i, ch in enumerate(line):
         if quote:
-            if ch == quote:
-                quote = None
+            quote = None if ch == quote else quote
         elif ch in '"`':
             quote = ch
         elif ch == '#':
@@ -115,339 +123,301 @@ def strip_comment(line):
     return line
 
 
-def tokenize(line, where, problems):
-    toks, pos = [], 0
-    while pos < len(line):
-        m = TOKEN_RE.match(line, pos)
-        if not m:
-            problems.add(where, 'cannot read %r' % line[pos:])
-            return []
-        pos = m.end()
-        kind = m.lastgroup
-        if kind != 'ws':
-            toks.append((kind, m.group(kind)))
-    return toks
-
-
 class Type:
-    """name[args]; args are Type, ('num', int), ('ident', str), ('str', s), ('range', a, b)."""
+    """name[args]: each arg a Type, ('num', n), ('str', text) or ('range', lo, hi)."""
 
-    def __init__(self, name, args, where):
-        self.name, self.args, self.where = name, args, where
+    def __init__(self, name, args):
+        self.name, self.args = name, args
 
     def __repr__(self):
-        return '%s%s' % (self.name, self.args and '[%s]' % ', '.join(map(repr, self.args)) or '')
+        return self.name + ('[%s]' % ', '.join(map(repr, self.args)) if self.args else '')
 
 
-class TokenStream:
-    def __init__(self, toks, where):
-        self.toks, self.i, self.where = toks, 0, where
+class Tokens:
+    def __init__(self, line):
+        self.toks, self.i = [], 0
+        pos = 0
+        while pos < len(line):
+            m = TOKEN_RE.match(line, pos)
+            if not m:
+                raise ParseError('cannot read %r' % line[pos:])
+            pos = m.end()
+            if m.lastgroup != 'ws':
+                self.toks.append((m.lastgroup, m.group(m.lastgroup)))
 
-    def peek(self, k=0):
-        return self.toks[self.i + k] if self.i + k < len(self.toks) else (None, None)
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
 
     def take(self, kind=None, text=None):
         tok = self.peek()
         if tok[0] is None or (kind and tok[0] != kind) or (text and tok[1] != text):
-            raise SyntaxError('expected %s, found %s' % (text or kind, tok[1] or 'end of line'))
+            raise ParseError('expected %s, found %s' % (text or kind, tok[1] or 'end of line'))
         self.i += 1
-        return tok
+        return tok[1]
 
     def at(self, text):
         return self.peek()[1] == text
 
+    def skip(self, text):
+        """Take @text if it is next; whether it was."""
+        if self.at(text):
+            self.i += 1
+            return True
+        return False
+
     def done(self):
         return self.i >= len(self.toks)
 
+    def expect_end(self):
+        if not self.done():
+            raise ParseError('unexpected %s' % self.peek()[1])
 
-def parse_value(ts):
-    kind, text = ts.peek()
-    if kind == 'num':
-        ts.take()
-        return ('num', int(text, 0))
-    if kind in ('str', 'char'):
-        ts.take()
-        return ('str', text)
-    return parse_type(ts)
+    def value(self):
+        kind, text = self.peek()
+        if kind == 'num':
+            self.take()
+            return ('num', int(text, 0))
+        if kind in ('str', 'char'):
+            self.take()
+            return ('str', text)
+        return self.type()
 
+    def arg(self):
+        v = self.value()
+        return ('range', v, self.value()) if self.skip(':') else v
 
-def parse_arg(ts):
-    v = parse_value(ts)
-    if ts.at(':'):
-        ts.take()
-        return ('range', v, parse_value(ts))
-    return v
+    def list_of(self, item, close):
+        """item, item, ... up to and including @close."""
+        out = []
+        while not self.skip(close):
+            out.append(item())
+            if not self.at(close):
+                self.take(text=',')
+        return out
 
+    def type(self):
+        name = self.take('ident')
+        return Type(name, self.list_of(self.arg, ']') if self.skip('[') else [])
 
-def parse_type(ts):
-    _, name = ts.take('ident')
-    args = []
-    if ts.at('['):
-        ts.take()
-        args.append(parse_arg(ts))
-        while ts.at(','):
-            ts.take()
-            args.append(parse_arg(ts))
-        ts.take(text=']')
-    return Type(name, args, ts.where)
-
-
-def parse_attrs(ts):
-    attrs = []
-    if ts.at('('):
-        ts.take()
-        while not ts.at(')'):
-            attrs.append(ts.take('ident')[1])
-            if ts.at(','):
-                ts.take()
-        ts.take(text=')')
-    return attrs
+    def attrs(self):
+        return self.list_of(lambda: self.take('ident'), ')') if self.skip('(') else []
 
 
 class Description:
+    """The declarations of a description file; each 'where' is FILE:LINE."""
+
     def __init__(self):
-        self.resources = {}   # name -> (base, specials, where)
-        self.aliases = {}     # name -> Type
-        self.flags = {}       # name -> ([values], where); values ('num', n) or ('ident', s)
-        self.str_flags = {}
-        self.structs = {}     # name -> (fields [(name, Type, attrs, where)], attrs, where)
-        self.unions = {}
-        self.calls = []       # (name, [(arg, Type)], ret Type or None, where)
+        self.resources = {}   # name -> (base, [special values], where)
+        self.aliases = {}     # name -> (Type, where)
+        self.flags = {}       # name -> ([('num', n) or ('ident', name)], where)
+        self.str_flags = {}   # name -> ([('str', text)], where)
+        self.structs = {}     # name -> ([(field, Type, [attrs], where)], [attrs], where)
+        self.unions = {}      # name -> ([(option, Type, [], where)], [attrs], where)
+        self.calls = []       # (name, [(arg, Type)], where)
         self.defines = set()
         self.meta = []
+
+    def is_type(self, name):
+        return (name in BUILTIN_TYPES or name in self.aliases or name in self.resources or
+                name in EXTERNAL_RESOURCES or name in self.structs or name in self.unions)
+
+    def is_flags(self, name):
+        return name in self.flags or name in self.str_flags or name in EXTERNAL_FLAGS
+
+    def types(self):
+        """Every (Type, where) written in a declaration."""
+        for t, where in self.aliases.values():
+            yield t, where
+        for table in (self.structs, self.unions):
+            for fields, _, _ in table.values():
+                for _, t, _, where in fields:
+                    yield t, where
+        for _, args, where in self.calls:
+            for _, t in args:
+                yield t, where
 
 
 def parse_description(text, fname, problems):
     d = Description()
-    block = None  # (kind, name, fields, where)
+    block = None  # the struct or union being read: (table, name, fields, where)
     for lineno, raw in enumerate(text.split('\n'), 1):
         where = '%s:%d' % (fname, lineno)
         line = strip_comment(raw).strip()
         if not line:
             continue
         try:
-            if block:
-                kind, name, fields, bwhere = block
-                if line[0] == ('}' if kind == 'struct' else ']'):
-                    ts = TokenStream(tokenize(line[1:], where, problems), where)
-                    attrs = []
-                    if ts.at('['):
-                        ts.take()
-                        while not ts.at(']'):
-                            attrs.append(parse_arg(ts))
-                            if ts.at(','):
-                                ts.take()
-                        ts.take(text=']')
-                    table = d.structs if kind == 'struct' else d.unions
-                    if name in table or name in d.structs or name in d.unions:
-                        problems.add(where, '%s is defined twice' % name)
-                    table[name] = (fields, attrs, bwhere)
-                    block = None
-                    continue
-                ts = TokenStream(tokenize(line, where, problems), where)
-                fname_ = ts.take('ident')[1]
-                ftype = parse_type(ts)
-                attrs = parse_attrs(ts)
-                if not ts.done():
-                    raise SyntaxError('unexpected %s' % ts.peek()[1])
-                fields.append((fname_, ftype, attrs, where))
-                continue
-            first = line.split(None, 1)[0]
-            if first in ('include', 'incdir'):
-                continue
-            if first == 'meta':
-                d.meta.append((line.split(None, 1)[1], where))
-                continue
-            ts = TokenStream(tokenize(line, where, problems), where)
-            if first == 'define':
-                ts.take()
-                d.defines.add(ts.take('ident')[1])
-                continue
-            if first == 'resource':
-                ts.take()
-                name = ts.take('ident')[1]
-                ts.take(text='[')
-                base = ts.take('ident')[1]
-                ts.take(text=']')
-                specials = []
-                if ts.at(':'):
-                    ts.take()
-                    specials.append(parse_value(ts))
-                    while ts.at(','):
-                        ts.take()
-                        specials.append(parse_value(ts))
-                d.resources[name] = (base, specials, where)
-                continue
-            if first == 'type':
-                ts.take()
-                name = ts.take('ident')[1]
-                if ts.at('['):
-                    raise SyntaxError('type templates are not supported by this check')
-                d.aliases[name] = parse_type(ts)
-                continue
-            name = ts.take('ident')[1]
-            if ts.at('='):
-                ts.take()
-                values = [parse_value(ts)]
-                while ts.at(','):
-                    ts.take()
-                    values.append(parse_value(ts))
-                vals = [('ident', v.name) if isinstance(v, Type) else v for v in values]
-                if all(v[0] == 'str' for v in vals):
-                    d.str_flags[name] = (vals, where)
-                else:
-                    d.flags[name] = (vals, where)
-                continue
-            if ts.at('{') or ts.at('['):
-                block = ('struct' if ts.at('{') else 'union', name, [], where)
-                continue
-            if ts.at('('):
-                ts.take()
-                args = []
-                while not ts.at(')'):
-                    aname = ts.take('ident')[1]
-                    args.append((aname, parse_type(ts)))
-                    if ts.at(','):
-                        ts.take()
-                ts.take(text=')')
-                ret = None
-                if not ts.done() and not ts.at('('):
-                    ret = parse_type(ts)
-                parse_attrs(ts)
-                d.calls.append((name, args, ret, where))
-                continue
-            raise SyntaxError('cannot tell what %r declares' % first)
-        except SyntaxError as e:
-            problems.add(where, str(e))
+            if block and line[0] in '}]':
+                table, name, fields, bwhere = block
+                ts = Tokens(line[1:])
+                attrs = ts.list_of(ts.arg, ']') if ts.skip('[') else []
+                ts.expect_end()
+                if name in d.structs or name in d.unions:
+                    problems.append('%s: %s is defined twice' % (where, name))
+                table[name] = (fields, attrs, bwhere)
+                block = None
+            elif block:
+                ts = Tokens(line)
+                field = (ts.take('ident'), ts.type(), ts.attrs(), where)
+                ts.expect_end()
+                block[2].append(field)
+            else:
+                block = parse_declaration(d, line, where)
+        except ParseError as e:
+            problems.append('%s: %s' % (where, e))
     if block:
-        problems.add(block[3], '%s %s is not closed' % (block[0], block[1]))
+        problems.append('%s: %s is not closed' % (block[3], block[1]))
     return d
 
 
-# --- layout (syzlang's rules, amd64) ---------------------------------------
+def parse_declaration(d, line, where):
+    """Record one top-level declaration; the block it opens, if any."""
+    first = line.split(None, 1)[0]
+    if first in ('include', 'incdir'):
+        return None
+    if first == 'meta':
+        d.meta.append(line.split(None, 1)[1])
+        return None
+    ts = Tokens(line)
+    if ts.skip('define'):
+        d.defines.add(ts.take('ident'))
+    elif ts.skip('resource'):
+        name = ts.take('ident')
+        ts.take(text='[')
+        base = ts.take('ident')
+        ts.take(text=']')
+        specials = [ts.value()] if ts.skip(':') else []
+        while ts.skip(','):
+            specials.append(ts.value())
+        d.resources[name] = (base, specials, where)
+    elif ts.skip('type'):
+        name = ts.take('ident')
+        if ts.at('['):
+            raise ParseError('type templates are not supported by this check')
+        d.aliases[name] = (ts.type(), where)
+    else:
+        name = ts.take('ident')
+        if ts.skip('='):
+            values = [ts.value()]
+            while ts.skip(','):
+                values.append(ts.value())
+            values = [('ident', v.name) if isinstance(v, Type) else v for v in values]
+            table = d.str_flags if all(v[0] == 'str' for v in values) else d.flags
+            table[name] = (values, where)
+        elif ts.skip('{'):
+            return (d.structs, name, [], where)
+        elif ts.skip('['):
+            return (d.unions, name, [], where)
+        elif ts.skip('('):
+            args = ts.list_of(lambda: (ts.take('ident'), ts.type()), ')')
+            if not ts.done() and not ts.at('('):
+                ts.type()  # the returned resource
+            ts.attrs()
+            d.calls.append((name, args, where))
+        else:
+            raise ParseError('cannot tell what %r declares' % name)
+    ts.expect_end()
+    return None
+
+
+# --- layout by syzlang's rules (amd64) -----------------------------------------
 
 class Layout:
-    def __init__(self, desc, problems):
-        self.d, self.problems, self.cache = desc, problems, {}
+    def __init__(self, desc):
+        self.d, self.structs = desc, {}
 
     def resource_int(self, name):
+        """The integer type resource @name derives from; KeyError if none."""
         seen = set()
         while name not in INT_SIZES:
             if name in seen:
                 raise KeyError(name)
             seen.add(name)
-            if name in self.d.resources:
-                name = self.d.resources[name][0]
-            elif name in EXTERNAL_RESOURCES:
-                name = EXTERNAL_RESOURCES[name]
-            else:
-                raise KeyError(name)
+            name = self.d.resources[name][0] if name in self.d.resources else \
+                EXTERNAL_RESOURCES[name]
         return name
 
-    def int_of(self, t):
-        """The integer type a const/flags/len/... is stored as."""
-        last = t.args[-1] if t.args else None
-        if not isinstance(last, Type) or last.name not in INT_SIZES:
-            raise ValueError('%s needs its integer type (int8..int64) as last argument' % t.name)
-        return last.name
-
     def size_align(self, t):
-        """(size, align) of Type @t; raises VarLen for variable-size types."""
+        """(size, alignment) of @t; VarLen if it has no fixed size."""
         n = t.name
-        if n in INT_SIZES:
-            return INT_SIZES[n], INT_SIZES[n]
-        if n in BUILTIN_ALIASES:
-            s = INT_SIZES[BUILTIN_ALIASES[n]]
-            return s, s
-        if n in SIZED_BY_LAST_ARG:
-            s = INT_SIZES[self.int_of(t)]
-            return s, s
-        if n in POINTERS:
-            return POINTERS[n], POINTERS[n]
-        if n == 'array':
-            if len(t.args) == 2 and t.args[1][0] == 'num':
-                s, a = self.size_align(t.args[0])
-                return s * t.args[1][1], a
-            raise VarLen('%r has no fixed length' % t)
-        if n in VARLEN_TYPES:
-            raise VarLen('%s is variable-size' % n)
-        if n == 'void':
-            return 0, 1
-        if n in self.d.aliases:
-            return self.size_align(self.d.aliases[n])
-        if n in self.d.resources or n in EXTERNAL_RESOURCES:
-            s = INT_SIZES[self.resource_int(n)]
-            return s, s
-        if n in self.d.structs:
-            return self.struct_layout(n)[0:2]
-        if n in self.d.unions:
+        if n in INT_SIZES or n in BUILTIN_ALIASES:
+            size = INT_SIZES[BUILTIN_ALIASES.get(n, n)]
+        elif n in STORED_AS_LAST_ARG:
+            last = t.args[-1] if t.args else None
+            if not isinstance(last, Type) or last.name not in INT_SIZES:
+                raise ValueError('%r: the last argument must be its integer type' % t)
+            size = INT_SIZES[last.name]
+        elif n in POINTER_SIZES:
+            size = POINTER_SIZES[n]
+        elif n == 'array':
+            if len(t.args) != 2 or t.args[1][0] != 'num':
+                raise VarLen('%r has no fixed length' % t)
+            size, align = self.size_align(t.args[0])
+            return size * t.args[1][1], align
+        elif n in VARLEN_TYPES:
+            raise VarLen('%s has no fixed size' % n)
+        elif n in self.d.aliases:
+            return self.size_align(self.d.aliases[n][0])
+        elif n in self.d.resources or n in EXTERNAL_RESOURCES:
+            size = INT_SIZES[self.resource_int(n)]
+        elif n in self.d.structs:
+            return self.struct_layout(n)[:2]
+        elif n in self.d.unions:
             return self.union_layout(n)
-        raise ValueError('unknown type %s' % n)
+        else:
+            raise ValueError('unknown type %s' % n)
+        return size, size
 
     def struct_layout(self, name):
-        """(size, align, [(field, offset, size)])."""
-        if name in self.cache:
-            return self.cache[name]
-        fields, attrs, where = self.d.structs[name]
-        names = [a.name for a in attrs if isinstance(a, Type)]
-        packed = 'packed' in names
-        off, align, out = 0, 1, []
-        for fname, ftype, _, fwhere in fields:
-            s, a = self.size_align(ftype)
-            if packed:
-                a = 1
-            off = (off + a - 1) // a * a
-            out.append((fname, off, s))
-            off += s
-            align = max(align, a)
-        for a in attrs:
-            if isinstance(a, Type) and a.name == 'align' and a.args:
-                align = a.args[0][1]
-        size = (off + align - 1) // align * align
-        for a in attrs:
-            if isinstance(a, Type) and a.name == 'size' and a.args:
-                size = max(size, a.args[0][1])
-        self.cache[name] = (size, align, out)
-        return self.cache[name]
+        """(size, alignment, [(field, offset, size)]): each field aligned to
+        its own alignment (1 if [packed]), the end to the largest."""
+        if name not in self.structs:
+            fields, attrs, _ = self.d.structs[name]
+            attr = {a.name: a.args for a in attrs if isinstance(a, Type)}
+            off, align, out = 0, 1, []
+            for fname, ftype, _, _ in fields:
+                size, falign = self.size_align(ftype)
+                falign = 1 if 'packed' in attr else falign
+                off = -(-off // falign) * falign
+                out.append((fname, off, size))
+                off += size
+                align = max(align, falign)
+            align = attr['align'][0][1] if 'align' in attr else align
+            size = max(-(-off // align) * align, attr['size'][0][1] if 'size' in attr else 0)
+            self.structs[name] = (size, align, out)
+        return self.structs[name]
 
     def union_layout(self, name):
-        options, attrs, where = self.d.unions[name]
+        """(size, alignment): the largest option's."""
+        options, attrs, _ = self.d.unions[name]
         if any(isinstance(a, Type) and a.name == 'varlen' for a in attrs):
             raise VarLen('union %s is varlen' % name)
         size, align = 0, 1
         for _, otype, _, _ in options:
             s, a = self.size_align(otype)
             size, align = max(size, s), max(align, a)
-        return (size + align - 1) // align * align, align
+        return -(-size // align) * align, align
 
 
-# --- the C headers ----------------------------------------------------------
-
-def read_text(path):
-    with open(path, encoding='utf-8') as f:
-        return f.read()
-
+# --- what the C headers say ------------------------------------------------------
 
 def header_ioctls(text):
-    """DRM_IOCTL_X -> (dir macro, struct name) from #define ... DRM_IOW*(..., struct y)."""
+    """DRM_IOCTL_X -> (DRM_IOW/DRM_IOR/DRM_IOWR, argument struct)."""
     text = text.replace('\\\n', ' ')
-    out = {}
-    for m in re.finditer(r'#define\s+(DRM_IOCTL_\w+)\s+(DRM_IO[RW]*)\s*\(([^()]*),\s*struct\s+(\w+)\s*\)',
-                         text):
-        out[m.group(1)] = (m.group(2), m.group(4))
-    return out
+    return {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(
+        r'#define\s+(DRM_IOCTL_\w+)\s+(DRM_IO[RW]*)\s*\([^(),]*,\s*struct\s+(\w+)\s*\)', text)}
 
 
 def header_enums(text):
+    """enum name -> its members."""
     out = {}
     for m in re.finditer(r'enum\s+(\w+)\s*\{(.*?)\};', text, re.S):
         body = re.sub(r'/\*.*?\*/', '', m.group(2), flags=re.S)
-        out[m.group(1)] = re.findall(r'^\s*(\w+)\s*=', body, re.M)
+        out[m.group(1)] = set(re.findall(r'^\s*(\w+)\s*=', body, re.M))
     return out
 
 
 def header_out_fields(text):
-    """struct -> set of fields whose kernel-doc starts with 'out:'."""
+    """struct name -> fields whose kernel-doc starts with 'out:'."""
     out = {}
     for m in re.finditer(r'struct\s+(\w+)\s*\{(.*?)\n\};', text, re.S):
         doc = re.sub(r'\n\s*\*\s?', ' ', m.group(2))
@@ -455,18 +425,14 @@ def header_out_fields(text):
     return out
 
 
-def base_name(name):
-    return name.split('$', 1)[0]
+def header_flags(text):
+    return set(re.findall(r'#define\s+(DRM_CCORE_\w+_F_\w+)\s', text))
 
 
-def is_c_struct(name):
-    return base_name(name).startswith('drm_')
+# --- the check -----------------------------------------------------------------
 
-
-# --- the check ----------------------------------------------------------------
-
-def used_consts(d, lay):
-    """Constant names the description needs a value for, with where each is first used."""
+def used_consts(d):
+    """Constant name -> where it is first used, for every constant needing a value."""
     used = {}
 
     def note(name, where):
@@ -474,116 +440,103 @@ def used_consts(d, lay):
             used.setdefault(name, where)
 
     def walk(t, where):
-        if isinstance(t, tuple):
+        if not isinstance(t, Type):
             if t[0] == 'range':
                 walk(t[1], where)
                 walk(t[2], where)
-            return
-        known = (t.name in BUILTIN_TYPES or t.name in d.aliases or t.name in d.resources or
-                 t.name in EXTERNAL_RESOURCES or t.name in d.structs or t.name in d.unions or
-                 t.name in DIRS or t.name in d.flags or t.name in d.str_flags or
-                 t.name in EXTERNAL_FLAGS or t.name in ('dec', 'hex', 'oct'))
-        if t.name == 'const' and t.args and isinstance(t.args[0], Type):
-            note(t.args[0].name, where)
-            for a in t.args[1:]:
+        elif not t.args and not d.is_type(t.name) and not d.is_flags(t.name) and \
+                t.name not in KEYWORDS:
+            note(t.name, where)  # a value, a range bound, an array length
+        else:
+            # len[field, T]: the field is not a constant
+            for a in t.args[1:] if t.name in ('len', 'bytesize', 'bitsize') else t.args:
                 walk(a, where)
-            return
-        if t.name in ('len', 'bytesize', 'bitsize') and t.args:
-            for a in t.args[1:]:
-                walk(a, where)
-            return
-        if not known and not t.args:
-            note(t.name, where)  # a constant: array size, range bound, value
-            return
-        for a in t.args:
-            walk(a, where)
 
-    for name, (vals, where) in d.flags.items():
-        for v in vals:
-            if v[0] == 'ident':
-                note(v[1], where)
-    for name, (base, specials, where) in d.resources.items():
+    for values, where in d.flags.values():
+        for kind, v in values:
+            if kind == 'ident':
+                note(v, where)
+    for _, specials, where in d.resources.values():
         for v in specials:
-            if isinstance(v, Type):
-                note(v.name, where)
-    for name, t in d.aliases.items():
-        walk(t, t.where)
-    for table in (d.structs, d.unions):
-        for name, (fields, attrs, where) in table.items():
-            for _, ftype, _, fwhere in fields:
-                walk(ftype, fwhere)
-    for name, args, ret, where in d.calls:
-        for _, t in args:
-            walk(t, where)
+            walk(v, where)
+    for t, where in d.types():
+        walk(t, where)
+    for name, _, where in d.calls:
         if not name.startswith('syz_'):
-            note('__NR_' + base_name(name), where)
+            note('__NR_' + base_name(name), where)  # the system call's number
     return used
 
 
 def read_const_file(text, fname, problems):
+    """NAME -> (value, where); the file must be amd64's only."""
     values, arches = {}, None
     for lineno, line in enumerate(text.split('\n'), 1):
         where = '%s:%d' % (fname, lineno)
         if not line or line.startswith('#'):
             continue
         if '=' not in line:
-            problems.add(where, "expected NAME = VALUE")
+            problems.append('%s: expected NAME = VALUE' % where)
             continue
         name, val = (s.strip() for s in line.split('=', 1))
         if arches is None:
             if name != 'arches':
-                problems.add(where, 'the first line must be "arches = amd64"')
+                problems.append('%s: the first line must be "arches = amd64"' % where)
             arches = [a.strip() for a in val.split(',')]
-            continue
-        if ',' in val or ':' in val:
-            problems.add(where, '%s: per-arch values are not supported (amd64 only)' % name)
-            continue
-        try:
-            values[name] = (int(val, 0), where)
-        except ValueError:
-            problems.add(where, '%s: %r is not a number' % (name, val))
+        elif ',' in val or ':' in val:
+            problems.append('%s: %s: per-arch values are not supported' % (where, name))
+        else:
+            try:
+                values[name] = (int(val, 0), where)
+            except ValueError:
+                problems.append('%s: %s: %r is not a number' % (where, name, val))
     if arches != ['amd64']:
-        problems.add('%s:1' % fname, 'arches must be exactly amd64 (the check runs there), got %s'
-                     % arches)
+        problems.append('%s:1: arches must be exactly amd64 (the check runs there), not %s'
+                        % (fname, arches))
     return values
 
 
 class Checker:
-    def __init__(self, txt, txt_name, const_text, const_name, header_text, header_name,
-                 generic_headers):
-        self.problems = Problems()
+    """Problems found directly, and the C assertions left for the compiler."""
+
+    def __init__(self, txt, txt_name, const_text, const_name, header, header_name, generic):
+        self.problems = []
         self.txt_name, self.const_name, self.header_name = txt_name, const_name, header_name
         self.d = parse_description(txt, txt_name, self.problems)
-        self.lay = Layout(self.d, self.problems)
+        self.lay = Layout(self.d)
         self.consts = read_const_file(const_text, const_name, self.problems)
-        self.header = header_text
-        self.ioctls = header_ioctls(header_text)
+        self.header = header
+        self.ioctls = header_ioctls(header)
         self.generic_ioctls = {}
-        for text in generic_headers:
+        for text in generic:
             self.generic_ioctls.update(header_ioctls(text))
-        self.c = []
+        self.asserts = []
+
+    def problem(self, where, msg):
+        self.problems.append('%s: %s' % (where, msg))
 
     def assert_c(self, cond, where, msg):
-        self.c.append('_Static_assert(%s, "%s: %s");' % (cond, where, msg.replace('"', "'")))
+        self.asserts.append('_Static_assert(%s, "%s: %s");' % (cond, where, msg.replace('"', "'")))
+
+    def check_meta(self):
+        if 'noextract' not in self.d.meta:
+            self.problem(self.txt_name, 'needs "meta noextract": syz-extract cannot find the '
+                         'header in the kernel tree')
+        if 'arches["amd64"]' not in self.d.meta:
+            self.problem(self.txt_name, 'needs meta arches["amd64"]: the .const file is amd64\'s')
 
     def check_names(self):
-        d = self.d
-        for name, (base, _, where) in d.resources.items():
+        for name, (base, _, where) in self.d.resources.items():
             try:
                 self.lay.resource_int(name)
             except KeyError:
-                self.problems.add(where, 'resource %s: base %s is not a resource or int type'
-                                  % (name, base))
-        for table in (d.structs, d.unions):
-            for sname, (fields, _, _) in table.items():
-                for fname, ftype, attrs, fwhere in fields:
-                    self.check_type_names(ftype, fwhere)
-                    for a in attrs:
-                        if a not in DIRS:
-                            self.problems.add(fwhere, '%s.%s: unknown attribute %s' % (sname, fname, a))
-        for cname, args, ret, where in d.calls:
-            for _, t in args:
-                self.check_type_names(t, where)
+                self.problem(where, 'resource %s: %s is not a resource or an integer type'
+                             % (name, base))
+        for t, where in self.d.types():
+            self.check_type_names(t, where)
+        for sname, (fields, _, _) in self.d.structs.items():
+            for fname, _, attrs, where in fields:
+                for a in set(attrs) - DIRECTIONS:
+                    self.problem(where, '%s.%s: unknown attribute %s' % (sname, fname, a))
 
     def check_type_names(self, t, where):
         if not isinstance(t, Type):
@@ -591,231 +544,200 @@ class Checker:
                 self.check_type_names(t[1], where)
                 self.check_type_names(t[2], where)
             return
-        d = self.d
-        known = (t.name in BUILTIN_TYPES or t.name in d.aliases or t.name in d.resources or
-                 t.name in EXTERNAL_RESOURCES or t.name in d.structs or t.name in d.unions)
-        if t.args and not known:
-            self.problems.add(where, 'unknown type %s' % t.name)
-        if t.name == 'flags' and t.args:
-            f = t.args[0]
-            if not (isinstance(f, Type) and (f.name in d.flags or f.name in d.str_flags or
-                                             f.name in EXTERNAL_FLAGS)):
-                self.problems.add(where, 'flags[%r]: no such flags list' % f)
-        if t.name in ('stringnoz', 'string') and t.args and isinstance(t.args[0], Type):
-            if t.args[0].name not in d.str_flags and t.args[0].name != 'filename':
-                self.problems.add(where, '%s[%s]: no such string list' % (t.name, t.args[0].name))
+        if t.args and not self.d.is_type(t.name):
+            self.problem(where, 'unknown type %s' % t.name)
+        if t.name == 'flags' and t.args and not (isinstance(t.args[0], Type) and
+                                                 self.d.is_flags(t.args[0].name)):
+            self.problem(where, '%r: no such flags list' % t)
+        if t.name in ('string', 'stringnoz') and t.args and isinstance(t.args[0], Type) and \
+                t.args[0].name not in self.d.str_flags:
+            self.problem(where, '%r: no such list of strings' % t)
         for a in t.args:
-            if isinstance(a, Type) and a.name in set(INT_SIZES) | {'dec', 'hex', 'oct'} | DIRS:
-                continue
-            if isinstance(a, Type) and not a.args and a.name not in d.structs and \
-                    a.name not in d.unions and a.name not in d.aliases and \
-                    a.name not in d.resources and a.name not in EXTERNAL_RESOURCES and \
-                    a.name not in BUILTIN_TYPES:
-                continue  # a constant or a field name (len), checked elsewhere
             self.check_type_names(a, where)
 
     def check_consts(self):
-        used = used_consts(self.d, self.lay)
+        used = used_consts(self.d)
         for name, where in sorted(used.items()):
             if name not in self.consts:
-                self.problems.add(where, '%s is not in %s' % (name, self.const_name))
+                self.problem(where, '%s is not in %s' % (name, self.const_name))
         for name, (value, where) in sorted(self.consts.items()):
             if name not in used:
-                self.problems.add(where, '%s is not used by %s' % (name, self.txt_name))
-                continue
-            self.assert_c('(unsigned long long)(%s) == %dULL' % (name, value), where,
-                          '%s is %d here, not what the headers say' % (name, value))
-
-    def struct_fields_c(self, name, fields, layout, where):
-        cname = 'struct ' + base_name(name)
-        size, _, offs = layout
-        self.assert_c('sizeof(%s) == %d' % (cname, size), where,
-                      '%s is %d bytes by syzlang rules, sizeof(%s) differs' % (name, size, cname))
-        for (fname, off, fsize), (_, _, _, fwhere) in zip(offs, fields):
-            self.c.append('/* %s: %s.%s */' % (fwhere, name, fname))
-            self.assert_c('offsetof(%s, %s) == %d' % (cname, fname, off), fwhere,
-                          '%s.%s is at offset %d by syzlang rules, not in %s'
-                          % (name, fname, off, cname))
-            self.assert_c('sizeof(((%s *)0)->%s) == %d' % (cname, fname, fsize), fwhere,
-                          '%s.%s is %d bytes by syzlang rules, not in %s'
-                          % (name, fname, fsize, cname))
+                self.problem(where, '%s is not used by %s' % (name, self.txt_name))
+            else:
+                self.assert_c('(unsigned long long)(%s) == %dULL' % (name, value), where,
+                              '%s is %d here, not what the headers say' % (name, value))
 
     def check_structs(self):
-        d = self.d
-        for name, (fields, attrs, where) in d.structs.items():
+        for name, (fields, _, where) in self.d.structs.items():
             if not is_c_struct(name):
                 continue
             try:
-                layout = self.lay.struct_layout(name)
+                size, _, offsets = self.lay.struct_layout(name)
             except (VarLen, ValueError) as e:
-                self.problems.add(where, '%s: %s (a C struct has a fixed layout)' % (name, e))
+                self.problem(where, '%s: %s (a C struct has a fixed layout)' % (name, e))
                 continue
-            self.struct_fields_c(name, fields, layout, where)
-        for name, (options, attrs, where) in d.unions.items():
+            cname = 'struct ' + base_name(name)
+            self.assert_c('sizeof(%s) == %d' % (cname, size), where,
+                          '%s is %d bytes by syzlang rules, sizeof(%s) differs'
+                          % (name, size, cname))
+            for (fname, off, fsize), (_, _, _, fwhere) in zip(offsets, fields):
+                self.assert_c('offsetof(%s, %s) == %d' % (cname, fname, off), fwhere,
+                              '%s.%s is at offset %d by syzlang rules, not in %s'
+                              % (name, fname, off, cname))
+                self.assert_c('sizeof(((%s *)0)->%s) == %d' % (cname, fname, fsize), fwhere,
+                              '%s.%s is %d bytes by syzlang rules, not in %s'
+                              % (name, fname, fsize, cname))
+        for name, (options, _, where) in self.d.unions.items():
             if not is_c_struct(name):
                 continue
             for oname, otype, _, owhere in options:
-                if base_name(otype.name) != base_name(name) or otype.name not in d.structs:
-                    self.problems.add(owhere, 'union %s: option %s must be a struct %s$variant'
-                                      % (name, oname, base_name(name)))
+                if base_name(otype.name) != name or otype.name not in self.d.structs:
+                    self.problem(owhere, 'union %s: option %s must be a struct %s$variant'
+                                 % (name, oname, name))
             try:
                 size, _ = self.lay.union_layout(name)
             except (VarLen, ValueError) as e:
-                self.problems.add(where, '%s: %s' % (name, e))
+                self.problem(where, '%s: %s' % (name, e))
                 continue
-            self.assert_c('sizeof(struct %s) == %d' % (base_name(name), size), where,
+            self.assert_c('sizeof(struct %s) == %d' % (name, size), where,
                           'union %s is %d bytes by syzlang rules, sizeof(struct %s) differs'
-                          % (name, size, base_name(name)))
+                          % (name, size, name))
 
-    def check_directions(self):
-        outs = header_out_fields(self.header)
-        for name, (fields, _, where) in self.d.structs.items():
-            doc_out = outs.get(base_name(name))
-            if doc_out is None:
-                continue
-            for fname, ftype, attrs, fwhere in fields:
-                if fname in doc_out and 'out' not in attrs:
-                    self.problems.add(fwhere, '%s.%s: the header documents it as out:, mark it (out)'
-                                      % (name, fname))
+    def check_out_fields(self):
+        documented = header_out_fields(self.header)
+        for name, (fields, _, _) in self.d.structs.items():
+            for fname, _, attrs, where in fields:
+                if fname in documented.get(base_name(name), ()) and 'out' not in attrs:
+                    self.problem(where, '%s.%s: the header documents it as out:, mark it (out)'
+                                 % (name, fname))
 
-    def struct_has_out(self, name):
+    def has_out_fields(self, name):
         if name in self.d.structs:
             return any('out' in attrs for _, _, attrs, _ in self.d.structs[name][0])
         if name in self.d.unions:
-            return any(self.struct_has_out(t.name) for _, t, _, _ in self.d.unions[name][0])
+            return any(self.has_out_fields(t.name) for _, t, _, _ in self.d.unions[name][0])
         return False
 
+    def check_ioctl(self, cname, args, where):
+        """One ioctl$ call; the ccore ioctl it describes, if any."""
+        if len(args) != 3 or args[1][1].name != 'const' or not args[1][1].args or \
+                args[2][1].name not in ('ptr', 'ptr64') or len(args[2][1].args) != 2:
+            self.problem(where, '%s: expected (fd, cmd const[CMD], arg ptr[DIR, STRUCT])' % cname)
+            return None
+        cmd = args[1][1].args[0].name
+        pdir, pointee = args[2][1].args[0].name, args[2][1].args[1]
+        if cmd in self.ioctls:
+            macro, cstruct = self.ioctls[cmd]
+            if pdir != IOCTL_DIRECTION[macro]:
+                self.problem(where, '%s: %s is %s in %s: the argument must be ptr[%s, ...]'
+                             % (cname, cmd, macro, self.header_name, IOCTL_DIRECTION[macro]))
+        elif cmd in self.generic_ioctls:
+            cstruct = self.generic_ioctls[cmd][1]
+        else:
+            self.problem(where, '%s: %s is not an ioctl of %s or drm.h'
+                         % (cname, cmd, self.header_name))
+            return None
+        if base_name(pointee.name) != cstruct:
+            self.problem(where, '%s: %s takes struct %s, not %s'
+                         % (cname, cmd, cstruct, pointee.name))
+        if pdir == 'in' and self.has_out_fields(pointee.name):
+            self.problem(where, '%s: %s has (out) fields, the pointer is ptr[in]'
+                         % (cname, pointee.name))
+        bits = {'in': '_IOC_WRITE', 'out': '_IOC_READ', 'inout': '(_IOC_READ | _IOC_WRITE)'}[pdir]
+        self.assert_c('(_IOC_DIR(%s) & %s) == %s' % (cmd, bits, bits), where,
+                      '%s: ptr[%s] but _IOC_DIR(%s) does not copy that way' % (cname, pdir, cmd))
+        try:
+            size, _ = self.lay.size_align(pointee)
+        except (VarLen, ValueError) as e:
+            self.problem(where, '%s: %s' % (cname, e))
+            return None
+        self.assert_c('_IOC_SIZE(%s) == %d' % (cmd, size), where,
+                      '%s: %s is %d bytes by syzlang rules, not _IOC_SIZE(%s)'
+                      % (cname, pointee.name, size, cmd))
+        return cmd if cmd in self.ioctls else None
+
     def check_ioctls(self):
-        described = {}
-        for cname, args, ret, where in self.d.calls:
-            if base_name(cname) != 'ioctl':
-                continue
-            if len(args) != 3 or args[1][1].name != 'const' or not args[1][1].args:
-                self.problems.add(where, '%s: expected (fd, cmd const[...], arg ptr[...])' % cname)
-                continue
-            cmd = args[1][1].args[0].name
-            arg = args[2][1]
-            if arg.name not in ('ptr', 'ptr64') or len(arg.args) != 2:
-                self.problems.add(where, '%s: arg must be ptr[DIR, STRUCT]' % cname)
-                continue
-            pdir, pointee = arg.args[0].name, arg.args[1]
-            if cmd in self.ioctls:
-                macro, cstruct = self.ioctls[cmd]
-                described.setdefault(cmd, where)
-                want = {'DRM_IOW': 'in', 'DRM_IOWR': 'inout', 'DRM_IOR': 'out'}[macro]
-                if pdir != want:
-                    self.problems.add(where, '%s: %s is %s in %s: the argument must be ptr[%s, ...]'
-                                      % (cname, cmd, macro, self.header_name, want))
-            elif cmd in self.generic_ioctls:
-                macro, cstruct = self.generic_ioctls[cmd]
-            else:
-                self.problems.add(where, '%s: %s is not an ioctl of %s or the DRM headers'
-                                  % (cname, cmd, self.header_name))
-                continue
-            if base_name(pointee.name) != cstruct:
-                self.problems.add(where, '%s: %s takes struct %s, not %s'
-                                  % (cname, cmd, cstruct, pointee.name))
-            if pdir == 'in' and self.struct_has_out(pointee.name):
-                self.problems.add(where, '%s: %s has (out) fields but the pointer is in'
-                                  % (cname, pointee.name))
-            bit = {'in': '_IOC_WRITE', 'out': '_IOC_READ', 'inout': '(_IOC_READ | _IOC_WRITE)'}[pdir]
-            self.assert_c('(_IOC_DIR(%s) & %s) == %s' % (cmd, bit, bit), where,
-                          '%s: ptr[%s] but _IOC_DIR(%s) does not allow it' % (cname, pdir, cmd))
-            try:
-                size, _ = self.lay.size_align(pointee)
-                self.assert_c('_IOC_SIZE(%s) == %d' % (cmd, size), where,
-                              '%s: %s is %d bytes by syzlang rules, not _IOC_SIZE(%s)'
-                              % (cname, pointee.name, size, cmd))
-            except (VarLen, ValueError) as e:
-                self.problems.add(where, '%s: %s' % (cname, e))
-        for cmd in sorted(set(self.ioctls) - set(described)):
-            self.problems.add(self.txt_name, '%s of %s is not described' % (cmd, self.header_name))
+        described = set()
+        for cname, args, where in self.d.calls:
+            if base_name(cname) == 'ioctl':
+                described.add(self.check_ioctl(cname, args, where))
+        described.discard(None)
+        for cmd in sorted(set(self.ioctls) - described):
+            self.problem(self.txt_name, '%s of %s is not described' % (cmd, self.header_name))
         if described:
-            # The described ccore ioctls are exactly numbers 0..N-1 after the base.
-            mask = ' | '.join('(1ULL << (_IOC_NR(%s) - DRM_COMMAND_BASE))' % c for c in sorted(described))
-            self.assert_c('(%s) == (1ULL << %d) - 1' % (mask, len(described)), self.txt_name,
+            # and no ioctl number is left out between them
+            bits = ' | '.join('(1ULL << (_IOC_NR(%s) - DRM_COMMAND_BASE))' % c
+                              for c in sorted(described))
+            self.assert_c('(%s) == (1ULL << %d) - 1' % (bits, len(described)), self.txt_name,
                           'the ccore ioctls described are not numbers 0..%d' % (len(described) - 1))
 
     def check_enums_and_flags(self):
-        lists = {name: {v[1] for v in vals if v[0] == 'ident'} for name, (vals, _) in
-                 self.d.flags.items()}
-        used = used_consts(self.d, self.lay)
+        lists = {name: {v for kind, v in values if kind == 'ident'}
+                 for name, (values, _) in self.d.flags.items()}
         for enum, members in sorted(header_enums(self.header).items()):
-            if enum in ENUMS_NOT_INPUT:
+            if enum in ENUMS_NOT_INPUT or members in lists.values():
                 continue
-            if not any(s == set(members) for s in lists.values()):
-                best = max(lists.items(), key=lambda kv: len(kv[1] & set(members)),
-                           default=(None, set()))
-                missing = sorted(set(members) - best[1])
-                self.problems.add(self.txt_name, 'enum %s of %s: no flags list has exactly its '
-                                  'members (closest: %s, missing %s)'
-                                  % (enum, self.header_name, best[0], ', '.join(missing) or
-                                     'none, but it has others'))
-        for flag in sorted(set(re.findall(r'#define\s+(DRM_CCORE_\w+_F_\w+)\s', self.header))):
-            if flag not in used:
-                self.problems.add(self.txt_name, 'flag %s of %s is not described'
-                                  % (flag, self.header_name))
-
-    def check_meta(self):
-        metas = [m for m, _ in self.d.meta]
-        if 'noextract' not in metas:
-            self.problems.add(self.txt_name, 'needs "meta noextract": the header is not in the '
-                              'kernel tree, the .const file is written by hand')
-        if 'arches["amd64"]' not in metas:
-            self.problems.add(self.txt_name, 'needs meta arches["amd64"]: the .const has amd64 only')
+            closest = max(lists, key=lambda name: len(lists[name] & members), default=None)
+            missing = sorted(members - lists.get(closest, set())) or ['none, it has others']
+            self.problem(self.txt_name, 'enum %s of %s: no flags list has exactly its members '
+                         '(closest: %s, missing %s)'
+                         % (enum, self.header_name, closest, ', '.join(missing)))
+        used = used_consts(self.d)
+        for flag in sorted(header_flags(self.header) - set(used)):
+            self.problem(self.txt_name, 'flag %s of %s is not described' % (flag, self.header_name))
 
     def run(self):
+        """The problems found without the compiler."""
         self.check_meta()
         self.check_names()
         self.check_ioctls()
         self.check_consts()
         self.check_structs()
-        self.check_directions()
+        self.check_out_fields()
         self.check_enums_and_flags()
-        return self.problems.items
+        return self.problems
 
-    def c_source(self, header_base):
-        lines = [
+    def c_source(self):
+        return '\n'.join([
             '/* Generated by tools/syzkaller/syz-check.py from %s: do not edit. */' % self.txt_name,
             '#define _GNU_SOURCE',
             '#include <stddef.h>',
             '#include <fcntl.h>',
             '#include <sys/syscall.h>',
-            '#include "%s"' % header_base,
+            '#include "%s"' % os.path.basename(self.header_name),
             '',
-        ]
-        return '\n'.join(lines + self.c) + '\n'
+        ] + self.asserts) + '\n'
 
 
 def compile_c(source, cc, includes, keep=None):
-    """Compile @source; None if it compiles, else the compiler's complaint."""
+    """Compile @source; None if it compiles, else the compiler's errors."""
     with tempfile.TemporaryDirectory() as tmp:
         path = keep or os.path.join(tmp, 'syz_check.c')
         with open(path, 'w', encoding='utf-8') as f:
             f.write(source)
         cmd = cc.split() + ['-std=c11', '-Wall', '-Wextra', '-Werror', '-fsyntax-only']
-        cmd += ['-I' + i for i in includes] + [path]
-        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if r.returncode == 0:
-            return None
-        msgs = [ln for ln in r.stderr.split('\n') if 'error' in ln]
-        return '\n'.join(msgs or [r.stderr.strip()])
+        r = subprocess.run(cmd + ['-I' + i for i in includes] + [path], capture_output=True,
+                           text=True, check=False)
+    if r.returncode == 0:
+        return None
+    return '\n'.join([ln for ln in r.stderr.split('\n') if 'error' in ln] or [r.stderr.strip()])
 
 
-def check(txt, const_text, header_text, args, generic, c_out=None):
-    """All problems with this description and .const, as a list of lines."""
-    ch = Checker(txt, args.description, const_text, args.const, header_text, args.header, generic)
+def check(txt, const_text, header, args, generic, c_out=None):
+    """Every problem of this description, .const file and header, as lines."""
+    ch = Checker(txt, args.description, const_text, args.const, header, args.header, generic)
     problems = ch.run()
     if problems:
         return problems
     with tempfile.TemporaryDirectory() as tmp:
         includes = [os.path.dirname(args.header) or '.'] + args.include
-        if header_text != read_text(args.header):
+        if header != read_text(args.header):
             # a self-test's header: compile against it
-            with open(os.path.join(tmp, os.path.basename(args.header)), 'w', encoding='utf-8') as f:
-                f.write(header_text)
+            with open(os.path.join(tmp, os.path.basename(args.header)), 'w',
+                      encoding='utf-8') as f:
+                f.write(header)
             includes.insert(0, tmp)
-        err = compile_c(ch.c_source(os.path.basename(args.header)), args.cc, includes, c_out)
+        err = compile_c(ch.c_source(), args.cc, includes, c_out)
     return [err] if err else []
 
 
@@ -838,8 +760,7 @@ MUTATIONS = [
      '\tfirst\tccore_sem_ref\t(out)\n\tpad\tconst[0, int8]',
      'drm_ccore_sem_alloc.pad is 1 bytes by syzlang rules'),
     ('a wrong ioctl number', 'const',
-     'DRM_IOCTL_CCORE_SUBMIT = ', 'DRM_IOCTL_CCORE_SUBMIT = 1',
-     'DRM_IOCTL_CCORE_SUBMIT is 1'),
+     'DRM_IOCTL_CCORE_SUBMIT = ', 'DRM_IOCTL_CCORE_SUBMIT = 1', 'DRM_IOCTL_CCORE_SUBMIT is 1'),
     ('a wrong enum value', 'const',
      'DRM_CCORE_OP_STARTI = 17', 'DRM_CCORE_OP_STARTI = 18', 'DRM_CCORE_OP_STARTI is 18'),
     ('an ioctl left out', 'txt',
@@ -874,23 +795,23 @@ MUTATIONS = [
 ]
 
 
-def self_test(txt, const_text, header_text, args, generic):
-    """Every mutation must be rejected with its complaint; returns what was not."""
+def self_test(txt, const_text, header, args, generic):
+    """Every mutation must be rejected with its complaint; the ones that were not."""
     failures = []
     for what, which, old, new, expected in MUTATIONS:
-        files = {'txt': txt, 'const': const_text, 'header': header_text}
+        files = {'txt': txt, 'const': const_text, 'header': header}
         if files[which].count(old) != 1:
-            failures.append('self-test: cannot apply "%s": %r occurs %d times'
+            failures.append('self-test: cannot break "%s": %r occurs %d times'
                             % (what, old, files[which].count(old)))
             continue
         files[which] = files[which].replace(old, new)
         found = check(files['txt'], files['const'], files['header'], args, generic)
         hits = [line for p in found for line in p.split('\n') if expected in line]
-        if not hits:
+        if hits:
+            print('self-test: %s: rejected: %s' % (what, hits[0]))
+        else:
             failures.append('self-test: %s was not reported as "%s"; got: %s'
                             % (what, expected, found or 'no problem at all'))
-        else:
-            print('self-test: %s: rejected: %s' % (what, hits[0]))
     return failures
 
 
@@ -901,32 +822,27 @@ def match_syscall(name, pattern):
 
 
 def check_config(path, txt, args):
-    import json
     try:
         cfg = json.loads(read_text(path))
     except ValueError as e:
         return ['%s: not valid JSON: %s' % (path, e)]
-    d = parse_description(txt, args.description, Problems())
-    calls = {c[0] for c in d.calls} | EXTERNAL_CALLS
-    problems = []
+    calls = {c[0] for c in parse_description(txt, args.description, []).calls} | EXTERNAL_CALLS
+    problems = ['%s: has no "%s"' % (path, key)
+                for key in ('target', 'type', 'vm', 'enable_syscalls') if key not in cfg]
     for pattern in cfg.get('enable_syscalls', []):
         if not any(match_syscall(c, pattern) for c in calls):
-            problems.append('%s: enable_syscalls: %s matches no call of %s' %
-                            (path, pattern, args.description))
-    for key in ('target', 'type', 'vm', 'enable_syscalls'):
-        if key not in cfg:
-            problems.append('%s: has no "%s"' % (path, key))
+            problems.append('%s: enable_syscalls: %s matches no call of %s'
+                            % (path, pattern, args.description))
     return problems
 
 
 def write_const(txt, args):
-    ch = Checker(txt, args.description, 'arches = amd64\n', args.const, read_text(args.header),
-                 args.header, [])
-    names = sorted(used_consts(ch.d, ch.lay))
-    src = ['#define _GNU_SOURCE', '#include <stdio.h>', '#include <fcntl.h>', '#include <sys/syscall.h>',
-           '#include "%s"' % os.path.basename(args.header), 'int main(void)', '{']
-    for n in names:
-        src.append('\tprintf("%s = %%llu\\n", (unsigned long long)(%s));' % (n, n))
+    """The .const file, from a program printing every constant the description uses."""
+    names = sorted(used_consts(parse_description(txt, args.description, [])))
+    src = ['#define _GNU_SOURCE', '#include <stdio.h>', '#include <fcntl.h>',
+           '#include <sys/syscall.h>', '#include "%s"' % os.path.basename(args.header),
+           'int main(void)', '{']
+    src += ['\tprintf("%s = %%llu\\n", (unsigned long long)(%s));' % (n, n) for n in names]
     src += ['\treturn 0;', '}']
     with tempfile.TemporaryDirectory() as tmp:
         c, exe = os.path.join(tmp, 'consts.c'), os.path.join(tmp, 'consts')
@@ -942,7 +858,7 @@ def write_const(txt, args):
 
 
 def main():
-    p = argparse.ArgumentParser(add_help=False, usage='syz-check.py [options] DESCRIPTION.txt')
+    p = argparse.ArgumentParser(add_help=False)
     p.add_argument('description', nargs='?')
     p.add_argument('--const')
     p.add_argument('--header', default='uapi/drm/ccore_accel.h')
@@ -950,8 +866,8 @@ def main():
     p.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     p.add_argument('--c-out')
     p.add_argument('--self-test', action='store_true')
-    p.add_argument('--write-const', action='store_true')
     p.add_argument('--config')
+    p.add_argument('--write-const', action='store_true')
     p.add_argument('-h', '--help', action='store_true')
     args, extra = p.parse_known_args()
     if args.help:
@@ -964,7 +880,8 @@ def main():
         return 2
     args.const = args.const or args.description + '.const'
     args.include = args.include or ['/usr/include/libdrm']
-    for path in (args.description, args.header) + (() if args.write_const else (args.const,)):
+    needed = [args.description, args.header] + ([] if args.write_const else [args.const])
+    for path in needed + ([args.config] if args.config else []):
         if not os.path.isfile(path):
             print('syz-check.py: %s: no such file' % path, file=sys.stderr)
             return 2
@@ -972,23 +889,18 @@ def main():
     if args.write_const:
         write_const(txt, args)
         return 0
-    const_text = read_text(args.const)
-    generic = []
-    for inc in args.include:
-        drm_h = os.path.join(inc, 'drm.h')
-        if os.path.isfile(drm_h):
-            generic.append(read_text(drm_h))
-    header_text = read_text(args.header)
-    problems = check(txt, const_text, header_text, args, generic, args.c_out)
+    const_text, header = read_text(args.const), read_text(args.header)
+    generic = [read_text(os.path.join(i, 'drm.h')) for i in args.include
+               if os.path.isfile(os.path.join(i, 'drm.h'))]
+    problems = check(txt, const_text, header, args, generic, args.c_out)
     if not problems and args.self_test:
-        problems = self_test(txt, const_text, header_text, args, generic)
+        problems = self_test(txt, const_text, header, args, generic)
     if not problems and args.config:
         problems = check_config(args.config, txt, args)
     for line in problems:
         print(line, file=sys.stderr)
     if problems:
-        print('syz-check.py: %s does not match %s' % (args.description, args.header),
-              file=sys.stderr)
+        print('syz-check.py: %s: not consistent (see above)' % args.description, file=sys.stderr)
         return 1
     print('syz-check.py: %s matches %s' % (args.description, args.header))
     return 0
