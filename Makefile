@@ -130,6 +130,19 @@ $(SYZ_CHECKS): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR
 		|| { cat $(BUILD)/tests/syzkaller/dev_ccore.log; false; }
 	$(Q)touch $@
 
+# What the descriptions assume of a running system (file names, option
+# lists), checked in the QEMU guest by syzkaller_test.sh.
+SYZ_GUEST_TESTS := $(BUILD)/tests/kernel/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/dev_ccore.probes
+ifeq ($(SAN),)
+all: $(SYZ_GUEST_TESTS)
+endif
+$(BUILD)/tests/kernel/syzkaller_test.sh: selftests/driver/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/tap.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+$(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/syz-check.py
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
+
 help:
 	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 

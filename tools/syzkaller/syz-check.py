@@ -29,6 +29,9 @@ Usage: syz-check.py [options] DESCRIPTION.txt
   --config FILE     then check a syz-manager config: JSON whose
                     enable_syscalls all name calls that exist
   --write-const     rewrite the .const file from the headers (amd64 host)
+  --guest-probes FILE  write what the description assumes of a running
+                    system, for selftests/driver/syzkaller_test.sh: the file
+                    names it opens and its lists of strings
   -h, --help        this text
 
 Exit status: 0 if consistent; 1 if not, each problem printed as
@@ -857,6 +860,31 @@ def write_const(txt, args):
     print('wrote %s: %d constants' % (args.const, len(names)))
 
 
+def guest_probes(txt, args):
+    """'open PATH' (a # is a digit) and 'glob PATTERN' for every file name a
+    call opens, 'strings LIST VALUE...' for every list of strings."""
+    d = parse_description(txt, args.description, [])
+    lines = ['# what %s assumes of a running system: syz-check.py --guest-probes'
+             % args.description]
+
+    def walk(t):
+        if not isinstance(t, Type):
+            return
+        if t.name in ('string', 'glob') and t.args and t.args[0][0] == 'str':
+            lines.append('%s %s' % ('glob' if t.name == 'glob' else 'open', t.args[0][1][1:-1]))
+        for a in t.args:
+            walk(a)
+
+    for name, call_args, _ in d.calls:
+        if base_name(name) in ('syz_open_dev', 'openat'):
+            for _, t in call_args:
+                walk(t)
+    for name, (values, _) in sorted(d.str_flags.items()):
+        lines.append('strings %s %s' % (name, ' '.join(v[1][1:-1] for v in values)))
+    with open(args.guest_probes, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
 def main():
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument('description', nargs='?')
@@ -868,6 +896,7 @@ def main():
     p.add_argument('--self-test', action='store_true')
     p.add_argument('--config')
     p.add_argument('--write-const', action='store_true')
+    p.add_argument('--guest-probes')
     p.add_argument('-h', '--help', action='store_true')
     args, extra = p.parse_known_args()
     if args.help:
@@ -880,7 +909,8 @@ def main():
         return 2
     args.const = args.const or args.description + '.const'
     args.include = args.include or ['/usr/include/libdrm']
-    needed = [args.description, args.header] + ([] if args.write_const else [args.const])
+    needed = [args.description, args.header] + ([] if args.write_const or args.guest_probes
+                                                 else [args.const])
     for path in needed + ([args.config] if args.config else []):
         if not os.path.isfile(path):
             print('syz-check.py: %s: no such file' % path, file=sys.stderr)
@@ -888,6 +918,9 @@ def main():
     txt = read_text(args.description)
     if args.write_const:
         write_const(txt, args)
+        return 0
+    if args.guest_probes:
+        guest_probes(txt, args)
         return 0
     const_text, header = read_text(args.const), read_text(args.header)
     generic = [read_text(os.path.join(i, 'drm.h')) for i in args.include
