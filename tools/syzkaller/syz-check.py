@@ -748,13 +748,13 @@ def check(txt, const_text, header, args, generic, c_out=None):
 MUTATIONS = [
     ('a field of the wrong size', 'txt',
      'index_count\tint32[0:8]', 'index_count\tint64[0:8]',
-     'drm_ccore_ring_create is 56 bytes by syzlang rules'),
+     'drm_ccore_ring_create$indexed is 56 bytes by syzlang rules'),
     ('two fields swapped', 'txt',
      '\tdst\t\tccore_dev_addr\n\tsrc0\t\tccore_dev_addr\n\tsrc1\t\tconst[0, int64]\n}\n\n'
      'drm_ccore_desc$reduce',
      '\tsrc0\t\tccore_dev_addr\n\tdst\t\tccore_dev_addr\n\tsrc1\t\tconst[0, int64]\n}\n\n'
      'drm_ccore_desc$reduce',
-     'drm_ccore_desc$copy.src0 is at offset 24 by syzlang rules'),
+     'drm_ccore_desc$copy_signal.src0 is at offset 24 by syzlang rules'),
     ('a field named differently', 'txt',
      'bad_index\tint32\t(out)\n}\n\ndrm_ccore_ring_stats',
      'bad_idx\tint32\t(out)\n}\n\ndrm_ccore_ring_stats', 'bad_idx'),
@@ -773,8 +773,9 @@ MUTATIONS = [
      'DRM_CCORE_OP_NOTIFY, DRM_CCORE_OP_STARTI\n', 'DRM_CCORE_OP_NOTIFY\n',
      'missing DRM_CCORE_OP_STARTI'),
     ('an out field not marked (out)', 'txt',
-     'handle\t\tccore_ring_handle\t(out)', 'handle\t\tccore_ring_handle',
-     'drm_ccore_ring_create.handle: the header documents it as out:'),
+     'handle\t\tccore_ring_handle\t(out)\n\tpad\t\tconst[0, int32]\n\tindex_stride\tint64',
+     'handle\t\tccore_ring_handle\n\tpad\t\tconst[0, int32]\n\tindex_stride\tint64',
+     'drm_ccore_ring_create$indexed.handle: the header documents it as out:'),
     ('the wrong argument struct', 'txt',
      'arg ptr[inout, drm_ccore_ring_stats])', 'arg ptr[inout, drm_ccore_ring_submit])',
      'takes struct drm_ccore_ring_stats, not drm_ccore_ring_submit'),
