@@ -130,6 +130,22 @@ $(SYZ_CHECKS): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR
 		|| { cat $(BUILD)/tests/syzkaller/dev_ccore.log; false; }
 	$(Q)touch $@
 
+# A typical instance of every descriptor and instruction variant of the
+# descriptions must pass the verifier: syz_variants_test on the sim backend,
+# syz_variants_accel on the kernel driver in the QEMU guest.
+SYZ_VARIANTS_H := $(GEN)/syz_variants.h
+$(SYZ_VARIANTS_H): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --variants-h $@ $<
+$(BUILD)/tests/runtime/syz_variants_test: $(SYZ_VARIANTS_H)
+$(BUILD)/tests/runtime/syz_variants_test: CFLAGS_ALL += -I$(GEN)
+all: $(BUILD)/tests/kernel/syz_variants_accel
+$(BUILD)/tests/kernel/syz_variants_accel: selftests/runtime/syz_variants_test.c $(SYZ_VARIANTS_H) $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DSYZ_VARIANTS_ACCEL -I$(GEN) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
 # What the descriptions assume of a running system (file names, option
 # lists), checked in the QEMU guest by syzkaller_test.sh.
 SYZ_GUEST_TESTS := $(BUILD)/tests/kernel/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/dev_ccore.probes
