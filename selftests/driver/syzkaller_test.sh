@@ -119,7 +119,10 @@ t_knobs() {
 	printf '%020u\n' 8192 >"$d/dma_packetization_size" || rc=1
 	got="$(cat "$d/cc_dma_packet_size") $(cat "$d/dma_packetization_size")"
 	del_fabric "$fid"
-	[ $rc -eq 0 ] && [ "$got" = "1024 8192" ] || { echo "the knobs read '$got' (rc $rc)"; return 1; }
+	if [ $rc -ne 0 ] || [ "$got" != "1024 8192" ]; then
+		echo "the knobs read '$got' (rc $rc)"
+		return 1
+	fi
 }
 check "the packet-size knobs take %020u" t_knobs
 

@@ -48,7 +48,8 @@ done
 [ -n "$root" ] || { usage >&2; die "expected the image's ROOT directory"; }
 [ -d "$root/etc" ] || die "$root: not a root file system (no etc/)"
 [ -f "$module" ] || die "$module: no such module (build it: make driver)"
-[ -f "$firmware/ccore/dispatcher.bin" ] || die "$firmware/ccore/dispatcher.bin: missing (build it: make)"
+[ -f "$firmware/ccore/dispatcher.bin" ] ||
+	die "$firmware/ccore/dispatcher.bin: missing (build it: make)"
 if [ -z "$kver" ]; then
 	kver=$(modinfo -F vermagic "$module" | cut -d' ' -f1)
 	[ -n "$kver" ] || die "$module: no vermagic; give --kver"
@@ -57,7 +58,8 @@ fi
 
 mods="$root/lib/modules/$kver"
 if [ ! -d "$mods/kernel" ]; then
-	[ -d "/lib/modules/$kver/kernel" ] || die "/lib/modules/$kver: not on this host; install linux-image-$kver"
+	[ -d "/lib/modules/$kver/kernel" ] ||
+		die "/lib/modules/$kver: not on this host; install linux-image-$kver"
 	mkdir -p "$root/lib/modules"
 	cp -a "/lib/modules/$kver" "$root/lib/modules/"
 	rm -f "$mods/build" "$mods/source"
@@ -84,5 +86,6 @@ ExecStart=/bin/sh -c '$creates'
 [Install]
 WantedBy=multi-user.target
 EOF
-ln -sf ../ccore-fabrics.service "$root/etc/systemd/system/multi-user.target.wants/ccore-fabrics.service"
-echo "install-into-image: $root: ccore.ko for $kver, firmware, fabrics: $(echo "$fabrics" | sed 's/;/, /g')"
+ln -sf ../ccore-fabrics.service "$root/etc/systemd/system/multi-user.target.wants/"
+echo "install-into-image: $root: ccore.ko for $kver, firmware," \
+	"fabrics: $(echo "$fabrics" | sed 's/;/, /g')"
