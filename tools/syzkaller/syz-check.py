@@ -220,6 +220,7 @@ class Description:
         self.structs = {}     # name -> ([(field, Type, [attrs], where)], [attrs], where)
         self.unions = {}      # name -> ([(option, Type, [], where)], [attrs], where)
         self.calls = []       # (name, [(arg, Type)], where)
+        self.returns = []     # the Types calls return
         self.defines = set()
         self.meta = []
 
@@ -316,7 +317,7 @@ def parse_declaration(d, line, where):
         elif ts.skip('('):
             args = ts.list_of(lambda: (ts.take('ident'), ts.type()), ')')
             if not ts.done() and not ts.at('('):
-                ts.type()  # the returned resource
+                d.returns.append(ts.type())
             ts.attrs()
             d.calls.append((name, args, where))
         else:
@@ -692,9 +693,84 @@ class Checker:
         for flag in sorted(header_flags(self.header) - set(used)):
             self.problem(self.txt_name, 'flag %s of %s is not described' % (flag, self.header_name))
 
+    def referenced(self):
+        """Names of declarations something refers to."""
+        refs = set()
+
+        def walk(t):
+            if isinstance(t, Type):
+                refs.add(t.name)
+                for a in t.args:
+                    walk(a)
+            elif t[0] == 'range':
+                walk(t[1])
+                walk(t[2])
+
+        for t, _ in self.d.types():
+            walk(t)
+        for base, specials, _ in self.d.resources.values():
+            refs.add(base)
+        return refs
+
+    def check_unused(self):
+        """syz-sysgen refuses declarations nothing uses."""
+        refs = self.referenced()
+        for kind, table in (('flags', self.d.flags), ('strings', self.d.str_flags),
+                            ('struct', self.d.structs), ('union', self.d.unions),
+                            ('type', self.d.aliases), ('resource', self.d.resources)):
+            for name, decl in sorted(table.items()):
+                if name not in refs:
+                    self.problem(decl[-1], '%s %s is not used (syz-sysgen refuses that)'
+                                 % (kind, name))
+
+    def walk_ctors(self, t, direction, can_create, seen, made, taken):
+        """syz-sysgen's rule for resources: made where a call returns it or an
+        out field outside a union holds it, taken where an in field does."""
+        if t.name in self.d.aliases:
+            t = self.d.aliases[t.name][0]
+        if t.name in self.d.resources or t.name in EXTERNAL_RESOURCES:
+            name = t.name
+            while name in self.d.resources:
+                if can_create and direction != 'in':
+                    made.add(name)
+                if direction != 'out':
+                    taken.add(name)
+                name = self.d.resources[name][0]
+        elif t.name in self.d.structs or t.name in self.d.unions:
+            if (t.name, direction) in seen:
+                return
+            seen.add((t.name, direction))
+            fields = (self.d.structs.get(t.name) or self.d.unions[t.name])[0]
+            for _, ftype, attrs, _ in fields:
+                fdir = next((a for a in attrs if a in DIRECTIONS), direction)
+                self.walk_ctors(ftype, fdir, can_create and t.name in self.d.structs, seen,
+                                made, taken)
+        elif t.name in ('ptr', 'ptr64') and len(t.args) == 2:
+            self.walk_ctors(t.args[1], t.args[0].name, can_create, seen, made, taken)
+        elif t.name == 'array' and t.args:
+            self.walk_ctors(t.args[0], direction, can_create, seen, made, taken)
+        elif t.name == 'optional' and t.args:
+            self.walk_ctors(t.args[0], direction, False, seen, made, taken)
+
+    def check_ctors(self):
+        made, taken, seen = set(), set(), set()
+        for _, args, _ in self.d.calls:
+            for _, t in args:
+                self.walk_ctors(t, 'in', True, seen, made, taken)
+        for ret in self.d.returns:
+            self.walk_ctors(ret, 'out', True, seen, made, taken)
+        for name, (_, _, where) in sorted(self.d.resources.items()):
+            if name not in made:
+                self.problem(where, 'resource %s is never made: no call returns it, no out '
+                             'field outside a union holds it' % name)
+            if name not in taken:
+                self.problem(where, 'resource %s is never taken as an input' % name)
+
     def run(self):
         """The problems found without the compiler."""
         self.check_meta()
+        self.check_unused()
+        self.check_ctors()
         self.check_names()
         self.check_ioctls()
         self.check_consts()
@@ -800,6 +876,13 @@ MUTATIONS = [
      '#define DRM_CCORE_JOB_F_TRIGGER\t\t(1u << 0)\n',
      '#define DRM_CCORE_JOB_F_TRIGGER\t\t(1u << 0)\n#define DRM_CCORE_JOB_F_NEW\t\t(1u << 1)\n',
      'flag DRM_CCORE_JOB_F_NEW of uapi/drm/ccore_accel.h is not described'),
+    ('a resource no call makes', 'txt',
+     '\tfd\tfd_ccore_sem\t(out)', '\tfd\tfd_ccore_sem\t(in)',
+     'resource fd_ccore_sem is never made'),
+    ('a flags list nothing uses', 'txt',
+     'ccore_job_flags = DRM_CCORE_JOB_F_TRIGGER\n',
+     'ccore_job_flags = DRM_CCORE_JOB_F_TRIGGER\nccore_unused = 1\n',
+     'flags ccore_unused is not used'),
 ]
 
 
