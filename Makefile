@@ -52,7 +52,7 @@ LDLIBS_ALL := -lm
 LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
-DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3
 DEPS_CHECK := $(DEPS_BUILD)
 
 OBJ := $(BUILD)/obj
@@ -113,6 +113,51 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	@echo "  HDRCHK  C++ $<"
 	$(Q)$(CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -isystem /usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
 	$(Q)touch $@
+
+# The syzkaller descriptions of the uAPI (tools/syzkaller/) match the header:
+# ioctl numbers, struct layouts, flags, every ioctl described; the checker
+# also shows that it rejects each kind of mistake (--self-test).
+PYTHON ?= python3
+SYZ_DIR := tools/syzkaller
+SYZ_CHECKS := $(BUILD)/tests/syzkaller/dev_ccore.stamp
+all: $(SYZ_CHECKS)
+$(SYZ_CHECKS): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py \
+		$(SYZ_DIR)/ccore-qemu.cfg uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  SYZCHK  $<"
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --cc "$(CC)" --self-test --config $(SYZ_DIR)/ccore-qemu.cfg \
+		--c-out $(BUILD)/tests/syzkaller/dev_ccore_check.c $< >$(BUILD)/tests/syzkaller/dev_ccore.log \
+		|| { cat $(BUILD)/tests/syzkaller/dev_ccore.log; false; }
+	$(Q)touch $@
+
+# A typical instance of every descriptor and instruction variant of the
+# descriptions must pass the verifier: syz_variants_test on the sim backend,
+# syz_variants_accel on the kernel driver in the QEMU guest.
+SYZ_VARIANTS_H := $(GEN)/syz_variants.h
+$(SYZ_VARIANTS_H): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --variants-h $@ $<
+$(BUILD)/tests/runtime/syz_variants_test: $(SYZ_VARIANTS_H)
+$(BUILD)/tests/runtime/syz_variants_test: CFLAGS_ALL += -I$(GEN)
+all: $(BUILD)/tests/kernel/syz_variants_accel
+$(BUILD)/tests/kernel/syz_variants_accel: selftests/runtime/syz_variants_test.c $(SYZ_VARIANTS_H) $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DSYZ_VARIANTS_ACCEL -I$(GEN) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# What the descriptions assume of a running system (file names, option
+# lists), checked in the QEMU guest by syzkaller_test.sh.
+SYZ_GUEST_TESTS := $(BUILD)/tests/kernel/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/dev_ccore.probes
+ifeq ($(SAN),)
+all: $(SYZ_GUEST_TESTS)
+endif
+$(BUILD)/tests/kernel/syzkaller_test.sh: selftests/driver/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/tap.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+$(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/syz-check.py
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
 
 help:
 	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
