@@ -393,15 +393,23 @@ static int __init ccore_init(void)
 {
 	int rc;
 
-	rc = ccore_genl_init();
+	rc = ccore_jobs_init();
 	if (rc)
 		return rc;
+	rc = ccore_genl_init();
+	if (rc)
+		goto err_jobs;
 	ccore_debugfs_module_init();
 	rc = ccore_sim_init();
-	if (rc) {
-		ccore_debugfs_module_exit();
-		ccore_genl_fini();
-	}
+	if (rc)
+		goto err_debugfs;
+	return 0;
+
+err_debugfs:
+	ccore_debugfs_module_exit();
+	ccore_genl_fini();
+err_jobs:
+	ccore_jobs_exit();
 	return rc;
 }
 
@@ -410,8 +418,7 @@ static void __exit ccore_exit(void)
 	ccore_sim_exit();
 	ccore_debugfs_module_exit();
 	ccore_genl_fini();
-	/* the last job fences are freed, and the module put, by RCU */
-	rcu_barrier();
+	ccore_jobs_exit();
 }
 
 module_init(ccore_init);

@@ -247,6 +247,8 @@ int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *fi
 int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *file);
 void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status);
 void ccore_jobs_fini(struct ccore_file *cfile);
+int ccore_jobs_init(void);
+void ccore_jobs_exit(void);
 
 /* ccore_compute.c */
 int ccore_ioctl_compute_submit(struct drm_device *drm, void *data, struct drm_file *file);

@@ -48,6 +48,27 @@ static const struct dma_fence_ops ccore_job_fence_ops = {
 	.release = job_fence_release,
 };
 
+/*
+ * Job work (start, recovery, timeout) runs here, so that unloading the
+ * module can wait until the last of it has returned: a work item may drop
+ * the last reference on its job and so on the module (ccore_jobs_exit()).
+ */
+static struct workqueue_struct *ccore_jobs_wq;
+
+int ccore_jobs_init(void)
+{
+	ccore_jobs_wq = alloc_workqueue("ccore-jobs", 0, 0);
+	return ccore_jobs_wq ? 0 : -ENOMEM;
+}
+
+/* After the last job fence is gone: nothing can queue work any more. */
+void ccore_jobs_exit(void)
+{
+	destroy_workqueue(ccore_jobs_wq);
+	/* the fences' RCU frees, each putting the module, have all run */
+	rcu_barrier();
+}
+
 static void job_put(struct ccore_job *job)
 {
 	dma_fence_put(&job->fence);
@@ -296,7 +317,7 @@ void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status)
 		ccore_genl_job_event(job->cdev, CCORE_EVENT_DMA_ERROR, job->cc, status, job->id);
 		/* the hardware's reference moves to the recovery work */
 		INIT_WORK(&job->start, job_recover_work);
-		schedule_work(&job->start);
+		queue_work(ccore_jobs_wq, &job->start);
 		return;
 	}
 	job_retire(job);
@@ -340,7 +361,7 @@ static int job_enqueue(struct ccore_job *job)
 		dma_fence_put(&job->fence);
 		return ccore_fail(job->cdev, "SUBMIT", rc, &err);
 	}
-	schedule_delayed_work(&job->timeout, msecs_to_jiffies(job->timeout_ms));
+	queue_delayed_work(ccore_jobs_wq, &job->timeout, msecs_to_jiffies(job->timeout_ms));
 	/*
 	 * Done already (ccore_job_done() found no timeout to cancel): a
 	 * timeout left armed would hold the module for as long as it runs.
@@ -370,7 +391,7 @@ static void job_in_fence_signalled(struct dma_fence *fence, struct dma_fence_cb 
 {
 	struct ccore_job *job = container_of(cb, struct ccore_job, in_cb);
 
-	schedule_work(&job->start);
+	queue_work(ccore_jobs_wq, &job->start);
 }
 
 static struct ccore_job *job_new(struct ccore_device *cdev, struct ccore_file *cfile,
@@ -561,7 +582,7 @@ static void job_cancel_start(struct ccore_file *cfile, struct ccore_job *job)
 	in = job->in_fence ? dma_fence_get(job->in_fence) : NULL;
 	spin_unlock_irq(&cfile->active_lock);
 	if (in && dma_fence_remove_callback(in, &job->in_cb))
-		schedule_work(&job->start);
+		queue_work(ccore_jobs_wq, &job->start);
 	dma_fence_put(in);
 	flush_work(&job->start);
 }
