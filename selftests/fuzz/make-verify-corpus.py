@@ -20,8 +20,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "verify-corpus")
 DICT = os.path.join(HERE, "verify.dict")
 
-# fuzz_input.flags
+# fuzz_input.flags and .model
 DESCS, START, PROGRAM, TRIGGER, COMPUTE, DMA_ERROR, CC_HANG = 1, 2, 4, 8, 16, 32, 64
+TIMED, IDEAL = 1, 2
 
 # uAPI values (uapi/drm/ccore_accel.h)
 COPY, REDUCE, SEM_WRITE, DIV = 1, 2, 3, 4
@@ -48,10 +49,10 @@ def sem(dev, core, idx):
 
 def header(flags, dev=0, core=0, cc=0, engine=0, ring=0, ce_engine=0, ce_ring=0, slots=16,
            packet_size=512, index_stride=0, index_count=0, seed=1, ndesc=0, ninsn=0,
-           nce=0, trigger_count=1, pattern=b""):
-    return struct.pack("<8BIIqII3HBB16s", flags, dev, core, cc, engine, ring, ce_engine,
+           nce=0, trigger_count=1, model=0, pattern=b""):
+    return struct.pack("<8BIIqII3HBBB15s", flags, dev, core, cc, engine, ring, ce_engine,
                        ce_ring, slots, packet_size, index_stride, index_count, seed,
-                       ndesc, ninsn, nce, trigger_count, len(pattern), pattern)
+                       ndesc, ninsn, nce, trigger_count, model, len(pattern), pattern)
 
 
 def desc(op, dtype=0, redop=0, flags=0, signal_sem=0, signal_value=0, value=0, length=0,
@@ -82,7 +83,7 @@ def run_ring(n, engine=0, ring=0):
 
 # Values at the ends of every integer type, for REDUCE and DIV to meet.
 EXTREMES = bytes([0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xff, 0xff, 0xff, 0xff,
-                  0x7f, 0x01, 0x00, 0xff])
+                  0x7f, 0x01, 0x00])
 
 
 def seeds():
@@ -197,6 +198,13 @@ def seeds():
     out["bad_compute_trigger"] = seed(COMPUTE, ces=[ce("trigger", cc_core=3), ce("end")])
     out["bad_compute_duration"] = seed(COMPUTE, ces=[
         ce("compute", duration_ns=3600000000001), ce("end")])
+    # the timed model (and its ideal setting) runs a few of them its own way
+    for name in ("cc_start_ring", "indexed_starti", "compute_all", "ring_mixed_packets",
+                 "dma_error", "compute_dma_error"):
+        for model, suffix in ((TIMED, "timed"), (TIMED | IDEAL, "ideal")):
+            data = bytearray(out[name])
+            data[39] = model
+            out[f"{name}_{suffix}"] = bytes(data)
     return out
 
 

@@ -19,6 +19,7 @@
  * selftests/fuzz/make-verify-corpus.py writes the seed corpus in this
  * format; keep the two in step.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,9 @@ enum {
 	IN_CC_HANG = 64,	/* hang the job's CC core */
 };
 
+/* struct fuzz_input.model: functional (0), or timed (ccm_timed.c, ccm_xfer.c) */
+enum { MODEL_TIMED = 1, MODEL_IDEAL = 2 };
+
 /*
  * The input's header, little-endian as the host is; then ndesc struct
  * drm_ccore_desc, ninsn struct drm_ccore_insn, nce struct
@@ -62,10 +66,12 @@ struct fuzz_input {
 	u32 seed;			/* the inline scheduler's (struct ccm_config) */
 	u16 ndesc, ninsn, nce;
 	u8 trigger_count;
+	u8 model;			/* MODEL_*: which execution the model runs */
 	u8 pattern_len;			/* first bytes of pattern that fill every buffer */
-	u8 pattern[16];
+	u8 pattern[15];
 };
-_Static_assert(sizeof(struct fuzz_input) == 56, "make-verify-corpus.py packs 56 bytes");
+_Static_assert(sizeof(struct fuzz_input) == 56 && offsetof(struct fuzz_input, model) == 39,
+	       "make-verify-corpus.py packs 56 bytes, the model at 39");
 
 /* The fabric: 2 devices of 2 cores, 2 CC cores, 2 engines of 4 rings each. */
 #define FZ_DEVS 2
@@ -143,7 +149,7 @@ static void fz_setup_once(void)
 
 /* A fresh fabric with the dispatcher on every CC core, the context's
  * semaphores on every core and another context's block behind them. */
-static struct ccm_fabric *fz_fabric_new(u64 seed)
+static struct ccm_fabric *fz_fabric_new(const struct fuzz_input *in)
 {
 	struct ccm_config cfg;
 	struct ccm_err err;
@@ -162,7 +168,9 @@ static struct ccm_fabric *fz_fabric_new(u64 seed)
 	cfg.max_ring_size = 16;
 	cfg.max_program_size = 128;
 	cfg.workers = 0;
-	cfg.seed = seed;
+	cfg.seed = in->seed;
+	cfg.timed = !!(in->model & MODEL_TIMED);
+	cfg.ideal = cfg.timed && (in->model & MODEL_IDEAL);
 	f = ccm_fabric_create(&cfg, &fz_ops, NULL, &err);
 	if (!f)
 		abort();
@@ -294,7 +302,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nce = take_records(&data, &size, ce, in.nce < 128 ? in.nce : 128, sizeof(*ce));
 	fz_setup_once();
 	fill_buffers(&in);
-	fz_fabric = fz_fabric_new(in.seed);
+	fz_fabric = fz_fabric_new(&in);
 	v.f = fz_fabric;
 	v.dev = in.dev % FZ_DEVS;
 	v.core = in.core % FZ_CORES;
