@@ -11,10 +11,11 @@
  * rings.  What the verifier accepts then runs on a small inline fabric of
  * the model for a bounded number of steps, so anything it should have
  * refused and the model mishandles (a division by zero, an access outside
- * a buffer, overflow, an assertion) shows as an ASan or UBSan report, and
- * unbounded work per step as a libFuzzer timeout.  Every input gets a
- * fresh fabric: the scheduler's order is seeded and a ring started for
- * 2^32 descriptors never drains, so nothing may carry over.
+ * a buffer, overflow) shows as an ASan or UBSan report, a job or compute
+ * program reported done twice as an abort, and unbounded work per step
+ * as a libFuzzer timeout.  Every input gets a fresh fabric: the
+ * scheduler's order is seeded and a job may spin forever, so nothing may
+ * carry over.
  *
  * selftests/fuzz/make-verify-corpus.py writes the seed corpus in this
  * format; keep the two in step.
@@ -118,14 +119,28 @@ static bool fz_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
 	return ccm_ring_owner(fz_fabric, dev, core, engine, ring) == owner;
 }
 
+/* The model's promise to its host: each job and compute program ends once. */
+static u32 fz_jobs_done, fz_computes_done;
+
 static void job_done(void *host, u64 cookie, int status)
 {
 	(void)host;
-	(void)cookie;
 	(void)status;
+	if (cookie != 1 || ++fz_jobs_done > 1)
+		abort();
 }
 
-static const struct ccm_host_ops fz_ops = { .job_done = job_done };
+static void compute_done(void *host, u32 dev, u32 core, int status)
+{
+	(void)host;
+	(void)dev;
+	(void)core;
+	(void)status;
+	if (++fz_computes_done > 1)
+		abort();
+}
+
+static const struct ccm_host_ops fz_ops = { .job_done = job_done, .compute_done = compute_done };
 
 static void fz_setup_once(void)
 {
@@ -302,6 +317,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nce = take_records(&data, &size, ce, in.nce < 128 ? in.nce : 128, sizeof(*ce));
 	fz_setup_once();
 	fill_buffers(&in);
+	fz_jobs_done = 0;
+	fz_computes_done = 0;
 	fz_fabric = fz_fabric_new(&in);
 	v.f = fz_fabric;
 	v.dev = in.dev % FZ_DEVS;
