@@ -403,7 +403,7 @@ FUZZ_FLAGS_verify := -timeout=10
 .PHONY: fuzz fuzz-build
 fuzz: fuzz-build
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_DIR)/artifacts
-	$(Q)$(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	$(Q)UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		-dict=$(FUZZ_DICT_$(FUZZ_TARGET)) -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_FLAGS_$(FUZZ_TARGET)) \
 		$(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 

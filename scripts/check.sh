@@ -77,7 +77,7 @@ verify_fuzz() {
 	local fuzzer=$1/fuzz/fuzzers/verify work rc
 	[ -x "$fuzzer" ] || { echo "$fuzzer is missing (make FUZZ_TARGET=verify fuzz-build)"; return 1; }
 	work=$(mktemp -d)
-	"$fuzzer" -seed=1 -max_total_time=20 -timeout=10 -print_final_stats=1 \
+	UBSAN_OPTIONS=print_stacktrace=1 "$fuzzer" -seed=1 -max_total_time=20 -timeout=10 -print_final_stats=1 \
 		-dict=selftests/fuzz/verify.dict -artifact_prefix="$work/" \
 		"$work" selftests/fuzz/verify-corpus 2>&1 | grep -v -E '^#[0-9]+.(NEW|REDUCE|pulse)'
 	rc=${PIPESTATUS[0]}
