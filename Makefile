@@ -13,7 +13,8 @@
 #                   packet-size priority)
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
-#                   text description reader
+#                   text description reader, FUZZ_TARGET=verify: the model's
+#                   descriptor and program verifier and what it accepts
 #
 # Each of demo, check and driver installs the Debian packages it needs first.
 
@@ -53,7 +54,8 @@ LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
 DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3
-DEPS_CHECK := $(DEPS_BUILD)
+# check also runs the verifier fuzzer (clang's libFuzzer)
+DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev
 
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
@@ -160,7 +162,7 @@ $(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_D
 	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
@@ -286,6 +288,7 @@ check: deps-check kernel-deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 all
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread tsan-tests
+	$(Q)$(MAKE) --no-print-directory FUZZ_TARGET=verify fuzz-build
 	$(Q)scripts/check.sh $(BUILD) $(BUILD)/asan $(BUILD)/tsan
 
 # The tests with several threads, under ThreadSanitizer (the model's shim
@@ -418,12 +421,15 @@ $(BUILD)/tests/kernel/helpers/genl_request: selftests/driver/genl_request.c uapi
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -Iuapi $(NL_CFLAGS) -static -Wl,--no-warnings $< -o $@ $(NL_LIBS)
 
-# --- fuzzing the executable loader (libFuzzer) ------------------------------
+# --- fuzzing (libFuzzer) -----------------------------------------------------
 # The library is rebuilt with clang under ASan/UBSan and libFuzzer's
 # coverage (in $(BUILD)/fuzz).  FUZZ_TARGET exe_load (default) fuzzes the
 # .cce loader from the checked-in corpus (selftests/fuzz/corpus, see
 # make-corpus.sh there); exe_text the text description reader from the
-# seed descriptions.  What the fuzzer finds is kept in
+# seed descriptions; verify the model's verifier (model/ccm_verify.c,
+# ccm_compute_verify.c) and runs what it accepts, from
+# selftests/fuzz/verify-corpus (make-verify-corpus.py); make check runs it
+# for 20 s (scripts/check.sh).  What the fuzzer finds is kept in
 # $(BUILD)/fuzz/corpus-TARGET, crashing inputs go to $(BUILD)/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET ?= exe_load
@@ -434,17 +440,21 @@ FUZZ_SEEDS_exe_load := selftests/fuzz/corpus
 FUZZ_SEEDS_exe_text := selftests/fuzz/seeds examples
 FUZZ_DICT_exe_load := selftests/fuzz/exe.dict
 FUZZ_DICT_exe_text := selftests/fuzz/exe_text.dict
+FUZZ_SEEDS_verify := selftests/fuzz/verify-corpus
+FUZZ_DICT_verify := selftests/fuzz/verify.dict
+# an input runs a bounded number of model steps: one taking seconds is a bug
+FUZZ_FLAGS_verify := -timeout=10
 
 .PHONY: fuzz fuzz-build
 fuzz: fuzz-build
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_DIR)/artifacts
-	$(Q)$(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		-dict=$(FUZZ_DICT_$(FUZZ_TARGET)) -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+	$(Q)UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-dict=$(FUZZ_DICT_$(FUZZ_TARGET)) -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_FLAGS_$(FUZZ_TARGET)) \
 		$(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 fuzz-build:
-	$(Q)case "$(FUZZ_TARGET)" in exe_load|exe_text) ;; \
-		*) echo "FUZZ_TARGET=$(FUZZ_TARGET): expected exe_load or exe_text" >&2; exit 2 ;; esac
+	$(Q)case "$(FUZZ_TARGET)" in exe_load|exe_text|verify) ;; \
+		*) echo "FUZZ_TARGET=$(FUZZ_TARGET): expected exe_load, exe_text or verify" >&2; exit 2 ;; esac
 	$(Q)scripts/deps.sh $(DEPS_FUZZ)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=$(FUZZ_CC) SAN=1 \
 		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET)

@@ -187,8 +187,9 @@ struct drm_ccore_desc {
  * @DRM_CCORE_OP_SET: set semaphore @sem (local or remote) to @imm
  * @DRM_CCORE_OP_ADD: add @imm to semaphore @sem (local or remote)
  * @DRM_CCORE_OP_START: start the next @imm descriptors of ring @ring of
- *	engine @engine of this core (an indexed ring's at index 0); @imm is at
- *	most the descriptors written, else the core faults
+ *	engine @engine of this core (an indexed ring's at index 0); @imm is
+ *	1..the ring's size when loaded (for START and STARTI alike), and at
+ *	most the descriptors written when run, else the core faults
  * @DRM_CCORE_OP_RWAIT: wait until every started descriptor of @engine/@ring
  *	has completed
  * @DRM_CCORE_OP_JUMP: pc += @target
