@@ -13,7 +13,7 @@
 
 #include "ccore_drv.h"
 
-/* A ring's descriptors are bounded by the ring size: one copy at a time. */
+/* The most descriptors a submission may name (the uAPI's limit) */
 #define CCORE_SUBMIT_MAX BIT(20)
 
 bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
@@ -210,6 +210,12 @@ int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file 
 		return -EINVAL;
 	if (!a->count || a->count > CCORE_SUBMIT_MAX)
 		return -EINVAL;
+	/* no ring has room for more (as a full ring): nothing larger is copied in */
+	if (a->count > cdev->hw->cfg.max_ring_size) {
+		drm_dbg_driver(drm, "RING_SUBMIT: %u descriptors; rings hold at most %u\n",
+			       a->count, cdev->hw->cfg.max_ring_size);
+		return -ENOSPC;
+	}
 	in = vmemdup_array_user(u64_to_user_ptr(a->descs), a->count, sizeof(*in));
 	if (IS_ERR(in))
 		return PTR_ERR(in);
