@@ -13,7 +13,8 @@
 #                   packet-size priority)
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
-#                   text description reader
+#                   text description reader, FUZZ_TARGET=verify: the model's
+#                   descriptor and program verifier and what it accepts
 #   make fuzz-kernel  fuzz ccore.ko's ioctls in QEMU for FUZZ_SECONDS
 #                   (default 600) over FUZZ_SEEDS (default "1 2 3")
 #
@@ -54,8 +55,9 @@ LDLIBS_ALL := -lm
 LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
-DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev
-DEPS_CHECK := $(DEPS_BUILD)
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3
+# check also runs the verifier fuzzer (clang's libFuzzer)
+DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev
 
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
@@ -116,8 +118,53 @@ $(BUILD)/tests/uapi/header_cxx.stamp: uapi/drm/ccore_accel.h $(HDR_CHECK_SRC)
 	$(Q)$(CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -isystem /usr/include/libdrm -Iuapi/drm -fsyntax-only $(HDR_CHECK_SRC)
 	$(Q)touch $@
 
+# The syzkaller descriptions of the uAPI (tools/syzkaller/) match the header:
+# ioctl numbers, struct layouts, flags, every ioctl described; the checker
+# also shows that it rejects each kind of mistake (--self-test).
+PYTHON ?= python3
+SYZ_DIR := tools/syzkaller
+SYZ_CHECKS := $(BUILD)/tests/syzkaller/dev_ccore.stamp
+all: $(SYZ_CHECKS)
+$(SYZ_CHECKS): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py \
+		$(SYZ_DIR)/ccore-qemu.cfg uapi/drm/ccore_accel.h
+	@mkdir -p $(dir $@)
+	@echo "  SYZCHK  $<"
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --cc "$(CC)" --self-test --config $(SYZ_DIR)/ccore-qemu.cfg \
+		--c-out $(BUILD)/tests/syzkaller/dev_ccore_check.c $< >$(BUILD)/tests/syzkaller/dev_ccore.log \
+		|| { cat $(BUILD)/tests/syzkaller/dev_ccore.log; false; }
+	$(Q)touch $@
+
+# A typical instance of every descriptor and instruction variant of the
+# descriptions must pass the verifier: syz_variants_test on the sim backend,
+# syz_variants_accel on the kernel driver in the QEMU guest.
+SYZ_VARIANTS_H := $(GEN)/syz_variants.h
+$(SYZ_VARIANTS_H): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ_DIR)/syz-check.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --variants-h $@ $<
+$(BUILD)/tests/runtime/syz_variants_test: $(SYZ_VARIANTS_H)
+$(BUILD)/tests/runtime/syz_variants_test: CFLAGS_ALL += -I$(GEN)
+all: $(BUILD)/tests/kernel/syz_variants_accel
+$(BUILD)/tests/kernel/syz_variants_accel: selftests/runtime/syz_variants_test.c $(SYZ_VARIANTS_H) $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DSYZ_VARIANTS_ACCEL -I$(GEN) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# What the descriptions assume of a running system (file names, option
+# lists), checked in the QEMU guest by syzkaller_test.sh.
+SYZ_GUEST_TESTS := $(BUILD)/tests/kernel/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/dev_ccore.probes
+ifeq ($(SAN),)
+all: $(SYZ_GUEST_TESTS)
+endif
+$(BUILD)/tests/kernel/syzkaller_test.sh: selftests/driver/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/tap.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+$(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/syz-check.py
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
+
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
@@ -243,6 +290,7 @@ check: deps-check kernel-deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN=1 all
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread tsan-tests
+	$(Q)$(MAKE) --no-print-directory FUZZ_TARGET=verify fuzz-build
 	$(Q)scripts/check.sh $(BUILD) $(BUILD)/asan $(BUILD)/tsan
 
 # The tests with several threads, under ThreadSanitizer (the model's shim
@@ -410,12 +458,15 @@ $(BUILD)/tests/kernel/helpers/genl_request: selftests/driver/genl_request.c uapi
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -Iuapi $(NL_CFLAGS) -static -Wl,--no-warnings $< -o $@ $(NL_LIBS)
 
-# --- fuzzing the executable loader (libFuzzer) ------------------------------
+# --- fuzzing (libFuzzer) -----------------------------------------------------
 # The library is rebuilt with clang under ASan/UBSan and libFuzzer's
 # coverage (in $(BUILD)/fuzz).  FUZZ_TARGET exe_load (default) fuzzes the
 # .cce loader from the checked-in corpus (selftests/fuzz/corpus, see
 # make-corpus.sh there); exe_text the text description reader from the
-# seed descriptions.  What the fuzzer finds is kept in
+# seed descriptions; verify the model's verifier (model/ccm_verify.c,
+# ccm_compute_verify.c) and runs what it accepts, from
+# selftests/fuzz/verify-corpus (make-verify-corpus.py); make check runs it
+# for 20 s (scripts/check.sh).  What the fuzzer finds is kept in
 # $(BUILD)/fuzz/corpus-TARGET, crashing inputs go to $(BUILD)/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET ?= exe_load
@@ -426,17 +477,21 @@ FUZZ_SEEDS_exe_load := selftests/fuzz/corpus
 FUZZ_SEEDS_exe_text := selftests/fuzz/seeds examples
 FUZZ_DICT_exe_load := selftests/fuzz/exe.dict
 FUZZ_DICT_exe_text := selftests/fuzz/exe_text.dict
+FUZZ_SEEDS_verify := selftests/fuzz/verify-corpus
+FUZZ_DICT_verify := selftests/fuzz/verify.dict
+# an input runs a bounded number of model steps: one taking seconds is a bug
+FUZZ_FLAGS_verify := -timeout=10
 
 .PHONY: fuzz fuzz-build
 fuzz: fuzz-build
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_DIR)/artifacts
-	$(Q)$(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		-dict=$(FUZZ_DICT_$(FUZZ_TARGET)) -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+	$(Q)UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-dict=$(FUZZ_DICT_$(FUZZ_TARGET)) -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_FLAGS_$(FUZZ_TARGET)) \
 		$(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 fuzz-build:
-	$(Q)case "$(FUZZ_TARGET)" in exe_load|exe_text) ;; \
-		*) echo "FUZZ_TARGET=$(FUZZ_TARGET): expected exe_load or exe_text" >&2; exit 2 ;; esac
+	$(Q)case "$(FUZZ_TARGET)" in exe_load|exe_text|verify) ;; \
+		*) echo "FUZZ_TARGET=$(FUZZ_TARGET): expected exe_load, exe_text or verify" >&2; exit 2 ;; esac
 	$(Q)scripts/deps.sh $(DEPS_FUZZ)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=$(FUZZ_CC) SAN=1 \
 		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_DIR)/fuzzers/$(FUZZ_TARGET)

@@ -4,6 +4,7 @@
  * fabric, routes the uAPI to the per-concern files and releases everything
  * a file created when it is closed.
  */
+#include <linux/compat.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <drm/drm_accel.h>
@@ -101,11 +102,19 @@ static int ccore_open(struct drm_device *drm, struct drm_file *file)
 	if (!cfile)
 		return -ENOMEM;
 	kref_init(&cfile->kref);
+	/*
+	 * The file's state outlives the file (semaphore exports, pins of
+	 * other files): its device must too, removed or not.
+	 */
+	drm_dev_get(drm);
 	cfile->cdev = to_ccore_device(drm);
 	ccm_vm_init(&cfile->vm);
 	xa_init_flags(&cfile->rings, XA_FLAGS_ALLOC1);
 	xa_init_flags(&cfile->programs, XA_FLAGS_ALLOC1);
 	xa_init(&cfile->jobs);
+	INIT_LIST_HEAD(&cfile->active);
+	spin_lock_init(&cfile->active_lock);
+	init_waitqueue_head(&cfile->active_done);
 	INIT_LIST_HEAD(&cfile->grants);
 	INIT_LIST_HEAD(&cfile->sem_blocks);
 	cfile->next_job = 1;
@@ -117,8 +126,11 @@ static void ccore_file_release(struct kref *kref)
 {
 	struct ccore_file *cfile = container_of(kref, struct ccore_file, kref);
 
+	struct drm_device *drm = &cfile->cdev->drm;
+
 	ccm_vm_fini(&cfile->vm);
 	kfree(cfile);
+	drm_dev_put(drm);
 }
 
 void ccore_file_put(struct ccore_file *cfile)
@@ -134,13 +146,22 @@ void ccore_file_put(struct ccore_file *cfile)
 static void ccore_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct ccore_file *cfile = file->driver_priv;
+	bool had_jobs;
 
 	cfile->closing = true;
 	ccore_compute_fini(cfile);
 	ccore_jobs_fini(cfile);
 	ccore_rings_fini(cfile);
 	ccore_sems_fini(cfile);
+	had_jobs = cfile->next_job > 1;
 	ccore_file_put(cfile);
+	/*
+	 * Its job fences, if nothing else holds them, are now freed by RCU,
+	 * each putting the module: once a process has exited the module
+	 * unloads at once.
+	 */
+	if (had_jobs)
+		rcu_barrier();
 }
 
 static const struct drm_ioctl_desc ccore_ioctls[] = {
@@ -168,18 +189,114 @@ static const struct drm_ioctl_desc ccore_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_WAIT, ccore_ioctl_compute_wait, 0),
 };
 
-/* The DRM core answers an unknown driver ioctl with -EINVAL; ours says
- * -ENOTTY, as any other character device would.
+/*
+ * The DRM core's own ioctls an accel file has use for.  The rest serve
+ * display and legacy drivers and assume a master or a primary node an
+ * accel file does not have (GET_MAGIC and GET_UNIQUE dereference NULL).
  */
-static long ccore_unlocked_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+static const unsigned int ccore_core_ioctls[] = {
+	DRM_IOCTL_VERSION,
+	DRM_IOCTL_GET_CAP,
+	DRM_IOCTL_GEM_CLOSE,
+	DRM_IOCTL_PRIME_HANDLE_TO_FD,
+	DRM_IOCTL_PRIME_FD_TO_HANDLE,
+	DRM_IOCTL_SYNCOBJ_CREATE,
+	DRM_IOCTL_SYNCOBJ_DESTROY,
+	DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD,
+	DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE,
+	DRM_IOCTL_SYNCOBJ_TRANSFER,
+	DRM_IOCTL_SYNCOBJ_WAIT,
+	DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT,
+	DRM_IOCTL_SYNCOBJ_EVENTFD,
+	DRM_IOCTL_SYNCOBJ_RESET,
+	DRM_IOCTL_SYNCOBJ_SIGNAL,
+	DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL,
+	DRM_IOCTL_SYNCOBJ_QUERY,
+};
+
+/*
+ * Syncobj arrays a call may name: the core allocates per handle without
+ * a bound of its own, and warns when a count asks for more than the page
+ * allocator can give.
+ */
+#define CCORE_SYNCOBJ_ARRAY_MAX 4096
+
+/* Where the syncobj ioctls keep count_handles, or 0 for those without. */
+static size_t syncobj_count_offset(unsigned int nr)
 {
+	switch (nr) {
+	case DRM_IOCTL_NR(DRM_IOCTL_SYNCOBJ_WAIT):
+		return offsetof(struct drm_syncobj_wait, count_handles);
+	case DRM_IOCTL_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT):
+		return offsetof(struct drm_syncobj_timeline_wait, count_handles);
+	case DRM_IOCTL_NR(DRM_IOCTL_SYNCOBJ_RESET):
+	case DRM_IOCTL_NR(DRM_IOCTL_SYNCOBJ_SIGNAL):
+		return offsetof(struct drm_syncobj_array, count_handles);
+	case DRM_IOCTL_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL):
+	case DRM_IOCTL_NR(DRM_IOCTL_SYNCOBJ_QUERY):
+		return offsetof(struct drm_syncobj_timeline_array, count_handles);
+	}
+	return 0;
+}
+
+static long ccore_core_ioctl_check(struct drm_device *drm, unsigned int cmd, unsigned long arg)
+{
+	unsigned int nr = DRM_IOCTL_NR(cmd), i;
+	size_t off;
+	u32 count;
+
+	for (i = 0; i < ARRAY_SIZE(ccore_core_ioctls); i++)
+		if (DRM_IOCTL_NR(ccore_core_ioctls[i]) == nr)
+			break;
+	if (i == ARRAY_SIZE(ccore_core_ioctls)) {
+		drm_dbg_driver(drm, "DRM core ioctl 0x%02x is not for accel devices\n", nr);
+		return -ENOTTY;
+	}
+	off = syncobj_count_offset(nr);
+	if (!off || _IOC_SIZE(cmd) < off + sizeof(count))
+		return 0;
+	if (get_user(count, (u32 __user *)(arg + off)))
+		return -EFAULT;
+	if (count > CCORE_SYNCOBJ_ARRAY_MAX) {
+		drm_dbg_driver(drm, "syncobj ioctl 0x%02x: %u handles, at most %u\n", nr, count,
+			       CCORE_SYNCOBJ_ARRAY_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The DRM core answers an unknown driver ioctl with -EINVAL; ours says
+ * -ENOTTY, as any other character device would.  Of the core's own
+ * ioctls only those an accel file needs pass (ccore_core_ioctls).
+ */
+static long ccore_ioctl_check(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct drm_file *file = filp->private_data;
 	unsigned int nr = DRM_IOCTL_NR(cmd);
 
-	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END &&
-	    nr - DRM_COMMAND_BASE >= ARRAY_SIZE(ccore_ioctls))
+	if (_IOC_TYPE(cmd) != DRM_IOCTL_BASE)
 		return -ENOTTY;
-	return drm_ioctl(filp, cmd, arg);
+	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
+		return nr - DRM_COMMAND_BASE < ARRAY_SIZE(ccore_ioctls) ? 0 : -ENOTTY;
+	return ccore_core_ioctl_check(file->minor->dev, cmd, arg);
 }
+
+static long ccore_unlocked_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return ccore_ioctl_check(filp, cmd, arg) ?: drm_ioctl(filp, cmd, arg);
+}
+
+#ifdef CONFIG_COMPAT
+/* 32-bit callers pass the same checks, then the core's translation */
+static long ccore_compat_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return ccore_ioctl_check(filp, cmd, (unsigned long)compat_ptr(arg)) ?:
+	       drm_compat_ioctl(filp, cmd, arg);
+}
+#else
+#define ccore_compat_ioctl NULL
+#endif
 
 /* DRM_ACCEL_FOPS, but for the ioctl entry */
 static const struct file_operations ccore_fops = {
@@ -187,7 +304,7 @@ static const struct file_operations ccore_fops = {
 	.open = accel_open,
 	.release = drm_release,
 	.unlocked_ioctl = ccore_unlocked_ioctl,
-	.compat_ioctl = drm_compat_ioctl,
+	.compat_ioctl = ccore_compat_ioctl,
 	.poll = drm_poll,
 	.read = drm_read,
 	.llseek = noop_llseek,
@@ -276,15 +393,23 @@ static int __init ccore_init(void)
 {
 	int rc;
 
-	rc = ccore_genl_init();
+	rc = ccore_jobs_init();
 	if (rc)
 		return rc;
+	rc = ccore_genl_init();
+	if (rc)
+		goto err_jobs;
 	ccore_debugfs_module_init();
 	rc = ccore_sim_init();
-	if (rc) {
-		ccore_debugfs_module_exit();
-		ccore_genl_fini();
-	}
+	if (rc)
+		goto err_debugfs;
+	return 0;
+
+err_debugfs:
+	ccore_debugfs_module_exit();
+	ccore_genl_fini();
+err_jobs:
+	ccore_jobs_exit();
 	return rc;
 }
 
@@ -293,6 +418,7 @@ static void __exit ccore_exit(void)
 	ccore_sim_exit();
 	ccore_debugfs_module_exit();
 	ccore_genl_fini();
+	ccore_jobs_exit();
 }
 
 module_init(ccore_init);

@@ -13,6 +13,8 @@
 #include <linux/dma-fence.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <drm/drm_device.h>
@@ -29,6 +31,8 @@
 #define CCORE_DRIVER_NAME "ccore"
 /* Finished jobs a file keeps for JOB_WAIT, as in the sim backend. */
 #define CCORE_JOB_HISTORY 4096
+/* Unfinished jobs (queued, running or waiting for an input fence) per file */
+#define CCORE_JOBS_ACTIVE_MAX 65536
 
 struct ccore_sysfs;
 
@@ -62,6 +66,11 @@ static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
  * @rings: ring handle -> struct ccore_ring
  * @programs: program handle -> struct ccore_program
  * @jobs: job id -> struct ccore_job, the last CCORE_JOB_HISTORY of them
+ * @active: jobs not yet retired, whether still in @jobs or not: close
+ *	waits for every one of them, as they use the file's programs
+ * @nactive: how many, at most CCORE_JOBS_ACTIVE_MAX
+ * @active_lock: protects @active and @nactive (taken where jobs complete)
+ * @active_done: woken when @active empties
  * @grants: imported semaphore blocks (struct ccore_sem_grant)
  * @sem_blocks: allocated semaphore blocks (struct ccore_sem_block); a
  *	block still pinned when the file closes stays until unpinned
@@ -75,6 +84,10 @@ struct ccore_file {
 	struct xarray rings;
 	struct xarray programs;
 	struct xarray jobs;
+	struct list_head active;
+	u32 nactive;
+	spinlock_t active_lock;		/* @active, @nactive */
+	wait_queue_head_t active_done;
 	struct list_head grants;
 	struct list_head sem_blocks;
 	u64 next_job;
@@ -169,6 +182,7 @@ struct ccore_job {
 	struct dma_fence_cb in_cb;
 	struct work_struct start;	/* enqueue once in_fence signalled */
 	struct ccore_file *cfile;
+	struct list_head active;	/* in cfile->active until retired */
 	u32 timeout_ms;
 	bool trigger;
 };
@@ -233,6 +247,8 @@ int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *fi
 int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *file);
 void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status);
 void ccore_jobs_fini(struct ccore_file *cfile);
+int ccore_jobs_init(void);
+void ccore_jobs_exit(void);
 
 /* ccore_compute.c */
 int ccore_ioctl_compute_submit(struct drm_device *drm, void *data, struct drm_file *file);

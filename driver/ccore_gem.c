@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 
@@ -61,16 +62,29 @@ static u64 ccore_bo_va(struct ccore_file *cfile, struct drm_gem_object *obj)
 	return 0;
 }
 
+/*
+ * Every buffer holds a reference on its device (ccore_bo_hold_device()):
+ * a buffer imported elsewhere, or kept by another device's ring, can
+ * outlive the exporter's files and the device's removal, and its release
+ * still needs the device's memory accounting and GEM state.
+ */
+static void ccore_bo_hold_device(struct ccore_bo *bo)
+{
+	drm_dev_get(&bo->cdev->drm);
+}
+
 static void ccore_shmem_free(struct drm_gem_object *obj)
 {
 	struct ccore_bo *bo = to_ccore_bo(obj);
 	struct iosys_map map = IOSYS_MAP_INIT_VADDR(bo->vaddr);
+	struct drm_device *drm = obj->dev;
 
 	if (bo->vaddr)
 		drm_gem_vunmap_unlocked(obj, &map);
 	if (bo->accounted)
 		bo->cdev->hw->ops->mem_release(bo->cdev->hw, bo->mem_dev, bo->accounted);
 	drm_gem_shmem_free(&bo->shmem);
+	drm_dev_put(drm);
 }
 
 static const struct drm_gem_object_funcs ccore_shmem_funcs = {
@@ -91,6 +105,7 @@ static const struct drm_gem_object_funcs ccore_shmem_funcs = {
 static void ccore_private_free(struct drm_gem_object *obj)
 {
 	struct ccore_bo *bo = to_ccore_bo(obj);
+	struct drm_device *drm = obj->dev;
 
 	if (bo->kind == CCORE_BO_USERPTR) {
 		vunmap(bo->vaddr);
@@ -101,6 +116,7 @@ static void ccore_private_free(struct drm_gem_object *obj)
 	}
 	drm_gem_object_release(obj);
 	kfree(bo);
+	drm_dev_put(drm);
 }
 
 /*
@@ -165,6 +181,7 @@ struct drm_gem_object *ccore_gem_prime_import(struct drm_device *drm, struct dma
 	bo->shmem.base.funcs = &ccore_private_funcs;
 	bo->kind = CCORE_BO_IMPORT;
 	bo->cdev = cdev;
+	ccore_bo_hold_device(bo);
 	bo->vaddr = src_bo->vaddr;
 	bo->mem_dev = src_bo->mem_dev;
 	drm_gem_object_get(src);
@@ -195,6 +212,7 @@ static int bo_create_shmem(struct ccore_device *cdev, struct drm_file *file,
 		return PTR_ERR(shmem);
 	}
 	bo = to_ccore_bo(&shmem->base);
+	ccore_bo_hold_device(bo);
 	bo->kind = CCORE_BO_SHMEM;
 	bo->accounted = span;
 	rc = drm_gem_vmap_unlocked(&shmem->base, &map);
@@ -243,6 +261,7 @@ static int bo_create_userptr(struct ccore_device *cdev, struct drm_file *file,
 	bo->vaddr = vmap(bo->pages, bo->npages, VM_MAP, PAGE_KERNEL);
 	drm_gem_private_object_init(&cdev->drm, &bo->shmem.base, a->size);
 	bo->shmem.base.funcs = &ccore_private_funcs;
+	ccore_bo_hold_device(bo);
 	rc = bo->vaddr ? drm_gem_handle_create(file, &bo->shmem.base, &a->handle) : -ENOMEM;
 	drm_gem_object_put(&bo->shmem.base);
 	return rc;

@@ -51,6 +51,8 @@ struct ccore_hw_ops {
 	void (*ring_stats)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
 			   struct ccm_ring_stats *st);
 	bool (*ring_idle)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring);
+	/* drop what the ring has started: it goes idle within one packet */
+	void (*ring_abort)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring);
 
 	/* semaphores, named by DRM_CCORE_SEM_REF() */
 	int (*sem_alloc)(struct ccore_hw *hw, u32 dev, u32 core, u32 count, void *owner,

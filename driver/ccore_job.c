@@ -23,14 +23,98 @@ static const char *job_fence_timeline_name(struct dma_fence *fence)
 	return "cc-core";
 }
 
+/*
+ * A job's fence may outlive its file, its device and every other user of
+ * the module (in a sync_file or a syncobj): each fence holds a reference on
+ * the module so that these ops stay, dropped once the fence is freed after
+ * its RCU grace period (ccore_exit() waits for that with rcu_barrier()).
+ */
+static void job_free_rcu(struct rcu_head *rcu)
+{
+	struct dma_fence *fence = container_of(rcu, struct dma_fence, rcu);
+
+	kfree(container_of(fence, struct ccore_job, fence));
+	module_put(THIS_MODULE);
+}
+
+static void job_fence_release(struct dma_fence *fence)
+{
+	call_rcu(&fence->rcu, job_free_rcu);
+}
+
 static const struct dma_fence_ops ccore_job_fence_ops = {
 	.get_driver_name = job_fence_driver_name,
 	.get_timeline_name = job_fence_timeline_name,
+	.release = job_fence_release,
 };
+
+/*
+ * Job work (start, recovery, timeout) runs here, so that unloading the
+ * module can wait until the last of it has returned: a work item may drop
+ * the last reference on its job and so on the module (ccore_jobs_exit()).
+ */
+static struct workqueue_struct *ccore_jobs_wq;
+
+int ccore_jobs_init(void)
+{
+	ccore_jobs_wq = alloc_workqueue("ccore-jobs", 0, 0);
+	return ccore_jobs_wq ? 0 : -ENOMEM;
+}
+
+/* After the last job fence is gone: nothing can queue work any more. */
+void ccore_jobs_exit(void)
+{
+	destroy_workqueue(ccore_jobs_wq);
+	/* the fences' RCU frees, each putting the module, have all run */
+	rcu_barrier();
+}
 
 static void job_put(struct ccore_job *job)
 {
 	dma_fence_put(&job->fence);
+}
+
+/* Count @job among the file's unfinished jobs, if there is room. */
+static int job_activate(struct ccore_file *cfile, struct ccore_job *job)
+{
+	int rc = 0;
+
+	spin_lock_irq(&cfile->active_lock);
+	if (cfile->nactive >= CCORE_JOBS_ACTIVE_MAX) {
+		rc = -EAGAIN;
+	} else {
+		list_add_tail(&job->active, &cfile->active);
+		cfile->nactive++;
+	}
+	spin_unlock_irq(&cfile->active_lock);
+	if (rc)
+		drm_dbg_driver(&cfile->cdev->drm,
+			       "SUBMIT: %u jobs unfinished, the most a file may have\n",
+			       CCORE_JOBS_ACTIVE_MAX);
+	return rc;
+}
+
+/*
+ * The job has finished and nothing runs on its behalf any more (recovery
+ * included): it no longer reaches its program, its file or its device.
+ * The file's close waits for this, whether the job is still in the job
+ * history or not.
+ */
+static void job_retire(struct ccore_job *job)
+{
+	struct ccore_file *cfile = job->cfile;
+	struct dma_fence *in;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cfile->active_lock, flags);
+	in = job->in_fence;
+	job->in_fence = NULL;
+	list_del_init(&job->active);
+	/* woken under the lock: the closing file may go once it sees none */
+	if (!--cfile->nactive)
+		wake_up_all(&cfile->active_done);
+	spin_unlock_irqrestore(&cfile->active_lock, flags);
+	dma_fence_put(in);
 }
 
 static int cc_check(struct ccore_device *cdev, u32 cc)
@@ -206,6 +290,7 @@ static void job_recover_work(struct work_struct *work)
 	struct ccore_job *job = container_of(work, struct ccore_job, start);
 
 	cc_recover(job->cdev, job->cc);
+	job_retire(job);
 	job_put(job);
 }
 
@@ -232,9 +317,10 @@ void ccore_job_done(struct ccore_hw *hw, u64 cookie, int status)
 		ccore_genl_job_event(job->cdev, CCORE_EVENT_DMA_ERROR, job->cc, status, job->id);
 		/* the hardware's reference moves to the recovery work */
 		INIT_WORK(&job->start, job_recover_work);
-		schedule_work(&job->start);
+		queue_work(ccore_jobs_wq, &job->start);
 		return;
 	}
+	job_retire(job);
 	job_put(job);
 }
 
@@ -275,7 +361,13 @@ static int job_enqueue(struct ccore_job *job)
 		dma_fence_put(&job->fence);
 		return ccore_fail(job->cdev, "SUBMIT", rc, &err);
 	}
-	schedule_delayed_work(&job->timeout, msecs_to_jiffies(job->timeout_ms));
+	queue_delayed_work(ccore_jobs_wq, &job->timeout, msecs_to_jiffies(job->timeout_ms));
+	/*
+	 * Done already (ccore_job_done() found no timeout to cancel): a
+	 * timeout left armed would hold the module for as long as it runs.
+	 */
+	if (dma_fence_is_signaled(&job->fence) && cancel_delayed_work(&job->timeout))
+		dma_fence_put(&job->fence);
 	if (job->trigger) {
 		hw->ops->cc_trigger(hw, job->cdev->index, job->cc, 1);
 		hw->ops->kick(hw);
@@ -288,8 +380,7 @@ static void job_start_work(struct work_struct *work)
 	struct ccore_job *job = container_of(work, struct ccore_job, start);
 	int rc = -ECANCELED;
 
-	dma_fence_put(job->in_fence);
-	job->in_fence = NULL;
+	/* the input fence is put when the job retires: close may look at it */
 	if (!READ_ONCE(job->cfile->closing))
 		rc = job_enqueue(job);
 	if (rc)
@@ -300,17 +391,20 @@ static void job_in_fence_signalled(struct dma_fence *fence, struct dma_fence_cb 
 {
 	struct ccore_job *job = container_of(cb, struct ccore_job, in_cb);
 
-	schedule_work(&job->start);
+	queue_work(ccore_jobs_wq, &job->start);
 }
 
 static struct ccore_job *job_new(struct ccore_device *cdev, struct ccore_file *cfile,
 				 struct ccore_program *p)
 {
-	struct ccore_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct ccore_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 
 	if (!job)
 		return NULL;
+	/* the ioctl's file pins the module; the fence pins it from now on */
+	__module_get(THIS_MODULE);
 	spin_lock_init(&job->lock);
+	INIT_LIST_HEAD(&job->active);
 	job->cdev = cdev;
 	job->cfile = cfile;
 	job->program = p;
@@ -382,7 +476,12 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 	}
 	job->trigger = a->flags & DRM_CCORE_JOB_F_TRIGGER;
 	job->timeout_ms = a->timeout_ms ? a->timeout_ms : hw->cfg.job_timeout_ms;
-	rc = job_syncobjs(file, a, job);
+	rc = job_activate(cfile, job);
+	if (!rc) {
+		rc = job_syncobjs(file, a, job);
+		if (rc)
+			job_retire(job);
+	}
 	if (rc) {
 		mutex_unlock(&hw->lock);
 		dma_fence_put(job->in_fence);
@@ -397,8 +496,6 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 	if (job->in_fence &&
 	    !dma_fence_add_callback(job->in_fence, &job->in_cb, job_in_fence_signalled))
 		return 0;	/* job_start_work enqueues it */
-	dma_fence_put(job->in_fence);
-	job->in_fence = NULL;
 	rc = job_enqueue(job);
 	if (rc) {
 		/* not queued: the job never was; its fence fails for syncobj waiters */
@@ -409,6 +506,7 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 		atomic_dec(&p->pending);
 		dma_fence_set_error(&job->fence, rc);
 		dma_fence_signal(&job->fence);
+		job_retire(job);
 		job_put(job);
 	}
 	return rc;
@@ -472,10 +570,76 @@ int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *
 }
 
 /*
- * At close nothing may keep running for the file: jobs still waiting for
- * an input fence are cancelled, and every CC core with one of its jobs
- * queued or running is reset (other files' jobs queued there fail too:
- * CC cores are shared, and a core cannot drop one job from its queue).
+ * Cancel @job if it still waits for its input fence (its start work sees
+ * the file closing), and let its start work finish.  The input fence is
+ * taken under the lock that retiring the job puts it with.
+ */
+static void job_cancel_start(struct ccore_file *cfile, struct ccore_job *job)
+{
+	struct dma_fence *in;
+
+	spin_lock_irq(&cfile->active_lock);
+	in = job->in_fence ? dma_fence_get(job->in_fence) : NULL;
+	spin_unlock_irq(&cfile->active_lock);
+	if (in && dma_fence_remove_callback(in, &job->in_cb))
+		queue_work(ccore_jobs_wq, &job->start);
+	dma_fence_put(in);
+	flush_work(&job->start);
+}
+
+/*
+ * The next unfinished job of @cfile from @todo (where the caller moved the
+ * file's list) with a reference held, or NULL.  Jobs retire meanwhile (the
+ * caller may sleep between calls); none are added, the file being closed.
+ */
+static struct ccore_job *job_next_active(struct ccore_file *cfile, struct list_head *todo)
+{
+	struct ccore_job *job;
+
+	spin_lock_irq(&cfile->active_lock);
+	job = list_first_entry_or_null(todo, struct ccore_job, active);
+	if (job) {
+		/* back on the file's list: retiring takes it off either */
+		list_move_tail(&job->active, &cfile->active);
+		dma_fence_get(&job->fence);
+	}
+	spin_unlock_irq(&cfile->active_lock);
+	return job;
+}
+
+static void jobs_take_active(struct ccore_file *cfile, struct list_head *todo)
+{
+	spin_lock_irq(&cfile->active_lock);
+	list_splice_init(&cfile->active, todo);
+	spin_unlock_irq(&cfile->active_lock);
+}
+
+static void job_reset_core(struct ccore_file *cfile, struct ccore_job *job)
+{
+	struct ccore_hw *hw = cfile->cdev->hw;
+
+	if (!dma_fence_is_signaled(&job->fence))
+		hw->ops->cc_reset(hw, cfile->cdev->index, job->cc, -ECANCELED);
+}
+
+static bool jobs_retired(struct ccore_file *cfile)
+{
+	bool none;
+
+	spin_lock_irq(&cfile->active_lock);
+	none = !cfile->nactive;
+	spin_unlock_irq(&cfile->active_lock);
+	return none;
+}
+
+/*
+ * At close nothing may keep running for the file, however many jobs it
+ * submitted since (the job history forgets old ones, this does not): jobs
+ * still waiting for an input fence are cancelled, and every CC core with
+ * one of its jobs queued or running is reset (other files' jobs queued
+ * there fail too: CC cores are shared, and a core cannot drop one job from
+ * its queue).  A reset fails the jobs at once, so the wait is short; only
+ * then do the programs go.
  */
 void ccore_jobs_fini(struct ccore_file *cfile)
 {
@@ -484,18 +648,23 @@ void ccore_jobs_fini(struct ccore_file *cfile)
 	struct ccore_program *p;
 	struct ccore_job *job;
 	unsigned long id;
+	LIST_HEAD(todo);
 
-	xa_for_each(&cfile->jobs, id, job) {
-		if (job->in_fence && dma_fence_remove_callback(job->in_fence, &job->in_cb))
-			schedule_work(&job->start);	/* sees closing: cancels */
-		flush_work(&job->start);
+	jobs_take_active(cfile, &todo);
+	while ((job = job_next_active(cfile, &todo))) {
+		job_cancel_start(cfile, job);
+		job_put(job);
 	}
-	xa_for_each(&cfile->jobs, id, job)
-		if (!dma_fence_is_signaled(&job->fence))
-			hw->ops->cc_reset(hw, cdev->index, job->cc, -ECANCELED);
+	/* cancelled ones are done: the rest are queued or running */
+	jobs_take_active(cfile, &todo);
+	while ((job = job_next_active(cfile, &todo))) {
+		job_reset_core(cfile, job);
+		job_put(job);
+	}
+	while (!wait_event_timeout(cfile->active_done, jobs_retired(cfile), 10 * HZ))
+		drm_warn(&cdev->drm, "closing file still has %u jobs running after a reset\n",
+			 cfile->nactive);
 	xa_for_each(&cfile->jobs, id, job) {
-		dma_fence_wait(&job->fence, false);
-		flush_work(&job->start);
 		if (cancel_delayed_work_sync(&job->timeout))
 			job_put(job);
 		job_put(job);

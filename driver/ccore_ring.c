@@ -13,7 +13,7 @@
 
 #include "ccore_drv.h"
 
-/* A ring's descriptors are bounded by the ring size: one copy at a time. */
+/* The most descriptors a submission may name (the uAPI's limit) */
 #define CCORE_SUBMIT_MAX BIT(20)
 
 bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
@@ -210,6 +210,12 @@ int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file 
 		return -EINVAL;
 	if (!a->count || a->count > CCORE_SUBMIT_MAX)
 		return -EINVAL;
+	/* no ring has room for more (as a full ring): nothing larger is copied in */
+	if (a->count > cdev->hw->cfg.max_ring_size) {
+		drm_dbg_driver(drm, "RING_SUBMIT: %u descriptors; rings hold at most %u\n",
+			       a->count, cdev->hw->cfg.max_ring_size);
+		return -ENOSPC;
+	}
 	in = vmemdup_array_user(u64_to_user_ptr(a->descs), a->count, sizeof(*in));
 	if (IS_ERR(in))
 		return PTR_ERR(in);
@@ -270,7 +276,18 @@ static bool ring_drained(void *p)
 	return w->hw->ops->ring_idle(w->hw, w->dev, w->r->core, w->r->engine, w->r->ring);
 }
 
-/* Rings only copy and signal, never wait: they drain in bounded time. */
+/*
+ * How long a closing file waits for its aborted rings: an abort takes
+ * effect at the next packet boundary, so this is a hardware failure.
+ */
+#define CCORE_RING_ABORT_NS (10 * NSEC_PER_SEC)
+
+/*
+ * Nothing the file started may keep running after close, however much it
+ * started (a CC program can START a ring over and over): its rings are
+ * aborted, not drained.  A ring that does not stop keeps its memory
+ * references rather than free what an engine may still touch.
+ */
 void ccore_rings_fini(struct ccore_file *cfile)
 {
 	struct ccore_hw *hw = cfile->cdev->hw;
@@ -278,11 +295,18 @@ void ccore_rings_fini(struct ccore_file *cfile)
 	struct ccore_ring *r;
 	unsigned long h;
 
+	xa_for_each(&cfile->rings, h, r)
+		hw->ops->ring_abort(hw, w.dev, r->core, r->engine, r->ring);
+	hw->ops->kick(hw);
 	xa_for_each(&cfile->rings, h, r) {
 		w.r = r;
-		while (hw->ops->wait(hw, ring_drained, &w, ktime_get_ns() + NSEC_PER_SEC))
-			drm_warn(&cfile->cdev->drm, "ring %u/%u/%u still busy at close\n",
-				 r->core, r->engine, r->ring);
+		if (hw->ops->wait(hw, ring_drained, &w, ktime_get_ns() + CCORE_RING_ABORT_NS) &&
+		    !ring_drained(&w)) {
+			drm_err(&cfile->cdev->drm,
+				"ring %u/%u/%u did not stop after an abort; its buffers stay\n",
+				r->core, r->engine, r->ring);
+			continue;
+		}
 		mutex_lock(&hw->lock);
 		hw->ops->ring_release(hw, w.dev, r->core, r->engine, r->ring, NULL);
 		ccore_sem_unpin_all(hw, &r->sems);

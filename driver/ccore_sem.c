@@ -40,21 +40,26 @@ static struct ccore_sem_block *sem_block_of(struct ccore_hw *hw, u32 ref)
 	return NULL;
 }
 
+/* Has @cfile imported allocation @serial of @owner?  hw->lock held. */
+static bool sem_granted(struct ccore_file *cfile, struct ccore_file *owner, u64 serial)
+{
+	struct ccore_sem_grant *g;
+
+	list_for_each_entry(g, &cfile->grants, link)
+		if (g->owner == owner && g->serial == serial)
+			return true;
+	return false;
+}
+
 /* Called with hw->lock held (or from the verifier, which holds it). */
 bool ccore_sem_usable(void *owner, u32 ref)
 {
 	struct ccore_file *cfile = owner;
 	struct ccore_sem_block *b = sem_block_of(cfile->cdev->hw, ref);
-	struct ccore_sem_grant *g;
 
 	if (!b)
 		return false;
-	if (b->owner == cfile)
-		return true;
-	list_for_each_entry(g, &cfile->grants, link)
-		if (g->owner == b->owner && g->serial == b->serial)
-			return true;
-	return false;
+	return b->owner == cfile || sem_granted(cfile, b->owner, b->serial);
 }
 
 static void sem_block_free_entry(struct ccore_sem_block *b)
@@ -337,11 +342,21 @@ int ccore_ioctl_sem_import(struct drm_device *drm, void *data, struct drm_file *
 	g->count = e->count;
 	g->serial = e->serial;
 	fput(f);
-	mutex_lock(&cdev->hw->lock);
-	list_add_tail(&g->link, &cfile->grants);
-	mutex_unlock(&cdev->hw->lock);
 	a->first = g->first;
 	a->count = g->count;
+	mutex_lock(&cdev->hw->lock);
+	/*
+	 * Importing the same allocation again grants nothing new: the list
+	 * (walked by every check) must not grow with repeated imports.
+	 */
+	if (sem_granted(cfile, g->owner, g->serial)) {
+		mutex_unlock(&cdev->hw->lock);
+		ccore_file_put(g->owner);
+		kfree(g);
+		return rc;
+	}
+	list_add_tail(&g->link, &cfile->grants);
+	mutex_unlock(&cdev->hw->lock);
 	return rc;
 }
 

@@ -90,6 +90,11 @@ static bool sim_ring_idle(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u3
 	return ccm_ring_idle(fab(hw), dev, core, engine, ring);
 }
 
+static void sim_ring_abort(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	ccm_ring_abort(fab(hw), dev, core, engine, ring);
+}
+
 static int sim_sem_alloc(struct ccore_hw *hw, u32 dev, u32 core, u32 count, void *owner,
 			 u32 *first, struct ccm_err *err)
 {
@@ -278,6 +283,7 @@ const struct ccore_hw_ops ccore_sim_hw_ops = {
 	.ring_start = sim_ring_start,
 	.ring_stats = sim_ring_stats,
 	.ring_idle = sim_ring_idle,
+	.ring_abort = sim_ring_abort,
 	.sem_alloc = sim_sem_alloc,
 	.sem_free = sim_sem_free,
 	.sem_owner = sim_sem_owner,

@@ -200,13 +200,23 @@ int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 /*
  * Start the next @count written descriptors (wrapping), as START does: an
  * indexed ring's at index 0.  Unlike STARTI this does not wait for free
- * slots: a slot started again before it completed takes index 0.
+ * slots: a slot started again before it completed takes index 0.  @count
+ * is at most the descriptors written (-EINVAL past them): one START goes
+ * round the ring at most once.
  */
 int ccm_ring_start(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
 		   u32 count, struct ccm_err *err);
 int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
 		   struct ccm_ring_stats *st);
 bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
+/*
+ * Drop everything started on the ring and not yet complete, the descriptor
+ * moving included: no more bytes move and nothing more is signalled; they
+ * count as discarded.  The functional engine drops them at its next packet
+ * boundary, so the ring is idle within one packet (the driver's close
+ * path).  The timed model runs only when waited for: -EOPNOTSUPP there.
+ */
+int ccm_ring_abort(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
 
 /* --- semaphores -------------------------------------------------------- */
 bool ccm_sem_valid(const struct ccm_fabric *f, u32 ref);

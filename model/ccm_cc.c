@@ -266,6 +266,7 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 	struct ccm_fabric *f = cc->agent.f;
 	const struct drm_ccore_insn *in;
 	struct ccm_ring *r;
+	struct ccm_err err;
 	u32 *sem;
 
 	if (!pc_in_imem(cc, cc->pc)) {
@@ -314,9 +315,8 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 		break;
 	case DRM_CCORE_OP_START:
 		if (ccm_ring_start(f, cc->core->dev->index, cc->core->index, in->engine,
-				   in->ring, in->imm, NULL)) {
-			cc_fault(cc, ev, "start on ring(%u,%u), which has no descriptors",
-				 in->engine, in->ring);
+				   in->ring, in->imm, &err)) {
+			cc_fault(cc, ev, "%s", err.msg);
 			return false;
 		}
 		break;

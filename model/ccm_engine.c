@@ -150,23 +150,34 @@ static void complete_desc(struct ccm_engine *e, const struct ccm_hwdesc *d)
  * the next START, which begins where the host expects), and the CC cores
  * of this core that run a job fault.
  */
+/*
+ * Drop what is started on @r and not complete (the current descriptor
+ * counted as an error if @failed, else discarded) and leave the cursors
+ * where the next START begins.  Called by the engine, with @e's lock held
+ * so that START cannot add to what is being dropped.
+ */
+static void ring_drop(struct ccm_engine *e, struct ccm_ring *r, bool failed)
+{
+	u64 left = ccm_load64(&r->started) - ccm_load64(&r->completed) -
+		   ccm_load64(&r->errors) - ccm_load64(&r->discarded);
+
+	r->exec_off = 0;
+	r->exec_slot = r->start_slot;
+	ccm_add64(&r->discarded, left - failed);
+	if (failed)
+		ccm_add64(&r->errors, 1);
+	if (ccm_timed(e->agent.f))
+		ccm_xfer_ring_dropped(r);
+}
+
 static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
 {
 	struct ccm_core *c = e->core;
 	char msg[CCM_ERR_LEN];
 	u32 slot = r->exec_slot;
-	u64 left;
 
-	/* under the lock, START cannot add to what is being dropped */
 	ccm_mutex_lock(&e->lock);
-	left = ccm_load64(&r->started) - ccm_load64(&r->completed) -
-	       ccm_load64(&r->errors) - ccm_load64(&r->discarded);
-	r->exec_off = 0;
-	r->exec_slot = r->start_slot;
-	ccm_add64(&r->discarded, left - 1);
-	ccm_add64(&r->errors, 1);
-	if (ccm_timed(e->agent.f))
-		ccm_xfer_ring_dropped(r);
+	ring_drop(e, r, true);
 	ccm_mutex_unlock(&e->lock);
 	snprintf(msg, sizeof(msg), "DMA error on device %u core %u engine %u ring %u descriptor %u",
 		 c->dev->index, c->index, e->index, (u32)(r - e->rings), slot);
@@ -220,6 +231,13 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 	const struct ccm_hwdesc *d = ccm_ring_current(r);
 	u64 chunk = d->len - r->exec_off;
 
+	if (__atomic_load_n(&r->abort, __ATOMIC_ACQUIRE)) {
+		ccm_mutex_lock(&e->lock);
+		ring_drop(e, r, false);
+		__atomic_store_n(&r->abort, 0, __ATOMIC_RELEASE);
+		ccm_mutex_unlock(&e->lock);
+		return true;
+	}
 	if (r->exec_off == 0 && ccm_fault_take_dma_error(e->core)) {
 		ring_error(e, r);
 		return true;
@@ -524,6 +542,13 @@ static int ring_start(struct ccm_engine *e, u32 ring, u32 count, u32 index, bool
 	}
 	if (!count)
 		goto out;
+	/* more would lap the ring: one START could keep an engine busy for hours */
+	if (!starti && count > r->written) {
+		rc = ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			      "START of %u descriptors on ring %u of engine %u, which has %u written; START runs 1..%u",
+			      count, ring, e->index, r->written, r->written);
+		goto out;
+	}
 	if (r->disp) {
 		/* published by the add to started below */
 		disp = (s64)index * r->index_stride;
@@ -594,6 +619,27 @@ int ccm_ring_stats(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u3
 	st->discarded = ccm_load64(&r->discarded);
 	st->index_stride = r->index_stride;
 	st->index_count = r->index_count;
+	return 0;
+}
+
+int ccm_ring_abort(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, NULL);
+	struct ccm_ring *r;
+	bool busy;
+
+	if (!e)
+		return -EINVAL;
+	if (ccm_timed(f))
+		return -EOPNOTSUPP;
+	r = &e->rings[ring];
+	ccm_mutex_lock(&e->lock);
+	busy = ccm_ring_busy(r);
+	if (busy)
+		__atomic_store_n(&r->abort, 1, __ATOMIC_RELEASE);
+	ccm_mutex_unlock(&e->lock);
+	if (busy)
+		ccm_agent_wake(&e->agent);
 	return 0;
 }
 

@@ -80,7 +80,8 @@ struct ccm_ring {
 	u64 started;			/* atomic; may run ahead of completed */
 	u64 completed;			/* atomic; written by the engine only */
 	u64 bytes, packets, errors;	/* atomic counters */
-	u64 discarded;			/* atomic: started, dropped by a DMA error */
+	u64 discarded;			/* atomic: started, dropped (DMA error, abort) */
+	u32 abort;			/* atomic: ccm_ring_abort() asked to drop */
 	u64 signalled;			/* atomic: completed and their signal fired */
 	/*
 	 * Cursors run from 0 to @written and wrap to 0 only when used at

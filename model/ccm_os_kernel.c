@@ -89,8 +89,10 @@ void ccm_cond_wait(struct ccm_cond *c, struct ccm_mutex *m)
  * Returns false when the absolute ktime_get_ns() deadline passed.  The
  * model's timed waits are short (about 100 us), hence the hrtimer.
  * Model workers sleep in TASK_IDLE; a host thread (an ioctl waiting for
- * the model) sleeps interruptibly, and a signal ends its wait as the
- * deadline would: its wait condition then sees the signal.
+ * the model) sleeps interruptibly, and a signal ends its sleep as a wake-up
+ * would: its wait condition sees the signal.  Not as the deadline would: a
+ * wait that must go on although the task was killed (a closing file
+ * waiting for its aborted rings) keeps its deadline.
  */
 bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_ns)
 {
@@ -108,7 +110,7 @@ bool ccm_cond_wait_until(struct ccm_cond *c, struct ccm_mutex *m, s64 deadline_n
 		rc = __wait_event_hrtimeout(c->wq, cond_moved(c, gen), ns_to_ktime(left),
 					    TASK_INTERRUPTIBLE);
 	mutex_lock(&m->m);
-	return rc == 0 || cond_moved(c, gen);
+	return rc != -ETIME || cond_moved(c, gen);
 }
 
 void ccm_cond_broadcast(struct ccm_cond *c)

@@ -535,6 +535,12 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 				s->recent = ccm_cycles();
 			run_one(f);
 			ccm_mutex_unlock(&s->lock);
+			/* there may always be work (CC cores spinning): the
+			 * deadline still holds, the clock read now and then */
+			if (steps % 64 == 0 && ccm_now_ns() >= deadline_ns) {
+				rc = cond(arg) ? 0 : -ETIMEDOUT;
+				break;
+			}
 			continue;
 		}
 		ccm_mutex_unlock(&s->lock);
@@ -547,9 +553,11 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		}
 		ccm_mutex_lock(&s->lock);
 		__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
-		while (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen && rc == 0 && !s->count)
-			if (!ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
-				rc = -ETIMEDOUT;
+		/* one sleep, then @cond again: a wake-up may be a signal the
+		 * caller's @cond checks for (the kernel's waits) */
+		if (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen && !s->count &&
+		    !ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
+			rc = -ETIMEDOUT;
 		__atomic_sub_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
 		ccm_mutex_unlock(&s->lock);
 		if (rc) {

@@ -302,6 +302,7 @@ static int insn_ring(const struct ccm_verify_ctx *c, const struct drm_ccore_insn
 		     const char *name, struct ccm_err *err)
 {
 	const struct ccm_config *cfg;
+	struct ccm_ring_stats st = { 0 };
 
 	if (!c->f)
 		return 0;
@@ -314,10 +315,22 @@ static int insn_ring(const struct ccm_verify_ctx *c, const struct drm_ccore_insn
 		return ccm_fail(err, -EACCES, i,
 				"instruction %u (%s): ring(%u,%u) is not a ring this context created on core %u",
 				i, name, in->engine, in->ring, c->core);
-	if (in->opcode != DRM_CCORE_OP_RWAIT && in->imm == 0)
+	if (in->opcode == DRM_CCORE_OP_RWAIT)
+		return 0;
+	if (in->imm == 0)
 		return ccm_fail(err, -EINVAL, i,
 				"instruction %u (%s): descriptor count is 0; expected 1 or more",
 				i, name);
+	/*
+	 * A start costs the engine work per descriptor (the ring's lock held
+	 * while it counts them): more than the ring holds would only replay
+	 * it, 2^32 times at most.  The ring is the context's, and a loaded
+	 * program keeps it, so its size holds while the program is loaded.
+	 */
+	if (ccm_ring_stats(c->f, c->dev, c->core, in->engine, in->ring, &st) || in->imm > st.size)
+		return ccm_fail(err, -EINVAL, i,
+				"instruction %u (%s): descriptor count %u is more than the %u slots of ring(%u,%u); expected 1..%u",
+				i, name, in->imm, st.size, in->engine, in->ring, st.size);
 	return 0;
 }
 

@@ -5,7 +5,9 @@
 #   2. the kernel module: warning-free with W=1 and sparse (C=2)
 #   3. checkpatch.pl --strict on driver/, the netlink code generated from
 #      its YNL spec, the documentation renders cleanly
-#   4. the kernel selftests and the runtime on the accel backend, in QEMU
+#   4. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
+#      check in BUILD_DIR/fuzz) for 20 s from its corpus, fixed seed
+#   5. the kernel selftests and the runtime on the accel backend, in QEMU
 #      (selftests/qemu/run.sh)
 # and one closing line summing them: "N passed, N failed, N skipped".
 #
@@ -69,6 +71,20 @@ checkpatch() {
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }
 
+# A short run of the verifier fuzzer: any crash, sanitizer report or input
+# slower than 10 s fails it (the inputs it finds are thrown away).
+verify_fuzz() {
+	local fuzzer=$1/fuzz/fuzzers/verify work rc
+	[ -x "$fuzzer" ] || { echo "$fuzzer is missing (make FUZZ_TARGET=verify fuzz-build)"; return 1; }
+	work=$(mktemp -d)
+	UBSAN_OPTIONS=print_stacktrace=1 "$fuzzer" -seed=1 -max_total_time=20 -timeout=10 -print_final_stats=1 \
+		-dict=selftests/fuzz/verify.dict -artifact_prefix="$work/" \
+		"$work" selftests/fuzz/verify-corpus 2>&1 | grep -v -E '^#[0-9]+.(NEW|REDUCE|pulse)'
+	rc=${PIPESTATUS[0]}
+	rm -rf "$work"
+	return "$rc"
+}
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -81,6 +97,9 @@ step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh 
 step "checkpatch.pl --strict reports nothing on driver/" checkpatch
 step "netlink code and header match Documentation/netlink/ccore.yaml" scripts/ynl-regen.sh --check
 step "Documentation/*.rst renders without warnings" docs
+
+echo "# ==== the verifier fuzzer"
+step "verify_fuzz: 20 s from selftests/fuzz/verify-corpus, no crash" verify_fuzz "$1"
 
 echo "# ==== QEMU: kernel selftests and the accel backend"
 selftests/qemu/run.sh | tee "$log"

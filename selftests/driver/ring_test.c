@@ -410,6 +410,8 @@ TEST_F(ring, submit_bad_arguments)
 	ASSERT_EQ(-ENOENT, ring_submit(self->fd, ring + 1, d, 1, 0, &bad));
 	ASSERT_EQ(-ENOENT, ring_submit(self->fd, 0, d, 1, 0, &bad));
 	ASSERT_EQ(-EINVAL, ring_submit(self->fd, ring, d, (1u << 20) + 1, 0, &bad));
+	/* more than any ring of the device holds: refused before it is copied */
+	ASSERT_EQ(-ENOSPC, ring_submit(self->fd, ring, NULL, 1u << 20, 0, &bad));
 	/* more than the ring holds */
 	ASSERT_EQ(-ENOSPC, ring_submit(self->fd, ring, d, 3, 0, &bad));
 	ASSERT_EQ(NO_INDEX, bad);

@@ -262,6 +262,12 @@ TEST(program_rejections_name_the_instruction)
 	REJECT_PROG(2, -EACCES, 0, "ring(0,0) is not a ring this context created",
 		    "rwait ring(0,0)\nret\n");	/* ring 0 belongs to core 0, not 1 */
 	REJECT_PROG(0, -EINVAL, 0, "descriptor count is 0", "start ring(0,0), 0\nret\n");
+	/* one START of 2^32 - 1 SEM_WRITEs counted them for a minute, the
+	 * engine's lock held (found by selftests/fuzz/verify_fuzz.c) */
+	REJECT_PROG(0, -EINVAL, 0, "descriptor count 9 is more than the 8 slots of ring(0,0)",
+		    "start ring(0,0), 9\nret\n");
+	REJECT_PROG(0, -EINVAL, 1, "descriptor count 4294967295 is more than the 8 slots",
+		    "movi r0, 0\nstarti ring(0,0), r0, 4294967295\nret\n");
 	REJECT_PROG(0, -EINVAL, 0, "local semaphores only", "wait " SEMF ", 1\nret\n", S3(other));
 	REJECT_PROG(0, -EACCES, 0, "not a semaphore this context allocated",
 		    "add " SEMF ", 1\nret\n", S3(other));

@@ -187,7 +187,9 @@ struct drm_ccore_desc {
  * @DRM_CCORE_OP_SET: set semaphore @sem (local or remote) to @imm
  * @DRM_CCORE_OP_ADD: add @imm to semaphore @sem (local or remote)
  * @DRM_CCORE_OP_START: start the next @imm descriptors of ring @ring of
- *	engine @engine of this core (an indexed ring's at index 0)
+ *	engine @engine of this core (an indexed ring's at index 0); @imm is
+ *	1..the ring's size when loaded (for START and STARTI alike), and at
+ *	most the descriptors written when run, else the core faults
  * @DRM_CCORE_OP_RWAIT: wait until every started descriptor of @engine/@ring
  *	has completed
  * @DRM_CCORE_OP_JUMP: pc += @target
@@ -528,7 +530,8 @@ struct drm_ccore_ring_destroy {
  * Written descriptors run when a CC core executes START on the ring (or
  * at once with %DRM_CCORE_SUBMIT_F_START).  START past the last written
  * descriptor wraps to the first, so a pre-built ring is reused by every
- * execution of its program.
+ * execution of its program; one START runs at most as many descriptors as
+ * are written.  Closing the file aborts what its rings started.
  */
 struct drm_ccore_ring_submit {
 	/** @handle: ring handle */
