@@ -253,9 +253,16 @@ static long ccore_core_ioctl_check(struct drm_device *drm, unsigned int cmd, uns
 		return -ENOTTY;
 	}
 	off = syncobj_count_offset(nr);
-	if (!off || _IOC_SIZE(cmd) < off + sizeof(count))
+	if (!off || _IOC_SIZE(cmd) <= off)
 		return 0;
-	if (get_user(count, (u32 __user *)(arg + off)))
+	/*
+	 * The core copies _IOC_SIZE(cmd) bytes and zeroes the rest: a size
+	 * ending inside count_handles still gives it the bytes before the
+	 * end, so read exactly those.
+	 */
+	count = 0;
+	if (copy_from_user(&count, (void __user *)(arg + off),
+			   min_t(size_t, _IOC_SIZE(cmd) - off, sizeof(count))))
 		return -EFAULT;
 	if (count > CCORE_SYNCOBJ_ARRAY_MAX) {
 		drm_dbg_driver(drm, "syncobj ioctl 0x%02x: %u handles, at most %u\n", nr, count,

@@ -570,9 +570,9 @@ int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *
 }
 
 /*
- * Cancel @job if it still waits for its input fence (its start work sees
- * the file closing), and let its start work finish.  The input fence is
- * taken under the lock that retiring the job puts it with.
+ * Cancel @job if it still waits for its input fence: its start work sees
+ * the file closing.  The input fence is taken under the lock that retiring
+ * the job puts it with.
  */
 static void job_cancel_start(struct ccore_file *cfile, struct ccore_job *job)
 {
@@ -584,7 +584,6 @@ static void job_cancel_start(struct ccore_file *cfile, struct ccore_job *job)
 	if (in && dma_fence_remove_callback(in, &job->in_cb))
 		queue_work(ccore_jobs_wq, &job->start);
 	dma_fence_put(in);
-	flush_work(&job->start);
 }
 
 /*
@@ -655,6 +654,8 @@ void ccore_jobs_fini(struct ccore_file *cfile)
 		job_cancel_start(cfile, job);
 		job_put(job);
 	}
+	/* one wait for all their start work, however many jobs a file has */
+	flush_workqueue(ccore_jobs_wq);
 	/* cancelled ones are done: the rest are queued or running */
 	jobs_take_active(cfile, &todo);
 	while ((job = job_next_active(cfile, &todo))) {

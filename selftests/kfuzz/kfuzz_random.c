@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +151,44 @@ static bool reaped(pid_t pid, long ms)
 	return false;
 }
 
+/* A line of /proc/PID/FILE per output line, prefixed, or nothing. */
+static void show_proc(pid_t pid, const char *file)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("# kfuzz:   %s: %s", file, line);
+	fclose(f);
+}
+
+/*
+ * A worker SIGKILL did not take within the grace: say where it is in the
+ * kernel (state and stack), then whether it is only slow (dies within a
+ * minute) or stuck.
+ */
+static void report_stuck(pid_t pid)
+{
+	int64_t start = kf_now_ns();
+
+	printf("# kfuzz: worker %d did not die within %d ms of SIGKILL\n", (int)pid,
+	       KILL_GRACE_MS);
+	show_proc(pid, "stat");
+	show_proc(pid, "wchan");
+	printf("\n");
+	show_proc(pid, "stack");
+	if (reaped(pid, 60000))
+		printf("# kfuzz: worker %d died %lld ms later\n", (int)pid,
+		       (long long)((kf_now_ns() - start) / KF_NSEC_PER_MSEC));
+	else
+		printf("# kfuzz: worker %d still alive a minute later\n", (int)pid);
+	fflush(stdout);
+}
+
 static const char *const fabric_options[] = {
 	"", "cores=1", "cores=2,cc_cores=2", "workers=1", "rings=2,engines=1",
 	"job_timeout_ms=100", "sems=8", "hbm=1M", "ring_size=16,program_size=64",
@@ -278,8 +317,7 @@ int kf_random_run(const struct kf_random_opts *o)
 			kill(pids[i], SIGKILL);
 			kills++;
 			if (!reaped(pids[i], KILL_GRACE_MS)) {
-				printf("# kfuzz: worker %d did not die within %d ms of SIGKILL\n",
-				       (int)pids[i], KILL_GRACE_MS);
+				report_stuck(pids[i]);
 				stuck++;
 				break;
 			}
@@ -296,8 +334,7 @@ int kf_random_run(const struct kf_random_opts *o)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < procs; i++) {
 		if (!reaped(pids[i], KILL_GRACE_MS)) {
-			printf("# kfuzz: worker %d did not die within %d ms of SIGKILL\n",
-			       (int)pids[i], KILL_GRACE_MS);
+			report_stuck(pids[i]);
 			stuck++;
 		}
 	}

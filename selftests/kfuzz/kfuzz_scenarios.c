@@ -789,6 +789,11 @@ static int drm_core_ioctls(char *why)
 		{ "GET_UNIQUE", DRM_IOCTL_GET_UNIQUE, 0 },
 		{ "SYNCOBJ_SIGNAL x 0x7fffffff", DRM_IOCTL_SYNCOBJ_SIGNAL, 1 },
 		{ "SYNCOBJ_RESET x 0x7fffffff", DRM_IOCTL_SYNCOBJ_RESET, 1 },
+		/* a size ending inside count_handles: the core still takes
+		 * its first 3 bytes (0xffffff handles), zeroing the last */
+		{ "SYNCOBJ_RESET x 0xffffff (11-byte size)",
+		  _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE,
+		       _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET), 11), 1 },
 		{ "SYNCOBJ_WAIT x 0x7fffffff", DRM_IOCTL_SYNCOBJ_WAIT, 2 },
 		{ "SYNCOBJ_TIMELINE_WAIT x 0x7fffffff", DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, 2 },
 		{ "SYNCOBJ_QUERY x 0x7fffffff", DRM_IOCTL_SYNCOBJ_QUERY, 3 },
