@@ -128,6 +128,12 @@ void kf_slab_validate(void);
 /* --- kfuzz_model.c -------------------------------------------------------- */
 
 #define KF_MAX_OBJS 32
+/*
+ * Device memory a file creates in its life, at most: the simulated
+ * devices' memory is the guest's (16 GiB per device by default, in a 2 GiB
+ * guest), and 12 files of big buffers ran it out of memory (OOM killer).
+ */
+#define KF_FILE_BO_BYTES (64ull << 20)
 
 struct kf_bo {
 	uint32_t handle;
@@ -158,6 +164,7 @@ struct kf_file {
 	uint32_t max_ring, max_program;
 	struct kf_bo bos[KF_MAX_OBJS];
 	int nbos;
+	uint64_t bo_bytes;		/* created in this file's life (KF_FILE_BO_BYTES) */
 	struct kf_ring rings_[KF_MAX_OBJS];
 	int nrings;
 	struct kf_sems sems[KF_MAX_OBJS];

@@ -123,8 +123,12 @@ static enum kf_op bo_create(struct kf_ctx *c, struct kf_file *f)
 				a.size = user_len ? user_len : 4096;
 		}
 	}
+	if (f->bo_bytes + a.size > KF_FILE_BO_BYTES && a.size > 4096)
+		a.size = 4096;
 	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_BO_CREATE, &a);
 	kf_count(KF_BO_CREATE, rc);
+	if (!rc)
+		f->bo_bytes += (a.size + 4095) & ~4095ull;
 	/* the kernel pinned the pages it needs: the mapping may go */
 	if (user)
 		munmap(user, user_len);
