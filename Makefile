@@ -163,8 +163,10 @@ $(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_D
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
 
+# The comment at the top of this file, whole: it ends at the first line
+# that is not a comment.
 help:
-	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' Makefile
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)

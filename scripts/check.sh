@@ -4,7 +4,8 @@
 #      everything under ASan/UBSan, the threaded tests under TSan
 #   2. the kernel module: warning-free with W=1 and sparse (C=2)
 #   3. checkpatch.pl --strict on driver/, the netlink code generated from
-#      its YNL spec, the documentation renders cleanly
+#      its YNL spec, the documentation renders cleanly, README and make
+#      help read whole (scripts/docs-lint.sh)
 #   4. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
 #      check in BUILD_DIR/fuzz) for 20 s from its corpus, fixed seed
 #   5. the kernel selftests and the runtime on the accel backend, in QEMU
@@ -97,6 +98,7 @@ step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh 
 step "checkpatch.pl --strict reports nothing on driver/" checkpatch
 step "netlink code and header match Documentation/netlink/ccore.yaml" scripts/ynl-regen.sh --check
 step "Documentation/*.rst renders without warnings" docs
+step "README and make help: whole sentences, tables whole, no issue numbers" scripts/docs-lint.sh
 
 echo "# ==== the verifier fuzzer"
 step "verify_fuzz: 20 s from selftests/fuzz/verify-corpus, no crash" verify_fuzz "$1"
