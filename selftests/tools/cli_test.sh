@@ -129,7 +129,7 @@ fi
 expect 0 "rdh" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 64K --algo rdh --diagram "$tmp/rdh.svg"
 n=$((n + 1))
 rows=$(grep -c '>rank [0-9]*</text>' "$tmp/rdh.svg")
-arrows=$(grep -c 'marker-end=' "$tmp/rdh.svg")
+arrows=$(grep -c 'marker-end=.*<title>rank' "$tmp/rdh.svg")
 steps=$(grep -c '>step [0-9]*</text>' "$tmp/rdh.svg")
 if [ "$rows" = 8 ] && [ "$arrows" = 48 ] && [ "$steps" = 6 ]; then
 	echo "ok $n ccore-plan --diagram draws RDH as 8 ranks x 6 steps, 48 transfers"

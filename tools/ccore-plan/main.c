@@ -90,9 +90,10 @@ static void usage(FILE *out)
 		"  --root R          root rank of broadcast and reduce (default 0)\n"
 		"  --sweep           sizes from --min to --max (default 1K..1G), doubling:\n"
 		"                    the best algorithm at each and the crossover points\n"
-		"  --svg FILE        with --sweep: a chart of time against size per algorithm\n"
+		"  --svg FILE        with --sweep: a chart of time against size per algorithm,\n"
+		"                    the tuner's choice dotted, each crossover dashed\n"
 		"  --diagram FILE    the space-time diagram (ranks x steps, an arrow per\n"
-		"                    transfer) of --algo's schedule, as SVG\n"
+		"                    transfer) of --algo's schedule, as SVG, with a legend\n"
 		"  --timed           with --sweep: also run every size on the timed model\n"
 		"  --no-timed        only the cost model (one size runs the timed model\n"
 		"                    by default; at thousands of ranks it takes seconds)\n"
@@ -668,6 +669,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 	struct row rows[64];
 	unsigned int nsizes = 0, n = 0, i, k;
 	double xs[64], ys[64][64];
+	const char *chosen[64];
 	struct svg_series series[64];
 	const char *prev = NULL;
 	uint64_t b;
@@ -703,6 +705,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		if (a->timed)
 			timed_rows(a, w, bytes, rows, n);
 		xs[nsizes] = (double)bytes;
+		chosen[nsizes] = best ? best->al->name : NULL;
 		for (i = 0; i < n; i++)
 			ys[i][nsizes] = rows[i].why ? -1 : rows[i].us;
 		if (a->json) {
@@ -751,7 +754,8 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 	free(err);
 	if (a->svg) {
 		struct svg_chart c = { .xlabel = "size (bytes)", .ylabel = "time (us, alpha-beta)",
-				       .log_x = 1, .log_y = 1, .series = series };
+				       .log_x = 1, .log_y = 1, .series = series,
+				       .chosen_x = xs, .chosen = chosen, .nchosen = nsizes };
 		char title[160];
 		FILE *out = fopen(a->svg, "w");
 

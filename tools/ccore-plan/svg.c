@@ -56,6 +56,26 @@ static void size_label(double v, char *buf, size_t len)
 	snprintf(buf, len, "%g%s", v, unit[u]);
 }
 
+/*
+ * A tick value in one notation along a whole axis: plain below 10000,
+ * then k, M, G, T suffixes (never "1e+06" beside "100000").
+ */
+static void num_label(double v, char *buf, size_t len)
+{
+	static const char *const unit[] = { "", "k", "M", "G", "T" };
+	unsigned int u = 0;
+
+	if (fabs(v) < 1e4) {
+		snprintf(buf, len, "%.*f", fabs(v) >= 1 || v == 0 ? 0 : (int)ceil(-log10(fabs(v))), v);
+		return;
+	}
+	while (fabs(v) >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%g%s", v, unit[u]);
+}
+
 static int chart_range(const struct svg_chart *c, struct axis *x, struct axis *y)
 {
 	unsigned int s, i;
@@ -127,8 +147,9 @@ static void chart_axes(FILE *out, const struct svg_chart *c, const struct axis *
 		for (i = 0; i <= 10; i++) {
 			v = x->lo + (x->hi - x->lo) * i / 10;
 			p = ML + CW * i / 10;
-			fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%g</text>\n",
-				p, MT + CH + 16, v);
+			num_label(v, lab, sizeof(lab));
+			fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+				p, MT + CH + 16, lab);
 		}
 	}
 	/* y ticks: decades, or tenths of the range */
@@ -145,8 +166,9 @@ static void chart_axes(FILE *out, const struct svg_chart *c, const struct axis *
 		p = MT + CH - axis_pos(y, v, CH);
 		fprintf(out, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#ddd\"/>\n",
 			ML, p, ML + CW, p);
-		fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">%g</text>\n",
-			ML - 6, p + 4, v);
+		num_label(v, lab, sizeof(lab));
+		fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
+			ML - 6, p + 4, lab);
 	}
 	fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"14\" text-anchor=\"middle\">%s</text>\n",
 		ML + CW / 2, MT - 14, c->title ? c->title : "");
@@ -156,10 +178,70 @@ static void chart_axes(FILE *out, const struct svg_chart *c, const struct axis *
 		ML - 55, MT + CH / 2, ML - 55, MT + CH / 2, c->ylabel ? c->ylabel : "");
 }
 
+/* The series named @name, or NULL. */
+static const struct svg_series *series_named(const struct svg_chart *c, const char *name,
+					     unsigned int *index)
+{
+	unsigned int s;
+
+	for (s = 0; name && s < c->nseries; s++)
+		if (!strcmp(c->series[s].name, name)) {
+			*index = s;
+			return &c->series[s];
+		}
+	return NULL;
+}
+
+/* The y of series @se at @xv, or 0 if it has no point there. */
+static double series_at(const struct svg_series *se, double xv)
+{
+	unsigned int i;
+
+	for (i = 0; i < se->n; i++)
+		if (se->x[i] == xv)
+			return se->y[i];
+	return 0;
+}
+
+/*
+ * The tuner's choice: a dot on the chosen algorithm's line at each x, in
+ * its colour, and a dashed line where the choice changes (at the first x
+ * of the new choice), labelled with it.
+ */
+static void chart_choice(FILE *out, const struct svg_chart *c, const struct axis *x,
+				 const struct axis *y)
+{
+	const char *prev = NULL;
+	unsigned int i, s;
+	char lab[32];
+
+	for (i = 0; i < c->nchosen; i++) {
+		const struct svg_series *se = series_named(c, c->chosen[i], &s);
+		double yv = se ? series_at(se, c->chosen_x[i]) : 0;
+		double px, py;
+
+		if (yv <= 0 || c->chosen_x[i] < x->lo || c->chosen_x[i] > x->hi)
+			continue;
+		px = ML + axis_pos(x, c->chosen_x[i], CW);
+		py = MT + CH - axis_pos(y, yv, CH);
+		size_label(c->chosen_x[i], lab, sizeof(lab));
+		if (prev && strcmp(prev, se->name)) {
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#444\" stroke-dasharray=\"4 3\"><title>crossover at %s: %s -> %s</title></line>\n",
+				px, MT, px, MT + CH, lab, prev, se->name);
+			fprintf(out, "<text x=\"%.1f\" y=\"%g\" font-size=\"10\" transform=\"rotate(-90 %.1f %g)\">%s: %s</text>\n",
+				px - 3, MT + CH - 4, px - 3, MT + CH - 4, lab, se->name);
+		}
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\" stroke=\"black\"><title>%s at %s: the tuner's choice</title></circle>\n",
+			px, py, palette[s % NCOLORS], se->name, lab);
+		prev = se->name;
+	}
+}
+
 int svg_write_chart(FILE *out, const struct svg_chart *c)
 {
 	struct axis x, y;
 	unsigned int s, i;
+	double ly;
 
 	if (chart_range(c, &x, &y))
 		return -1;
@@ -187,6 +269,18 @@ int svg_write_chart(FILE *out, const struct svg_chart *c)
 			ML + CW + 16, MT + 14 + 18.0 * s, ML + CW + 36, MT + 14 + 18.0 * s, col);
 		fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"12\">%s</text>\n", ML + CW + 42,
 			MT + 18 + 18.0 * s, se->name);
+	}
+	ly = MT + 18 + 18.0 * c->nseries + 12;
+	if (c->nchosen) {
+		chart_choice(out, c, &x, &y);
+		fprintf(out, "<circle cx=\"%g\" cy=\"%g\" r=\"4.5\" fill=\"#fff\" stroke=\"black\"/>\n",
+			ML + CW + 26, ly - 4);
+		fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"12\">the tuner's choice</text>\n",
+			ML + CW + 42, ly);
+		fprintf(out, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#444\" stroke-dasharray=\"4 3\"/>\n",
+			ML + CW + 26, ly + 6, ML + CW + 26, ly + 22);
+		fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"12\">crossover</text>\n",
+			ML + CW + 42, ly + 18);
 	}
 	fprintf(out, "</svg>\n");
 	return 0;
@@ -320,6 +414,30 @@ static const char *op_name(uint8_t op)
 	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
 }
 
+/*
+ * What the dots' colours and the arrows mean, in one row along the bottom
+ * at @y: one entry per kind of step, then the arrow.
+ */
+static void spacetime_legend(FILE *out, double y)
+{
+	static const uint8_t ops[] = { CS_SEND_OP, CS_RECV_OP, CS_RECV_REDUCE, CS_REDUCE,
+				       CS_DIVIDE, CS_COPY };
+	double x = 10;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ops); i++) {
+		fprintf(out, "<circle cx=\"%g\" cy=\"%g\" r=\"4\" fill=\"%s\"/>\n", x + 4, y - 4,
+			op_color(ops[i]));
+		fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\">%s</text>\n", x + 12, y,
+			op_name(ops[i]));
+		x += 24 + 7 * strlen(op_name(ops[i]));
+	}
+	fprintf(out, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#1f77b4\" stroke-width=\"1.5\" marker-end=\"url(#a)\"/>\n",
+		x, y - 4, x + 24, y - 4);
+	fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"11\">a transfer, send to receive</text>\n",
+		x + 30, y);
+}
+
 #define COLW 56.0
 #define ROWH 34.0
 #define SL 90.0		/* left margin: rank labels */
@@ -344,9 +462,9 @@ int svg_write_spacetime(FILE *out, const struct cs_sched *s, const char *title, 
 		return -1;
 	}
 	w = SL + COLW * (nr + 1) + 40;
-	if (w < 480)
-		w = 480;	/* room for the title */
-	h = ST + ROWH * n + 40;
+	if (w < 640)
+		w = 640;	/* room for the title and the legend */
+	h = ST + ROWH * n + 56;	/* and the legend's row */
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" font-family=\"sans-serif\">\n",
 		w, h);
 	fprintf(out, "<defs><marker id=\"a\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" fill=\"#1f77b4\"/></marker></defs>\n");
@@ -390,6 +508,7 @@ int svg_write_spacetime(FILE *out, const struct cs_sched *s, const char *title, 
 				(unsigned long long)rk->steps[i].count);
 		}
 	}
+	spacetime_legend(out, h - 16);
 	fprintf(out, "</svg>\n");
 	free_rounds(rounds, n);
 	return 0;

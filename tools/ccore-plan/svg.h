@@ -24,6 +24,11 @@ struct svg_chart {
 	int log_x, log_y;		/* logarithmic axes */
 	const struct svg_series *series;
 	unsigned int nseries;
+	/* the tuner's choice at x = chosen_x[i]: the name of a series (or NULL);
+	 * marked on its line, and each change of it drawn as a crossover */
+	const double *chosen_x;
+	const char *const *chosen;
+	unsigned int nchosen;
 };
 
 /* Write @c as an SVG document; 0, or -1 if there is nothing to draw. */
