@@ -3,7 +3,7 @@
  * The collective calls.  Each rank's call is checked and posted; when every
  * rank of the communicator has posted its next collective (send/recv: when
  * both sides have), the set is launched as one plan — or, inside a group,
- * when the outermost ccore_group_end() comes.
+ * when the outermost ccore_group_end() comes (runtime/plan/group.c).
  */
 #include "comm.h"
 #include "coll_mismatch.h"
@@ -55,22 +55,7 @@ int ccore_redop_parse(const char *s)
 	return -1;
 }
 
-/* --- groups ---------------------------------------------------------------- */
-
-struct ready {
-	struct clique *q;
-	struct op *ops;		/* one per rank */
-};
-
-static _Thread_local int group_depth;
-static _Thread_local struct ready *group_ready;
-static _Thread_local uint32_t group_n, group_cap;
-
-int ccore_group_start(void)
-{
-	group_depth++;
-	return 0;
-}
+/* --- launching ----------------------------------------------------------- */
 
 static _Thread_local const struct coll_capture *capture;
 
@@ -81,7 +66,7 @@ void coll_capture_set(const struct coll_capture *cap)
 
 /*
  * Every rank posted @ops: launch them now, or at the outermost
- * ccore_group_end() of this thread, or hand them to the capture.
+ * ccore_group_end() of this thread (group.c), or hand them to the capture.
  */
 static int launch(struct clique *q, struct op *ops)
 {
@@ -96,82 +81,11 @@ static int launch(struct clique *q, struct op *ops)
 		free(ops);
 		return rc;
 	}
-	if (group_depth) {
-		if (group_n == group_cap) {
-			uint32_t cap = group_cap ? group_cap * 2 : 8;
-			struct ready *r = realloc(group_ready, cap * sizeof(*r));
-
-			if (!r) {
-				rc = ccore_error(-ENOMEM, "out of memory");
-				ops_retire(ops, q->n, rc);
-				free(ops);
-				return rc;
-			}
-			group_ready = r;
-			group_cap = cap;
-		}
-		group_ready[group_n++] = (struct ready){ q, ops };
-		return 0;
-	}
+	if (group_open())
+		return group_defer(q, ops);
 	rc = plan_launch(q, ops);
 	ops_retire(ops, q->n, rc);
 	free(ops);
-	return rc;
-}
-
-/* Launch the batch of @q's collectives that starts at group_ready[@i]. */
-static int launch_batch(uint32_t i, const struct op **batch)
-{
-	struct clique *q = group_ready[i].q;
-	uint32_t k = 0;
-	int rc;
-
-	for (uint32_t j = i; j < group_n; j++)
-		if (group_ready[j].q == q)
-			batch[k++] = group_ready[j].ops;
-	rc = plan_launch_group(q, batch, k);
-	for (uint32_t j = i; j < group_n; j++)
-		if (group_ready[j].q == q) {
-			ops_retire(group_ready[j].ops, q->n, rc);
-			group_ready[j].q = NULL;
-		}
-	return rc;
-}
-
-int ccore_group_end(void)
-{
-	const struct op **batch;
-	int rc = 0, r;
-
-	if (group_depth == 0)
-		return ccore_error(-EINVAL, "ccore_group_end without ccore_group_start");
-	if (--group_depth)
-		return 0;
-	batch = calloc(group_n ? group_n : 1, sizeof(*batch));
-	rt_lock();
-	/* per communicator, in posting order: fused into one job per rank */
-	for (uint32_t i = 0; i < group_n; i++) {
-		struct clique *q = group_ready[i].q;
-
-		if (!q)
-			continue;
-		if (batch) {
-			r = launch_batch(i, batch);
-		} else {
-			r = ccore_error(-ENOMEM, "out of memory");
-			ops_retire(group_ready[i].ops, q->n, r);
-		}
-		if (r && !rc)
-			rc = r;
-	}
-	rt_unlock();
-	free(batch);
-	for (uint32_t i = 0; i < group_n; i++)
-		free(group_ready[i].ops);
-	group_n = 0;
-	free(group_ready);
-	group_ready = NULL;
-	group_cap = 0;
 	return rc;
 }
 

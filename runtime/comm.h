@@ -153,11 +153,15 @@ int comm_compute_ring_create(struct ccore_comm *c, uint32_t engine, uint32_t slo
 			     struct comm_ring *out);
 int comm_compute_ring_destroy(struct ccore_comm *c, const struct comm_ring *r);
 
-/* coll.c / plan.c */
+/* coll.c */
 int coll_post(struct ccore_comm *c, const struct op *op);
+/* plan/launch.c: plan (or find the cached plan of) @ops and launch it */
 int plan_launch(struct clique *q, const struct op *ops);
-/* A group's collectives of one clique: one job per rank where possible. */
-int plan_launch_group(struct clique *q, const struct op **opsv, uint32_t n);
+/* plan/group.c: is this thread inside a group; then keep @ops (one per
+ * rank, taken over) until the group's end */
+bool group_open(void);
+int group_defer(struct clique *q, struct op *ops);
+/* plan/group.c: free @q's fused group programs once their jobs are done */
 void plan_fused_release(struct clique *q);
 /*
  * The executable runner (runtime/exec/exe_run.c): plan and load @ops

@@ -55,7 +55,7 @@ struct rt {
 	uint32_t hash_cap;
 	bool hash_stale;
 	/* every communicator's clique on these devices: a plan short of ring
-	 * indices or CC-core memory may evict another's (plan.c) */
+	 * indices or CC-core memory may evict another's (plan/cache.c) */
 	struct clique *cliques;
 };
 

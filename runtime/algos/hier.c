@@ -404,7 +404,7 @@ static struct cs_sched *hier_build(const struct cs_shape *s, const struct algo_o
 		return c.s;
 	if (hier_run(&c)) {
 		if (!c.s->fail)
-			c.s->fail = c.why;	/* plan.c reports it; c.s->oom: memory */
+			c.s->fail = c.why;	/* plan/build.c reports it; c.s->oom: memory */
 	} else {
 		pat_credit_order(c.s);	/* seam deps may have put credits out of order */
 	}

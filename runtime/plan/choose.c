@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A call's shape and the choice of what runs it: algorithm, slices and
+ * channels (select.h), remembered for repeats of the same call while the
+ * CCORE_* knobs stay, and answered to ccore_plan_query() without building.
+ */
+#include "plan.h"
+#include "coll_size.h"
+#include "lock.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static bool detect_in_place(const struct cs_shape *sh, const struct op *o, uint32_t r,
+			    uint64_t es)
+{
+	switch (sh->coll) {
+	case CS_ALLGATHER:
+		return o->send == o->recv + r * sh->count * es;
+	case CS_REDUCESCATTER:
+		return o->recv == o->send + r * sh->count * es;
+	case CS_SENDRECV:
+		return false;
+	default:
+		return o->send == o->recv;
+	}
+}
+
+/* What in place means for @coll, as detect_in_place() finds it. */
+static const char *in_place_rule(uint8_t coll)
+{
+	switch (coll) {
+	case CS_ALLGATHER:
+		return "send == recv + rank x count elements";
+	case CS_REDUCESCATTER:
+		return "recv == send + rank x count elements";
+	default:
+		return "send == recv";
+	}
+}
+
+int plan_shape(struct clique *q, const struct op *ops, struct cs_shape *sh)
+{
+	uint64_t es = ccm_dtype_size(ops[0].dtype);
+	const struct op *any = NULL;
+
+	for (uint32_t r = 0; r < q->n && !any; r++)
+		if (ops[r].stream)
+			any = &ops[r];
+	*sh = (struct cs_shape){ .coll = any->coll, .nranks = q->n, .count = any->count,
+				 .root = any->root, .peer = any->peer };
+	if (sh->coll == CS_SENDRECV)
+		return 0;
+	sh->in_place = detect_in_place(sh, &ops[0], 0, es);
+	for (uint32_t r = 1; r < q->n; r++)
+		if (detect_in_place(sh, &ops[r], r, es) != sh->in_place)
+			return ccore_error(-EINVAL, "%s: in place differs (rank 0: %s, send 0x%llx, recv 0x%llx; rank %u: %s, send 0x%llx, recv 0x%llx); all ranks must agree (in place is %s)",
+					   cs_coll_name(sh->coll), sh->in_place ? "in place" : "out of place",
+					   (unsigned long long)ops[0].send,
+					   (unsigned long long)ops[0].recv, r,
+					   sh->in_place ? "out of place" : "in place",
+					   (unsigned long long)ops[r].send,
+					   (unsigned long long)ops[r].recv, in_place_rule(sh->coll));
+	return 0;
+}
+
+/* Choose the algorithm, slices and channels of @sh (see select.h). */
+static int plan_choose(struct clique *q, const struct cs_shape *sh, uint32_t dtype,
+		       struct algo_opts *o, struct select_choice *ch)
+{
+	struct tune_topo t;
+	int rc = select_init();	/* the knobs may have changed: before the topology */
+
+	if (rc)
+		return rc;
+	*o = (struct algo_opts){ .slices = 1, .channels = 1,
+				 .ranks_per_device = clique_group_size(q, false),
+				 .ranks_per_node = clique_group_size(q, true) };
+	clique_topo(q, o, &t);
+	return select_algo(sh, &t, ccm_dtype_size(dtype), o, ch);
+}
+
+/* One pass over the environment: every CCORE_* variable, name and value. */
+static uint64_t env_fingerprint(void)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (char **e = environ; e && *e; e++) {
+		/* most variables fail the first byte: no call for them */
+		if (**e != 'C' || strncmp(*e, "CCORE_", 6))
+			continue;
+		for (const char *c = *e; *c; c++)
+			h = (h ^ (uint8_t)*c) * 1099511628211ull;
+		h = (h ^ 0xff) * 1099511628211ull;
+	}
+	return h;
+}
+
+/*
+ * A repeated call (same shape and dtype, same knobs) gets the same choice:
+ * re-reading every knob and re-running the cost model would cost more
+ * than a small collective itself.
+ */
+int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_t dtype,
+		     struct algo_opts *o, struct select_choice *ch, double *choose_us)
+{
+	const struct cs_shape *m = &q->memo.sh;
+	uint64_t env = env_fingerprint();
+	int64_t t;
+	int rc;
+
+	if (q->memo.valid && q->memo.env == env && q->memo.dtype == dtype &&
+	    m->coll == sh->coll && m->nranks == sh->nranks && m->count == sh->count &&
+	    m->root == sh->root && m->peer == sh->peer && m->in_place == sh->in_place) {
+		*o = q->memo.opts;
+		*ch = q->memo.ch;
+		*choose_us = q->memo.choose_us;
+		return 0;
+	}
+	t = ccm_now_ns();
+	rc = plan_choose(q, sh, dtype, o, ch);
+	*choose_us = lap_us(&t);
+	q->memo.valid = !rc;
+	if (!rc) {
+		q->memo.env = env;
+		q->memo.sh = *sh;
+		q->memo.dtype = dtype;
+		q->memo.opts = *o;
+		q->memo.ch = *ch;
+		q->memo.choose_us = *choose_us;
+	}
+	return rc;
+}
+
+int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_t count,
+		     enum ccore_dtype dtype, struct ccore_plan_info *out)
+{
+	struct select_choice ch;
+	struct algo_opts opts;
+	struct cs_shape sh;
+	struct clique *q;
+	int rc;
+
+	if (!comm || !out)
+		return ccore_error(-EINVAL, "ccore_plan_query: comm and out must be set");
+	if (op < ccore_op_allreduce || op > ccore_op_sendrecv)
+		return ccore_error(-EINVAL, "ccore_plan_query: op %d out of range (ccore_op_allreduce..ccore_op_sendrecv)",
+				   (int)op);
+	if (!ccore_dtype_size(dtype))
+		return ccore_error(-EINVAL, "ccore_plan_query: unknown dtype %d", (int)dtype);
+	if (!count)
+		return ccore_error(-EINVAL, "ccore_plan_query: count is 0; nothing would run");
+	q = comm->q;
+	if (op == ccore_op_sendrecv && q->n < 2)
+		return ccore_error(-EINVAL, "ccore_plan_query: send/recv needs 2 or more ranks");
+	sh = (struct cs_shape){ .coll = (uint8_t)(op - ccore_op_allreduce), .nranks = q->n,
+				.count = count, .root = 0, .peer = q->n > 1 ? 1 : 0 };
+	rc = coll_buffer_bytes("ccore_plan_query", &sh, dtype, q->rt->hbm_size, NULL, NULL);
+	if (rc)
+		return rc;
+	rt_lock();
+	rc = plan_choose(q, &sh, dtype, &opts, &ch);
+	rt_unlock();
+	if (rc)
+		return rc;
+	*out = (struct ccore_plan_info){
+		.algo = ch.algo->name, .slices = opts.slices, .channels = opts.channels,
+		.predicted_us = ch.us, .source = ch.source, .tuner_file_line = ch.file_line,
+		.bytes = ch.bytes, .ncandidates = ch.ncand,
+	};
+	for (uint32_t i = 0; i < ch.ncand && i < CCORE_PLAN_MAX_CANDIDATES; i++)
+		out->candidates[i] = (struct ccore_plan_candidate){
+			ch.cand[i].algo, ch.cand[i].slices, ch.cand[i].channels, ch.cand[i].us,
+		};
+	return 0;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A plan's ranks placed on the devices: scratch and DMA ring indices per
+ * rank, the peers' buffer addresses each rank's descriptors name (imported
+ * once per pair) and the semaphores its transfers signal.
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Rank @k's buffers as rank @r's descriptors name them (importing them once). */
+static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k)
+{
+	for (uint32_t b = 0; b < CS_NBUF; b++) {
+		uint64_t va = b == CS_SEND ? p->ops[k].send :
+			      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
+		uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
+		int rc;
+
+		if (!va || !p->active[r] || !p->active[k])
+			continue;
+		rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Rank @k's buffers as rank @r names them, resolved the first time asked. */
+static int resolve_once(struct plan *p, uint32_t r, uint32_t k)
+{
+	size_t pair = (size_t)r * p->n + k;
+
+	if (p->resolved[pair / 64] >> (pair % 64) & 1)
+		return 0;
+	p->resolved[pair / 64] |= 1ull << (pair % 64);
+	return resolve_pair(p->q, p, r, k);
+}
+
+/* Resolved on first use: a lowering without a schedule names its pairs as it goes. */
+uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
+{
+	struct plan *p = arg;
+
+	/* after a failure, none: the last error stays the first one's */
+	if (!p->peer_rc)
+		p->peer_rc = resolve_once(p, r, q);
+	return p->peer[((size_t)r * p->n + q) * CS_NBUF + buf];
+}
+
+/* Undo plan_place(): scratch and ring indices back, nothing placed. */
+void plan_unplace(struct clique *q, struct plan *p)
+{
+	for (uint32_t r = 0; r < p->n; r++) {
+		struct lower_rank *lr = &p->lr[r];
+
+		if (lr->va[CS_TMP])
+			rt_free(q->rt, q->ranks[r].dev, lr->va[CS_TMP]);
+		lr->va[CS_TMP] = 0;
+		for (uint32_t k = 0; k < LOWER_RINGS; k++) {
+			if (lr->ring[k] != ~0u)
+				rt_ring_put(q->rt, q->ranks[r].dev, q->ranks[r].core, lr->ring[k]);
+			lr->ring[k] = ~0u;
+		}
+		if (p->active)
+			p->active[r] = false;
+	}
+	if (p->resolved)
+		memset(p->resolved, 0, ((size_t)p->n * p->n + 63) / 64 * sizeof(*p->resolved));
+	p->peer_rc = 0;
+}
+
+/*
+ * The peer addresses the lowering asks for: those of the ranks each rank
+ * sends to.  Only these pairs, not all N^2: at N = 1024 resolving (and
+ * importing) every pair would cost seconds.
+ */
+int plan_resolve_peers(struct plan *p, const struct cs_sched *s)
+{
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n && !rc; r++) {
+		const struct cs_rank *rk = &s->ranks[r];
+
+		for (uint32_t i = 0; i < rk->n && !rc; i++)
+			if (rk->steps[i].op == CS_SEND_OP)
+				rc = resolve_once(p, r, rk->steps[i].peer);
+	}
+	return rc;
+}
+
+/* Devices, cores, TMP and @rings ring indices for the ranks in p->active. */
+int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t rings)
+{
+	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n; r++) {
+		struct lower_rank *lr = &p->lr[r];
+		uint32_t slot = p->ops[r].stream ? p->ops[r].stream->slot : 0;
+
+		if (!p->active[r])
+			continue;
+		lr->dev = q->rt->devs[q->ranks[r].dev].dev;
+		lr->core = q->ranks[r].core;
+		lr->cc = p->ops[r].stream->cc;
+		lr->va[CS_SEND] = p->ops[r].send;
+		lr->va[CS_RECV] = p->ops[r].recv;
+		/* 0 leaves the device's default (sysfs) to the ring */
+		lr->packet_size = q->scfg.cc_packet[slot];
+		/* cached plans' scratch may be what fills the device: make room */
+		while (tmp_count &&
+		       (rc = rt_alloc(q->rt, q->ranks[r].dev, tmp_count * es, &lr->va[CS_TMP])) ==
+		       -ENOMEM && plan_evict_one(q))
+			;
+		if (rc)
+			return rc;
+		for (uint32_t k = 0; k < rings; k++) {
+			while ((rc = rt_ring_get(q->rt, q->ranks[r].dev, lr->core, &lr->ring[k])) ==
+			       -ENOSPC)
+				if (!plan_evict_one(q))
+					break;
+			if (rc) {
+				lr->ring[k] = ~0u;
+				return ccore_error(rc, "no free DMA ring index on core %u of device %u",
+						   lr->core, q->ranks[r].dev);
+			}
+		}
+	}
+	return 0;
+}
+
+static uint32_t plan_slot(const struct plan *p, uint32_t r)
+{
+	return p->ops[r].stream ? p->ops[r].stream->slot : 0;
+}
+
+/*
+ * Semaphore @kind of rank @r for @peer, made on first use (a lowering
+ * without a schedule names its peers as it goes); time spent making them
+ * counts as connecting.
+ */
+uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+		  uint32_t user)
+{
+	struct plan *p = arg;
+	struct clique *q = p->q;
+	uint32_t slot = plan_slot(p, r), sem;
+	int64_t t = 0;
+	int rc = 0;
+
+	if (kind == LOWER_SEM_LOCAL ? !sems_have_local(q, slot, r) : !sems_have(q, slot, r, peer)) {
+		t = ccm_now_ns();
+		rc = sems_ensure(q, slot, r, &peer, kind != LOWER_SEM_LOCAL);
+	}
+	sem = rc ? 0 : kind == LOWER_SEM_LOCAL ? sems_local(q, slot, r) :
+	      kind == LOWER_SEM_ARRIVAL ? sems_arrival(q, slot, r, peer) :
+	      sems_credit(q, slot, r, peer);
+	if (!rc && user != peer) {
+		int64_t t0 = ccm_now_ns();
+
+		rc = sems_allow(q, slot, r, sem, user);
+		t = rc > 0 && !t ? t0 : t;
+		rc = rc < 0 ? rc : 0;
+	}
+	if (t)
+		q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	if (rc) {
+		p->peer_rc = p->peer_rc ?: rc;
+		return 0;
+	}
+	return sem;
+}
+
+/*
+ * The semaphores a schedule names, made before lowering: per rank L and a
+ * pair per peer it sends to or receives from (which covers both ends of
+ * every transfer), in one chunk where the bank allows.
+ */
+int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
+{
+	int64_t t = ccm_now_ns();
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->n && !rc; r++) {
+		const struct cs_rank *rk = &s->ranks[r];
+		uint32_t *peers, k = 0;
+
+		if (!rk->n)
+			continue;
+		peers = malloc(rk->n * sizeof(*peers));
+		if (!peers)
+			return ccore_error(-ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < rk->n; i++)
+			if (rk->steps[i].op == CS_SEND_OP || rk->steps[i].op == CS_RECV_OP ||
+			    rk->steps[i].op == CS_RECV_REDUCE)
+				peers[k++] = rk->steps[i].peer;
+		rc = sems_ensure(q, plan_slot(p, r), r, peers, k);
+		free(peers);
+	}
+	q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	return rc;
+}

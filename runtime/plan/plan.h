@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner's own view of a plan (internal to runtime/plan/): what the
+ * cache keeps, and the functions its files share.  The rest of the
+ * runtime sees plans through comm.h.
+ *
+ *   choose.c    a call's shape and the choice of algorithm, slices, channels
+ *   topology.c  ranks per device and node, the fabric's shape, for the choice
+ *   cache.c     the cache: lookup, least-recently-used eviction, pins
+ *   build.c     lowering the choice into programs, shrinking what does not fit
+ *   place.c     scratch, ring indices, peer addresses and semaphores per rank
+ *   launch.c    one trigger per rank of a cached plan
+ *   group.c     groups: collectives deferred to ccore_group_end(), fused
+ */
+#ifndef CCORE_PLAN_PLAN_H
+#define CCORE_PLAN_PLAN_H
+
+#include "comm.h"
+#include "lower/lower.h"
+#include "ccm.h"
+
+struct plan {
+	struct plan *next;
+	struct op *ops;			/* the key: per rank */
+	uint32_t n;
+	const struct algo *algo;
+	struct algo_opts opts;		/* what it runs with */
+	struct algo_opts asked;		/* the choice, its key (opts may be less) */
+	const struct algo *asked_algo;	/* the choice, its key (algo may differ) */
+	struct select_choice why;	/* the tuner's choice, for the log */
+	struct lower_rank *lr;
+	struct lower_ctx ctx;
+	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
+	uint64_t *resolved;		/* bit r * n + q: pair (r, q) in @peer */
+	struct clique *q;
+	int peer_rc;			/* first failure resolving a pair or semaphores */
+	bool loops;			/* lowered in loop form, without a schedule */
+	bool credits_by_desc;		/* lower_ctx's, for programs that would not fit */
+	struct lowered *low;
+	bool *active;			/* ranks with steps */
+	uint32_t pins;			/* executables holding it: never evicted */
+};
+
+/* Microseconds since *@t, which moves on to now. */
+static inline double lap_us(int64_t *t)
+{
+	int64_t now = ccm_now_ns(), d = now - *t;
+
+	*t = now;
+	return (double)d / 1e3;
+}
+
+/* choose.c: the shape of a call every rank posted (in place or not, agreed) */
+int plan_shape(struct clique *q, const struct op *ops, struct cs_shape *sh);
+/* choose.c: the choice for @sh, remembered for repeats while the knobs stay */
+int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_t dtype,
+		     struct algo_opts *o, struct select_choice *ch, double *choose_us);
+
+/* topology.c: ranks per device (@node false) or per node if the layout is
+ * equal consecutive groups, else 0 */
+uint32_t clique_group_size(const struct clique *q, bool node);
+/* topology.c: the cost model's topology for @q's ranks laid out as in @o */
+void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *t);
+
+/* cache.c: the cached plan for @ops, built if need be (NULL: nothing to do) */
+int plan_get(struct clique *q, const struct op *ops, bool pinned, struct plan **out);
+void plan_free(struct clique *q, struct plan *p);
+/* cache.c: make room, dropping the least recently used unpinned plan of
+ * @q or else of another communicator on the same devices; false if none */
+bool plan_evict_one(struct clique *q);
+
+/* build.c: lower the choice @ch, @opts for @ops into a new plan */
+int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *shp,
+	       const struct select_choice *ch, const struct algo_opts *opts, bool pinned,
+	       struct plan **out);
+
+/* place.c: devices, cores, scratch of @tmp_count elements and @rings ring
+ * indices for the ranks in p->active; plan_unplace() undoes it */
+int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t rings);
+void plan_unplace(struct clique *q, struct plan *p);
+/* place.c: the peer addresses schedule @s's sends name */
+int plan_resolve_peers(struct plan *p, const struct cs_sched *s);
+/* place.c: the semaphores @s names, made before lowering */
+int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s);
+/* place.c: the lowering's callbacks (lower_ctx), resolving on first use */
+uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf);
+uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+		  uint32_t user);
+
+/* launch.c: one job of program @prog on stream @s */
+int plan_submit(struct ccore_dev *dev, uint32_t prog, struct ccore_stream *s);
+
+#endif
