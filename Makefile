@@ -6,6 +6,9 @@
 #                   the threaded ones under ThreadSanitizer),
 #                   the kernel module's build checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
+#   make install    install libccore (libccore.so.0, libccore.a), its headers,
+#                   ccore.pc, the tools and the firmware into DESTDIR/PREFIX
+#                   (default /usr/local); make uninstall removes them
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce and the
 #                   tuner's choice at every size with their planning and
@@ -185,7 +188,7 @@ $(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_D
 	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
 
 help:
-	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed -e '/^$$/d' -e 's/^# \{0,1\}//'
 
 deps:
 	$(Q)scripts/deps.sh $(DEPS_BUILD)
