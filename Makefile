@@ -6,6 +6,9 @@
 #                   the threaded ones under ThreadSanitizer),
 #                   the kernel module's build checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
+#   make install    install libccore (libccore.so.0, libccore.a), its headers,
+#                   ccore.pc, the tools and the firmware into DESTDIR/PREFIX
+#                   (default /usr/local); make uninstall removes them
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce and the
 #                   tuner's choice at every size with their planning and
@@ -86,11 +89,32 @@ KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_bac
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
-MODEL_OBJS := $(call objs,$(MODEL_SRCS))
-ISA_OBJS := $(call objs,$(ISA_SRCS))
-RUNTIME_OBJS := $(call objs,$(RUNTIME_SRCS)) $(OBJ)/gen/firmware_blobs.o
+# The library's objects are position independent (one set for the shared
+# library and both archives) and hide every name the public headers do not
+# mark CCORE_API.
+PIC := $(BUILD)/obj-pic
+picobjs = $(patsubst %.c,$(PIC)/%.o,$(1))
+LIB_CFLAGS := -fPIC -fvisibility=hidden -fno-semantic-interposition
+MODEL_OBJS := $(call picobjs,$(MODEL_SRCS))
+ISA_OBJS := $(call picobjs,$(ISA_SRCS))
+RUNTIME_OBJS := $(call picobjs,$(RUNTIME_SRCS)) $(PIC)/gen/firmware_blobs.o
+LIB_OBJS := $(MODEL_OBJS) $(ISA_OBJS) $(RUNTIME_OBJS)
 TEST_LIB_OBJS := $(call objs,$(TEST_LIB_SRCS))
-LIBCCORE := $(BUILD)/lib/libccore.a
+# What the tests and tools link: every object, internal names included
+# (never installed).
+LIBCCORE := $(BUILD)/lib/libccore-internal.a
+# What a program links (make install): only the ccore_* API of the public
+# headers (runtime/include/) is global, in the shared library and in the
+# archive alike.  The version is the one ccore.h gives.
+CCORE_VERSION := $(shell awk '$$2 ~ /^CCORE_(MAJOR|MINOR|PATCH)$$/ { v = v sep $$3; sep = "." } \
+	END { print v }' runtime/include/ccore.h)
+CCORE_SOMAJOR := $(firstword $(subst ., ,$(CCORE_VERSION)))
+LIBCCORE_A := $(BUILD)/lib/libccore.a
+LIBCCORE_SO := $(BUILD)/lib/libccore.so
+LIBCCORE_SONAME := libccore.so.$(CCORE_SOMAJOR)
+LIBCCORE_SO_REAL := $(BUILD)/lib/libccore.so.$(CCORE_VERSION)
+LIBCCORE_MAP := runtime/libccore.map
+LIBCCORE_PUBLIC := $(LIBCCORE_A) $(LIBCCORE_SO) $(BUILD)/lib/$(LIBCCORE_SONAME) $(LIBCCORE_SO_REAL)
 HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.stamp
 
 .SECONDEXPANSION:
@@ -99,7 +123,7 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 .PHONY: all demo check test bench bench-compare clean deps deps-check help driver
 .DEFAULT_GOAL := all
 
-all: $(LIBCCORE) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
+all: $(LIBCCORE) $(LIBCCORE_PUBLIC) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
 
 $(BUILD)/tests/%: selftests/%.sh
 	@mkdir -p $(dir $@)
@@ -179,15 +203,43 @@ $(OBJ)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(OBJ)/gen/%.o: $(GEN)/%.c
+$(PIC)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -c $< -o $@
 
-$(LIBCCORE): $(MODEL_OBJS) $(ISA_OBJS) $(RUNTIME_OBJS)
+$(PIC)/gen/%.o: $(GEN)/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIBCCORE): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The public archive: the objects linked into one (ld -r), whose hidden
+# names become local, so a program's own log_init() or rt_open() never
+# meets ours.
+$(LIBCCORE_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  AR      $@"
+	$(Q)$(LD) -r -o $(BUILD)/lib/ccore-all.o $^
+	$(Q)objcopy --localize-hidden $(BUILD)/lib/ccore-all.o
+	$(Q)rm -f $@ && ar rcs $@ $(BUILD)/lib/ccore-all.o && rm -f $(BUILD)/lib/ccore-all.o
+
+# -z defs: everything the library needs is in LIBCCORE_LIBS (what ccore.pc
+# says); not under the sanitizers, whose runtime the program brings.
+SO_DEFS := $(if $(SAN),,-Wl,-z,defs)
+$(LIBCCORE_SO_REAL): $(LIB_OBJS) $(LIBCCORE_MAP)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,-soname,$(LIBCCORE_SONAME) -Wl,--version-script=$(LIBCCORE_MAP) $(SO_DEFS) \
+		$(LDFLAGS_ALL) $(LIB_OBJS) -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+$(BUILD)/lib/$(LIBCCORE_SONAME): $(LIBCCORE_SO_REAL)
+	$(Q)ln -sfn $(notdir $<) $@
+$(LIBCCORE_SO): $(BUILD)/lib/$(LIBCCORE_SONAME)
+	$(Q)ln -sfn $(notdir $<) $@
 
 # ccore-as is needed to build the firmware the library embeds, so it links
 # only the ISA code, never libccore itself.
@@ -279,6 +331,51 @@ $(BUILD)/tests/kernel/%: selftests/driver/%.c uapi/drm/ccore_accel.h
 	@echo "  KTEST   $@"
 	$(Q)$(CC) $(KTEST_CFLAGS) $< -o $@ -pthread
 
+# --- installing --------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=...]: libccore (libccore.so.0 and
+# libccore.a), the public headers under include/ccore/ (ccore.pc's Cflags),
+# ccore.pc, the tools and the CC-core firmware the kernel driver loads (the
+# library embeds its own copy for the sim backend).  The kernel looks for
+# firmware in /lib/firmware only: FIRMWAREDIR=/lib/firmware (or PREFIX=/usr
+# on a merged /usr) for ccore.ko.  make uninstall removes the same files.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+FIRMWAREDIR ?= $(PREFIX)/lib/firmware
+PUBLIC_HEADERS := $(wildcard runtime/include/*.h) uapi/drm/ccore_accel.h
+# ccore.pc names its directories from ${prefix} where they are under it, so
+# that pkg-config --define-prefix can move the whole install.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+.PHONY: install uninstall
+install: $(LIBCCORE_PUBLIC) $(TOOLS) $(FW_BINS) runtime/ccore.pc.in
+	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/ccore \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(FIRMWAREDIR)/ccore
+	$(Q)install -m 755 $(LIBCCORE_SO_REAL) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sfn $(notdir $(LIBCCORE_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(LIBCCORE_SONAME)
+	$(Q)ln -sfn $(LIBCCORE_SONAME) $(DESTDIR)$(LIBDIR)/libccore.so
+	$(Q)install -m 644 $(LIBCCORE_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ccore/
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
+		-e 's|@FIRMWAREDIR@|$(call pc_dir,$(FIRMWAREDIR))|' -e 's|@VERSION@|$(CCORE_VERSION)|' \
+		runtime/ccore.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/ccore.pc
+	$(Q)install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	$(Q)install -m 644 $(FW_BINS) $(DESTDIR)$(FIRMWAREDIR)/ccore/
+
+uninstall:
+	@echo "  UNINSTALL $(DESTDIR)$(PREFIX)"
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIBCCORE_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(LIBCCORE_SONAME) \
+		$(DESTDIR)$(LIBDIR)/libccore.so $(DESTDIR)$(LIBDIR)/libccore.a \
+		$(DESTDIR)$(PKGCONFIGDIR)/ccore.pc \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/ccore/,$(notdir $(PUBLIC_HEADERS))) \
+		$(addprefix $(DESTDIR)$(BINDIR)/,$(TOOL_NAMES)) \
+		$(addprefix $(DESTDIR)$(FIRMWAREDIR)/ccore/,$(notdir $(FW_BINS)))
+	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ccore $(DESTDIR)$(FIRMWAREDIR)/ccore 2>/dev/null || true
+
 # --- running ---------------------------------------------------------------
 
 demo: deps
@@ -334,7 +431,7 @@ bench-compare: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(PIC) $(BUILD)/tests -name '*.d' 2>/dev/null)
 
 # --- kernel test infrastructure (QEMU) --------------------------------------
 # kernel-deps installs the 6.12 kernel, QEMU and busybox (only what is

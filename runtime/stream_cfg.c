@@ -6,6 +6,7 @@
  * core, and the log line saying so.
  */
 #include "stream_cfg.h"
+#include "abi.h"
 #include "log.h"
 
 #include <stdbool.h>
@@ -228,9 +229,20 @@ static int dma_resolve(const struct ccore_comm_config *cfg, uint32_t min_pkt, ui
 int stream_cfg_resolve(const struct ccore_comm_config *cfg, uint32_t cc_cores,
 		       uint32_t min_pkt, uint32_t max_pkt, struct stream_cfg *out)
 {
+	static const struct abi_struct config_abi = {
+		CFG_NAME, "CCORE_COMM_CONFIG_INIT", sizeof(struct ccore_comm_config),
+		sizeof(struct ccore_comm_config), CCORE_VERSION(0, 3, 0),
+	};
 	struct stream_cfg o = { .cc_cores = cc_cores };
+	struct ccore_comm_config own;
 	int rc;
 
+	if (cfg) {
+		rc = abi_struct_in(&config_abi, &own, cfg);
+		if (rc)
+			return rc;
+		cfg = &own;
+	}
 	if (!cc_cores || cc_cores > CCORE_MAX_CC_CORES)
 		return ccore_error(-EINVAL, "the device has %u CC cores per logical core; libccore handles 1 to %u",
 				   cc_cores, CCORE_MAX_CC_CORES);

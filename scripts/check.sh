@@ -2,13 +2,16 @@
 # The test part of `make check`, once everything is built:
 #   1. userspace tests, normal and sanitizer builds (selftests/run.sh):
 #      everything under ASan/UBSan, the threaded tests under TSan
-#   2. the kernel module: warning-free with W=1 and sparse (C=2)
-#   3. checkpatch.pl --strict on driver/, the netlink code generated from
+#   2. make install into a temporary DESTDIR, and examples/allreduce.c
+#      built from it through pkg-config, shared and static, and run
+#      (selftests/install/install_test.sh)
+#   3. the kernel module: warning-free with W=1 and sparse (C=2)
+#   4. checkpatch.pl --strict on driver/, the netlink code generated from
 #      its YNL spec, the documentation renders cleanly, README and make
 #      help read whole (scripts/docs-lint.sh)
-#   4. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
+#   5. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
 #      check in BUILD_DIR/fuzz) for 20 s from its corpus, fixed seed
-#   5. the kernel selftests and the runtime on the accel backend, in QEMU
+#   6. the kernel selftests and the runtime on the accel backend, in QEMU
 #      (selftests/qemu/run.sh)
 # and one closing line summing them: "N passed, N failed, N skipped".
 #
@@ -92,6 +95,10 @@ trap 'rm -f "$log"' EXIT
 echo "# ==== userspace tests ($*)"
 selftests/run.sh "$@" | tee "$log"
 count "$log" "userspace tests"
+
+echo "# ==== make install, and a program built from it through pkg-config"
+selftests/install/install_test.sh "$1" | tee "$log"
+count "$log" "install test"
 
 echo "# ==== kernel module"
 step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh --sparse

@@ -82,7 +82,7 @@ static struct ccore_dev *rank_dev(struct exe_run *x, uint32_t r)
 static int open_world(struct exe_run *x)
 {
 	const struct ccore_exe *exe = x->exe;
-	struct ccore_comm_config cfg = { 0 };
+	struct ccore_comm_config cfg = CCORE_COMM_CONFIG_INIT;
 	uint32_t streams = 1;
 
 	for (uint32_t c = 0; c < exe->ncolls; c++)

@@ -36,10 +36,37 @@
 extern "C" {
 #endif
 
-#define CCORE_VERSION_MAJOR 0
-#define CCORE_VERSION_MINOR 2
+/*
+ * The version of these headers, as NCCL gives its own: CCORE_VERSION_CODE
+ * is MAJOR * 10000 + MINOR * 100 + PATCH; ccore_get_version() gives the
+ * library's (they differ when a program runs on a newer libccore.so.0 than
+ * it was built with).  Within one MAJOR the ABI only grows
+ * (Documentation/library.rst).
+ */
+#define CCORE_MAJOR 0
+#define CCORE_MINOR 3
+#define CCORE_PATCH 0
+#define CCORE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define CCORE_VERSION_CODE CCORE_VERSION(CCORE_MAJOR, CCORE_MINOR, CCORE_PATCH)
+#define CCORE_STR_(x) #x
+#define CCORE_STR(x) CCORE_STR_(x)
+/* "0.3.0", for --version */
+#define CCORE_VERSION_STRING \
+	CCORE_STR(CCORE_MAJOR) "." CCORE_STR(CCORE_MINOR) "." CCORE_STR(CCORE_PATCH)
+
+/* What libccore exports: every function of the public headers, nothing else. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define CCORE_API __attribute__((visibility("default")))
+#else
+#define CCORE_API
+#endif
+
+/* *@version = the library's CCORE_VERSION_CODE; -EINVAL if @version is NULL. */
+CCORE_API
+int ccore_get_version(int *version);
 
 /* Text describing the last failure on this thread ("" if none). */
+CCORE_API
 const char *ccore_last_error(void);
 
 typedef uint64_t ccore_ptr;
@@ -56,11 +83,16 @@ enum ccore_dtype {
  */
 enum ccore_redop { ccore_sum = 1, ccore_prod, ccore_max, ccore_min, ccore_avg };
 
+CCORE_API
 size_t ccore_dtype_size(enum ccore_dtype t);
+CCORE_API
 const char *ccore_dtype_name(enum ccore_dtype t);
+CCORE_API
 const char *ccore_redop_name(enum ccore_redop op);
 /* Parse "f32", "bf16", ... / "sum", "avg", ...; -1 if unknown. */
+CCORE_API
 int ccore_dtype_parse(const char *s);
+CCORE_API
 int ccore_redop_parse(const char *s);
 
 /*
@@ -79,6 +111,7 @@ struct ccore_comm;
 struct ccore_stream;
 
 /* Create comms[0..N-1], N = nodes * devices_per_node * ranks_per_device. */
+CCORE_API
 int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **comms);
 /*
  * Split the @n communicators @comms (all ranks of one communicator) by
@@ -86,23 +119,31 @@ int ccore_comm_init_all(const struct ccore_topology *topo, struct ccore_comm **c
  * key then old rank; out[i] is rank i's new communicator (NULL if its color
  * is negative).  comms[i] must be rank i, n the communicator's size.
  */
+CCORE_API
 int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, const int *key,
 		     struct ccore_comm **out);
+CCORE_API
 int ccore_comm_destroy(struct ccore_comm *comm);
 /* The rank of @comm and its number of ranks; -EINVAL if @comm is NULL. */
+CCORE_API
 int ccore_comm_rank(const struct ccore_comm *comm);
+CCORE_API
 int ccore_comm_count(const struct ccore_comm *comm);
 
 /* Device memory on the rank's device. */
+CCORE_API
 int ccore_mem_alloc(struct ccore_comm *comm, size_t bytes, ccore_ptr *ptr);
+CCORE_API
 int ccore_mem_free(struct ccore_comm *comm, ccore_ptr ptr);
 /*
  * Register the caller's memory (page-aligned address and size) for use as
  * device buffers of this rank, without copying; deregister with
  * ccore_mem_free().  The memory must outlive the registration.
  */
+CCORE_API
 int ccore_mem_register(struct ccore_comm *comm, void *host, size_t bytes, ccore_ptr *ptr);
 /* Host view of device memory (map); NULL if @ptr is not an allocation. */
+CCORE_API
 void *ccore_mem_host(struct ccore_comm *comm, ccore_ptr ptr);
 
 /*
@@ -126,13 +167,27 @@ void *ccore_mem_host(struct ccore_comm *comm, ccore_ptr ptr);
  */
 #define CCORE_MAX_CC_CORES 16
 
+/*
+ * Start from CCORE_COMM_CONFIG_INIT, then set fields: it sets size and
+ * version to the struct this program is built with, so that libccore reads
+ * it correctly when fields are added later (a newer library leaves the
+ * fields this program does not know unset; an older one refuses a field it
+ * does not know that is set).  A struct without them is refused (-EINVAL).
+ */
 struct ccore_comm_config {
+	size_t size;				/* sizeof(struct ccore_comm_config) */
+	uint32_t version;			/* CCORE_VERSION_CODE */
 	uint32_t streams;			/* S; 0: not set here */
 	uint32_t cc_packet_size[CCORE_MAX_CC_CORES];	/* per stream; 0: not set */
 	uint32_t dma_packetization_size;	/* compute DMA rings; 0: not set */
 };
 
+/* Every field in order (C and C++ alike); 0 is "not set". */
+#define CCORE_COMM_CONFIG_INIT \
+	{ sizeof(struct ccore_comm_config), CCORE_VERSION_CODE, 0, { 0 }, 0 }
+
 /* ccore_comm_init_all with a config (NULL: the environment and defaults). */
+CCORE_API
 int ccore_comm_init_all_config(const struct ccore_topology *topo,
 			       const struct ccore_comm_config *config, struct ccore_comm **comms);
 
@@ -150,20 +205,25 @@ struct ccore_stream_map {
 };
 
 /* The map of @comm (device defaults as the rank's device has them now). */
+CCORE_API
 int ccore_comm_stream_map(const struct ccore_comm *comm, struct ccore_stream_map *out);
 /* The CC core (0..C-1 of the rank's logical core) stream @id runs on. */
+CCORE_API
 int ccore_comm_stream_cc_core(const struct ccore_comm *comm, uint32_t id, uint32_t *cc_core);
 /*
  * The packet size compute DMA rings of @comm's rank get (create them with
  * DRM_CCORE_RING_F_COMPUTE and this packet size).
  */
+CCORE_API
 int ccore_comm_dma_packetization_size(const struct ccore_comm *comm, uint32_t *bytes);
 
 /*
  * Streams: the jobs a rank posts on one CC core, run in order; which CC
  * core is the stream map's (above).  NULL means stream 0.
  */
+CCORE_API
 int ccore_stream_create(struct ccore_comm *comm, uint32_t id, struct ccore_stream **out);
+CCORE_API
 int ccore_stream_destroy(struct ccore_stream *s);
 /*
  * Wait until everything posted on the stream has completed, including
@@ -172,33 +232,46 @@ int ccore_stream_destroy(struct ccore_stream *s);
  * Also returns, once, a failure of a launch of this stream's collectives
  * that another thread's call made.
  */
+CCORE_API
 int ccore_stream_sync(struct ccore_stream *s);
 /* 0 when everything posted on the stream has completed, -EAGAIN if not
  * (also while a collective waits for other ranks to post). */
+CCORE_API
 int ccore_stream_query(struct ccore_stream *s);
 /* The default stream 0 of @comm. */
+CCORE_API
 struct ccore_stream *ccore_comm_stream(struct ccore_comm *comm);
 
 /* Collectives: nccl semantics for counts, roots and in-place buffers. */
+CCORE_API
 int ccore_all_reduce(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
 		     enum ccore_redop op, struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_all_gather(ccore_ptr send, ccore_ptr recv, size_t sendcount, enum ccore_dtype dt,
 		     struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_reduce_scatter(ccore_ptr send, ccore_ptr recv, size_t recvcount, enum ccore_dtype dt,
 			 enum ccore_redop op, struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_all_to_all(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
 		     struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_broadcast(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt, int root,
 		    struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_reduce(ccore_ptr send, ccore_ptr recv, size_t count, enum ccore_dtype dt,
 		 enum ccore_redop op, int root, struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_send(ccore_ptr send, size_t count, enum ccore_dtype dt, int peer,
 	       struct ccore_comm *comm, struct ccore_stream *s);
+CCORE_API
 int ccore_recv(ccore_ptr recv, size_t count, enum ccore_dtype dt, int peer,
 	       struct ccore_comm *comm, struct ccore_stream *s);
 
 /* Calls between start and end launch together at end (nesting allowed). */
+CCORE_API
 int ccore_group_start(void);
+CCORE_API
 int ccore_group_end(void);
 
 /*
@@ -233,6 +306,7 @@ struct ccore_plan_info {
 	struct ccore_plan_candidate candidates[CCORE_PLAN_MAX_CANDIDATES];
 };
 
+CCORE_API
 int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_t count,
 		     enum ccore_dtype dtype, struct ccore_plan_info *out);
 
@@ -240,6 +314,7 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
  * What ran: the algorithm the last collective launched on @comm used (for
  * tools and tests), e.g. "ring".
  */
+CCORE_API
 const char *ccore_comm_last_algo(const struct ccore_comm *comm);
 
 /*
@@ -267,6 +342,7 @@ struct ccore_plan_timing {
 	double evict_us;
 };
 
+CCORE_API
 int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timing *out);
 
 /*
@@ -274,6 +350,7 @@ int ccore_comm_plan_timing(const struct ccore_comm *comm, struct ccore_plan_timi
  * virtual time in picoseconds, which moves only while the model runs.
  * -ENODEV on other backends and on the functional model.
  */
+CCORE_API
 int ccore_comm_virtual_time_ps(const struct ccore_comm *comm, uint64_t *ps);
 
 #ifdef __cplusplus

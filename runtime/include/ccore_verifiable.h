@@ -16,13 +16,16 @@ extern "C" {
 #endif
 
 /* Fill @buf[0..count) with rank @rank's input at positions first.. */
+CCORE_API
 void ccore_verifiable_fill(void *buf, size_t count, enum ccore_dtype dt, enum ccore_redop op,
 			   int rank, size_t first);
 /* Elements of @buf[0..count) that differ from the reduction over ranks
  * 0..nranks-1 of the inputs at positions first.. */
+CCORE_API
 long ccore_verifiable_check_reduced(const void *buf, size_t count, enum ccore_dtype dt,
 				    enum ccore_redop op, int nranks, size_t first);
 /* Elements of @buf[0..count) that differ from rank @rank's input at first.. */
+CCORE_API
 long ccore_verifiable_check_from(const void *buf, size_t count, enum ccore_dtype dt,
 				 enum ccore_redop op, int rank, size_t first);
 

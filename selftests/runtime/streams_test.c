@@ -20,6 +20,9 @@
 #include <unistd.h>
 
 #define N 2
+/* A config as CCORE_COMM_CONFIG_INIT starts it, with the fields given set. */
+#define CONFIG(...) { .size = sizeof(struct ccore_comm_config), .version = CCORE_VERSION_CODE, \
+		      __VA_ARGS__ }
 #define COUNT (256u * 1024)	/* f32: 1 MiB per rank */
 
 static const char *const knobs[] = {
@@ -203,7 +206,7 @@ TEST(default_is_one_stream_with_every_cc_core)
 
 TEST(config_streams_beats_environment)
 {
-	struct ccore_comm_config cfg = { .streams = 3 };
+	struct ccore_comm_config cfg = CONFIG(.streams = 3);
 	struct ccore_stream_map m;
 	struct world w;
 
@@ -221,7 +224,7 @@ TEST(config_streams_beats_environment)
 TEST(bad_stream_counts_are_errors)
 {
 	static const char *const bad[] = { "0", "5", "abc", "-1", "2 ", "99999999999" };
-	struct ccore_comm_config cfg = { .streams = 5 };
+	struct ccore_comm_config cfg = CONFIG(.streams = 5);
 	struct world w;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -318,7 +321,7 @@ TEST(cc_packet_size_errors)
 
 TEST(cc_packet_size_config_errors)
 {
-	struct ccore_comm_config cfg = { .cc_packet_size = { 3000 } };
+	struct ccore_comm_config cfg = CONFIG(.cc_packet_size = { 3000 });
 	struct world w;
 
 	clear_knobs();
@@ -341,7 +344,7 @@ TEST(dma_packetization_size_errors)
 		{ NULL, "8192,16384", "'8192,16384' is not a number of bytes" },
 		{ NULL, "8K", "'8K' is not a number of bytes" },
 	};
-	struct ccore_comm_config cfg = { .dma_packetization_size = 1024 };
+	struct ccore_comm_config cfg = CONFIG(.dma_packetization_size = 1024);
 	struct world w;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -363,8 +366,8 @@ TEST(dma_packetization_size_errors)
 /* Every value: config > environment > device default (sysfs) > built-in. */
 TEST(packet_size_precedence)
 {
-	struct ccore_comm_config cfg = { .streams = 2, .cc_packet_size = { 0, 2048 },
-					 .dma_packetization_size = 32768 };
+	struct ccore_comm_config cfg = CONFIG(.streams = 2, .cc_packet_size = { 0, 2048 },
+					      .dma_packetization_size = 32768);
 	struct ccore_stream_map m;
 	struct world w;
 	uint32_t dma;
@@ -635,7 +638,7 @@ __attribute__((constructor)) static void streams_accel_defaults(void)
 /* A split communicator keeps its parent's streams and packet sizes. */
 TEST(split_keeps_the_parents_map)
 {
-	struct ccore_comm_config cfg = { .streams = 2, .cc_packet_size = { 8192, 1024 } };
+	struct ccore_comm_config cfg = CONFIG(.streams = 2, .cc_packet_size = { 8192, 1024 });
 	const int color[N] = { 0, 0 }, key[N] = { 1, 0 };
 	struct ccore_comm *out[N];
 	struct ccore_stream_map m;

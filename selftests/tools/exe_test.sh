@@ -61,7 +61,7 @@ expect 1 "bad_count.cce: collective 0 (ar): send tensor 'grad' offset 0 + 429496
 expect 0 "Usage: ccore-exe build DESC.txt -o FILE.cce" -- "$exe" --help
 expect 2 "Usage: ccore-exe" -- "$exe"
 expect 2 "unknown command 'frob'; allowed: build, dump, check" -- "$exe" frob x
-expect 2 "unknown option '--fast'; allowed: -o FILE, -h, --help" -- "$exe" check --fast x.cce
+expect 2 "unknown option '--fast'; allowed: -o FILE, -h, --help, --version" -- "$exe" check --fast x.cce
 expect 2 "build needs -o FILE.cce" -- "$exe" build "$root/examples/tp_fsdp.txt"
 expect 2 "dump needs a file: ccore-exe dump FILE.cce" -- "$exe" dump
 expect 2 "-o needs a file name" -- "$exe" build x.txt -o

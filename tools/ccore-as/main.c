@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ccore_as.h"
+#include "ccore.h"		/* the version macros only: no libccore here */
 #include "isa/ccas_isa.h"
 
 #define EXIT_USAGE 2
@@ -39,6 +40,7 @@ static const char help_head[] =
 	"                     under a temporary name and renamed, so a failed run\n"
 	"                     leaves no output behind\n"
 	"  -h, --help         show this help\n"
+	"      --version      print the version and exit\n"
 	"\n"
 	"Image format: the 4 bytes \"CCPG\", u32 version (1), u32 instruction count,\n"
 	"u32 reserved (0), then the 16-byte instructions; all little-endian.\n"
@@ -274,6 +276,7 @@ int main(int argc, char **argv)
 		{ "disassemble", no_argument, NULL, 'd' },
 		{ "c-array", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum mode mode = MODE_ASSEMBLE;
@@ -294,6 +297,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			help();
+			return EXIT_SUCCESS;
+		case 'V':
+			printf("ccore-as (ccore) %s\n", CCORE_VERSION_STRING);
 			return EXIT_SUCCESS;
 		case ':':
 			return bad_option("needs an argument", argv);

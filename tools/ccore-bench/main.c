@@ -62,7 +62,8 @@ static void usage(FILE *out)
 		"  --copy               instead: device COPY throughput next to host memcpy\n"
 		"  --device BACKEND     sim (default) or accel; default $CCORE_DEVICE\n"
 		"  --sim CONFIG         extra simulated-fabric keys (see ccore-info --sim-help)\n"
-		"  -h, --help           this text\n");
+		"  -h, --help           this text\n"
+		"  --version            print the version and exit\n");
 }
 
 static int parse_size(const char *flag, const char *s, size_t *out)
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' },
 		{ "sim", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	static const char *const dtypes[] = { NULL, "i8", "u8", "i32", "u32", "i64", "u64", "f16",
@@ -195,6 +197,7 @@ int main(int argc, char **argv)
 		case 'D': o.backend = optarg; break;
 		case 's': o.sim = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("ccore-bench (ccore) %s\n", CCORE_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -29,6 +29,7 @@ static void usage(FILE *out)
 		"  check   load and validate an executable, print a summary\n"
 		"  -o FILE the output (build: required; dump: default standard output)\n"
 		"  -h, --help  this text\n"
+		"  --version   print the version and exit\n"
 		"\n"
 		"Exit status: 0 done, 1 a bad or unreadable file (the message names\n"
 		"what was wrong, with FILE:LINE for descriptions), 2 bad usage.\n");
@@ -189,6 +190,9 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf("ccore-exe (ccore) %s\n", CCORE_VERSION_STRING);
+			return 0;
 		} else if (!strcmp(a, "-o")) {
 			if (++i == argc) {
 				fprintf(stderr, "ccore-exe: -o needs a file name\n");
@@ -196,7 +200,7 @@ int main(int argc, char **argv)
 			}
 			out = argv[i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "ccore-exe: unknown option '%s'; allowed: -o FILE, -h, --help\n", a);
+			fprintf(stderr, "ccore-exe: unknown option '%s'; allowed: -o FILE, -h, --help, --version\n", a);
 			return 2;
 		} else if (!cmd) {
 			cmd = a;

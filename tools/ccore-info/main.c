@@ -86,7 +86,8 @@ static void usage(FILE *out)
 		"                    TIME EVENT fabric=F dev=D cc=C status=-ERRNO [job=J] [accel=N]\n"
 		"  --count N         with --watch: exit after N events\n"
 		"  --timeout SECS    with --watch: exit (status 0) after SECS seconds\n"
-		"  -h, --help        this text\n");
+		"  -h, --help        this text\n"
+		"  --version         print the version and exit\n");
 }
 
 static int query(struct ccore_dev *dev, struct dev_info *di)
@@ -292,10 +293,11 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	const char *backend = NULL, *sim = NULL, *count = NULL, *timeout = NULL, *streams = NULL;
-	struct ccore_comm_config cfg = { 0 };
+	struct ccore_comm_config cfg = CCORE_COMM_CONFIG_INIT;
 	struct ccore_stream_map map;
 	struct watch_opts wo = { 0 };
 	bool netlink = false, watch = false;
@@ -321,6 +323,7 @@ int main(int argc, char **argv)
 			printf("simulated fabric keys (--sim / $CCORE_SIM, key=value,...):\n%s", help);
 			return 0;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("ccore-info (ccore) %s\n", CCORE_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -112,6 +112,7 @@ static void usage(FILE *out)
 		"  --json            a JSON object: chosen and algorithms\n"
 		"                    [{algo, formula_us, tuned_us, timed_us}]\n"
 		"  -h, --help        this usage text\n"
+		"  --version         print the version and exit\n"
 		"\n"
 		"The model's parameters are the simulated device's (the sim's defaults,\n"
 		"changed by $CCORE_SIM keys such as alpha_node_ns, bw_node_gbps,\n"
@@ -243,6 +244,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{ "regret", no_argument, NULL, 'R' },
 		{ "quick", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -338,6 +340,9 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("ccore-plan (ccore) %s\n", CCORE_VERSION_STRING);
 			exit(0);
 		default:
 			fprintf(stderr, "ccore-plan: see --help\n");
