@@ -33,12 +33,12 @@ printf '#include "ccore.h"\n#include "ccore_device.h"\n#include "ccore_verifiabl
 
 # exports FILE NM-FLAGS...: the global names FILE defines, one a line; the
 # shared library's without "@@VERSION" and without its version nodes (nm
-# lists a node such as CCORE_0 as an absolute symbol: not a name a program
+# lists a node such as ccore_0 as an absolute symbol: not a name a program
 # can meet)
 exports() {
 	f=$1
 	shift
-	nm "$@" --defined-only "$f" | awk 'NF == 3 && !($2 == "A" && $3 ~ /^CCORE_[0-9.]+$/) {
+	nm "$@" --defined-only "$f" | awk 'NF == 3 && !($2 == "A" && $3 ~ /^ccore_[0-9.]+$/) {
 		sub(/@.*/, "", $3); print $3 }' | sort -u
 }
 
@@ -73,8 +73,8 @@ else
 	not_ok "libccore.a defines exactly the public functions as globals" "$why"
 fi
 nodes=$(nm -D --defined-only "$so" | awk '$3 ~ /^ccore_/ { sub(/.*@@?/, "", $3); print $3 }' | sort -u)
-[ "$nodes" = CCORE_0 ] && ok "every export is of version node CCORE_0" ||
-	not_ok "every export is of version node CCORE_0" "nodes: $nodes"
+[ "$nodes" = ccore_0 ] && ok "every export is of version node ccore_0" ||
+	not_ok "every export is of version node ccore_0" "nodes: $nodes"
 
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libccore.so.$major" ] && ok "SONAME libccore.so.$major" ||
