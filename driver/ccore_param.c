@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* GET_PARAM and SET_PARAM: the device's shape and its packet-size knobs. */
+/* GET_PARAM and SET_PARAM: the device's shape, costs and packet-size knobs. */
 #include "ccore_drv.h"
 
 static int get_param(struct ccore_device *cdev, u32 param, u64 *value)
 {
 	const struct ccm_config *cfg = &cdev->hw->cfg;
 	struct ccore_hw *hw = cdev->hw;
-	bool torus = cfg->topology == DRM_CCORE_TOPO_TORUS;
 
 	switch (param) {
 	case DRM_CCORE_PARAM_DEVICE_INDEX:
@@ -18,63 +17,21 @@ static int get_param(struct ccore_device *cdev, u32 param, u64 *value)
 	case DRM_CCORE_PARAM_NODE_INDEX:
 		*value = cdev->index / cfg->devices_per_node;
 		break;
-	case DRM_CCORE_PARAM_DEVICES_PER_NODE:
-		*value = cfg->devices_per_node;
-		break;
-	case DRM_CCORE_PARAM_TOPOLOGY:
-		*value = cfg->topology;
-		break;
-	case DRM_CCORE_PARAM_TORUS_X:
-		*value = torus ? cfg->torus_x : cfg->devices_per_node;
-		break;
-	case DRM_CCORE_PARAM_TORUS_Y:
-		*value = torus ? cfg->torus_y : 1;
-		break;
-	case DRM_CCORE_PARAM_NUM_CORES:
-		*value = cfg->cores;
-		break;
-	case DRM_CCORE_PARAM_CC_CORES_PER_CORE:
-		*value = cfg->cc_cores;
-		break;
-	case DRM_CCORE_PARAM_ENGINES_PER_CORE:
-		*value = cfg->engines;
-		break;
-	case DRM_CCORE_PARAM_RINGS_PER_ENGINE:
-		*value = cfg->rings;
-		break;
-	case DRM_CCORE_PARAM_SEMS_PER_CORE:
-		*value = cfg->sems;
-		break;
-	case DRM_CCORE_PARAM_HBM_SIZE:
-		*value = cfg->hbm_size;
-		break;
-	case DRM_CCORE_PARAM_MIN_PACKET_SIZE:
-		*value = cfg->min_packet_size;
-		break;
-	case DRM_CCORE_PARAM_MAX_PACKET_SIZE:
-		*value = cfg->max_packet_size;
-		break;
-	case DRM_CCORE_PARAM_MAX_RING_SIZE:
-		*value = cfg->max_ring_size;
-		break;
-	case DRM_CCORE_PARAM_MAX_PROGRAM_SIZE:
-		*value = cfg->max_program_size;
-		break;
 	case DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE:
 		*value = hw->ops->packet_size(hw, cdev->index, false);
 		break;
 	case DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE:
 		*value = hw->ops->packet_size(hw, cdev->index, true);
 		break;
-	case DRM_CCORE_PARAM_ISA_VERSION:
-		*value = 1;
-		break;
 	case DRM_CCORE_PARAM_FIRMWARE_SIZE:
 		*value = hw->fw_size;
 		break;
 	default:
+		/* the rest follows from the fabric's configuration */
+		if (!ccm_config_param(cfg, param, value))
+			break;
 		drm_dbg_driver(&cdev->drm, "GET_PARAM: unknown param %u (0..%u)\n", param,
-			       DRM_CCORE_PARAM_FIRMWARE_SIZE);
+			       DRM_CCORE_PARAM_SEM_NS);
 		return -EINVAL;
 	}
 	return 0;

@@ -90,6 +90,12 @@ int ccm_config_parse(struct ccm_config *cfg, const char *spec, struct ccm_err *e
 int ccm_config_check(const struct ccm_config *cfg, struct ccm_err *err);
 /* Write the keys ccm_config_parse() accepts, with their ranges. */
 int ccm_config_help(char *buf, size_t len);
+/*
+ * GET_PARAM's answer for DRM_CCORE_PARAM_* @param from @c alone; -ENOENT
+ * for the params that depend on the device or change (its index, the
+ * fabric's size, packet sizes, the firmware): the backend answers those.
+ */
+int ccm_config_param(const struct ccm_config *c, u32 param, u64 *value);
 
 /**
  * struct ccm_hwdesc - a validated, translated descriptor as a ring holds it

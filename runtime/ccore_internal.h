@@ -20,6 +20,8 @@ struct ccore_backend_ops {
 	int (*sem_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t first);
 	/* Timed model only (NULL elsewhere): a finished job's virtual times. */
 	int (*job_times)(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out);
+	/* Timed model only (NULL elsewhere): its virtual clock now, in ps. */
+	int (*now_ps)(struct ccore_system *sys, uint64_t *ps);
 	void (*close)(struct ccore_system *sys);
 };
 
@@ -39,6 +41,8 @@ struct ccore_system {
 int ccore_sim_open(const char *config, struct ccore_system **out);
 /* The devices of one fabric of the kernel driver (runtime/accel/). */
 int ccore_accel_open(struct ccore_system **out);
+/* The timed model's virtual clock (ps); -ENODEV with a message elsewhere. */
+int device_virtual_now_ps(struct ccore_system *sys, uint64_t *ps);
 /* Name of a DRM_IOCTL_* request, for messages. */
 const char *ccore_ioctl_name(unsigned long request);
 

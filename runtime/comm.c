@@ -5,7 +5,6 @@
  * but not launched, and the plan cache; each rank's ccore_comm points at it.
  */
 #include "comm.h"
-#include "ccm.h"
 #include "lock.h"
 #include "log.h"
 #include "select.h"
@@ -406,17 +405,16 @@ void *ccore_mem_host(struct ccore_comm *c, ccore_ptr ptr)
 
 int ccore_comm_virtual_time_ps(const struct ccore_comm *c, uint64_t *ps)
 {
-	struct ccm_fabric *f;
+	int rc;
 
 	if (!c || !ps)
 		return ccore_error(-EINVAL, "ccore_comm_virtual_time_ps: comm and ps must be set");
-	f = ccore_system_model(c->q->rt->sys);
-	if (!f || !ccm_fabric_config(f)->timed)
+	if (!rt_timed(c->q->rt))
 		return ccore_error(-ENODEV, "ccore_comm_virtual_time_ps: virtual time needs the sim backend with timed=1 (CCORE_SIM)");
 	rt_lock();
-	*ps = ccm_fabric_now_ps(f);
+	rc = device_virtual_now_ps(c->q->rt->sys, ps);
 	rt_unlock();
-	return 0;
+	return rc;
 }
 
 /* --- streams and packet sizes ---------------------------------------------- */

@@ -107,9 +107,16 @@ int ccore_dev_ioctl(struct ccore_dev *dev, unsigned long request, void *arg)
 
 int ccore_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out)
 {
-	if (!dev->ops->job_times || !dev->sys->model || !ccm_fabric_config(dev->sys->model)->timed)
+	if (!dev->ops->job_times)
 		return ccore_error(-ENODEV, "job times: only the sim backend's timed model (CCORE_SIM timed=1) keeps them");
 	return dev->ops->job_times(dev, job, out);
+}
+
+int device_virtual_now_ps(struct ccore_system *sys, uint64_t *ps)
+{
+	if (!sys->ops->now_ps)
+		return ccore_error(-ENODEV, "virtual time needs the sim backend with timed=1 (CCORE_SIM)");
+	return sys->ops->now_ps(sys, ps);
 }
 
 unsigned int ccore_dev_index(const struct ccore_dev *dev)

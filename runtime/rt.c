@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The runtime's shared state (see rt.h). */
 #include "rt.h"
-#include "ccm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +44,14 @@ static int query(struct rt *rt)
 	return rc;
 }
 
+/* A parameter every device of @rt shares (device 0's); 0 if it has none. */
+static uint64_t rt_param(const struct rt *rt, uint32_t param)
+{
+	uint64_t v = 0;
+
+	return rt->ndev && !ccore_dev_param(rt->devs[0].dev, param, &v) ? v : 0;
+}
+
 int rt_open(const struct ccore_topology *t, struct rt **out)
 {
 	char *cfg;
@@ -69,7 +76,7 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 				 "topology needs %llu devices with %u cores each; the %s backend has %u with %u (%s)",
 				 (unsigned long long)need, t->ranks_per_device, ccore_system_backend(rt->sys),
 				 ccore_system_num_devices(rt->sys), rt->cores,
-				 ccore_system_model(rt->sys) ? "check CCORE_SIM" :
+				 !strcmp(ccore_system_backend(rt->sys), "sim") ? "check CCORE_SIM" :
 				 "CCORE_ACCEL_FABRIC picks another kernel fabric; one gets its shape when created: echo \"ID NUM_DEVICES cores=N\" > /sys/bus/ccore_sim/new_device");
 	if (!rc) {
 		rt->ndev = ccore_system_num_devices(rt->sys);
@@ -87,6 +94,8 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 		rt_put(rt);
 		return rc;
 	}
+	rt->timed = rt_param(rt, DRM_CCORE_PARAM_TIMED);
+	rt->virt = rt_param(rt, DRM_CCORE_PARAM_VIRTUAL_MEMORY);
 	rt->refs = 1;
 	*out = rt;
 	return 0;
@@ -114,9 +123,12 @@ void rt_put(struct rt *rt)
 
 bool rt_virtual(const struct rt *rt)
 {
-	struct ccm_fabric *f = ccore_system_model(rt->sys);
+	return rt->virt;
+}
 
-	return f && ccm_fabric_config(f)->virt;
+bool rt_timed(const struct rt *rt)
+{
+	return rt->timed;
 }
 
 /* Room for one more allocation record, made before the buffer exists so

@@ -46,6 +46,8 @@ struct rt {
 	uint32_t devices_per_node;
 	uint64_t max_program;
 	uint64_t hbm_size;		/* device memory: no buffer is larger */
+	bool timed;			/* the devices keep virtual time (GET_PARAM) */
+	bool virt;			/* ... and their buffers have no memory */
 	struct rt_dev *devs;
 	struct rt_import *imports;
 	uint32_t nimports, imports_cap;
@@ -67,6 +69,8 @@ void rt_put(struct rt *rt);
 int rt_alloc(struct rt *rt, uint32_t dev, uint64_t bytes, uint64_t *va);
 /* Timed sim with virtual=1: buffers have no host memory (rt_alloc.host NULL). */
 bool rt_virtual(const struct rt *rt);
+/* The devices keep virtual time (the sim's timed model). */
+bool rt_timed(const struct rt *rt);
 /* Register @host (page-aligned) as a buffer of @dev. */
 int rt_register(struct rt *rt, uint32_t dev, void *host, uint64_t bytes, uint64_t *va);
 int rt_free(struct rt *rt, uint32_t dev, uint64_t va);

@@ -85,7 +85,7 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 	case DRM_IOCTL_CCORE_GET_PARAM:
 		if (err == EINVAL) {
 			snprintf(b, n, "param %u is unknown to the driver (0..%u) or pad is not zero",
-				 pa->param, DRM_CCORE_PARAM_FIRMWARE_SIZE);
+				 pa->param, DRM_CCORE_PARAM_SEM_NS);
 			return;
 		}
 		break;

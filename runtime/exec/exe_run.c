@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "ccm.h"
 #include "ccore_device.h"
 #include "ccore_internal.h"
 #include "comm.h"
@@ -521,8 +520,7 @@ static void add_times(struct exe_run *x, uint32_t r, uint32_t *timed_jobs, doubl
 
 int exe_run_step(struct exe_run *x, struct exe_step_stats *st)
 {
-	struct ccm_fabric *f = ccore_system_model(x->comm[0]->q->rt->sys);
-	bool timed = f && ccm_fabric_config(f)->timed;
+	bool timed = rt_timed(x->comm[0]->q->rt);
 	uint64_t first = UINT64_MAX, last = 0, dma = 0, busy = 0;
 	double t0 = wall_us(), tp = 0, other = 0;
 	uint32_t ntp = 0, nother = 0, *timed_jobs;

@@ -46,8 +46,6 @@ void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *
 {
 	uint32_t n = q->n, R = o->ranks_per_device ? o->ranks_per_device : 1;
 	uint32_t G = o->ranks_per_node ? o->ranks_per_node : n, D;
-	/* the sim backend's fabric says what the hardware costs */
-	struct ccm_fabric *f = ccore_system_model(q->rt->sys);
 	struct tune_hw hw;
 
 	if (G % R)
@@ -65,7 +63,8 @@ void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *
 		q->torus_x = (uint32_t)x;
 		q->torus_y = (uint32_t)y;
 	}
-	tune_hw_from_config(f ? ccm_fabric_config(f) : NULL, &hw);
+	/* what the device says its hardware costs, on any backend */
+	tune_hw_from_device(q->rt->devs[q->ranks[0].dev].dev, &hw);
 	if (D == q->torus_x * q->torus_y)
 		tuner_topo(n / G, q->torus_x, q->torus_y, R, &hw, t);
 	else

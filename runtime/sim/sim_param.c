@@ -12,33 +12,17 @@ static int get_param(struct sim_ctx *c, struct drm_ccore_param_args *a)
 	case DRM_CCORE_PARAM_DEVICE_INDEX: v = c->dev; break;
 	case DRM_CCORE_PARAM_NUM_DEVICES: v = ccm_fabric_num_devices(f); break;
 	case DRM_CCORE_PARAM_NODE_INDEX: v = c->dev / cfg->devices_per_node; break;
-	case DRM_CCORE_PARAM_DEVICES_PER_NODE: v = cfg->devices_per_node; break;
-	case DRM_CCORE_PARAM_TOPOLOGY: v = cfg->topology; break;
-	case DRM_CCORE_PARAM_TORUS_X:
-		v = cfg->topology == DRM_CCORE_TOPO_TORUS ? cfg->torus_x : cfg->devices_per_node;
-		break;
-	case DRM_CCORE_PARAM_TORUS_Y:
-		v = cfg->topology == DRM_CCORE_TOPO_TORUS ? cfg->torus_y : 1;
-		break;
-	case DRM_CCORE_PARAM_NUM_CORES: v = cfg->cores; break;
-	case DRM_CCORE_PARAM_CC_CORES_PER_CORE: v = cfg->cc_cores; break;
-	case DRM_CCORE_PARAM_ENGINES_PER_CORE: v = cfg->engines; break;
-	case DRM_CCORE_PARAM_RINGS_PER_ENGINE: v = cfg->rings; break;
-	case DRM_CCORE_PARAM_SEMS_PER_CORE: v = cfg->sems; break;
-	case DRM_CCORE_PARAM_HBM_SIZE: v = cfg->hbm_size; break;
-	case DRM_CCORE_PARAM_MIN_PACKET_SIZE: v = cfg->min_packet_size; break;
-	case DRM_CCORE_PARAM_MAX_PACKET_SIZE: v = cfg->max_packet_size; break;
-	case DRM_CCORE_PARAM_MAX_RING_SIZE: v = cfg->max_ring_size; break;
-	case DRM_CCORE_PARAM_MAX_PROGRAM_SIZE: v = cfg->max_program_size; break;
 	case DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE: v = ccm_device_cc_packet_size(f, c->dev); break;
 	case DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE:
 		v = ccm_device_dma_packetization(f, c->dev);
 		break;
-	case DRM_CCORE_PARAM_ISA_VERSION: v = 1; break;
 	case DRM_CCORE_PARAM_FIRMWARE_SIZE: v = c->sys->fw_size; break;
 	default:
+		/* the rest follows from the fabric's configuration, as in the driver */
+		if (!ccm_config_param(cfg, a->param, &v))
+			break;
 		return ccore_error(-EINVAL, "GET_PARAM: unknown param %u (0..%u)", a->param,
-				   DRM_CCORE_PARAM_FIRMWARE_SIZE);
+				   DRM_CCORE_PARAM_SEM_NS);
 	}
 	a->value = v;
 	return 0;

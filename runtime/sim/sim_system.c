@@ -36,8 +36,15 @@ static void sim_job_times_done(void *host, u64 cookie, u64 trigger_ps, u64 start
 	j->end_ps = end_ps;
 }
 
+static bool sim_timed(const struct sim_system *s)
+{
+	return ccm_fabric_config(s->f)->timed;
+}
+
 static int sim_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out)
 {
+	if (!sim_timed(to_ctx(dev)->sys))
+		return ccore_error(-ENODEV, "job times: only the sim backend's timed model (CCORE_SIM timed=1) keeps them");
 	return sim_job_times(to_ctx(dev), job, out);
 }
 
@@ -270,6 +277,16 @@ static void ctx_fini(struct sim_ctx *c)
 	free(c);
 }
 
+static int sim_now_ps(struct ccore_system *base, uint64_t *ps)
+{
+	struct sim_system *s = (struct sim_system *)base;
+
+	if (!sim_timed(s))
+		return ccore_error(-ENODEV, "virtual time needs the sim backend with timed=1 (CCORE_SIM)");
+	*ps = ccm_fabric_now_ps(s->f);
+	return 0;
+}
+
 static void sim_close(struct ccore_system *base)
 {
 	struct sim_system *s = (struct sim_system *)base;
@@ -304,6 +321,7 @@ static const struct ccore_backend_ops sim_ops = {
 	.bo_share = sim_bo_share,
 	.sem_share = sim_sem_share,
 	.job_times = sim_dev_job_times,
+	.now_ps = sim_now_ps,
 	.close = sim_close,
 };
 

@@ -18,6 +18,10 @@
 /* @c's timed-model parameters (NULL: the defaults, tune_hw_default());
  * on the functional model, the host costs above instead. */
 void tune_hw_from_config(const struct ccm_config *c, struct tune_hw *hw);
+/* The same from what device @d reports (GET_PARAM), on any backend; the
+ * defaults where its driver reports no costs. */
+struct ccore_dev;
+void tune_hw_from_device(struct ccore_dev *d, struct tune_hw *hw);
 
 /*
  * The sim fabric that runs the ideal setting for a group of @n ranks

@@ -8,12 +8,14 @@
  * CLOCK_MONOTONIC times; every errno comes back as a message naming the
  * ioctl and what the errno means there; closing the system releases what
  * its files held; a compute program copies, triggers and waits; an
- * indexed ring and a STARTI loop work through libdrm.
+ * indexed ring and a STARTI loop work through libdrm; the tuner prices
+ * the fabric it runs on (its costs through GET_PARAM).
  */
 #include "ccore_test.h"
 #include "ccore_device.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
@@ -330,6 +332,80 @@ TEST(buffers_do_not_cross_fabrics)
 	ccore_system_close(b);
 	ASSERT_EQ(rc, -EXDEV);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "PRIME_FD_TO_HANDLE: Invalid cross-device link (EXDEV: ");
+}
+
+/* Write @line to /sys/bus/ccore_sim/@file; false if that fails. */
+static bool sim_bus(const char *file, const char *line)
+{
+	char path[96];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/sys/bus/ccore_sim/%s", file);
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	ok = fputs(line, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* What the tuner picks for a 256 KiB f32 AllReduce on 8 ranks of two
+ * devices of backend @backend (fabric @fabric on accel, @sim otherwise). */
+static const char *choice(const char *backend, const char *fabric, const char *sim,
+			  uint64_t *bw_node)
+{
+	static const struct ccore_topology topo = { 1, 2, 4 };
+	struct ccore_comm *comms[8];
+	struct ccore_plan_info info;
+	struct ccore_system *s;
+	const char *algo;
+
+	setenv("CCORE_DEVICE", backend, 1);
+	setenv("CCORE_ACCEL_FABRIC", fabric, 1);
+	setenv("CCORE_SIM", sim, 1);
+	CHECK(ccore_comm_init_all(&topo, comms));
+	CHECK(ccore_plan_query(comms[0], ccore_op_allreduce, 65536, ccore_f32, &info));
+	algo = info.algo;
+	for (int r = 0; r < 8; r++)
+		CHECK(ccore_comm_destroy(comms[r]));
+	CHECK(ccore_system_open(backend, sim, &s));
+	CHECK(ccore_dev_param(ccore_system_device(s, 0), DRM_CCORE_PARAM_BW_NODE_GBPS, bw_node));
+	ccore_system_close(s);
+	unsetenv("CCORE_DEVICE");
+	unsetenv("CCORE_ACCEL_FABRIC");
+	unsetenv("CCORE_SIM");
+	return algo;
+}
+
+/*
+ * The tuner prices the device it runs on: a fabric the driver made with
+ * other costs (new_device's options) reports them through GET_PARAM and
+ * changes the choice, and on each the choice is the one the sim backend
+ * makes in-process for the same options.
+ */
+TEST(the_tuner_prices_the_fabric_it_runs_on)
+{
+	static const char *const opts[] = { "cores=4", "cores=4,bw_node_gbps=8,bw_dev_gbps=8,bw_engine_gbps=8" };
+	const char *algo[2], *sim_algo;
+	uint64_t bw, sim_bw;
+	char line[160], id[16];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(id, sizeof(id), "%d", 40 + i);
+		snprintf(line, sizeof(line), "%s 2 %s", id, opts[i]);
+		if (!sim_bus("new_device", line))
+			ccore_test_skip("cannot create a fabric (needs root and ccore.ko's /sys/bus/ccore_sim)");
+		algo[i] = choice("accel", id, "", &bw);
+		sim_algo = choice("sim", "", opts[i], &sim_bw);
+		snprintf(line, sizeof(line), "%s", id);
+		sim_bus("del_device", line);
+		ccore_test_log("fabric %s (%s): bw_node_gbps %llu, chooses %s; the sim backend: %s",
+			       id, opts[i], (unsigned long long)bw, algo[i], sim_algo);
+		ASSERT_U64_EQ(bw, sim_bw);
+		ASSERT_TRUE(!strcmp(algo[i], sim_algo));
+	}
+	ASSERT_U64_EQ(bw, 8);
+	ASSERT_TRUE(strcmp(algo[0], algo[1]) != 0);
 }
 
 /* The device layer's compute-engine calls on the kernel driver. */

@@ -46,11 +46,11 @@ TEST_F(bo, version)
 
 TEST_F(bo, get_param)
 {
-	uint64_t v[DRM_CCORE_PARAM_FIRMWARE_SIZE + 1];
+	uint64_t v[DRM_CCORE_PARAM_SEM_NS + 1];
 	struct drm_ccore_param_args a = { 0 };
 	uint32_t p;
 
-	for (p = 0; p <= DRM_CCORE_PARAM_FIRMWARE_SIZE; p++) {
+	for (p = 0; p <= DRM_CCORE_PARAM_SEM_NS; p++) {
 		ASSERT_EQ(0, get_param(self->fd, p, &v[p])) TH_LOG("param %u", p);
 	}
 	ASSERT_LT(v[DRM_CCORE_PARAM_DEVICE_INDEX], v[DRM_CCORE_PARAM_NUM_DEVICES]);
@@ -77,9 +77,21 @@ TEST_F(bo, get_param)
 	/* the dispatcher: acquire trigger, next, jump */
 	ASSERT_GE(v[DRM_CCORE_PARAM_FIRMWARE_SIZE], 1);
 	ASSERT_LT(v[DRM_CCORE_PARAM_FIRMWARE_SIZE], v[DRM_CCORE_PARAM_MAX_PROGRAM_SIZE]);
+	/* the costs (setup.sh's fabrics: the functional model, default costs) */
+	ASSERT_EQ(0, v[DRM_CCORE_PARAM_TIMED]);
+	ASSERT_EQ(0, v[DRM_CCORE_PARAM_VIRTUAL_MEMORY]);
+	ASSERT_EQ(0, v[DRM_CCORE_PARAM_IDEAL]);
+	ASSERT_LT(v[DRM_CCORE_PARAM_ALPHA_DEV_NS], v[DRM_CCORE_PARAM_ALPHA_NODE_NS]);
+	ASSERT_LT(v[DRM_CCORE_PARAM_ALPHA_NODE_NS], v[DRM_CCORE_PARAM_ALPHA_NET_NS]);
+	ASSERT_GT(v[DRM_CCORE_PARAM_BW_DEV_GBPS], v[DRM_CCORE_PARAM_BW_NODE_GBPS]);
+	ASSERT_GT(v[DRM_CCORE_PARAM_BW_NODE_GBPS], v[DRM_CCORE_PARAM_BW_NET_GBPS]);
+	ASSERT_GE(v[DRM_CCORE_PARAM_BW_NET_GBPS], 1);
+	ASSERT_GE(v[DRM_CCORE_PARAM_BW_ENGINE_GBPS], 1);
+	ASSERT_GE(v[DRM_CCORE_PARAM_CC_INSN_NS], 1);
+	ASSERT_GE(v[DRM_CCORE_PARAM_SEM_NS], 1);
 
 	/* unknown parameter, non-zero pad */
-	a.param = DRM_CCORE_PARAM_FIRMWARE_SIZE + 1;
+	a.param = DRM_CCORE_PARAM_SEM_NS + 1;
 	ASSERT_EQ(-EINVAL, ioc(self->fd, DRM_IOCTL_CCORE_GET_PARAM, &a));
 	a.param = 0xffffffff;
 	ASSERT_EQ(-EINVAL, ioc(self->fd, DRM_IOCTL_CCORE_GET_PARAM, &a));
@@ -126,7 +138,7 @@ TEST_F(bo, set_param)
 	ASSERT_EQ(dma0, param(self->fd, dma));
 
 	/* everything else is read-only; pad must be zero */
-	for (p = 0; p <= DRM_CCORE_PARAM_FIRMWARE_SIZE + 1; p++) {
+	for (p = 0; p <= DRM_CCORE_PARAM_SEM_NS + 1; p++) {
 		if (p == cc || p == dma)
 			continue;
 		ASSERT_EQ(-EINVAL, set_param(self->fd, p, param(self->fd, p))) TH_LOG("param %u", p);

@@ -19,7 +19,7 @@
 #include <string.h>
 
 struct dev_info {
-	uint64_t p[DRM_CCORE_PARAM_FIRMWARE_SIZE + 1];
+	uint64_t p[DRM_CCORE_PARAM_SEM_NS + 1];
 	uint32_t neigh[8];
 	uint32_t nneigh;
 };
@@ -46,6 +46,18 @@ static const char *const param_names[] = {
 	[DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE] = "dma_packetization_bytes",
 	[DRM_CCORE_PARAM_ISA_VERSION] = "isa_version",
 	[DRM_CCORE_PARAM_FIRMWARE_SIZE] = "firmware_instructions",
+	[DRM_CCORE_PARAM_TIMED] = "timed",
+	[DRM_CCORE_PARAM_VIRTUAL_MEMORY] = "virtual_memory",
+	[DRM_CCORE_PARAM_IDEAL] = "ideal",
+	[DRM_CCORE_PARAM_ALPHA_DEV_NS] = "alpha_dev_ns",
+	[DRM_CCORE_PARAM_ALPHA_NODE_NS] = "alpha_node_ns",
+	[DRM_CCORE_PARAM_ALPHA_NET_NS] = "alpha_net_ns",
+	[DRM_CCORE_PARAM_BW_DEV_GBPS] = "bw_dev_gbps",
+	[DRM_CCORE_PARAM_BW_NODE_GBPS] = "bw_node_gbps",
+	[DRM_CCORE_PARAM_BW_NET_GBPS] = "bw_net_gbps",
+	[DRM_CCORE_PARAM_BW_ENGINE_GBPS] = "bw_engine_gbps",
+	[DRM_CCORE_PARAM_CC_INSN_NS] = "cc_insn_ns",
+	[DRM_CCORE_PARAM_SEM_NS] = "sem_ns",
 };
 
 static void usage(FILE *out)
@@ -100,6 +112,10 @@ static int query(struct ccore_dev *dev, struct dev_info *di)
 		if (rc)
 			return rc;
 	}
+	/* the costs: 0 where a driver does not report them */
+	for (; i <= DRM_CCORE_PARAM_SEM_NS; i++)
+		if (ccore_dev_param(dev, i, &di->p[i]))
+			di->p[i] = 0;
 	return 0;
 }
 
@@ -156,6 +172,22 @@ static void print_table(struct ccore_system *sys, struct dev_info *di, unsigned 
 	       (unsigned long long)p[DRM_CCORE_PARAM_MAX_PROGRAM_SIZE],
 	       (unsigned long long)p[DRM_CCORE_PARAM_ISA_VERSION],
 	       (unsigned long long)p[DRM_CCORE_PARAM_FIRMWARE_SIZE]);
+	if (p[DRM_CCORE_PARAM_BW_NODE_GBPS])
+		printf("costs: alpha %llu/%llu/%llu ns and bandwidth %llu/%llu/%llu Gbit/s (device/node/network), DMA engine %llu Gbit/s, CC instruction %llu ns, semaphore %llu ns; %s\n",
+		       (unsigned long long)p[DRM_CCORE_PARAM_ALPHA_DEV_NS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_ALPHA_NODE_NS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_ALPHA_NET_NS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_BW_DEV_GBPS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_BW_NODE_GBPS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_BW_NET_GBPS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_BW_ENGINE_GBPS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_CC_INSN_NS],
+		       (unsigned long long)p[DRM_CCORE_PARAM_SEM_NS],
+		       !p[DRM_CCORE_PARAM_TIMED] ? "functional model: charged in host time" :
+		       p[DRM_CCORE_PARAM_IDEAL] ? "timed model, ideal: one tier at the node's alpha and bandwidth" :
+		       p[DRM_CCORE_PARAM_VIRTUAL_MEMORY] ? "timed model, virtual memory" : "timed model");
+	else
+		printf("costs: not reported by this driver\n");
 	printf("ranks: %llu (one per logical core); CC cores: %llu\n",
 	       (unsigned long long)(n * p[DRM_CCORE_PARAM_NUM_CORES]),
 	       (unsigned long long)(n * p[DRM_CCORE_PARAM_NUM_CORES] *
@@ -202,7 +234,7 @@ static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned i
 	printf("{\"backend\":\"%s\",\"devices\":[", ccore_system_backend(sys));
 	for (d = 0; d < n; d++) {
 		printf("%s{", d ? "," : "");
-		for (i = 0; i <= DRM_CCORE_PARAM_FIRMWARE_SIZE; i++) {
+		for (i = 0; i <= DRM_CCORE_PARAM_SEM_NS; i++) {
 			if (i == DRM_CCORE_PARAM_TOPOLOGY)
 				printf("\"%s\":\"%s\",", param_names[i], topo_name(di[d].p[i]));
 			else

@@ -344,6 +344,32 @@ struct drm_ccore_ce_insn {
  *	MAX_PACKET_SIZE)
  * @DRM_CCORE_PARAM_ISA_VERSION: CC ISA version (1)
  * @DRM_CCORE_PARAM_FIRMWARE_SIZE: instructions of the resident firmware
+ *
+ * What the device's time costs, for a runtime's cost model (the device
+ * model charges exactly these in its timed mode):
+ *
+ * @DRM_CCORE_PARAM_TIMED: 1 if the device keeps virtual time (a simulated
+ *	device's timed mode: times are the model's, not the host's), else 0
+ * @DRM_CCORE_PARAM_VIRTUAL_MEMORY: 1 if buffers have no backing memory
+ *	(timed mode only: no bytes move, results are not kept), else 0
+ * @DRM_CCORE_PARAM_IDEAL: 1 if every hop costs ALPHA_NODE_NS and BW_NODE
+ *	alone (one tier, no contention, no overheads), else 0
+ * @DRM_CCORE_PARAM_ALPHA_DEV_NS: latency of a transfer between cores of
+ *	one device, in nanoseconds
+ * @DRM_CCORE_PARAM_ALPHA_NODE_NS: the same between devices of one node
+ * @DRM_CCORE_PARAM_ALPHA_NET_NS: the same between nodes
+ * @DRM_CCORE_PARAM_BW_DEV_GBPS: bandwidth within a device, per direction,
+ *	in Gbit/s
+ * @DRM_CCORE_PARAM_BW_NODE_GBPS: bandwidth of a link between devices of a
+ *	node, per direction, in Gbit/s
+ * @DRM_CCORE_PARAM_BW_NET_GBPS: bandwidth between nodes per direction, in
+ *	Gbit/s
+ * @DRM_CCORE_PARAM_BW_ENGINE_GBPS: throughput of one DMA engine (and of a
+ *	local copy), in Gbit/s
+ * @DRM_CCORE_PARAM_CC_INSN_NS: time of one CC-core instruction, in
+ *	nanoseconds
+ * @DRM_CCORE_PARAM_SEM_NS: time for a semaphore change to reach a waiting
+ *	CC core, in nanoseconds
  */
 enum drm_ccore_param {
 	DRM_CCORE_PARAM_DEVICE_INDEX = 0,
@@ -367,6 +393,18 @@ enum drm_ccore_param {
 	DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE = 18,
 	DRM_CCORE_PARAM_ISA_VERSION = 19,
 	DRM_CCORE_PARAM_FIRMWARE_SIZE = 20,
+	DRM_CCORE_PARAM_TIMED = 21,
+	DRM_CCORE_PARAM_VIRTUAL_MEMORY = 22,
+	DRM_CCORE_PARAM_IDEAL = 23,
+	DRM_CCORE_PARAM_ALPHA_DEV_NS = 24,
+	DRM_CCORE_PARAM_ALPHA_NODE_NS = 25,
+	DRM_CCORE_PARAM_ALPHA_NET_NS = 26,
+	DRM_CCORE_PARAM_BW_DEV_GBPS = 27,
+	DRM_CCORE_PARAM_BW_NODE_GBPS = 28,
+	DRM_CCORE_PARAM_BW_NET_GBPS = 29,
+	DRM_CCORE_PARAM_BW_ENGINE_GBPS = 30,
+	DRM_CCORE_PARAM_CC_INSN_NS = 31,
+	DRM_CCORE_PARAM_SEM_NS = 32,
 };
 
 /**
