@@ -371,14 +371,13 @@ int ccore_device_add(struct ccore_hw *hw, struct device *parent, u32 index,
 	cdev->index = index;
 	cdev->fence_context = dma_fence_context_alloc(ccore_hw_num_cc(hw));
 	atomic64_set(&cdev->fence_seqno, 0);
+	/* before registering: the files exist when udev hears of the device */
+	rc = ccore_sysfs_init(cdev);
+	if (rc)
+		return rc;
 	rc = drm_dev_register(&cdev->drm, 0);
 	if (rc)
 		return rc;
-	rc = ccore_sysfs_init(cdev);
-	if (rc) {
-		drm_dev_unplug(&cdev->drm);
-		return rc;
-	}
 	ccore_debugfs_init(cdev);
 	ccore_registry_add(cdev);
 	*out = cdev;
@@ -392,7 +391,7 @@ void ccore_device_remove(struct ccore_device *cdev)
 {
 	ccore_registry_del(cdev);
 	ccore_debugfs_fini(cdev);
-	ccore_sysfs_fini(cdev);
+	/* removes the sysfs files, waiting for callbacks inside them */
 	drm_dev_unplug(&cdev->drm);
 }
 
