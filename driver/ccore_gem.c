@@ -87,10 +87,22 @@ static void ccore_shmem_free(struct drm_gem_object *obj)
 	drm_dev_put(drm);
 }
 
+/*
+ * For fdinfo's drm-resident-memory: every buffer is pinned and mapped into
+ * the kernel for as long as it lives (shmem pages by the vmap, user pages
+ * by pin_user_pages(), imports by their exporter), and none is ever
+ * purgeable.
+ */
+static enum drm_gem_object_status ccore_bo_status(struct drm_gem_object *obj)
+{
+	return DRM_GEM_OBJECT_RESIDENT;
+}
+
 static const struct drm_gem_object_funcs ccore_shmem_funcs = {
 	.free = ccore_shmem_free,
 	.open = ccore_bo_open,
 	.close = ccore_bo_close,
+	.status = ccore_bo_status,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -133,6 +145,7 @@ static const struct drm_gem_object_funcs ccore_private_funcs = {
 	.free = ccore_private_free,
 	.open = ccore_bo_open,
 	.close = ccore_bo_close,
+	.status = ccore_bo_status,
 	.mmap = ccore_private_mmap,
 };
 
