@@ -5,7 +5,7 @@
 #   make check      build and run every test: userspace (also under ASan/UBSan,
 #                   the threaded ones under ThreadSanitizer),
 #                   the kernel module's build checks, its selftests in QEMU
-#   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
+#   make driver     build build/driver/ccore.ko (the top-level Kbuild)
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce and the
 #                   tuner's choice at every size with their planning and

@@ -2,7 +2,8 @@
 # The test part of `make check`, once everything is built:
 #   1. userspace tests, normal and sanitizer builds (selftests/run.sh):
 #      everything under ASan/UBSan, the threaded tests under TSan
-#   2. the kernel module: warning-free with W=1 and sparse (C=2)
+#   2. the kernel module: warning-free with W=1 and sparse (C=2), and the
+#      standard `make -C KDIR M=$PWD modules` from the repository root
 #   3. checkpatch.pl --strict on driver/, the netlink code generated from
 #      its YNL spec, the documentation renders cleanly
 #   4. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
@@ -71,6 +72,26 @@ checkpatch() {
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }
 
+# The standard out-of-tree build, `make -C KDIR M=$PWD modules` from the
+# repository root (the top-level Kbuild), in a copy of the sources Kbuild
+# needs, so the objects it writes beside them stay out of the repository.
+kbuild_root() {
+	local kdir copy rc=0
+	kdir=$(scripts/build-driver.sh --print-kdir) || return 1
+	copy=$(mktemp -d)
+	git ls-files -z --cached --others --exclude-standard -- Kbuild driver model uapi |
+		tar -cf - --null -T - | tar -xf - -C "$copy" || rc=1
+	if [ $rc -eq 0 ]; then
+		(cd "$copy" && make -j"$(nproc)" -C "$kdir" M="$PWD" modules) || rc=1
+	fi
+	if [ $rc -eq 0 ] && ! modinfo -F name "$copy/ccore.ko" | grep -qx ccore; then
+		echo "no ccore.ko at the root of the copy"
+		rc=1
+	fi
+	rm -rf "$copy"
+	return $rc
+}
+
 # A short run of the verifier fuzzer: any crash, sanitizer report or input
 # slower than 10 s fails it (the inputs it finds are thrown away).
 verify_fuzz() {
@@ -94,6 +115,7 @@ count "$log" "userspace tests"
 
 echo "# ==== kernel module"
 step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh --sparse
+step "make -C KDIR M=\$PWD modules builds ccore.ko from the repository root" kbuild_root
 step "checkpatch.pl --strict reports nothing on driver/" checkpatch
 step "netlink code and header match Documentation/netlink/ccore.yaml" scripts/ynl-regen.sh --check
 step "Documentation/*.rst renders without warnings" docs
