@@ -5,7 +5,8 @@
 #   2. the kernel module: warning-free with W=1 and sparse (C=2), and the
 #      standard `make -C KDIR M=$PWD modules` from the repository root
 #   3. checkpatch.pl --strict on driver/, the netlink code generated from
-#      its YNL spec, the documentation renders cleanly
+#      its YNL spec, the sysfs ABI file describes every sysfs file of the
+#      driver, the documentation renders cleanly
 #   4. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
 #      check in BUILD_DIR/fuzz) for 20 s from its corpus, fixed seed
 #   5. the kernel selftests and the runtime on the accel backend, in QEMU
@@ -118,6 +119,8 @@ step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh 
 step "make -C KDIR M=\$PWD modules builds ccore.ko from the repository root" kbuild_root
 step "checkpatch.pl --strict reports nothing on driver/" checkpatch
 step "netlink code and header match Documentation/netlink/ccore.yaml" scripts/ynl-regen.sh --check
+step "Documentation/ABI/testing/sysfs-driver-ccore describes every sysfs file of the driver" \
+	selftests/driver/sysfs_abi_check.py --self-test
 step "Documentation/*.rst renders without warnings" docs
 
 echo "# ==== the verifier fuzzer"
