@@ -5,7 +5,7 @@
 #   make check      build and run every test: userspace (also under ASan/UBSan,
 #                   the threaded ones under ThreadSanitizer),
 #                   the kernel module's build checks, its selftests in QEMU
-#   make driver     build build/driver/ccore.ko (Kbuild, see driver/)
+#   make driver     build build/driver/ccore.ko (the top-level Kbuild)
 #   make install    install libccore (libccore.so.0, libccore.a), its headers,
 #                   ccore.pc, the tools and the firmware into DESTDIR/PREFIX
 #                   (default /usr/local); make uninstall removes them

@@ -34,8 +34,6 @@
 /* Unfinished jobs (queued, running or waiting for an input fence) per file */
 #define CCORE_JOBS_ACTIVE_MAX 65536
 
-struct ccore_sysfs;
-
 struct ccore_device {
 	struct drm_device drm;
 	struct ccore_hw *hw;
@@ -43,7 +41,6 @@ struct ccore_device {
 	u64 fence_context;		/* one per CC core: jobs finish in order */
 	atomic64_t fence_seqno;
 	struct dentry *debugfs;		/* ccore_debugfs.c */
-	struct ccore_sysfs *sysfs;	/* ccore_sysfs.c */
 	atomic64_t job_timeouts;
 	atomic64_t dma_errors;
 	atomic64_t recoveries;
@@ -257,7 +254,6 @@ void ccore_compute_fini(struct ccore_file *cfile);
 
 /* ccore_sysfs.c */
 int ccore_sysfs_init(struct ccore_device *cdev);
-void ccore_sysfs_fini(struct ccore_device *cdev);
 
 /* ccore_debugfs.c */
 void ccore_debugfs_module_init(void);

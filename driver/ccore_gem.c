@@ -9,6 +9,7 @@
  * handle to it: that address space is what descriptors may touch.
  */
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -73,6 +74,32 @@ static void ccore_bo_hold_device(struct ccore_bo *bo)
 	drm_dev_get(&bo->cdev->drm);
 }
 
+/*
+ * The kernel mapping of a shmem buffer, taken and dropped as
+ * drm_gem_vmap_unlocked() and drm_gem_vunmap_unlocked() do: the object's
+ * .vmap and .vunmap under its reservation lock.  6.16 renamed those two
+ * helpers (to drm_gem_vmap() and drm_gem_vunmap()); the callbacks kept
+ * their contract, so the module builds before and after the rename.
+ */
+static int ccore_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	int rc;
+
+	dma_resv_lock(obj->resv, NULL);
+	rc = obj->funcs->vmap(obj, map);
+	dma_resv_unlock(obj->resv);
+	if (!rc && iosys_map_is_null(map))
+		rc = -ENOMEM;
+	return rc;
+}
+
+static void ccore_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	dma_resv_lock(obj->resv, NULL);
+	obj->funcs->vunmap(obj, map);
+	dma_resv_unlock(obj->resv);
+}
+
 static void ccore_shmem_free(struct drm_gem_object *obj)
 {
 	struct ccore_bo *bo = to_ccore_bo(obj);
@@ -80,17 +107,29 @@ static void ccore_shmem_free(struct drm_gem_object *obj)
 	struct drm_device *drm = obj->dev;
 
 	if (bo->vaddr)
-		drm_gem_vunmap_unlocked(obj, &map);
+		ccore_bo_vunmap(obj, &map);
 	if (bo->accounted)
 		bo->cdev->hw->ops->mem_release(bo->cdev->hw, bo->mem_dev, bo->accounted);
 	drm_gem_shmem_free(&bo->shmem);
 	drm_dev_put(drm);
 }
 
+/*
+ * For fdinfo's drm-resident-memory: every buffer is pinned and mapped into
+ * the kernel for as long as it lives (shmem pages by the vmap, user pages
+ * by pin_user_pages(), imports by their exporter), and none is ever
+ * purgeable.
+ */
+static enum drm_gem_object_status ccore_bo_status(struct drm_gem_object *obj)
+{
+	return DRM_GEM_OBJECT_RESIDENT;
+}
+
 static const struct drm_gem_object_funcs ccore_shmem_funcs = {
 	.free = ccore_shmem_free,
 	.open = ccore_bo_open,
 	.close = ccore_bo_close,
+	.status = ccore_bo_status,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -133,6 +172,7 @@ static const struct drm_gem_object_funcs ccore_private_funcs = {
 	.free = ccore_private_free,
 	.open = ccore_bo_open,
 	.close = ccore_bo_close,
+	.status = ccore_bo_status,
 	.mmap = ccore_private_mmap,
 };
 
@@ -215,7 +255,7 @@ static int bo_create_shmem(struct ccore_device *cdev, struct drm_file *file,
 	ccore_bo_hold_device(bo);
 	bo->kind = CCORE_BO_SHMEM;
 	bo->accounted = span;
-	rc = drm_gem_vmap_unlocked(&shmem->base, &map);
+	rc = ccore_bo_vmap(&shmem->base, &map);
 	if (!rc) {
 		bo->vaddr = map.vaddr;
 		rc = drm_gem_handle_create(file, &shmem->base, &a->handle);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* GET_PARAM and SET_PARAM: the device's shape, costs and packet-size knobs. */
+#include <linux/capability.h>
+
 #include "ccore_drv.h"
 
 static int get_param(struct ccore_device *cdev, u32 param, u64 *value)
@@ -63,6 +65,16 @@ int ccore_ioctl_set_param(struct drm_device *drm, void *data, struct drm_file *f
 		compute = true;
 	else
 		return -EINVAL;
+	/*
+	 * Both knobs are the device's: they set the packet size of every
+	 * ring any file creates afterwards without one of its own, so they
+	 * take what writing the root-only sysfs files takes.  A file picks
+	 * its own rings' packet size at RING_CREATE, unprivileged.
+	 */
+	if (!capable(CAP_SYS_ADMIN)) {
+		drm_dbg_driver(drm, "SET_PARAM: the device's packet sizes need CAP_SYS_ADMIN\n");
+		return -EPERM;
+	}
 	mutex_lock(&hw->lock);
 	rc = hw->ops->set_packet_size(hw, cdev->index, compute, a->value, &err);
 	mutex_unlock(&hw->lock);

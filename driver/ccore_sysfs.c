@@ -4,9 +4,15 @@
  * device, on its accel minor (/sys/class/accel/accelN/).  One value per
  * file, in plain units (bytes, counts).
  *
- * The files are created once the accel device is registered and removed
- * before it is unplugged; removal waits for readers and writers still
- * inside a callback, so a callback always sees a live device.
+ * The files are the accel minor's own attribute groups (its kdev->groups),
+ * set between allocating the drm_device and registering it: device_add()
+ * creates them before it sends the "add" uevent, so udev never sees the
+ * device without them.  (drm_dev_register() offers no groups of its own,
+ * and the DRM core leaves an accel minor's kdev->groups unset.  Creating
+ * them after registration, as sysfs_create_groups() would, races with
+ * udev.)  device_del() at unplug removes them and waits for readers and
+ * writers still inside a callback, so a callback always sees a live
+ * device; the attribute memory goes with the drm_device.
  */
 #include <linux/device.h>
 #include <linux/kstrtox.h>
@@ -14,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <drm/drm_file.h>
+#include <drm/drm_managed.h>
 
 #include "ccore_drv.h"
 
@@ -290,9 +297,14 @@ static struct ccore_sysfs *ccore_sysfs_alloc(const struct ccm_config *cfg)
 	return s;
 }
 
+static void ccore_sysfs_release(struct drm_device *drm, void *s)
+{
+	ccore_sysfs_free(s);
+}
+
 /**
- * ccore_sysfs_init() - create a device's sysfs files
- * @cdev: the device, registered
+ * ccore_sysfs_init() - give a device's accel minor its sysfs files
+ * @cdev: the device, allocated, not yet registered
  *
  * Return: 0 or a negative errno.
  */
@@ -302,31 +314,14 @@ int ccore_sysfs_init(struct ccore_device *cdev)
 	struct ccore_sysfs *s;
 	int rc;
 
+	if (WARN_ON(device_is_registered(kdev)))
+		return -EBUSY;
 	s = ccore_sysfs_alloc(&cdev->hw->cfg);
 	if (!s)
 		return -ENOMEM;
-	rc = sysfs_create_groups(&kdev->kobj, s->groups);
-	if (rc) {
-		ccore_sysfs_free(s);
+	rc = drmm_add_action_or_reset(&cdev->drm, ccore_sysfs_release, s);
+	if (rc)
 		return rc;
-	}
-	cdev->sysfs = s;
+	kdev->groups = s->groups;
 	return 0;
-}
-
-/**
- * ccore_sysfs_fini() - remove a device's sysfs files
- * @cdev: the device, still registered
- *
- * Waits for callbacks still running, then frees the attributes.
- */
-void ccore_sysfs_fini(struct ccore_device *cdev)
-{
-	struct ccore_sysfs *s = cdev->sysfs;
-
-	if (!s)
-		return;
-	sysfs_remove_groups(&cdev->drm.accel->kdev->kobj, s->groups);
-	cdev->sysfs = NULL;
-	ccore_sysfs_free(s);
 }

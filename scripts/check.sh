@@ -5,10 +5,12 @@
 #   2. make install into a temporary DESTDIR, and examples/allreduce.c
 #      built from it through pkg-config, shared and static, and run
 #      (selftests/install/install_test.sh)
-#   3. the kernel module: warning-free with W=1 and sparse (C=2)
+#   3. the kernel module: warning-free with W=1 and sparse (C=2), and the
+#      standard `make -C KDIR M=$PWD modules` from the repository root
 #   4. checkpatch.pl --strict on driver/, the netlink code generated from
-#      its YNL spec, the documentation renders cleanly, README and make
-#      help read whole (scripts/docs-lint.sh)
+#      its YNL spec, the sysfs ABI file describes every sysfs file of the
+#      driver, the documentation renders cleanly, README and make help
+#      read whole (scripts/docs-lint.sh)
 #   5. the verifier fuzzer (selftests/fuzz/verify_fuzz.c, built by make
 #      check in BUILD_DIR/fuzz) for 20 s from its corpus, fixed seed
 #   6. the kernel selftests and the runtime on the accel backend, in QEMU
@@ -75,6 +77,26 @@ checkpatch() {
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }
 
+# The standard out-of-tree build, `make -C KDIR M=$PWD modules` from the
+# repository root (the top-level Kbuild), in a copy of the sources Kbuild
+# needs, so the objects it writes beside them stay out of the repository.
+kbuild_root() {
+	local kdir copy rc=0
+	kdir=$(scripts/build-driver.sh --print-kdir) || return 1
+	copy=$(mktemp -d)
+	git ls-files -z --cached --others --exclude-standard -- Kbuild driver model uapi |
+		tar -cf - --null -T - | tar -xf - -C "$copy" || rc=1
+	if [ $rc -eq 0 ]; then
+		(cd "$copy" && make -j"$(nproc)" -C "$kdir" M="$PWD" modules) || rc=1
+	fi
+	if [ $rc -eq 0 ] && ! modinfo -F name "$copy/ccore.ko" | grep -qx ccore; then
+		echo "no ccore.ko at the root of the copy"
+		rc=1
+	fi
+	rm -rf "$copy"
+	return $rc
+}
+
 # A short run of the verifier fuzzer: any crash, sanitizer report or input
 # slower than 10 s fails it (the inputs it finds are thrown away).
 verify_fuzz() {
@@ -102,8 +124,11 @@ count "$log" "install test"
 
 echo "# ==== kernel module"
 step "ccore.ko builds with W=1 and sparse, no warnings" scripts/build-driver.sh --sparse
+step "make -C KDIR M=\$PWD modules builds ccore.ko from the repository root" kbuild_root
 step "checkpatch.pl --strict reports nothing on driver/" checkpatch
 step "netlink code and header match Documentation/netlink/ccore.yaml" scripts/ynl-regen.sh --check
+step "Documentation/ABI/testing/sysfs-driver-ccore describes every sysfs file of the driver" \
+	selftests/driver/sysfs_abi_check.py --self-test
 step "Documentation/*.rst renders without warnings" docs
 step "README and make help: whole sentences, tables whole, no issue numbers" scripts/docs-lint.sh
 

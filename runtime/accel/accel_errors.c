@@ -90,6 +90,11 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 		}
 		break;
 	case DRM_IOCTL_CCORE_SET_PARAM:
+		if (err == EPERM) {
+			snprintf(b, n, "param %u: the packet-size defaults are the device's, changing them needs CAP_SYS_ADMIN (a ring's own packet size, as CCORE_CC_DMA_PACKET_SIZE sets it, needs no privilege)",
+				 pa->param);
+			return;
+		}
 		if (err == EINVAL) {
 			snprintf(b, n, "param %u value %llu: only CC_DMA_PACKET_SIZE (may only be lowered) and DMA_PACKETIZATION_SIZE (may only be raised) are writable, as powers of two in MIN..MAX_PACKET_SIZE" DEBUG_HINT,
 				 pa->param, (unsigned long long)pa->value);

@@ -6,7 +6,8 @@
  * fabric at a time; buffer maps see what the device wrote, also through a
  * dma-buf import on another device; the waits' deadlines are absolute
  * CLOCK_MONOTONIC times; every errno comes back as a message naming the
- * ioctl and what the errno means there; closing the system releases what
+ * ioctl and what the errno means there (SET_PARAM without CAP_SYS_ADMIN
+ * too); closing the system releases what
  * its files held; a compute program copies, triggers and waits; an
  * indexed ring and a STARTI loop work through libdrm; the tuner prices
  * the fabric it runs on (its costs through GET_PARAM).
@@ -20,6 +21,9 @@
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #define SEC 1000000000ll
 
@@ -269,6 +273,47 @@ TEST(errors_name_the_ioctl_and_what_the_errno_means)
 		   "BO_CREATE: Invalid argument (EINVAL: size 0 out of range (1..");
 	/* the device is named too */
 	ASSERT_STR_CONTAINS(ccore_last_error(), "[device 0, /dev/accel/accel");
+}
+
+/* Drop CAP_SYS_ADMIN from the effective set; 0 or -errno. */
+static int drop_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, c))
+		return -errno;
+	c[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+/* Without CAP_SYS_ADMIN, SET_PARAM's EPERM says why and what to do instead. */
+TEST(set_param_without_cap_sys_admin_says_why)
+{
+	const char *want = "SET_PARAM: Operation not permitted (EPERM: param 17: the packet-size "
+			   "defaults are the device's, changing them needs CAP_SYS_ADMIN";
+	int status;
+	pid_t pid;
+
+	open_accel();
+	fflush(NULL);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		/* no FAIL() here: it would return into the parent's harness */
+		int rc = drop_cap_sys_admin();
+
+		if (!rc)
+			rc = ccore_dev_set_param(d0, DRM_CCORE_PARAM_CC_DMA_PACKET_SIZE, 4096);
+		if (rc != -EPERM || !strstr(ccore_last_error(), want)) {
+			fprintf(stderr, "# SET_PARAM without CAP_SYS_ADMIN: %d: %s\n", rc,
+				ccore_last_error());
+			_exit(1);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(closing_the_system_releases_what_it_held)

@@ -370,6 +370,15 @@ struct drm_ccore_ce_insn {
  *	nanoseconds
  * @DRM_CCORE_PARAM_SEM_NS: time for a semaphore change to reach a waiting
  *	CC core, in nanoseconds
+ *
+ * Every parameter is readable by any file (GET_PARAM).  The two writable
+ * ones are the device's, not the file's: SET_PARAM changes the packet size
+ * of every ring any file creates afterwards with a packet_size of 0, so it
+ * needs CAP_SYS_ADMIN (-EPERM otherwise), as writing the same knobs in
+ * sysfs needs root.  A file that wants another packet size for its own
+ * rings passes it in &drm_ccore_ring_create.packet_size, unprivileged.
+ * (The embedded sim backend's device is its process's own: it does not
+ * check.)
  */
 enum drm_ccore_param {
 	DRM_CCORE_PARAM_DEVICE_INDEX = 0,
@@ -419,6 +428,9 @@ enum drm_ccore_topology {
 
 /**
  * struct drm_ccore_param_args - argument of GET_PARAM and SET_PARAM
+ *
+ * SET_PARAM: -EINVAL for a read-only or unknown @param or a @value the
+ * hardware refuses, -EPERM without CAP_SYS_ADMIN (&enum drm_ccore_param).
  */
 struct drm_ccore_param_args {
 	/** @param: &enum drm_ccore_param */
