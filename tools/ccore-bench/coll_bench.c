@@ -579,7 +579,8 @@ int bench_collective(const struct bench_opts *o)
 		if (o->host_bound)
 			hb_rc = host_bound(&b, sum.largest, &sum);
 		sum.checked = info.checked;
-		sum.why_unchecked = o->check ? "--timed buffers are virtual" : "-c 0";
+		sum.why_unchecked = o->check ? "--timed buffers are virtual" :
+				    o->check_set ? "-c 0" : "--timed defaults to -c 0";
 		sum.avg_busbw = halves ? bw_sum / halves : 0;
 		bw_rc = bench_report_footer(rep, &sum);
 	}

@@ -142,8 +142,8 @@ static int parse_size(const char *flag, const char *s, size_t *out)
 {
 	uint64_t v;
 
-	if (bench_parse_size(s, 1ull << 36, &v)) {
-		fprintf(stderr, "ccore-bench: %s '%s': expected a whole number of bytes up to 64G, as nccl-tests writes sizes: e.g. 8, 64K, 64MB, 1G, 1.5M\n",
+	if (bench_parse_size(s, 1ull << 36, &v) || !v) {
+		fprintf(stderr, "ccore-bench: %s '%s': expected a whole number of bytes from 1 to 64G, as nccl-tests writes sizes: e.g. 8, 64K, 64MB, 1G, 1.5M\n",
 			flag, s);
 		return -1;
 	}
@@ -344,7 +344,14 @@ int main(int argc, char **argv)
 		case 'n': bad |= parse_int("-n", optarg, 1, 1000000, &o.iters); iters_set = true; break;
 		case 'm': bad |= parse_int("-m", optarg, 1, 1024, &o.agg_iters); break;
 		case 'w': bad |= parse_int("-w", optarg, 0, 1000000, &o.warmup); warmup_set = true; break;
-		case 'N': bad |= parse_int("-N", optarg, 1, 1000000, &o.run_cycles); break;
+		case 'N':
+			if (!strcmp(optarg, "0")) {
+				fprintf(stderr, "ccore-bench: -N 0: not supported: nccl-tests' 0 runs the table forever; give a number of cycles from 1 to 1000000\n");
+				bad = 1;
+				break;
+			}
+			bad |= parse_int("-N", optarg, 1, 1000000, &o.run_cycles);
+			break;
 		case 'c': bad |= parse_int("-c", optarg, 0, 1000, &o.check); o.check_set = true; break;
 		case 'd': bad |= parse_dtype(optarg, &o.dtype); break;
 		case 'o':
