@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ccore.h"
 #include "algos/algo.h"
@@ -508,7 +509,7 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 		const struct algo *al = algo_at(i);
 		struct row *r = &rows[n];
 
-		if (!(al->colls & (1u << sh.coll)) || (a->algo && strcmp(a->algo, al->name)))
+		if (!(al->colls & (1u << sh.coll)) || (a->algo && strcasecmp(a->algo, al->name)))
 			continue;
 		*r = (struct row){ .al = al, .us = -1, .timed_us = -1 };
 		r->why = al->rejects ? al->rejects(&sh, &o) : NULL;
