@@ -160,9 +160,13 @@ static void fill_inputs(struct bctx *b, bool in_place)
 		ccore_ptr s, rv;
 
 		bufs(b, r, in_place, &s, &rv);
-		/* poison the output so stale results cannot pass */
-		memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x7b, b->out_elems * b->es +
-		       (o->op == OP_REDUCESCATTER && in_place ? b->in_elems * b->es : 0));
+		/*
+		 * Poison the receive buffer so stale results cannot pass: the
+		 * output, or in place for ReduceScatter the input it lies in
+		 * (not both: that ran past the buffer at the largest size).
+		 */
+		memset(ccore_mem_host(b->comm[r], b->rbuf[r] + (size_t)o->unalign * b->es), 0x7b,
+		       (o->op == OP_REDUCESCATTER && in_place ? b->in_elems : b->out_elems) * b->es);
 		ccore_verifiable_fill(ccore_mem_host(b->comm[r], s), b->in_elems, b->dtype, b->redop,
 			   o->op == OP_BROADCAST ? o->root : r, 0);
 	}
