@@ -54,7 +54,6 @@ struct bench_opts {
 	bool check_set;		/* -c given explicitly */
 	/* -d, -o: indices into bench_dtypes/bench_redops; -1: all */
 	int dtype, redop;
-	enum ccore_dtype first_dtype;	/* --host-bound's */
 	int root;
 	const char *algo;
 	const char *json;	/* --json FILE: ccore's schema */

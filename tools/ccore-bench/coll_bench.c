@@ -158,6 +158,7 @@ static void fill_inputs(struct bctx *b, bool in_place)
 
 	for (int r = 0; r < b->n; r++) {
 		ccore_ptr s, rv;
+		size_t poison;
 
 		bufs(b, r, in_place, &s, &rv);
 		/*
@@ -165,8 +166,9 @@ static void fill_inputs(struct bctx *b, bool in_place)
 		 * output, or in place for ReduceScatter the input it lies in
 		 * (not both: that ran past the buffer at the largest size).
 		 */
+		poison = o->op == OP_REDUCESCATTER && in_place ? b->in_elems : b->out_elems;
 		memset(ccore_mem_host(b->comm[r], b->rbuf[r] + (size_t)o->unalign * b->es), 0x7b,
-		       (o->op == OP_REDUCESCATTER && in_place ? b->in_elems : b->out_elems) * b->es);
+		       poison * b->es);
 		ccore_verifiable_fill(ccore_mem_host(b->comm[r], s), b->in_elems, b->dtype, b->redop,
 			   o->op == OP_BROADCAST ? o->root : r, 0);
 	}
@@ -418,9 +420,10 @@ static void teardown(struct bctx *b)
 /* The next size: times -f, or plus -i (nccl-tests' choice between the two). */
 static size_t next_size(const struct bench_opts *o, size_t bytes)
 {
-	if (o->step_factor > 1)
-		return bytes > o->max_bytes / (size_t)o->step_factor ? o->max_bytes + 1 :
-								       bytes * (size_t)o->step_factor;
+	size_t f = (size_t)o->step_factor;
+
+	if (f > 1)
+		return bytes > o->max_bytes / f ? o->max_bytes + 1 : bytes * f;
 	return bytes + o->step_bytes;
 }
 
@@ -526,7 +529,8 @@ static int run_all(struct bctx *b, struct bench_report *rep, struct bench_summar
 				if (reduces ? o->redop >= 0 && k != o->redop : k > 0)
 					continue;
 				b->dtype = bench_dtypes[d].dtype;
-				b->redop = bench_redops[reduces ? k : o->redop >= 0 ? o->redop : 0].redop;
+				/* where nothing is reduced k stays 0: -o, unused, is kept */
+				b->redop = bench_redops[reduces || o->redop < 0 ? k : o->redop].redop;
 				rc = run_sizes(b, rep, sum, bw_sum, halves);
 			}
 		}

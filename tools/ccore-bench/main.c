@@ -319,7 +319,8 @@ int main(int argc, char **argv)
 	struct bench_opts o = {
 		.op = OP_ALLREDUCE, .ranks = 8, .min_bytes = 8, .max_bytes = 64u << 20,
 		.step_factor = 2, .step_bytes = 1u << 20, .iters = 20, .warmup = 5, .agg_iters = 1,
-		.run_cycles = 1, .check = 1, .dtype = 7 /* float */, .redop = 0 /* sum */,
+		.run_cycles = 1, .check = 1, .dtype = bench_dtype_parse("float"),
+		.redop = bench_redop_parse("sum"),
 		.argc = argc, .argv = argv,
 	};
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
