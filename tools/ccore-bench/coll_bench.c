@@ -302,7 +302,8 @@ static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *r
 	t = (clock_us(b) - t) / o->iters / o->agg_iters;
 	b->sim_wall_s += (bench_now_us() - wall) / 1e6;
 	res->h.time_us = t;
-	res->h.algbw = (double)bytes / t / 1e3;
+	/* an empty call moves nothing: 0, not 0/0 (the timed model takes no time for it) */
+	res->h.algbw = bytes ? (double)bytes / t / 1e3 : 0;
 	res->h.busbw = res->h.algbw * busbw_factor(o->op, b->n);
 	return rc;
 }
