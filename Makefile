@@ -255,10 +255,20 @@ NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-gen
 $(OBJ)/tools/ccore-info/%.o: CFLAGS_ALL += $(NL_CFLAGS)
 $(BIN)/ccore-info: LDLIBS_ALL += $(NL_LIBS)
 
-$(BIN)/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
+# tools/common/: what every tool shares (the JSON writer), linked into each.
+TOOL_COMMON_OBJS := $(call objs,$(wildcard tools/common/*.c))
+
+$(BIN)/%: $$(call objs,$$(wildcard tools/%/*.c)) $(TOOL_COMMON_OBJS) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# The JSON writer on its own: every escape, read back by python3's parser.
+all: $(BUILD)/tests/tools/json_test
+$(BUILD)/tests/tools/json_test: selftests/tools/json_test.c $(TOOL_COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -Itools/common $< $(TOOL_COMMON_OBJS) -o $@ $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 $(FW)/ccore/%.bin: firmware-programs/%.ccs $(BIN)/ccore-as
 	@mkdir -p $(dir $@)
@@ -541,7 +551,8 @@ $(BUILD)/tests/kernel/sysfs_test.sh: selftests/driver/sysfs_test.sh
 	@mkdir -p $(dir $@)
 	$(Q)install -m 755 $< $@
 
-$(BUILD)/tests/kernel/helpers/ccore-info: $(call objs,$(wildcard tools/ccore-info/*.c)) $(LIBCCORE)
+$(BUILD)/tests/kernel/helpers/ccore-info: $(call objs,$(wildcard tools/ccore-info/*.c)) $(TOOL_COMMON_OBJS) \
+		$(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@ (static)"
 	@# ld's warnings: libnl's unused name lookups want glibc's NSS modules
@@ -620,7 +631,7 @@ $(BUILD)/tests/kernel/helpers/tp_fsdp.txt: examples/tp_fsdp.txt
 	$(Q)install -m 644 $< $@
 
 $(BUILD)/tests/kernel/helpers/ccore-bench $(BUILD)/tests/kernel/helpers/ccore-exe: \
-$(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(LIBCCORE)
+$(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(TOOL_COMMON_OBJS) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@ (static)"
 	$(Q)$(CC) -static $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_NAMES 16
 
@@ -31,12 +32,16 @@ static uint64_t forced_pat_bytes;	/* $CCORE_PAT_BUFFER, 0: PAT's default */
 static char algo_env[512], algo_env_seen[512];
 static bool parsed;
 
-static bool known(const char *name)
+/*
+ * The registered spelling of algorithm @name, matched without regard to
+ * case as NCCL matches NCCL_ALGO ("Ring" is ring); NULL if none.
+ */
+static const char *known(const char *name)
 {
 	for (unsigned int i = 0; i < algo_count(); i++)
-		if (!strcmp(algo_at(i)->name, name))
-			return true;
-	return false;
+		if (!strcasecmp(algo_at(i)->name, name))
+			return algo_at(i)->name;
+	return NULL;
 }
 
 static int known_names(char *buf, size_t len)
@@ -78,7 +83,9 @@ static int parse_clause(char *text)
 		text++;
 	}
 	for (tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!known(tok)) {
+		const char *name = known(tok);
+
+		if (!name) {
 			known_names(names, sizeof(names));
 			return ccore_error(-EINVAL, "CCORE_ALGO: unknown algorithm '%s' (known: %s)",
 					   tok, names);
@@ -86,7 +93,7 @@ static int parse_clause(char *text)
 		if (c->n == MAX_NAMES)
 			return ccore_error(-EINVAL, "CCORE_ALGO: more than %d names in a clause",
 					   MAX_NAMES);
-		c->names[c->n++] = tok;
+		c->names[c->n++] = name;
 	}
 	if (!c->n)
 		return ccore_error(-EINVAL, "CCORE_ALGO: a clause names no algorithm");

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const coll_names[CS_NCOLL] = {
 	[CS_ALLREDUCE] = "allreduce", [CS_ALLGATHER] = "allgather",
@@ -18,10 +19,11 @@ const char *cs_coll_name(unsigned int coll)
 	return coll < CS_NCOLL ? coll_names[coll] : "?";
 }
 
+/* Without regard to case, as NCCL reads collective names ("AllReduce"). */
 int cs_coll_parse(const char *name)
 {
 	for (int i = 0; i < CS_NCOLL; i++)
-		if (!strcmp(name, coll_names[i]))
+		if (!strcasecmp(name, coll_names[i]))
 			return i;
 	return -1;
 }

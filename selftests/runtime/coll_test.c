@@ -802,6 +802,38 @@ TEST(api_errors_name_the_argument)
 	teardown_worlds();
 }
 
+/* Every rank's AllReduce of @count floats; the algorithm that ran. */
+static const char *all_reduce_algo(struct world *w, uint32_t n, size_t count)
+{
+	int rc = ccore_group_start();
+
+	for (uint32_t r = 0; r < n && !rc; r++)
+		rc = ccore_all_reduce(w->sb[r], w->rb[r], count, ccore_f32, ccore_sum, w->c[r], NULL);
+	rc = rc ?: ccore_group_end();
+	for (uint32_t r = 0; r < n && !rc; r++)
+		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
+	return rc ? ccore_last_error() : ccore_comm_last_algo(w->c[0]);
+}
+
+/* CCORE_ALGO's names match without regard to case, as NCCL_ALGO's do. */
+TEST(ccore_algo_ignores_case)
+{
+	struct world *w = world(4);
+
+	setenv("CCORE_ALGO", "RING", 1);
+	ASSERT_EQ(strcmp(all_reduce_algo(w, 4, 64), "ring"), 0);
+	setenv("CCORE_ALGO", "AllReduce:Mesh;AllGather:RING", 1);
+	ASSERT_EQ(strcmp(all_reduce_algo(w, 4, 128), "mesh"), 0);
+	setenv("CCORE_ALGO", "allreduce:^RING,Mesh", 1);
+	ASSERT_NE(strcmp(all_reduce_algo(w, 4, 256), "ring"), 0);
+	ASSERT_NE(strcmp(all_reduce_algo(w, 4, 512), "mesh"), 0);
+	/* an unknown name still lists the known ones */
+	setenv("CCORE_ALGO", "Warp", 1);
+	ASSERT_STR_CONTAINS(all_reduce_algo(w, 4, 1024), "CCORE_ALGO: unknown algorithm 'Warp' (known: ring,");
+	unsetenv("CCORE_ALGO");
+	teardown_worlds();
+}
+
 TEST(registered_user_memory_works_as_buffers)
 {
 	struct world *w = world(4);

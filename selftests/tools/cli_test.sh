@@ -26,13 +26,89 @@ expect() {
 
 echo "TAP version 13"
 expect 2 "expected one of allreduce" -- "$bin/ccore-bench" --op warp
-expect 2 "-b 'x': expected a size" -- "$bin/ccore-bench" -b x
+expect 2 "-b 'x': expected a whole number of bytes from 1 to 64G, as nccl-tests writes sizes" -- "$bin/ccore-bench" -b x
 # (2^34 + 1) G is 2^64 + 1G: refused, not wrapped to 1G
-expect 2 "-e '17179869185G': expected a size from 1 byte to 64G" -- "$bin/ccore-bench" -e 17179869185G
-expect 2 "-b '18446744073709551616': expected a size" -- "$bin/ccore-bench" -b 18446744073709551616
+expect 2 "-e '17179869185G': expected a whole number of bytes from 1 to 64G" -- "$bin/ccore-bench" -e 17179869185G
+expect 2 "-b '18446744073709551616': expected a whole number of bytes" -- "$bin/ccore-bench" -b 18446744073709551616
+expect 2 "-b '0': expected a whole number of bytes from 1" -- "$bin/ccore-bench" -b 0
+expect 2 "-b '0.3K': expected a whole number of bytes" -- "$bin/ccore-bench" -b 0.3K
+expect 2 "-e '64XB': expected a whole number of bytes" -- "$bin/ccore-bench" -e 64XB
+expect 2 "-i '0': expected a whole number of bytes from 1" -- "$bin/ccore-bench" -i 0
 expect 2 "-n '0': expected a whole number from 1" -- "$bin/ccore-bench" -n 0
-expect 2 "-d 'f8': expected one of i8 u8" -- "$bin/ccore-bench" -d f8
-expect 2 "-o 'mean': expected one of sum prod max min avg" -- "$bin/ccore-bench" -o mean
+expect 2 "-d 'f8': expected one of int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 all" -- "$bin/ccore-bench" -d f8
+expect 2 "-d 'f8e4m3': expected one of int8" -- "$bin/ccore-bench" -d f8e4m3
+expect 2 "-o 'mean': expected one of sum prod max min avg all" -- "$bin/ccore-bench" -o mean
+expect 2 "-o 'mulsum': expected one of sum prod max min avg all (ccore has no pre-multiplied sum)" -- "$bin/ccore-bench" -o mulsum
+expect 2 "--op_type 'x': expected one of sum prod max min avg all" -- "$bin/ccore-bench" --op_type x
+expect 2 "(the collective), or sum prod max min avg all (the reduction, as nccl-tests' --op)" -- "$bin/ccore-bench" --op mean
+expect 2 "-g '0': expected a whole number from 1 to 1024" -- "$bin/ccore-bench" -g 0
+expect 2 "-m '0': expected a whole number from 1 to 1024" -- "$bin/ccore-bench" -m 0
+expect 2 "-N 0: not supported: nccl-tests' 0 runs the table forever; give a number of cycles from 1" -- "$bin/ccore-bench" -N 0
+expect 2 "-N 'x': expected a whole number from 1" -- "$bin/ccore-bench" -N x
+expect 2 "-c '-1': expected a whole number from 0 to 1000" -- "$bin/ccore-bench" -c -1
+expect 2 "-z '4': expected a whole number from 0 to 3" -- "$bin/ccore-bench" -z 4
+expect 2 "-a '5': expected a whole number from 0 to 3" -- "$bin/ccore-bench" -a 5
+expect 2 "-u '-1': expected a whole number from 0" -- "$bin/ccore-bench" -u -1
+expect 2 "-S '2': expected a whole number from 0 to 1" -- "$bin/ccore-bench" -S 2
+expect 2 "-J $tmp/out.txt: nccl-tests infers the output type from the suffix and writes only JSON; name a file ending in .json" -- "$bin/ccore-bench" -J "$tmp/out.txt"
+expect 2 "-J writes nccl-tests' table of a collective; it does not go with --copy" -- "$bin/ccore-bench" --copy -J "$tmp/c.json"
+expect 2 "-J $tmp/none/x.json: No such file or directory" -- "$bin/ccore-bench" -b 8 -e 8 -J "$tmp/none/x.json"
+expect 2 "--json $tmp/none/x.json: No such file or directory" -- "$bin/ccore-bench" -b 8 -e 8 --json "$tmp/none/x.json"
+expect 2 "NCCL_TESTS_MIN_BW=fast: expected a bus bandwidth in GB/s" -- env NCCL_TESTS_MIN_BW=fast "$bin/ccore-bench"
+# $NCCL_TESTS_MIN_BW as nccl-tests reads it: the average must reach 90% of it
+expect 1 "FAILED" -- env NCCL_TESTS_MIN_BW=1000000 "$bin/ccore-bench" -g 2 -b 1K -e 1K -n 1 -w 0
+expect 0 "OK" -- env NCCL_TESTS_MIN_BW=0 "$bin/ccore-bench" -g 2 -b 1K -e 1K -n 1 -w 0
+# nccl-tests' flags that mean nothing here: refused with the reason, their
+# no-op value accepted
+expect 2 "-t/--nthreads 2: not supported: ccore-bench drives every rank from one thread; set the ranks with -g; allowed: 1" -- "$bin/ccore-bench" -t 2
+expect 2 "-p/--parallel_init 1: not supported: one thread creates every communicator" -- "$bin/ccore-bench" -p 1
+expect 2 "-y/--stream_null 1: not supported: there are no CUDA streams" -- "$bin/ccore-bench" -y 1
+expect 2 "-T/--timeout 5: not supported: jobs have the device's own timeout" -- "$bin/ccore-bench" -T 5
+expect 2 "-G/--cudagraph 1: not supported: there are no CUDA graphs" -- "$bin/ccore-bench" -G 1
+expect 2 "-C/--report_cputime 1: not supported: the times are the host's clock already" -- "$bin/ccore-bench" -C 1
+expect 2 "-R/--local_register 1: not supported: buffers from ccore_mem_alloc() need no registration; allowed: 0" -- "$bin/ccore-bench" -R 1
+expect 2 "-x/--cta_policy 0: not supported: ccore has no CTAs to set a policy for" -- "$bin/ccore-bench" -x 0
+expect 2 "-D/--device_implementation 1: not supported: there is no device-side API" -- "$bin/ccore-bench" -D 1
+expect 2 "-V/--device_cta_count 16: not supported: ccore has no CTAs to count" -- "$bin/ccore-bench" -V 16
+expect 2 "-I/--per_iter_timing 1: not supported: the -n iterations are timed together" -- "$bin/ccore-bench" -I 1
+expect 2 "-K/--per_iter_skip 2: not supported: it goes with -I" -- "$bin/ccore-bench" -K 2
+expect 2 "-M/--memory 1: not supported: there is no GPU memory report" -- "$bin/ccore-bench" -M 1
+expect 2 "--timeout 5: not supported" -- "$bin/ccore-bench" --timeout 5
+expect 0 "# Collective test concluded: all_reduce_perf" -- "$bin/ccore-bench" -t 1 -p 0 -y 0 -T 0 -G 0 -C 0 -R 0 -D 0 -I 0 -K 0 -M 0 -a 2 -g 2 -b 8 -e 8 -n 1 -w 0
+# nccl-tests' spellings that work: sizes, -i steps, -d/-o all, --op as the reduction
+expect 0 "    67108864      16777216     float" -- "$bin/ccore-bench" -g 2 -b 64MB -e 64MiB -n 1 -w 0 -c 0
+expect 0 "        1536           384     float     sum      -1" -- "$bin/ccore-bench" -g 2 -b 1.5K -e 1.5K -n 1 -w 0
+n=$((n + 1))
+rows=$("$bin/ccore-bench" -g 2 -b 1K -e 3K -i 1K -n 1 -w 0 2>/dev/null | awk '!/^#/ { printf "%s ", $1 }')
+if [ "$rows" = "1024 2048 3072 " ]; then
+	echo "ok $n ccore-bench -i 1K steps by 1K"
+else
+	failed=$((failed + 1))
+	echo "not ok $n ccore-bench -i 1K: sizes '$rows', want 1024 2048 3072"
+fi
+n=$((n + 1))
+rows=$("$bin/ccore-bench" -g 2 -b 1K -e 1K -d all -o all -n 1 -w 0 2>/dev/null | awk '!/^#/ { printf "%s/%s ", $3, $4 }')
+want="int8/sum int8/prod int8/max int8/min int8/avg uint8/sum"
+case "$rows" in
+"$want"*"bfloat16/avg ") [ "$(echo "$rows" | wc -w)" = 50 ] && ok=1 || ok= ;;
+*) ok= ;;
+esac
+if [ -n "$ok" ]; then
+	echo "ok $n ccore-bench -d all -o all: 10 types x 5 reductions in nccl-tests' order"
+else
+	failed=$((failed + 1))
+	echo "not ok $n ccore-bench -d all -o all: $rows"
+fi
+expect 0 "       4096          1024     float     max      -1" -- "$bin/ccore-bench" -g 2 -b 4K -e 4K --op MAX -n 1 -w 0
+expect 0 "        4096           512     float    none      -1" -- "$bin/ccore-bench" -g 2 -b 4K -e 4K --op AllGather -o all -n 1 -w 0
+# in place at the largest size (-e): the check's poison stays inside the buffer
+expect 0 "# Collective test concluded: reduce_scatter_perf" -- "$bin/ccore-bench" -g 2 -b 4K -e 4K --op reduce_scatter -n 1 -w 0
+ln -s "$bin/ccore-bench" "$tmp/alltoall_perf"
+expect 0 "# Collective test starting: alltoall_perf" -- "$tmp/alltoall_perf" -g 2 -b 4K -e 4K -n 1 -w 0
+expect 0 "  ring" -- "$bin/ccore-bench" -g 4 -b 4K -e 4K -n 1 -w 0 --algo RING
+# empty calls (8 bytes over 8 ranks) take no simulated time: bandwidth 0, not nan
+expect 0 "# Avg bus bandwidth    : 0 (results not checked)" -- "$bin/ccore-bench" --timed --op allgather -g 8 -b 8 -e 16
+expect 0 "#wrong     time" -- "$bin/ccore-bench" -g 2 -b 8 -e 8 -n 1 -w 0 -m 4 -z 1 -u 3 -S 1 -N 2
 expect 2 "--ranks 6 is not a multiple of --nodes 4" -- "$bin/ccore-bench" --ranks 6 --nodes 4
 expect 2 "--root 9 out of range (0..7)" -- "$bin/ccore-bench" -r 9
 expect 2 "-b 2048 is larger than -e 1024" -- "$bin/ccore-bench" -b 2K -e 1K
@@ -82,6 +158,7 @@ expect 1 "bad.ccs:2:" -- "$bin/ccore-as" -o "$tmp/bad.bin" "$tmp/bad.ccs"
 printf 'not an image, but 32 bytes long.' > "$tmp/junk.bin"
 expect 1 "magic" -- "$bin/ccore-as" -d "$tmp/junk.bin"
 expect 2 "--op 'warp': expected allreduce" -- "$bin/ccore-plan" --op warp --ranks 4 --size 1K
+expect 0 '"algo":"ring","applies":true,"formula_us":14694.0640' -- "$bin/ccore-plan" --op AllReduce --ranks 8 --size 8M --ideal --alpha-us 1 --bw-gbps 1 --algo RING --json
 expect 2 "--op, --ranks and --size (or --sweep) are required" -- "$bin/ccore-plan" --op allreduce
 expect 2 "--topology: nodes 1 x devices 4x4 x ranks-per-device 4 is not --ranks 8" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --topology torus=4x4,ranks-per-device=4
 expect 2 "--topology 'colour=red': expected nodes=X" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --topology colour=red

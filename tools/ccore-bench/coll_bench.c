@@ -2,27 +2,27 @@
 /*
  * The collective benchmark, modelled on nccl-tests: for each size, the
  * out-of-place and the in-place collective, checked on verifiable inputs,
- * then timed over -n iterations after -w warm-up ones; the nccl-tests table
- * with the same bus-bandwidth factors, the average bus bandwidth, and the
- * host memcpy bandwidth measured in the same run; with --host-bound, what
- * host threads reach doing the same copies at the largest size.
+ * then timed over -n iterations (of -m collectives each) after -w warm-up
+ * ones, for each data type and reduction asked for; sizes and counts as
+ * nccl-tests sets them, its bus-bandwidth factors, and the host memcpy
+ * bandwidth measured in the same run; with --host-bound, what host threads
+ * reach doing the same copies at the largest size.  report.c prints it.
  */
 #include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-
-#define MAX_RANKS 1024
+#include <unistd.h>
 
 struct bctx {
 	const struct bench_opts *o;
 	struct ccore_comm **comm;
 	ccore_ptr *sbuf, *rbuf;
 	int n;
+	enum ccore_dtype dtype;	/* of the sizes being run */
+	enum ccore_redop redop;
 	size_t es;
-	FILE *json;
-	int json_rows;
 	double host_gbps;
 	bool virt;		/* --timed with virtual buffers: no host view */
 	double sim_wall_s;	/* --timed: wall-clock seconds the simulations took */
@@ -31,40 +31,55 @@ struct bctx {
 	double most_plan_ms;
 	size_t most_plan_bytes;
 	char most_plan_algo[32];
-	bool host_bound;	/* measured: busbw of the host threads' copies */
-	double host_bound_oop, host_bound_ip;
 	/* per size */
 	size_t count;		/* the count argument of the call */
 	size_t in_elems, out_elems;	/* per rank */
 };
 
-static const double bus_factor_num[OP_COUNT] = { 2, 1, 1, 1, 0, 0, 0 };
-
+/*
+ * nccl-tests' bus bandwidth factors (its *GetBw()): 2(n-1)/n for
+ * AllReduce, (n-1)/n for AllGather, ReduceScatter and AllToAll, 1 for the
+ * rooted collectives and SendRecv.
+ */
 static double busbw_factor(enum bench_op op, int n)
 {
-	if (op == OP_BROADCAST || op == OP_REDUCE || op == OP_SENDRECV || n == 1)
+	switch (op) {
+	case OP_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case OP_ALLGATHER:
+	case OP_REDUCESCATTER:
+	case OP_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
 		return 1;
-	return bus_factor_num[op] * (n - 1) / n;
+	}
 }
 
+/*
+ * The call's count for @bytes, as nccl-tests' *GetCollByteCount(): the
+ * whole buffer for AllReduce, Broadcast, Reduce and SendRecv; a rank's
+ * block for AllGather, ReduceScatter and AllToAll (a peer's block),
+ * rounded down to a multiple of 16 bytes.
+ */
 static void shape(struct bctx *b, size_t bytes)
 {
 	size_t elems = bytes / b->es, n = (size_t)b->n;
+	size_t block = (elems / n) & ~(16 / b->es - 1);
 
 	switch (b->o->op) {
 	case OP_ALLGATHER:
-		b->count = elems / n;
-		b->in_elems = b->count;
-		b->out_elems = b->count * n;
+		b->count = block;
+		b->in_elems = block;
+		b->out_elems = block * n;
 		break;
 	case OP_REDUCESCATTER:
-		b->count = elems / n;
-		b->in_elems = b->count * n;
-		b->out_elems = b->count;
+		b->count = block;
+		b->in_elems = block * n;
+		b->out_elems = block;
 		break;
 	case OP_ALLTOALL:
-		b->count = elems / n;
-		b->in_elems = b->out_elems = b->count * n;
+		b->count = block;
+		b->in_elems = b->out_elems = block * n;
 		break;
 	default:
 		b->count = b->in_elems = b->out_elems = elems;
@@ -75,15 +90,17 @@ static void shape(struct bctx *b, size_t bytes)
 /* Send and receive pointers of rank @r, out of place or in place. */
 static void bufs(const struct bctx *b, int r, bool in_place, ccore_ptr *s, ccore_ptr *rv)
 {
-	*s = b->sbuf[r];
-	*rv = b->rbuf[r];
+	size_t skew = (size_t)b->o->unalign * b->es;	/* -u */
+
+	*s = b->sbuf[r] + skew;
+	*rv = b->rbuf[r] + skew;
 	if (!in_place)
 		return;
-	*s = *rv = b->rbuf[r];
+	*s = *rv = b->rbuf[r] + skew;
 	if (b->o->op == OP_ALLGATHER)
-		*s = b->rbuf[r] + (size_t)r * b->count * b->es;
+		*s = *rv + (size_t)r * b->count * b->es;
 	else if (b->o->op == OP_REDUCESCATTER)
-		*rv = b->rbuf[r] + (size_t)r * b->count * b->es;
+		*rv = *s + (size_t)r * b->count * b->es;
 }
 
 static int post_rank(struct bctx *b, int r, bool in_place)
@@ -95,20 +112,20 @@ static int post_rank(struct bctx *b, int r, bool in_place)
 	bufs(b, r, in_place, &s, &rv);
 	switch (o->op) {
 	case OP_ALLREDUCE:
-		return ccore_all_reduce(s, rv, b->count, o->dtype, o->redop, c, NULL);
+		return ccore_all_reduce(s, rv, b->count, b->dtype, b->redop, c, NULL);
 	case OP_ALLGATHER:
-		return ccore_all_gather(s, rv, b->count, o->dtype, c, NULL);
+		return ccore_all_gather(s, rv, b->count, b->dtype, c, NULL);
 	case OP_REDUCESCATTER:
-		return ccore_reduce_scatter(s, rv, b->count, o->dtype, o->redop, c, NULL);
+		return ccore_reduce_scatter(s, rv, b->count, b->dtype, b->redop, c, NULL);
 	case OP_ALLTOALL:
-		return ccore_all_to_all(s, rv, b->count, o->dtype, c, NULL);
+		return ccore_all_to_all(s, rv, b->count, b->dtype, c, NULL);
 	case OP_BROADCAST:
-		return ccore_broadcast(s, rv, b->count, o->dtype, o->root, c, NULL);
+		return ccore_broadcast(s, rv, b->count, b->dtype, o->root, c, NULL);
 	case OP_REDUCE:
-		return ccore_reduce(s, rv, b->count, o->dtype, o->redop, o->root, c, NULL);
+		return ccore_reduce(s, rv, b->count, b->dtype, b->redop, o->root, c, NULL);
 	default:
-		return ccore_send(s, b->count, o->dtype, (r + 1) % b->n, c, NULL) ?:
-		       ccore_recv(rv, b->count, o->dtype, (r + b->n - 1) % b->n, c, NULL);
+		return ccore_send(s, b->count, b->dtype, (r + 1) % b->n, c, NULL) ?:
+		       ccore_recv(rv, b->count, b->dtype, (r + b->n - 1) % b->n, c, NULL);
 	}
 }
 
@@ -141,12 +158,18 @@ static void fill_inputs(struct bctx *b, bool in_place)
 
 	for (int r = 0; r < b->n; r++) {
 		ccore_ptr s, rv;
+		size_t poison;
 
 		bufs(b, r, in_place, &s, &rv);
-		/* poison the output so stale results cannot pass */
-		memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x7b, b->out_elems * b->es +
-		       (o->op == OP_REDUCESCATTER && in_place ? b->in_elems * b->es : 0));
-		ccore_verifiable_fill(ccore_mem_host(b->comm[r], s), b->in_elems, o->dtype, o->redop,
+		/*
+		 * Poison the receive buffer so stale results cannot pass: the
+		 * output, or in place for ReduceScatter the input it lies in
+		 * (not both: that ran past the buffer at the largest size).
+		 */
+		poison = o->op == OP_REDUCESCATTER && in_place ? b->in_elems : b->out_elems;
+		memset(ccore_mem_host(b->comm[r], b->rbuf[r] + (size_t)o->unalign * b->es), 0x7b,
+		       poison * b->es);
+		ccore_verifiable_fill(ccore_mem_host(b->comm[r], s), b->in_elems, b->dtype, b->redop,
 			   o->op == OP_BROADCAST ? o->root : r, 0);
 	}
 }
@@ -164,31 +187,31 @@ static long check_outputs(struct bctx *b, bool in_place)
 		out = ccore_mem_host(b->comm[r], rv);
 		switch (o->op) {
 		case OP_ALLREDUCE:
-			wrong += ccore_verifiable_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
+			wrong += ccore_verifiable_check_reduced(out, b->count, b->dtype, b->redop, b->n, 0);
 			break;
 		case OP_REDUCE:
 			if (r == o->root)
-				wrong += ccore_verifiable_check_reduced(out, b->count, o->dtype, o->redop, b->n, 0);
+				wrong += ccore_verifiable_check_reduced(out, b->count, b->dtype, b->redop, b->n, 0);
 			break;
 		case OP_REDUCESCATTER:
-			wrong += ccore_verifiable_check_reduced(out, b->count, o->dtype, o->redop, b->n,
+			wrong += ccore_verifiable_check_reduced(out, b->count, b->dtype, b->redop, b->n,
 						     (size_t)r * b->count);
 			break;
 		case OP_ALLGATHER:
 			for (int j = 0; j < b->n; j++)
 				wrong += ccore_verifiable_check_from(out + (size_t)j * b->count * b->es, b->count,
-							  o->dtype, o->redop, j, 0);
+							  b->dtype, b->redop, j, 0);
 			break;
 		case OP_ALLTOALL:
 			for (int j = 0; j < b->n; j++)
 				wrong += ccore_verifiable_check_from(out + (size_t)j * b->count * b->es, b->count,
-							  o->dtype, o->redop, j, (size_t)r * b->count);
+							  b->dtype, b->redop, j, (size_t)r * b->count);
 			break;
 		case OP_BROADCAST:
-			wrong += ccore_verifiable_check_from(out, b->count, o->dtype, o->redop, o->root, 0);
+			wrong += ccore_verifiable_check_from(out, b->count, b->dtype, b->redop, o->root, 0);
 			break;
 		default:
-			wrong += ccore_verifiable_check_from(out, b->count, o->dtype, o->redop,
+			wrong += ccore_verifiable_check_from(out, b->count, b->dtype, b->redop,
 						  (r + b->n - 1) % b->n, 0);
 			break;
 		}
@@ -197,9 +220,7 @@ static long check_outputs(struct bctx *b, bool in_place)
 }
 
 struct result {
-	double time_us, algbw, busbw;
-	long wrong;
-	bool skipped;
+	struct bench_half h;
 	/* --timed: the call that built this size's plan, and its phases */
 	bool built;
 	double call_us;
@@ -226,21 +247,27 @@ static uint64_t plans_built(const struct bctx *b)
 }
 
 /*
- * One launch of every rank's call; if it built a plan, @res keeps how long
- * the call took (all ranks, up to their programs triggered) and the
- * plan's phases.
+ * One launch of every rank's call (-m of them in one group); if it built
+ * a plan, @res keeps how long the call took (all ranks, up to their
+ * programs triggered) and the plan's phases.  -z: wait for it.
  */
-static int run_timed_call(struct bctx *b, bool in_place, struct result *res)
+static int run_timed_call(struct bctx *b, bool in_place, int agg, struct result *res)
 {
 	uint64_t before = plans_built(b);
 	double w = bench_now_us();
-	int rc = run_once(b, in_place);
-	double us = bench_now_us() - w;
+	int rc = agg > 1 ? ccore_group_start() : 0;
 
-	b->launch_wall_s += us / 1e6;
+	for (int i = 0; i < agg && !rc; i++)
+		rc = run_once(b, in_place);
+	if (agg > 1 && !rc)
+		rc = ccore_group_end();
+	if (!rc && b->o->blocking)
+		rc = sync_all(b);
+	w = bench_now_us() - w;
+	b->launch_wall_s += w / 1e6;
 	if (!rc && plans_built(b) != before && !res->built) {
 		res->built = true;
-		res->call_us = us;
+		res->call_us = w;
 		ccore_comm_plan_timing(b->comm[0], &res->plan);
 	}
 	return rc;
@@ -254,44 +281,31 @@ static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *r
 
 	memset(res, 0, sizeof(*res));
 	if (in_place && o->op == OP_SENDRECV) {
-		res->skipped = true;	/* a ring shift cannot run in place */
+		res->h.skipped = true;	/* a ring shift cannot run in place */
 		return 0;
 	}
 	for (int i = 0; i < o->warmup && !rc; i++)
-		rc = run_timed_call(b, in_place, res);
+		rc = run_timed_call(b, in_place, 1, res);
 	rc = rc ?: sync_all(b);
-	if (!rc && o->check) {
+	/* -c N: N checked runs, as nccl-tests stops at the first wrong one */
+	res->h.checked = o->check > 0 && !b->virt;
+	for (int i = 0; res->h.checked && i < o->check && !rc && !res->h.wrong; i++) {
 		fill_inputs(b, in_place);
-		rc = run_timed_call(b, in_place, res) ?: sync_all(b);
+		rc = run_timed_call(b, in_place, 1, res) ?: sync_all(b);
 		if (!rc)
-			res->wrong = check_outputs(b, in_place);
+			res->h.wrong = check_outputs(b, in_place);
 	}
 	t = clock_us(b);
 	for (int i = 0; i < o->iters && !rc; i++)
-		rc = run_timed_call(b, in_place, res);
+		rc = run_timed_call(b, in_place, o->agg_iters, res);
 	rc = rc ?: sync_all(b);
-	t = (clock_us(b) - t) / o->iters;
+	t = (clock_us(b) - t) / o->iters / o->agg_iters;
 	b->sim_wall_s += (bench_now_us() - wall) / 1e6;
-	res->time_us = t;
-	res->algbw = (double)bytes / t / 1e3;
-	res->busbw = res->algbw * busbw_factor(o->op, b->n);
+	res->h.time_us = t;
+	/* an empty call moves nothing: 0, not 0/0 (the timed model takes no time for it) */
+	res->h.algbw = bytes ? (double)bytes / t / 1e3 : 0;
+	res->h.busbw = res->h.algbw * busbw_factor(o->op, b->n);
 	return rc;
-}
-
-static void json_row(struct bctx *b, size_t bytes, size_t count, bool in_place,
-		     const struct result *r)
-{
-	const struct bench_opts *o = b->o;
-
-	if (!b->json || r->skipped)
-		return;
-	fprintf(b->json,
-		"%s\n    {\"size\": %zu, \"count\": %zu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, \"in_place\": %s, \"time_us\": %.3f, \"algbw\": %.4f, \"busbw\": %.4f, \"wrong\": %ld, \"algo\": \"%s\", \"host_memcpy_gbps\": %.3f}",
-		b->json_rows++ ? "," : "", bytes, count, ccore_dtype_name(o->dtype),
-		ccore_redop_name(o->redop),
-		o->op == OP_BROADCAST || o->op == OP_REDUCE ? o->root : -1,
-		in_place ? "true" : "false", r->time_us, r->algbw, r->busbw, r->wrong,
-		ccore_comm_last_algo(b->comm[0]), b->host_gbps);
 }
 
 /*
@@ -332,38 +346,8 @@ static void note_plan(struct bctx *b, const struct result *r, size_t bytes)
 	snprintf(b->most_plan_algo, sizeof(b->most_plan_algo), "%s", ccore_comm_last_algo(b->comm[0]));
 }
 
-static void print_result(const struct result *r)
-{
-	if (r->skipped)
-		printf(" %9s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
-	else
-		printf(" %9.1f %7.2f %7.2f %6ld", r->time_us, r->algbw, r->busbw, r->wrong);
-}
-
-static void header(const struct bctx *b)
-{
-	const struct bench_opts *o = b->o;
-
-	printf("# ccore-bench %s: %d ranks (%u node(s) x %u device(s) x %u ranks), %s, -b %zu -e %zu -f %d -n %d -w %d -c %d\n",
-	       bench_op_names[o->op], b->n, o->topo.nodes, o->topo.devices_per_node,
-	       o->topo.ranks_per_device, o->algo ? o->algo : "algorithm chosen by ccore",
-	       o->min_bytes, o->max_bytes, o->step_factor, o->iters, o->warmup, o->check);
-	if (o->timed)
-		printf("# timed: simulated times, virtual microseconds of the timed device model (CCORE_SIM %s)%s\n",
-		       getenv("CCORE_SIM") ? getenv("CCORE_SIM") : "",
-		       b->virt ? "; virtual buffers, nothing checked" : "");
-	else
-		printf("# host memcpy bandwidth (same run): %.2f GB/s\n", b->host_gbps);
-	printf("#\n#%72s%32s\n", "out-of-place", "in-place");
-	printf("#%11s %12s %8s %6s %6s %9s %7s %7s %6s %9s %7s %7s %6s  %s\n", "size", "count",
-	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-	       "busbw", "#wrong", "algo");
-	printf("#%11s %12s %8s %6s %6s %9s %7s %7s %6s %9s %7s %7s %6s\n", "(B)", "(elements)",
-	       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
-}
-
 /* --host-bound at @bytes, the largest size: comment lines after the table. */
-static int host_bound(struct bctx *b, size_t bytes)
+static int host_bound(struct bctx *b, size_t bytes, struct bench_summary *sum)
 {
 	const struct bench_opts *o = b->o;
 	double f = busbw_factor(o->op, b->n);
@@ -374,15 +358,21 @@ static int host_bound(struct bctx *b, size_t bytes)
 	rc = bench_host_bound(o, bytes, &t);
 	if (rc)
 		return rc;
-	b->host_bound = true;
-	b->host_bound_oop = (double)bytes / t.oop_us / 1e3 * f;
-	b->host_bound_ip = (double)bytes / t.ip_us / 1e3 * f;
+	sum->host_bound = true;
+	sum->host_bound_oop = (double)bytes / t.oop_us / 1e3 * f;
+	sum->host_bound_ip = (double)bytes / t.ip_us / 1e3 * f;
 	printf("# host-bound at %zu B, one thread per rank, mean of -n %d runs after -w %d: %.1f us out of place, %.1f us in place\n",
 	       bytes, o->iters, o->warmup, t.oop_us, t.ip_us);
 	printf("# host-bound (%d thread%s doing the same copies with memcpy): out-of-place busbw %.2f GB/s (%.2fx memcpy), in-place busbw %.2f GB/s (%.2fx memcpy)\n",
-	       b->n, b->n == 1 ? "" : "s", b->host_bound_oop, b->host_bound_oop / b->host_gbps,
-	       b->host_bound_ip, b->host_bound_ip / b->host_gbps);
+	       b->n, b->n == 1 ? "" : "s", sum->host_bound_oop, sum->host_bound_oop / b->host_gbps,
+	       sum->host_bound_ip, sum->host_bound_ip / b->host_gbps);
 	return 0;
+}
+
+/* Room for the largest size at -u elements in (of the widest type). */
+static size_t buf_bytes(const struct bench_opts *o)
+{
+	return o->max_bytes + (size_t)o->unalign * 8;
 }
 
 static int setup(struct bctx *b)
@@ -397,8 +387,8 @@ static int setup(struct bctx *b)
 		return -ENOMEM;
 	rc = ccore_comm_init_all(&o->topo, b->comm);
 	for (int r = 0; r < b->n && !rc; r++) {
-		rc = ccore_mem_alloc(b->comm[r], o->max_bytes, &b->sbuf[r]) ?:
-		     ccore_mem_alloc(b->comm[r], o->max_bytes, &b->rbuf[r]);
+		rc = ccore_mem_alloc(b->comm[r], buf_bytes(o), &b->sbuf[r]) ?:
+		     ccore_mem_alloc(b->comm[r], buf_bytes(o), &b->rbuf[r]);
 		/* timed with virtual buffers: there is no memory to give */
 		if (!rc && o->timed && !ccore_mem_host(b->comm[r], b->sbuf[r])) {
 			b->virt = true;
@@ -409,9 +399,8 @@ static int setup(struct bctx *b)
 		/* give every page real memory, as nccl-tests initialises its
 		 * buffers: untouched pages all read as one shared zero page */
 		if (!rc) {
-			ccore_verifiable_fill(ccore_mem_host(b->comm[r], b->sbuf[r]),
-					      o->max_bytes / b->es, o->dtype, o->redop, r, 0);
-			memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x11, o->max_bytes);
+			memset(ccore_mem_host(b->comm[r], b->sbuf[r]), 0x11, buf_bytes(o));
+			memset(ccore_mem_host(b->comm[r], b->rbuf[r]), 0x11, buf_bytes(o));
 		}
 	}
 	return rc;
@@ -425,25 +414,157 @@ static void teardown(struct bctx *b)
 	free(b->comm);
 	free(b->sbuf);
 	free(b->rbuf);
+	b->comm = NULL;
+	b->sbuf = b->rbuf = NULL;
+}
+
+/* The next size: times -f, or plus -i (nccl-tests' choice between the two). */
+static size_t next_size(const struct bench_opts *o, size_t bytes)
+{
+	size_t f = (size_t)o->step_factor;
+
+	if (f > 1)
+		return bytes > o->max_bytes / f ? o->max_bytes + 1 : bytes * f;
+	return bytes + o->step_bytes;
+}
+
+/* The nccl-tests rows of every size of -b..-e for @b's type and reduction. */
+static int run_sizes(struct bctx *b, struct bench_report *rep, struct bench_summary *sum,
+		     double *bw_sum, int *halves)
+{
+	const struct bench_opts *o = b->o;
+	struct result oop, ip;
+	int rc = 0;
+
+	b->es = ccore_dtype_size(b->dtype);
+	for (size_t bytes = o->min_bytes; !rc && bytes <= o->max_bytes;
+	     bytes = next_size(o, bytes)) {
+		struct bench_row row = {
+			.dtype = b->dtype, .host_gbps = b->host_gbps,
+			.redop = bench_op_reduces(o->op) ? bench_redop_name(b->redop) : "none",
+			.root = o->op == OP_BROADCAST || o->op == OP_REDUCE ? o->root : -1,
+		};
+
+		shape(b, bytes);
+		row.count = b->count;
+		row.bytes = (b->in_elems > b->out_elems ? b->in_elems : b->out_elems) * b->es;
+		fprintf(stderr, "ccore-bench: %s %s %zu bytes...\n", bench_op_names[o->op],
+			bench_dtype_name(b->dtype), row.bytes);
+		rc = measure(b, row.bytes, false, &oop) ?: measure(b, row.bytes, true, &ip);
+		if (rc)
+			break;
+		row.oop = oop.h;
+		row.ip = ip.h;
+		row.algo = ccore_comm_last_algo(b->comm[0]);
+		bench_report_row(rep, &row);
+		if (o->timed) {
+			print_plan("out-of-place", &oop);
+			print_plan("in-place", &ip);
+			note_plan(b, &oop, row.bytes);
+			note_plan(b, &ip, row.bytes);
+		}
+		for (int k = 0; k < 2; k++) {
+			const struct bench_half *h = k ? &row.ip : &row.oop;
+
+			if (h->skipped)
+				continue;
+			*bw_sum += h->busbw;
+			(*halves)++;
+			sum->errors += h->checked && h->wrong;
+			sum->wrong += h->wrong;
+		}
+		sum->largest = row.bytes;
+	}
+	return rc;
+}
+
+static void timed_footer(const struct bctx *b)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("# timed: wall clock %.3f s in all, of which %.3f s planning, lowering and launching, %.3f s simulating; peak RSS %.1f MiB\n",
+	       b->sim_wall_s, b->launch_wall_s, b->sim_wall_s - b->launch_wall_s,
+	       (double)ru.ru_maxrss / 1024);
+	if (b->most_plan_ms > 0)
+		printf("# timed: planning and lowering took at most %.1f ms per plan (%zu bytes, %s; connecting, evicting and loading not counted)\n",
+		       b->most_plan_ms, b->most_plan_bytes, b->most_plan_algo);
+}
+
+/* The header's facts: where each rank is, the host, the backend. */
+static void report_info(const struct bctx *b, struct bench_report_info *in, int *node_of,
+			int *device_of, char *host, size_t host_len)
+{
+	const struct ccore_topology *t = &b->o->topo;
+	const char *backend = getenv("CCORE_DEVICE");
+
+	for (int r = 0; r < b->n; r++) {
+		int dev = r / (int)t->ranks_per_device;
+
+		node_of[r] = dev / (int)t->devices_per_node;
+		device_of[r] = dev % (int)t->devices_per_node;
+	}
+	if (gethostname(host, host_len))
+		snprintf(host, host_len, "localhost");
+	host[host_len - 1] = '\0';
+	*in = (struct bench_report_info){
+		.ranks = b->n, .node_of = node_of, .device_of = device_of,
+		.backend = backend && *backend ? backend : "sim", .hostname = host,
+		.host_gbps = b->host_gbps, .checked = b->o->check > 0 && !b->virt,
+	};
+}
+
+/* -N cycles of every -d type and -o reduction (one pass where none reduces). */
+static int run_all(struct bctx *b, struct bench_report *rep, struct bench_summary *sum,
+		   double *bw_sum, int *halves)
+{
+	const struct bench_opts *o = b->o;
+	bool reduces = bench_op_reduces(o->op);
+	int rc = 0;
+
+	for (int cycle = 0; !rc && cycle < o->run_cycles; cycle++)
+		for (int d = 0; !rc && d < BENCH_NDTYPES; d++) {
+			if (o->dtype >= 0 && d != o->dtype)
+				continue;
+			for (int k = 0; !rc && k < BENCH_NREDOPS; k++) {
+				if (reduces ? o->redop >= 0 && k != o->redop : k > 0)
+					continue;
+				b->dtype = bench_dtypes[d].dtype;
+				/* where nothing is reduced k stays 0: -o, unused, is kept */
+				b->redop = bench_redops[reduces || o->redop < 0 ? k : o->redop].redop;
+				rc = run_sizes(b, rep, sum, bw_sum, halves);
+			}
+		}
+	return rc;
 }
 
 int bench_collective(const struct bench_opts *o)
 {
-	struct bctx b = { .o = o, .n = o->ranks, .es = ccore_dtype_size(o->dtype) };
-	struct result oop, ip;
-	double sum = 0;
-	long wrong = 0;
-	int sizes = 0, rc, hb_rc = 0;
-	size_t largest = 0;
+	struct bctx b = { .o = o, .n = o->ranks, .es = 1 };
+	struct bench_summary sum = { 0 };
+	struct bench_report_info info = { 0 };
+	struct bench_report *rep;
+	int *node_of = calloc((size_t)o->ranks, sizeof(int));
+	int *device_of = calloc((size_t)o->ranks, sizeof(int));
+	double bw_sum = 0;
+	int halves = 0, rc, hb_rc = 0, bw_rc = 0;
+	char host[256], err[512] = "";
 
-	if (o->json && !(b.json = fopen(o->json, "w"))) {
-		fprintf(stderr, "ccore-bench: --json %s: %s\n", o->json, strerror(errno));
+	rep = node_of && device_of ? bench_report_open(o) : NULL;
+	if (!rep) {
+		free(node_of);
+		free(device_of);
 		return 2;
 	}
 	rc = setup(&b);
 	if (rc == -ENXIO && b.virt) {
-		fprintf(stderr, "ccore-bench: --timed buffers are virtual (no bytes move): -c 1 cannot check them; add --sim virtual=0 for real buffers, or -c 0\n");
+		snprintf(err, sizeof(err), "--timed buffers are virtual (no bytes move): -c %d cannot check them; add --sim virtual=0 for real buffers, or -c 0",
+			 o->check);
+		fprintf(stderr, "ccore-bench: %s\n", err);
 		teardown(&b);
+		bench_report_close(rep, err);
+		free(node_of);
+		free(device_of);
 		return 2;
 	}
 	if (!rc) {
@@ -451,74 +572,30 @@ int bench_collective(const struct bench_opts *o)
 		if (!o->timed)
 			b.host_gbps = bench_host_memcpy_gbps(o->max_bytes < (64u << 20) ? (64u << 20)
 										  : o->max_bytes);
-		header(&b);
-		if (b.json)
-			fprintf(b.json, "{\n  \"op\": \"%s\", \"ranks\": %d, \"host_memcpy_gbps\": %.3f,\n  \"rows\": [",
-				bench_op_names[o->op], b.n, b.host_gbps);
-	}
-	for (size_t bytes = o->min_bytes; !rc && bytes <= o->max_bytes;
-	     bytes = o->step_factor > 1 ? bytes * (size_t)o->step_factor : o->max_bytes + 1) {
-		size_t printed;
-
-		shape(&b, bytes);
-		printed = b.out_elems > b.in_elems ? b.out_elems : b.in_elems;
-		if (o->op == OP_ALLREDUCE || o->op == OP_BROADCAST || o->op == OP_REDUCE ||
-		    o->op == OP_SENDRECV)
-			printed = b.count;
-		fprintf(stderr, "ccore-bench: %s %zu bytes...\n", bench_op_names[o->op],
-			printed * b.es);
-		rc = measure(&b, printed * b.es, false, &oop) ?: measure(&b, printed * b.es, true, &ip);
-		if (rc)
-			break;
-		printf("%12zu %12zu %8s %6s %6d", printed * b.es, printed, ccore_dtype_name(o->dtype),
-		       ccore_redop_name(o->redop),
-		       o->op == OP_BROADCAST || o->op == OP_REDUCE ? o->root : -1);
-		print_result(&oop);
-		print_result(&ip);
-		printf("  %s\n", ccore_comm_last_algo(b.comm[0]));
-		if (o->timed) {
-			print_plan("out-of-place", &oop);
-			print_plan("in-place", &ip);
-			note_plan(&b, &oop, printed * b.es);
-			note_plan(&b, &ip, printed * b.es);
-		}
-		fflush(stdout);
-		json_row(&b, printed * b.es, printed, false, &oop);
-		json_row(&b, printed * b.es, printed, true, &ip);
-		largest = printed * b.es;
-		sum += ip.skipped ? oop.busbw : (oop.busbw + ip.busbw) / 2;
-		wrong += oop.wrong + ip.wrong;
-		sizes++;
+		report_info(&b, &info, node_of, device_of, host, sizeof(host));
+		bench_report_header(rep, &info);
+		rc = run_all(&b, rep, &sum, &bw_sum, &halves);
 	}
 	if (rc) {
-		fprintf(stderr, "ccore-bench: %s\n", ccore_last_error());
-	} else {
-		printf("# Out of bounds values : %ld %s\n", wrong, wrong ? "FAILED" : "OK");
-		printf("# Avg bus bandwidth    : %g\n", sizes ? sum / sizes : 0.0);
-		if (o->timed) {
-			struct rusage ru;
-
-			getrusage(RUSAGE_SELF, &ru);
-			printf("# timed: wall clock %.3f s in all, of which %.3f s planning, lowering and launching, %.3f s simulating; peak RSS %.1f MiB\n",
-			       b.sim_wall_s, b.launch_wall_s, b.sim_wall_s - b.launch_wall_s,
-			       (double)ru.ru_maxrss / 1024);
-			if (b.most_plan_ms > 0)
-				printf("# timed: planning and lowering took at most %.1f ms per plan (%zu bytes, %s; connecting, evicting and loading not counted)\n",
-				       b.most_plan_ms, b.most_plan_bytes, b.most_plan_algo);
-		}
+		snprintf(err, sizeof(err), "%s", ccore_last_error());
+		fprintf(stderr, "ccore-bench: %s\n", err);
+	} else if (o->timed) {
+		timed_footer(&b);
 	}
 	fflush(stdout);
 	teardown(&b);	/* first: --host-bound maps as much memory again */
-	if (!rc && o->host_bound)
-		hb_rc = host_bound(&b, largest);
-	if (b.json) {
-		fprintf(b.json, "\n  ],\n  \"avg_busbw\": %.4f, \"wrong\": %ld",
-			sizes ? sum / sizes : 0.0, wrong);
-		if (b.host_bound)
-			fprintf(b.json, ",\n  \"host_bound_size\": %zu, \"host_bound_oop_busbw\": %.4f, \"host_bound_ip_busbw\": %.4f",
-				largest, b.host_bound_oop, b.host_bound_ip);
-		fprintf(b.json, "\n}\n");
-		fclose(b.json);
+	if (!rc) {
+		if (o->host_bound)
+			hb_rc = host_bound(&b, sum.largest, &sum);
+		sum.checked = info.checked;
+		sum.why_unchecked = o->check ? "--timed buffers are virtual" :
+				    o->check_set ? "-c 0" : "--timed defaults to -c 0";
+		sum.avg_busbw = halves ? bw_sum / halves : 0;
+		bw_rc = bench_report_footer(rep, &sum);
 	}
-	return rc || wrong || hb_rc ? 1 : 0;
+	if (bench_report_close(rep, rc ? err : NULL))
+		rc = rc ?: -EIO;
+	free(node_of);
+	free(device_of);
+	return rc || sum.errors || hb_rc || bw_rc ? 1 : 0;
 }

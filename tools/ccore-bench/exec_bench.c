@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exec/exe_run.h"
+#include "../common/json.h"
 
 int bench_exec_load(const char *path, struct ccore_exe **out)
 {
@@ -38,37 +39,46 @@ int bench_exec_load(const char *path, struct ccore_exe **out)
 	return rc ? -1 : 0;
 }
 
-/* A per-job time as JSON: null where the backend has none (not timed). */
-static void json_time(FILE *j, const char *key, bool timed, double v)
+/* A per-job time: null where the backend has none (not timed). */
+static void json_time(struct json *j, const char *key, bool timed, double v)
 {
 	if (timed)
-		fprintf(j, "\"%s\":%.3f,", key, v);
+		json_kv_double(j, key, v, 3);
 	else
-		fprintf(j, "\"%s\":null,", key);
+		json_kv_null(j, key);
 }
 
-static void json_row(FILE *j, const struct ccore_exe *exe, const struct exe_step_stats *st,
-		     const uint64_t *compute, const uint64_t *streams)
+static int json_row(FILE *f, const struct ccore_exe *exe, const struct exe_step_stats *st,
+		    const uint64_t *compute, const uint64_t *streams)
 {
-	fprintf(j, "{\"step_time_us\":%.3f,", st->step_us);
-	json_time(j, "tp_latency_us", st->timed, st->tp_latency_us);
-	json_time(j, "other_latency_us", st->timed, st->other_latency_us);
-	fprintf(j, "\"timed\":%s,", st->timed ? "true" : "false");
-	fprintf(j, "\"compute_dma_bytes\":%llu,\"stream_bytes\":[",
-		(unsigned long long)*compute);
+	struct json j;
+
+	json_init(&j, f, 0);
+	json_object_begin(&j);
+	json_kv_double(&j, "step_time_us", st->step_us, 3);
+	json_time(&j, "tp_latency_us", st->timed, st->tp_latency_us);
+	json_time(&j, "other_latency_us", st->timed, st->other_latency_us);
+	json_kv_bool(&j, "timed", st->timed);
+	json_kv_uint(&j, "compute_dma_bytes", (unsigned long long)*compute);
+	json_key(&j, "stream_bytes");
+	json_array_begin(&j);
 	for (uint32_t s = 0; s < CCORE_EXE_MAX_STREAMS; s++)
-		fprintf(j, "%s%llu", s ? "," : "", (unsigned long long)streams[s]);
-	fprintf(j, "],\"collectives\":[");
+		json_uint(&j, (unsigned long long)streams[s]);
+	json_array_end(&j);
+	json_key(&j, "collectives");
+	json_array_begin(&j);
 	for (uint32_t c = 0; c < st->ncolls; c++) {
-		fprintf(j, "%s{\"name\":\"%s\",\"stream\":%u,\"jobs\":%u,", c ? "," : "",
-			exe->colls[c].name, exe->colls[c].stream, st->colls[c].jobs);
-		json_time(j, "latency_us", st->timed, st->colls[c].latency_us);
-		if (st->timed)
-			fprintf(j, "\"run_us\":%.3f}", st->colls[c].run_us);
-		else
-			fprintf(j, "\"run_us\":null}");
+		json_object_begin(&j);
+		json_kv_string(&j, "name", exe->colls[c].name);
+		json_kv_uint(&j, "stream", exe->colls[c].stream);
+		json_kv_uint(&j, "jobs", st->colls[c].jobs);
+		json_time(&j, "latency_us", st->timed, st->colls[c].latency_us);
+		json_time(&j, "run_us", st->timed, st->colls[c].run_us);
+		json_object_end(&j);
 	}
-	fprintf(j, "]}");
+	json_array_end(&j);
+	json_object_end(&j);
+	return json_finish(&j);
 }
 
 int bench_exec(const struct bench_opts *o, const struct ccore_exe *exe)
@@ -144,9 +154,11 @@ int bench_exec(const struct bench_opts *o, const struct ccore_exe *exe)
 			exe_run_close(x);
 			return 1;
 		}
-		json_row(j, exe, &st, &compute, streams);
-		fprintf(j, "\n");
-		fclose(j);
+		if (json_row(j, exe, &st, &compute, streams) | fclose(j)) {
+			fprintf(stderr, "ccore-bench: --json %s: writing failed\n", o->json);
+			exe_run_close(x);
+			return 1;
+		}
 	}
 	exe_run_close(x);
 	return 0;

@@ -10,6 +10,7 @@
 #include "ccore_device.h"
 #include "ccm.h"
 #include "info.h"
+#include "../common/json.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -209,46 +210,67 @@ static void print_streams_table(const struct ccore_stream_map *m)
 	       m->dma_packetization_source);
 }
 
-static void print_streams_json(const struct ccore_stream_map *m)
+static void print_streams_json(struct json *j, const struct ccore_stream_map *m)
 {
-	printf(",\"streams\":{\"streams\":%u,\"source\":\"%s\",\"cc_cores\":[", m->streams,
-	       m->streams_source);
-	for (uint32_t c = 0; c < m->cc_cores; c++)
-		printf("%s{\"cc_core\":%u,\"stream\":%u,\"spare\":%s}", c ? "," : "", c,
-		       m->cc_core_stream[c], c >= m->streams ? "true" : "false");
-	printf("],\"cc_dma_packet_bytes\":[");
+	json_key(j, "streams");
+	json_object_begin(j);
+	json_kv_uint(j, "streams", m->streams);
+	json_kv_string(j, "source", m->streams_source);
+	json_key(j, "cc_cores");
+	json_array_begin(j);
+	for (uint32_t c = 0; c < m->cc_cores; c++) {
+		json_object_begin(j);
+		json_kv_uint(j, "cc_core", c);
+		json_kv_uint(j, "stream", m->cc_core_stream[c]);
+		json_kv_bool(j, "spare", c >= m->streams);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "cc_dma_packet_bytes");
+	json_array_begin(j);
 	for (uint32_t s = 0; s < m->streams; s++)
-		printf("%s%u", s ? "," : "", m->cc_packet_size[s]);
-	printf("],\"cc_dma_packet_sources\":[");
+		json_uint(j, m->cc_packet_size[s]);
+	json_array_end(j);
+	json_key(j, "cc_dma_packet_sources");
+	json_array_begin(j);
 	for (uint32_t s = 0; s < m->streams; s++)
-		printf("%s\"%s\"", s ? "," : "", m->cc_packet_source[s]);
-	printf("],\"dma_packetization_bytes\":%u,\"dma_packetization_source\":\"%s\"}",
-	       m->dma_packetization_size, m->dma_packetization_source);
+		json_string(j, m->cc_packet_source[s]);
+	json_array_end(j);
+	json_kv_uint(j, "dma_packetization_bytes", m->dma_packetization_size);
+	json_kv_string(j, "dma_packetization_source", m->dma_packetization_source);
+	json_object_end(j);
 }
 
 static void print_json(struct ccore_system *sys, struct dev_info *di, unsigned int n,
 		       const struct ccore_stream_map *m)
 {
 	unsigned int d, i, k;
+	struct json j;
 
-	printf("{\"backend\":\"%s\",\"devices\":[", ccore_system_backend(sys));
+	json_init(&j, stdout, 0);
+	json_object_begin(&j);
+	json_kv_string(&j, "backend", ccore_system_backend(sys));
+	json_key(&j, "devices");
+	json_array_begin(&j);
 	for (d = 0; d < n; d++) {
-		printf("%s{", d ? "," : "");
+		json_object_begin(&j);
 		for (i = 0; i <= DRM_CCORE_PARAM_SEM_NS; i++) {
 			if (i == DRM_CCORE_PARAM_TOPOLOGY)
-				printf("\"%s\":\"%s\",", param_names[i], topo_name(di[d].p[i]));
+				json_kv_string(&j, param_names[i], topo_name(di[d].p[i]));
 			else
-				printf("\"%s\":%llu,", param_names[i],
-				       (unsigned long long)di[d].p[i]);
+				json_kv_uint(&j, param_names[i], (unsigned long long)di[d].p[i]);
 		}
-		printf("\"links\":[");
+		json_key(&j, "links");
+		json_array_begin(&j);
 		for (k = 0; k < di[d].nneigh; k++)
-			printf("%s%u", k ? "," : "", di[d].neigh[k]);
-		printf("]}");
+			json_uint(&j, di[d].neigh[k]);
+		json_array_end(&j);
+		json_object_end(&j);
 	}
-	printf("]");
-	print_streams_json(m);
-	printf("}\n");
+	json_array_end(&j);
+	print_streams_json(&j, m);
+	json_object_end(&j);
+	json_finish(&j);
 }
 
 /*

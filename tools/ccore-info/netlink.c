@@ -7,6 +7,7 @@
  * per CC-core event as it arrives.
  */
 #include "info.h"
+#include "../common/json.h"
 
 #include <linux/ccore_genl.h>
 #include <netlink/genl/ctrl.h>
@@ -153,22 +154,33 @@ static void print_devs(const struct dump_state *st, bool json)
 	unsigned int i;
 
 	if (json) {
-		printf("{\"devices\":[");
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_object_begin(&j);
+		json_key(&j, "devices");
+		json_array_begin(&j);
 		for (i = 0; i < st->n; i++) {
 			d = &st->devs[i];
-			printf("%s{\"fabric\":%u,\"device\":%u,\"accel\":%u,\"num_devices\":%u,"
-			       "\"cores\":%u,\"cc_cores\":%u,\"cc_cores_per_core\":%u,"
-			       "\"mem_used\":%llu,\"cc_dma_packet_size\":%u,"
-			       "\"dma_packetization_size\":%u,\"job_timeouts\":%llu,"
-			       "\"dma_errors\":%llu,\"recoveries\":%llu}",
-			       i ? "," : "", d->fabric, d->index, d->accel, d->num_devices,
-			       d->cores, d->cc_cores, d->cc_per_core,
-			       (unsigned long long)d->mem_used, d->cc_pkt, d->dma_pkt,
-			       (unsigned long long)d->job_timeouts,
-			       (unsigned long long)d->dma_errors,
-			       (unsigned long long)d->recoveries);
+			json_object_begin(&j);
+			json_kv_uint(&j, "fabric", d->fabric);
+			json_kv_uint(&j, "device", d->index);
+			json_kv_uint(&j, "accel", d->accel);
+			json_kv_uint(&j, "num_devices", d->num_devices);
+			json_kv_uint(&j, "cores", d->cores);
+			json_kv_uint(&j, "cc_cores", d->cc_cores);
+			json_kv_uint(&j, "cc_cores_per_core", d->cc_per_core);
+			json_kv_uint(&j, "mem_used", (unsigned long long)d->mem_used);
+			json_kv_uint(&j, "cc_dma_packet_size", d->cc_pkt);
+			json_kv_uint(&j, "dma_packetization_size", d->dma_pkt);
+			json_kv_uint(&j, "job_timeouts", (unsigned long long)d->job_timeouts);
+			json_kv_uint(&j, "dma_errors", (unsigned long long)d->dma_errors);
+			json_kv_uint(&j, "recoveries", (unsigned long long)d->recoveries);
+			json_object_end(&j);
 		}
-		printf("]}\n");
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
 		return;
 	}
 	printf("kernel driver (generic netlink family %s): %u device(s)\n\n", CCORE_FAMILY_NAME,
@@ -330,14 +342,23 @@ static int on_event(struct nl_msg *msg, void *arg)
 	now_iso(when, sizeof(when));
 
 	if (st->o->json) {
-		printf("{\"time\":\"%s\",\"event\":\"%s\",\"fabric\":%u,\"dev\":%u,\"cc\":%u,"
-		       "\"status\":%d,\"errno\":\"%s\"", when, name, fabric, dev, cc, s,
-		       ename ? ename : "");
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_object_begin(&j);
+		json_kv_string(&j, "time", when);
+		json_kv_string(&j, "event", name);
+		json_kv_uint(&j, "fabric", fabric);
+		json_kv_uint(&j, "dev", dev);
+		json_kv_uint(&j, "cc", cc);
+		json_kv_int(&j, "status", s);
+		json_kv_string(&j, "errno", ename ? ename : "");
 		if (has_accel)
-			printf(",\"accel\":%u", accel);
+			json_kv_uint(&j, "accel", accel);
 		if (has_job)
-			printf(",\"job\":%llu", (unsigned long long)job);
-		printf("}\n");
+			json_kv_uint(&j, "job", (unsigned long long)job);
+		json_object_end(&j);
+		json_finish(&j);
 	} else {
 		printf("%s %s fabric=%u dev=%u cc=%u status=%s", when, name, fabric, dev, cc,
 		       status);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ccore.h"
 #include "algos/algo.h"
@@ -22,6 +23,7 @@
 #include "tune/hw.h"
 #include "tune/tuner.h"
 #include "util/size.h"
+#include "../common/json.h"
 
 /* The runtime's bound (select.c): 64, and a slice holds an element at least. */
 static uint32_t max_slices(const struct cs_shape *sh)
@@ -74,7 +76,7 @@ static void usage(FILE *out)
 		"reducescatter and alltoall (f32 elements).\n"
 		"\n"
 		"  --op OP           allreduce, allgather, reducescatter, alltoall,\n"
-		"                    broadcast, reduce or sendrecv\n"
+		"                    broadcast, reduce or sendrecv (any case)\n"
 		"  --ranks N         ranks, 1..4096\n"
 		"  --size BYTES      message size (K, M, G suffixes; a multiple of 4)\n"
 		"  --topology SPEC   nodes=X,torus=AxB,ranks-per-device=R (any of them;\n"
@@ -85,7 +87,7 @@ static void usage(FILE *out)
 		"                    the reference formulas exactly\n"
 		"  --alpha-us A      --ideal: latency per hop, us (default 1.5)\n"
 		"  --bw-gbps B       --ideal: link bandwidth, GB/s (default 160)\n"
-		"  --algo NAME       only this algorithm\n"
+		"  --algo NAME       only this algorithm (any case)\n"
 		"  --slices S        pipeline slices per chunk for --diagram (default 1)\n"
 		"  --root R          root rank of broadcast and reduce (default 0)\n"
 		"  --sweep           sizes from --min to --max (default 1K..1G), doubling:\n"
@@ -513,7 +515,7 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 		const struct algo *al = algo_at(i);
 		struct row *r = &rows[n];
 
-		if (!(al->colls & (1u << sh.coll)) || (a->algo && strcmp(a->algo, al->name)))
+		if (!(al->colls & (1u << sh.coll)) || (a->algo && strcasecmp(a->algo, al->name)))
 			continue;
 		*r = (struct row){ .al = al, .us = -1, .timed_us = -1 };
 		r->why = al->rejects ? al->rejects(&sh, &o) : NULL;
@@ -575,17 +577,6 @@ static const struct row *fastest_timed(const struct row *rows, unsigned int n)
 	return b;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 {
 	struct row rows[64];
@@ -606,34 +597,41 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 	}
 	tune_topo_describe(t, desc, sizeof(desc));
 	if (a->json) {
-		printf("{\"op\":\"%s\",\"ranks\":%u,\"size\":%llu,\"topology\":",
-		       cs_coll_name((unsigned int)a->coll), a->ranks, (unsigned long long)a->size);
-		json_str(desc);
-		printf(",\"chosen\":");
-		if (b)
-			json_str(b->al->name);
-		else
-			printf("null");
-		printf(",\"algorithms\":[");
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_object_begin(&j);
+		json_kv_string(&j, "op", cs_coll_name((unsigned int)a->coll));
+		json_kv_uint(&j, "ranks", a->ranks);
+		json_kv_uint(&j, "size", (unsigned long long)a->size);
+		json_kv_string(&j, "topology", desc);
+		json_kv_string(&j, "chosen", b ? b->al->name : NULL);
+		json_key(&j, "algorithms");
+		json_array_begin(&j);
 		for (i = 0; i < n; i++) {
-			printf("%s{\"algo\":\"%s\"", i ? "," : "", rows[i].al->name);
+			json_object_begin(&j);
+			json_kv_string(&j, "algo", rows[i].al->name);
+			json_kv_bool(&j, "applies", !rows[i].why);
 			if (rows[i].why) {
-				printf(",\"applies\":false,\"why\":");
-				json_str(rows[i].why);
+				json_kv_string(&j, "why", rows[i].why);
 			} else {
-				printf(",\"applies\":true,\"formula_us\":%.4f,\"tuned_us\":%.4f,\"slices\":%u,\"channels\":%u",
-				       rows[i].ref_us, rows[i].us, rows[i].call.slices,
-				       rows[i].call.channels);
+				json_kv_double(&j, "formula_us", rows[i].ref_us, 4);
+				json_kv_double(&j, "tuned_us", rows[i].us, 4);
+				json_kv_uint(&j, "slices", rows[i].call.slices);
+				json_kv_uint(&j, "channels", rows[i].call.channels);
 				if (rows[i].timed_us >= 0) {
-					printf(",\"timed_us\":%.4f", rows[i].timed_us);
+					json_kv_double(&j, "timed_us", rows[i].timed_us, 4);
 				} else if (a->timed) {
-					printf(",\"timed_us\":null,\"timed_why\":");
-					json_str(rows[i].timed_why ?: "out of memory");
+					json_kv_null(&j, "timed_us");
+					json_kv_string(&j, "timed_why",
+						       rows[i].timed_why ?: "out of memory");
 				}
 			}
-			printf("}");
+			json_object_end(&j);
 		}
-		printf("]}\n");
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
 	} else {
 		printf("# %s, %u ranks, %llu bytes; %s\n", cs_coll_name((unsigned int)a->coll),
 		       a->ranks, (unsigned long long)a->size, desc);
@@ -682,18 +680,21 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 
 	struct timed_world *w = NULL;
 	char *err = NULL;
+	struct json j;
 
 	if (a->timed) {
 		w = timed_open(t, a->max);
 		err = w ? NULL : strdup(timed_error());
 	}
 	tune_topo_describe(t, desc, sizeof(desc));
-	if (a->json)
-		printf("{\"op\":\"%s\",\"ranks\":%u,\"topology\":", cs_coll_name((unsigned int)a->coll),
-		       a->ranks);
+	json_init(&j, stdout, 0);
 	if (a->json) {
-		json_str(desc);
-		printf(",\"sizes\":[");
+		json_object_begin(&j);
+		json_kv_string(&j, "op", cs_coll_name((unsigned int)a->coll));
+		json_kv_uint(&j, "ranks", a->ranks);
+		json_kv_string(&j, "topology", desc);
+		json_key(&j, "sizes");
+		json_array_begin(&j);
 	} else {
 		printf("# %s, %u ranks; %s\n# %14s  %-12s %12s", cs_coll_name((unsigned int)a->coll),
 		       a->ranks, desc, "size", "best", "formula_us");
@@ -714,23 +715,23 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		for (i = 0; i < n; i++)
 			ys[i][nsizes] = rows[i].why ? -1 : rows[i].us;
 		if (a->json) {
-			printf("%s{\"size\":%llu,\"chosen\":", nsizes ? "," : "",
-			       (unsigned long long)bytes);
-			if (best)
-				json_str(best->al->name);
-			else
-				printf("null");
-			printf(",\"algorithms\":[");
-			for (i = 0, k = 0; i < n; i++) {
+			json_object_begin(&j);
+			json_kv_uint(&j, "size", (unsigned long long)bytes);
+			json_kv_string(&j, "chosen", best ? best->al->name : NULL);
+			json_key(&j, "algorithms");
+			json_array_begin(&j);
+			for (i = 0; i < n; i++) {
 				if (rows[i].why)
 					continue;
-				printf("%s{\"algo\":\"%s\",\"formula_us\":%.4f", k++ ? "," : "",
-				       rows[i].al->name, rows[i].us);
+				json_object_begin(&j);
+				json_kv_string(&j, "algo", rows[i].al->name);
+				json_kv_double(&j, "formula_us", rows[i].us, 4);
 				if (rows[i].timed_us >= 0)
-					printf(",\"timed_us\":%.4f", rows[i].timed_us);
-				printf("}");
+					json_kv_double(&j, "timed_us", rows[i].timed_us, 4);
+				json_object_end(&j);
 			}
-			printf("]}");
+			json_array_end(&j);
+			json_object_end(&j);
 		} else if (best) {
 			const struct row *tb = a->timed ? fastest_timed(rows, n) : NULL;
 
@@ -750,8 +751,11 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		if (b > UINT64_MAX / 2)
 			break;
 	}
-	if (a->json)
-		printf("]}\n");
+	if (a->json) {
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+	}
 	rows_free(rows, n);
 	timed_close(w);
 	if (a->timed && !w)
