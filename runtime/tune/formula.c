@@ -65,6 +65,7 @@
  * through their steps as their code runs (each function below says how).
  */
 #include "formula.h"
+#include "walk.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
 
@@ -171,6 +172,46 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
 		tune_add(&c, ring_step(t, b, P, ch, false), n - 1);
 	return c;
+}
+
+/*
+ * @algo's own schedule for the call run on the ideal fabric (walk.h), for
+ * pipelines whose slices take turns at a rank's port and wait for credits
+ * in ways no closed form here follows: 0 and @out, or -1 if it is too
+ * large to walk (@steps_per_rank, about, per rank and slice) or cannot be
+ * built.
+ */
+static int walked(const struct tune_topo *t, const char *algo, uint8_t coll, uint32_t n,
+		  double M, uint32_t P, uint32_t es, uint32_t steps_per_rank, struct tune_cost *out)
+{
+	const struct algo *a = algo_find(algo, coll);
+	struct cs_shape sh = { .coll = coll, .nranks = n, .peer = 1 };
+	struct algo_opts o = { .slices = P, .channels = 1,
+			       .ranks_per_device = t->ranks_per_device,
+			       .ranks_per_node = n / (t->nodes ? t->nodes : 1) };
+	struct cs_sched *s;
+	struct tune_hw hw;
+	double us;
+	int rc;
+
+	if (!a || (uint64_t)n * P * steps_per_rank > TUNE_WALK_MAX_STEPS)
+		return -1;
+	sh.count = (uint64_t)(M / es / (coll == CS_ALLREDUCE ? 1 : n));
+	if (!sh.count || (a->rejects && a->rejects(&sh, &o)))
+		return -1;
+	s = a->gen(&sh, &o);
+	if (cs_unusable(s)) {
+		cs_free(s);
+		return -1;
+	}
+	tune_hw_default(&hw);
+	rc = tune_walk_ideal(s, t->engines ? t->engines : hw.engines, es, t->alpha_us[0],
+			     t->bw_gbps[0], &us);
+	cs_free(s);
+	if (rc)
+		return -1;
+	*out = (struct tune_cost){ 0, us };
+	return 0;
 }
 
 /* Slices i < @P with @lo <= @t - i <= @hi: how many are at that stage at time @t. */
@@ -415,12 +456,24 @@ static struct tune_cost kangaring_reduce_ideal(const struct tune_topo *t, uint8_
 }
 
 static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
-				  uint32_t P)
+				  uint32_t P, uint32_t es)
 {
+	struct tune_cost c;
+
 	if (t->ranks_per_device < 2)	/* no pairs: kangaring.c runs the plain ring */
 		return ring(t, coll, n, M, P, 1);
 	if (t->ideal && coll == CS_ALLGATHER)
 		return kangaring_gather_ideal(t, n, M, P);
+	/*
+	 * Sliced, the folds a primary credits and its copies down take turns
+	 * at its port in an order kangaring_reduce_ideal() does not follow:
+	 * walk the schedule (a primary's steps per slice: its ring's 2(g - 1)
+	 * hops, R - 1 folds and copies down per stage)
+	 */
+	if (t->ideal && P > 1 &&
+	    !walked(t, "kangaring", coll, n, M, P, es,
+		    2 * (n / t->ranks_per_device + t->ranks_per_device) + 4, &c))
+		return c;
 	if (t->ideal)
 		return kangaring_reduce_ideal(t, coll, n, M, P);
 	return kangaring_tiered(t, coll, n, M, P);
@@ -642,11 +695,22 @@ out:
 	return rc;
 }
 
-static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
+static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+			    uint32_t es)
 {
 	uint32_t L = 2 * log2up(n);
 	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
 
+	/*
+	 * Ideal and pipelined, the two trees' slices take turns at a rank's
+	 * port, its local reductions wait on a ring shared with sends, and
+	 * the sends down wait for credits (dbt.c's "Order and credits"):
+	 * dbt_tiered()'s step-by-step path is within a few % of that, the
+	 * schedule walked is what runs (per rank and slice: two trees' up to
+	 * three receives, three sends and a reduction)
+	 */
+	if (t->ideal && P > 1 && !walked(t, "dbt", CS_ALLREDUCE, n, M, P, es, 14, &c))
+		return c;
 	if (!dbt_tiered(t, n, M, P, &c))
 		return c;
 	slot = tree_slot(t, n, M / (2.0 * P));
@@ -1360,13 +1424,13 @@ int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_
 	else if (!strcmp(algo, "flatring"))
 		r = ring(t, c->coll, n, c->bytes, P, ch);
 	else if (!strcmp(algo, "kangaring"))
-		r = kangaring(t, c->coll, n, c->bytes, P);
+		r = kangaring(t, c->coll, n, c->bytes, P, c->elem_size ? c->elem_size : 4);
 	else if (!strncmp(algo, "mesh", 4))
 		r = mesh(t, c->coll, n, c->bytes, !strcmp(algo, "mesh_oneshot"));
 	else if (!strcmp(algo, "rdh"))
 		r = rdh(t, c->coll, n, c->bytes);
 	else if (!strcmp(algo, "dbt"))
-		r = dbt(t, n, c->bytes, P);
+		r = dbt(t, n, c->bytes, P, c->elem_size ? c->elem_size : 4);
 	else if (!strcmp(algo, "pat"))
 		r = pat(t, c, c->coll, n, c->bytes, P);
 	else if (!strcmp(algo, "pairwise") || !strcmp(algo, "bruck"))
