@@ -181,36 +181,68 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
  * large to walk (@steps_per_rank, about, per rank and slice) or cannot be
  * built.
  */
+struct walk_memo {
+	const struct algo *a;
+	struct cs_shape sh;
+	struct algo_opts o;
+	uint32_t engines, es;
+	double alpha_us, bw_gbps, us;
+};
+
+/*
+ * The walks done last, per thread: choosing a plan prices every slice
+ * count, ranking the candidates and then the one chosen again, and a
+ * repeated call repeats them all.
+ */
+#define WALK_MEMO 16
+static _Thread_local struct walk_memo walk_memo[WALK_MEMO];
+static _Thread_local unsigned int walk_memo_next;
+
+static bool same_walk(const struct walk_memo *m, const struct walk_memo *k)
+{
+	return m->a == k->a && m->sh.coll == k->sh.coll && m->sh.nranks == k->sh.nranks &&
+	       m->sh.count == k->sh.count && m->o.slices == k->o.slices &&
+	       m->o.ranks_per_device == k->o.ranks_per_device &&
+	       m->o.ranks_per_node == k->o.ranks_per_node && m->engines == k->engines &&
+	       m->es == k->es && m->alpha_us == k->alpha_us && m->bw_gbps == k->bw_gbps;
+}
+
 static int walked(const struct tune_topo *t, const char *algo, uint8_t coll, uint32_t n,
 		  double M, uint32_t P, uint32_t es, uint32_t steps_per_rank, struct tune_cost *out)
 {
-	const struct algo *a = algo_find(algo, coll);
-	struct cs_shape sh = { .coll = coll, .nranks = n, .peer = 1 };
-	struct algo_opts o = { .slices = P, .channels = 1,
-			       .ranks_per_device = t->ranks_per_device,
-			       .ranks_per_node = n / (t->nodes ? t->nodes : 1) };
+	struct walk_memo k = {
+		.a = algo_find(algo, coll), .sh = { .coll = coll, .nranks = n, .peer = 1 },
+		.o = { .slices = P, .channels = 1, .ranks_per_device = t->ranks_per_device,
+		       .ranks_per_node = n / (t->nodes ? t->nodes : 1) },
+		.es = es, .alpha_us = t->alpha_us[0], .bw_gbps = t->bw_gbps[0],
+	};
 	struct cs_sched *s;
 	struct tune_hw hw;
-	double us;
 	int rc;
 
-	if (!a || (uint64_t)n * P * steps_per_rank > TUNE_WALK_MAX_STEPS)
+	if (!k.a || (uint64_t)n * P * steps_per_rank > TUNE_WALK_MAX_STEPS)
 		return -1;
-	sh.count = (uint64_t)(M / es / (coll == CS_ALLREDUCE ? 1 : n));
-	if (!sh.count || (a->rejects && a->rejects(&sh, &o)))
+	k.sh.count = (uint64_t)(M / es / (coll == CS_ALLREDUCE ? 1 : n));
+	if (!k.sh.count || (k.a->rejects && k.a->rejects(&k.sh, &k.o)))
 		return -1;
-	s = a->gen(&sh, &o);
+	tune_hw_default(&hw);
+	k.engines = t->engines ? t->engines : hw.engines;
+	for (unsigned int i = 0; i < WALK_MEMO; i++)
+		if (same_walk(&walk_memo[i], &k)) {
+			*out = (struct tune_cost){ 0, walk_memo[i].us };
+			return 0;
+		}
+	s = k.a->gen(&k.sh, &k.o);
 	if (cs_unusable(s)) {
 		cs_free(s);
 		return -1;
 	}
-	tune_hw_default(&hw);
-	rc = tune_walk_ideal(s, t->engines ? t->engines : hw.engines, es, t->alpha_us[0],
-			     t->bw_gbps[0], &us);
+	rc = tune_walk_ideal(s, k.engines, es, k.alpha_us, k.bw_gbps, &k.us);
 	cs_free(s);
 	if (rc)
 		return -1;
-	*out = (struct tune_cost){ 0, us };
+	walk_memo[walk_memo_next++ % WALK_MEMO] = k;
+	*out = (struct tune_cost){ 0, k.us };
 	return 0;
 }
 
