@@ -45,10 +45,18 @@ static const struct {
 	int n;
 	unsigned int m;		/* bit j: sweep_m[j] */
 } sweep_big_n[] = { { 128, 0x1b }, { 131, 0x19 } };
-/* nodes x devices x ranks per device, for the algorithms that group by them */
-static const struct ccore_topology layouts[] = {
-	{ 1, 2, 2 }, { 1, 4, 2 }, { 1, 3, 4 }, { 1, 8, 4 }, { 2, 2, 2 }, { 2, 3, 2 },
-	{ 2, 4, 4 }, { 4, 4, 2 },
+/*
+ * nodes x devices x ranks per device, for the algorithms that group by
+ * them (KangaRing, hier), at the sizes of bit mask m; 128 ranks at the
+ * big-N sizes
+ */
+static const struct {
+	struct ccore_topology t;
+	unsigned int m;
+} layouts[] = {
+	{ { 1, 2, 2 }, ALL_M }, { { 1, 4, 2 }, ALL_M }, { { 1, 3, 4 }, ALL_M },
+	{ { 1, 8, 4 }, ALL_M }, { { 2, 2, 2 }, ALL_M }, { { 2, 3, 2 }, ALL_M },
+	{ { 2, 4, 4 }, ALL_M }, { { 4, 4, 2 }, ALL_M }, { { 4, 16, 2 }, 0x1b },
 };
 static const double sweep_m[] = { KIB, 64 * KIB, 4 * KIB * KIB, 256 * KIB * KIB,
 				  1024 * KIB * KIB };
@@ -266,14 +274,21 @@ static void sweep(enum ccore_coll_op op)
 	 * device and several nodes
 	 */
 	for (unsigned int i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		const struct ccore_topology *lt = &layouts[i].t;
+		uint32_t n = lt->nodes * lt->devices_per_node * lt->ranks_per_device;
+		double c0 = cpu_s();
 		char cfg[256];
 
 		snprintf(cfg, sizeof(cfg),
-			 "ideal=1,virtual=1,hbm=1024G,sems=256,program_size=1048576,"
-			 "ring_size=1048576,job_timeout_ms=3600000,alpha_node_ns=2000,bw_node_gbps=400");
-		timed_world_open(w, &layouts[i], cfg, (size_t)(1024 * KIB * KIB));
-		sweep_world(w, op, &t, true, ALL_M);
+			 "ideal=1,virtual=1,hbm=1024G,sems=%u,program_size=1048576,"
+			 "ring_size=1048576,job_timeout_ms=3600000,alpha_node_ns=2000,bw_node_gbps=400",
+			 2 * n + 64);
+		timed_world_open(w, lt, cfg, (size_t)(1024 * KIB * KIB));
+		sweep_world(w, op, &t, true, layouts[i].m);
 		timed_world_close(w);
+		if (getenv("CCORE_SWEEP_TIMES"))
+			ccore_test_log("%u x %u x %u: %.2f s", lt->nodes, lt->devices_per_node,
+				       lt->ranks_per_device, cpu_s() - c0);
 	}
 	unsetenv("CCORE_TUNER_IDEAL");
 	unsetenv("CCORE_TUNER_ALPHA_US");
