@@ -63,6 +63,10 @@
  * on arrival (reduce_gbps) is exposed for 1/P of a block, and DBT, binomial
  * Broadcast/Reduce, pairwise AllToAll and PAT AllGather are longest paths
  * through their steps as their code runs (each function below says how).
+ * In the ideal setting DBT and KangaRing AllReduce/ReduceScatter with
+ * P > 1, and hier AllReduce with a leftover, are their schedules run on
+ * the ideal fabric (walked(), walk.h): how their slices take turns at a
+ * rank's port and wait for credits has no closed form here.
  */
 #include "formula.h"
 #include "walk.h"
