@@ -525,16 +525,6 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 	return rc;
 }
 
-static int load_rank(const struct lower_ctx *c, uint32_t r, struct emit *e,
-		     struct lowered_rank *out)
-{
-	struct lower_image im = { .insns = e->insn, .ninsns = e->n };
-
-	for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
-		im.ring[0][eng] = (struct lower_ring_image){ .desc = e->desc[eng], .nd = e->nd[eng] };
-	return lower_load_image(c, r, &im, out);
-}
-
 static void emit_free(struct emit *e)
 {
 	free(e->insn);
@@ -628,21 +618,21 @@ struct lowered *lower_alloc(uint32_t nranks)
 	return l;
 }
 
-int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
+int lower_images(const struct cs_sched *s, const struct lower_ctx *c,
+		 int (*fn)(void *arg, uint32_t r, const struct lower_image *im), void *arg)
 {
 	struct lower_job j = { .s = s, .c = c, .n = s->shape.nranks };
-	struct lowered *l;
 	int rc;
 
 	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
 		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
 				   LOWER_MAX_ENGINES);
-	l = lower_alloc(j.n);
-	if (!l)
-		return ccore_error(-ENOMEM, "lowering: out of memory");
 	rc = index_receives(&j);
+	if (rc)
+		rc = ccore_error(rc, "lowering: out of memory");
 	for (uint32_t r = 0; r < j.n && !rc; r++) {
 		struct emit e = { 0 };
+		struct lower_image im = { 0 };
 
 		if (!s->ranks[r].n)
 			continue;	/* no part in it (e.g. a send/recv elsewhere) */
@@ -650,17 +640,46 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 		if (e.oom) {
 			rc = ccore_error(-ENOMEM, "lowering: out of memory");
 		} else {
-			rc = load_rank(c, r, &e, &l->ranks[r]);
-			l->load_ns += l->ranks[r].load_ns;
+			im.insns = e.insn;
+			im.ninsns = e.n;
+			for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
+				im.ring[0][eng] = (struct lower_ring_image){ .desc = e.desc[eng],
+									     .nd = e.nd[eng] };
+			rc = fn(arg, r, &im);
 		}
 		emit_free(&e);
 	}
 	free(j.recvs);
 	free(j.first);
+	return rc;
+}
+
+struct load_job {
+	const struct lower_ctx *c;
+	struct lowered *l;
+};
+
+static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
+{
+	struct load_job *lj = arg;
+	int rc = lower_load_image(lj->c, r, im, &lj->l->ranks[r]);
+
+	lj->l->load_ns += lj->l->ranks[r].load_ns;
+	return rc;
+}
+
+int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
+{
+	struct load_job lj = { .c = c, .l = lower_alloc(s->shape.nranks) };
+	int rc;
+
+	if (!lj.l)
+		return ccore_error(-ENOMEM, "lowering: out of memory");
+	rc = lower_images(s, c, load_rank, &lj);
 	if (rc) {
-		lower_release(l, c);
+		lower_release(lj.l, c);
 		return rc;
 	}
-	*out = l;
+	*out = lj.l;
 	return 0;
 }

@@ -130,6 +130,12 @@ struct lowered *lower_alloc(uint32_t nranks);
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
  * rank's program is larger than c->max_program. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
+/*
+ * Only build: each rank's image in turn, handed to @fn (nothing loaded; the
+ * image is gone when @fn returns).  The tuner walks them (tune/walk.h).
+ */
+int lower_images(const struct cs_sched *s, const struct lower_ctx *c,
+		 int (*fn)(void *arg, uint32_t r, const struct lower_image *im), void *arg);
 /* Unload programs and destroy rings (all must be idle). */
 void lower_release(struct lowered *l, const struct lower_ctx *c);
 

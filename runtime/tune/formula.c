@@ -63,8 +63,13 @@
  * on arrival (reduce_gbps) is exposed for 1/P of a block, and DBT, binomial
  * Broadcast/Reduce, pairwise AllToAll and PAT AllGather are longest paths
  * through their steps as their code runs (each function below says how).
+ * In the ideal setting DBT and KangaRing AllReduce/ReduceScatter with
+ * P > 1, and hier AllReduce with a leftover, are their schedules run on
+ * the ideal fabric (walked(), walk.h): how their slices take turns at a
+ * rank's port and wait for credits has no closed form here.
  */
 #include "formula.h"
+#include "walk.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
 
@@ -171,6 +176,78 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 	if (coll != CS_REDUCESCATTER)	/* all-gather pass */
 		tune_add(&c, ring_step(t, b, P, ch, false), n - 1);
 	return c;
+}
+
+/*
+ * @algo's own schedule for the call run on the ideal fabric (walk.h), for
+ * pipelines whose slices take turns at a rank's port and wait for credits
+ * in ways no closed form here follows: 0 and @out, or -1 if it is too
+ * large to walk (@steps_per_rank, about, per rank and slice) or cannot be
+ * built.
+ */
+struct walk_memo {
+	const struct algo *a;
+	struct cs_shape sh;
+	struct algo_opts o;
+	uint32_t engines, es;
+	double alpha_us, bw_gbps, us;
+};
+
+/*
+ * The walks done last, per thread: choosing a plan prices every slice
+ * count, ranking the candidates and then the one chosen again, and a
+ * repeated call repeats them all.
+ */
+#define WALK_MEMO 16
+static _Thread_local struct walk_memo walk_memo[WALK_MEMO];
+static _Thread_local unsigned int walk_memo_next;
+
+static bool same_walk(const struct walk_memo *m, const struct walk_memo *k)
+{
+	return m->a == k->a && m->sh.coll == k->sh.coll && m->sh.nranks == k->sh.nranks &&
+	       m->sh.count == k->sh.count && m->o.slices == k->o.slices &&
+	       m->o.ranks_per_device == k->o.ranks_per_device &&
+	       m->o.ranks_per_node == k->o.ranks_per_node && m->engines == k->engines &&
+	       m->es == k->es && m->alpha_us == k->alpha_us && m->bw_gbps == k->bw_gbps;
+}
+
+static int walked(const struct tune_topo *t, const char *algo, uint8_t coll, uint32_t n,
+		  double M, uint32_t P, uint32_t es, uint32_t steps_per_rank, struct tune_cost *out)
+{
+	struct walk_memo k = {
+		.a = algo_find(algo, coll), .sh = { .coll = coll, .nranks = n, .peer = 1 },
+		.o = { .slices = P, .channels = 1, .ranks_per_device = t->ranks_per_device,
+		       .ranks_per_node = n / (t->nodes ? t->nodes : 1) },
+		.es = es, .alpha_us = t->alpha_us[0], .bw_gbps = t->bw_gbps[0],
+	};
+	struct cs_sched *s;
+	struct tune_hw hw;
+	int rc;
+
+	if (!k.a || (uint64_t)n * P * steps_per_rank > TUNE_WALK_MAX_STEPS)
+		return -1;
+	k.sh.count = (uint64_t)(M / es / (coll == CS_ALLREDUCE ? 1 : n));
+	if (!k.sh.count || (k.a->rejects && k.a->rejects(&k.sh, &k.o)))
+		return -1;
+	tune_hw_default(&hw);
+	k.engines = t->engines ? t->engines : hw.engines;
+	for (unsigned int i = 0; i < WALK_MEMO; i++)
+		if (same_walk(&walk_memo[i], &k)) {
+			*out = (struct tune_cost){ 0, walk_memo[i].us };
+			return 0;
+		}
+	s = k.a->gen(&k.sh, &k.o);
+	if (cs_unusable(s)) {
+		cs_free(s);
+		return -1;
+	}
+	rc = tune_walk_ideal(s, k.engines, es, k.alpha_us, k.bw_gbps, &k.us);
+	cs_free(s);
+	if (rc)
+		return -1;
+	walk_memo[walk_memo_next++ % WALK_MEMO] = k;
+	*out = (struct tune_cost){ 0, k.us };
+	return 0;
 }
 
 /* Slices i < @P with @lo <= @t - i <= @hi: how many are at that stage at time @t. */
@@ -415,12 +492,24 @@ static struct tune_cost kangaring_reduce_ideal(const struct tune_topo *t, uint8_
 }
 
 static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
-				  uint32_t P)
+				  uint32_t P, uint32_t es)
 {
+	struct tune_cost c;
+
 	if (t->ranks_per_device < 2)	/* no pairs: kangaring.c runs the plain ring */
 		return ring(t, coll, n, M, P, 1);
 	if (t->ideal && coll == CS_ALLGATHER)
 		return kangaring_gather_ideal(t, n, M, P);
+	/*
+	 * Sliced, the folds a primary credits and its copies down take turns
+	 * at its port in an order kangaring_reduce_ideal() does not follow:
+	 * walk the schedule (a primary's steps per slice: its ring's 2(g - 1)
+	 * hops, R - 1 folds and copies down per stage)
+	 */
+	if (t->ideal && P > 1 &&
+	    !walked(t, "kangaring", coll, n, M, P, es,
+		    2 * (n / t->ranks_per_device + t->ranks_per_device) + 4, &c))
+		return c;
 	if (t->ideal)
 		return kangaring_reduce_ideal(t, coll, n, M, P);
 	return kangaring_tiered(t, coll, n, M, P);
@@ -642,11 +731,22 @@ out:
 	return rc;
 }
 
-static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P)
+static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
+			    uint32_t es)
 {
 	uint32_t L = 2 * log2up(n);
 	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
 
+	/*
+	 * Ideal and pipelined, the two trees' slices take turns at a rank's
+	 * port, its local reductions wait on a ring shared with sends, and
+	 * the sends down wait for credits (dbt.c's "Order and credits"):
+	 * dbt_tiered()'s step-by-step path is within a few % of that, the
+	 * schedule walked is what runs (per rank and slice: two trees' up to
+	 * three receives, three sends and a reduction)
+	 */
+	if (t->ideal && P > 1 && !walked(t, "dbt", CS_ALLREDUCE, n, M, P, es, 14, &c))
+		return c;
 	if (!dbt_tiered(t, n, M, P, &c))
 		return c;
 	slot = tree_slot(t, n, M / (2.0 * P));
@@ -1251,6 +1351,16 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 		uint32_t es = call->elem_size ? call->elem_size : 4;
 		double left = (double)((uint64_t)(M / es) % G) * es, main = M - left;
 
+		/*
+		 * Ideal, with a leftover: ranks done with its two phases early
+		 * start the main ones, a hop's α sooner where a part is an
+		 * element or two (4 x 3 x 1, 4 elements: 38 us, not the phases'
+		 * 40): walk the schedule (per rank and slice a send and a
+		 * receive per hop of each phase, the leftover's too)
+		 */
+		if (t->ideal && left > 0 && !use_pat &&
+		    !walked(t, "hier", coll, n, M, P, es, 8 * (G + X), &c))
+			return c;
 		if (main > 0) {
 			tune_add(&c, ring(&in, CS_REDUCESCATTER, G, main, P, 1), 1);
 			tune_add(&c, ring(&out, CS_ALLREDUCE, X, main / G, P, 1), 1);
@@ -1360,13 +1470,13 @@ int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_
 	else if (!strcmp(algo, "flatring"))
 		r = ring(t, c->coll, n, c->bytes, P, ch);
 	else if (!strcmp(algo, "kangaring"))
-		r = kangaring(t, c->coll, n, c->bytes, P);
+		r = kangaring(t, c->coll, n, c->bytes, P, c->elem_size ? c->elem_size : 4);
 	else if (!strncmp(algo, "mesh", 4))
 		r = mesh(t, c->coll, n, c->bytes, !strcmp(algo, "mesh_oneshot"));
 	else if (!strcmp(algo, "rdh"))
 		r = rdh(t, c->coll, n, c->bytes);
 	else if (!strcmp(algo, "dbt"))
-		r = dbt(t, n, c->bytes, P);
+		r = dbt(t, n, c->bytes, P, c->elem_size ? c->elem_size : 4);
 	else if (!strcmp(algo, "pat"))
 		r = pat(t, c, c->coll, n, c->bytes, P);
 	else if (!strcmp(algo, "pairwise") || !strcmp(algo, "bruck"))
