@@ -71,6 +71,7 @@
 #include "formula.h"
 #include "walk.h"
 #include "algos/algo.h"
+#include "algos/algo_cost.h"
 #include "sched/cs.h"
 
 #include <math.h>
@@ -179,7 +180,7 @@ static struct tune_cost ring(const struct tune_topo *t, uint8_t coll, uint32_t n
 }
 
 /*
- * @algo's own schedule for the call run on the ideal fabric (walk.h), for
+ * @a's own schedule for the call run on the ideal fabric (walk.h), for
  * pipelines whose slices take turns at a rank's port and wait for credits
  * in ways no closed form here follows: 0 and @out, or -1 if it is too
  * large to walk (@steps_per_rank, about, per rank and slice) or cannot be
@@ -211,11 +212,11 @@ static bool same_walk(const struct walk_memo *m, const struct walk_memo *k)
 	       m->es == k->es && m->alpha_us == k->alpha_us && m->bw_gbps == k->bw_gbps;
 }
 
-static int walked(const struct tune_topo *t, const char *algo, uint8_t coll, uint32_t n,
+static int walked(const struct tune_topo *t, const struct algo *a, uint8_t coll, uint32_t n,
 		  double M, uint32_t P, uint32_t es, uint32_t steps_per_rank, struct tune_cost *out)
 {
 	struct walk_memo k = {
-		.a = algo_find(algo, coll), .sh = { .coll = coll, .nranks = n, .peer = 1 },
+		.a = a, .sh = { .coll = coll, .nranks = n, .peer = 1 },
 		.o = { .slices = P, .channels = 1, .ranks_per_device = t->ranks_per_device,
 		       .ranks_per_node = n / (t->nodes ? t->nodes : 1) },
 		.es = es, .alpha_us = t->alpha_us[0], .bw_gbps = t->bw_gbps[0],
@@ -224,7 +225,7 @@ static int walked(const struct tune_topo *t, const char *algo, uint8_t coll, uin
 	struct tune_hw hw;
 	int rc;
 
-	if (!k.a || (uint64_t)n * P * steps_per_rank > TUNE_WALK_MAX_STEPS)
+	if ((uint64_t)n * P * steps_per_rank > TUNE_WALK_MAX_STEPS)
 		return -1;
 	k.sh.count = (uint64_t)(M / es / (coll == CS_ALLREDUCE ? 1 : n));
 	if (!k.sh.count || (k.a->rejects && k.a->rejects(&k.sh, &k.o)))
@@ -491,8 +492,8 @@ static struct tune_cost kangaring_reduce_ideal(const struct tune_topo *t, uint8_
 	return c;
 }
 
-static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint32_t n, double M,
-				  uint32_t P, uint32_t es)
+static struct tune_cost kangaring(const struct algo *a, const struct tune_topo *t, uint8_t coll,
+				  uint32_t n, double M, uint32_t P, uint32_t es)
 {
 	struct tune_cost c;
 
@@ -507,7 +508,7 @@ static struct tune_cost kangaring(const struct tune_topo *t, uint8_t coll, uint3
 	 * hops, R - 1 folds and copies down per stage)
 	 */
 	if (t->ideal && P > 1 &&
-	    !walked(t, "kangaring", coll, n, M, P, es,
+	    !walked(t, a, coll, n, M, P, es,
 		    2 * (n / t->ranks_per_device + t->ranks_per_device) + 4, &c))
 		return c;
 	if (t->ideal)
@@ -731,8 +732,8 @@ out:
 	return rc;
 }
 
-static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
-			    uint32_t es)
+static struct tune_cost dbt(const struct algo *a, const struct tune_topo *t, uint32_t n, double M,
+			    uint32_t P, uint32_t es)
 {
 	uint32_t L = 2 * log2up(n);
 	struct tune_cost slot, c = { 0, 0 }, floor = { 0, 0 };
@@ -745,7 +746,7 @@ static struct tune_cost dbt(const struct tune_topo *t, uint32_t n, double M, uin
 	 * schedule walked is what runs (per rank and slice: two trees' up to
 	 * three receives, three sends and a reduction)
 	 */
-	if (t->ideal && P > 1 && !walked(t, "dbt", CS_ALLREDUCE, n, M, P, es, 14, &c))
+	if (t->ideal && P > 1 && !walked(t, a, CS_ALLREDUCE, n, M, P, es, 14, &c))
 		return c;
 	if (!dbt_tiered(t, n, M, P, &c))
 		return c;
@@ -1336,8 +1337,9 @@ static void hier_topos(const struct tune_topo *t, struct tune_topo *intra, struc
 		inter->streams = (t->streams ? t->streams : 1) * t->ranks_per_device;
 }
 
-static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *call,
-			     uint8_t coll, uint32_t n, double M, uint32_t P, bool use_pat)
+static struct tune_cost hier(const struct algo *a, const struct tune_topo *t,
+			     const struct tune_call *call, uint8_t coll, uint32_t n, double M,
+			     uint32_t P, bool use_pat)
 {
 	uint32_t X = t->nodes, G = n / X;
 	struct tune_topo in, out;
@@ -1359,7 +1361,7 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 		 * receive per hop of each phase, the leftover's too)
 		 */
 		if (t->ideal && left > 0 && !use_pat &&
-		    !walked(t, "hier", coll, n, M, P, es, 8 * (G + X), &c))
+		    !walked(t, a, coll, n, M, P, es, 8 * (G + X), &c))
 			return c;
 		if (main > 0) {
 			tune_add(&c, ring(&in, CS_REDUCESCATTER, G, main, P, 1), 1);
@@ -1378,48 +1380,6 @@ static struct tune_cost hier(const struct tune_topo *t, const struct tune_call *
 	return c;
 }
 
-struct formula {
-	const char *name;
-	uint32_t colls;
-	unsigned int knobs;
-};
-
-#define C(x) (1u << CS_##x)
-static const struct formula formulas[] = {
-	{ "ring", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
-	{ "flatring", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER),
-	  TUNE_KNOB_SLICES | TUNE_KNOB_CHANNELS },
-	{ "kangaring", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
-	{ "mesh", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), 0 },
-	{ "mesh_oneshot", C(ALLREDUCE), 0 },
-	{ "rdh", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), 0 },
-	{ "dbt", C(ALLREDUCE), TUNE_KNOB_SLICES },
-	{ "pat", C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
-	{ "pairwise", C(ALLTOALL), TUNE_KNOB_SLICES },
-	{ "bruck", C(ALLTOALL), TUNE_KNOB_SLICES },
-	{ "binomial", C(BROADCAST) | C(REDUCE_COLL), TUNE_KNOB_SLICES },
-	{ "chain", C(BROADCAST) | C(REDUCE_COLL), TUNE_KNOB_SLICES },
-	{ "p2p", C(SENDRECV), TUNE_KNOB_SLICES },
-	{ "hier", C(ALLREDUCE) | C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
-	{ "hier-pat", C(ALLGATHER) | C(REDUCESCATTER), TUNE_KNOB_SLICES },
-};
-#undef C
-
-static const struct formula *find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(formulas) / sizeof(formulas[0]); i++)
-		if (!strcmp(formulas[i].name, name))
-			return &formulas[i];
-	return NULL;
-}
-
-unsigned int tune_formula_knobs(const char *algo)
-{
-	const struct formula *f = find(algo);
-
-	return f ? f->knobs : 0;
-}
-
 double tune_bytes(uint8_t coll, uint32_t nranks, uint64_t count, uint64_t elem_size)
 {
 	double b = (double)count * (double)elem_size;
@@ -1429,64 +1389,135 @@ double tune_bytes(uint8_t coll, uint32_t nranks, uint64_t count, uint64_t elem_s
 	return b;
 }
 
-/* Layout conditions of the formulas; NULL if @f applies. */
-static const char *layout_rejects(const struct formula *f, const struct tune_topo *t,
-				  const struct tune_call *c)
+/* The cost functions registry entries carry (algo_cost.h). */
+static uint32_t slices_of(const struct tune_call *c)
 {
-	if (tune_topo_ranks(t) != c->nranks)
-		return "the topology does not have the call's number of ranks";
-	if (!strncmp(f->name, "hier", 4) && (t->nodes < 2 || c->nranks / t->nodes < 2))
+	return c->slices ? c->slices : 1;
+}
+
+static uint32_t elem_size_of(const struct tune_call *c)
+{
+	return c->elem_size ? c->elem_size : 4;
+}
+
+double cost_ring(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(ring(t, c->coll, c->nranks, c->bytes, slices_of(c), 1));
+}
+
+double cost_flatring(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(ring(t, c->coll, c->nranks, c->bytes, slices_of(c),
+			       c->channels ? c->channels : 1));
+}
+
+double cost_kangaring(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	return tune_total(kangaring(a, t, c->coll, c->nranks, c->bytes, slices_of(c),
+				    elem_size_of(c)));
+}
+
+double cost_mesh(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(mesh(t, c->coll, c->nranks, c->bytes, false));
+}
+
+double cost_mesh_oneshot(const struct algo *a, const struct tune_topo *t,
+			 const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(mesh(t, c->coll, c->nranks, c->bytes, true));
+}
+
+double cost_rdh(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(rdh(t, c->coll, c->nranks, c->bytes));
+}
+
+double cost_dbt(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	return tune_total(dbt(a, t, c->nranks, c->bytes, slices_of(c), elem_size_of(c)));
+}
+
+double cost_pat(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(pat(t, c, c->coll, c->nranks, c->bytes, slices_of(c)));
+}
+
+double cost_pairwise(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(alltoall(t, c->nranks, c->bytes, slices_of(c), false));
+}
+
+double cost_bruck(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(alltoall(t, c->nranks, c->bytes, slices_of(c), true));
+}
+
+double cost_binomial(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(rooted(t, c->coll, c->nranks, c->bytes, slices_of(c), false));
+}
+
+double cost_chain(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(rooted(t, c->coll, c->nranks, c->bytes, slices_of(c), true));
+}
+
+double cost_p2p(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	(void)a;
+	return tune_total(tune_step_shift(t, c->peer_dist ? c->peer_dist : 1, c->bytes,
+					  slices_of(c)));
+}
+
+double cost_hier(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	return tune_total(hier(a, t, c, c->coll, c->nranks, c->bytes, slices_of(c), false));
+}
+
+double cost_hier_pat(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	return tune_total(hier(a, t, c, c->coll, c->nranks, c->bytes, slices_of(c), true));
+}
+
+const char *cost_rejects_hier(const struct tune_topo *t, const struct tune_call *c)
+{
+	if (t->nodes < 2 || c->nranks / t->nodes < 2)
 		return "needs 2 or more nodes with 2 or more ranks each";
 	return NULL;
 }
 
-int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_call *c,
+int tune_formula(const struct algo *a, const struct tune_topo *t, const struct tune_call *c,
 		 double *us, const char **why)
 {
-	const struct formula *f = find(algo);
-	uint32_t n = c->nranks, P = c->slices ? c->slices : 1, ch = c->channels ? c->channels : 1;
-	struct tune_cost r = { 0, 0 };
-	const char *no;
+	const char *no = NULL;
 
-	if (!f) {
-		*why = "has no formula";
-		return -1;
-	}
-	if (!(f->colls & (1u << c->coll))) {
-		*why = "does not serve this collective";
-		return -1;
-	}
-	no = layout_rejects(f, t, c);
+	if (!a->cost)
+		no = "has no formula";
+	else if (!(a->colls & (1u << c->coll)))
+		no = "does not serve this collective";
+	else if (tune_topo_ranks(t) != c->nranks)
+		no = "the topology does not have the call's number of ranks";
+	else if (a->cost_rejects)
+		no = a->cost_rejects(t, c);
 	if (no) {
 		*why = no;
 		return -1;
 	}
-	if (n < 2 || c->bytes <= 0) {
+	if (c->nranks < 2 || c->bytes <= 0) {
 		*us = 0;	/* a local copy at most */
 		return 0;
 	}
-	if (!strcmp(algo, "ring"))
-		r = ring(t, c->coll, n, c->bytes, P, 1);
-	else if (!strcmp(algo, "flatring"))
-		r = ring(t, c->coll, n, c->bytes, P, ch);
-	else if (!strcmp(algo, "kangaring"))
-		r = kangaring(t, c->coll, n, c->bytes, P, c->elem_size ? c->elem_size : 4);
-	else if (!strncmp(algo, "mesh", 4))
-		r = mesh(t, c->coll, n, c->bytes, !strcmp(algo, "mesh_oneshot"));
-	else if (!strcmp(algo, "rdh"))
-		r = rdh(t, c->coll, n, c->bytes);
-	else if (!strcmp(algo, "dbt"))
-		r = dbt(t, n, c->bytes, P, c->elem_size ? c->elem_size : 4);
-	else if (!strcmp(algo, "pat"))
-		r = pat(t, c, c->coll, n, c->bytes, P);
-	else if (!strcmp(algo, "pairwise") || !strcmp(algo, "bruck"))
-		r = alltoall(t, n, c->bytes, P, !strcmp(algo, "bruck"));
-	else if (!strcmp(algo, "binomial") || !strcmp(algo, "chain"))
-		r = rooted(t, c->coll, n, c->bytes, P, !strcmp(algo, "chain"));
-	else if (!strcmp(algo, "p2p"))
-		r = tune_step_shift(t, c->peer_dist ? c->peer_dist : 1, c->bytes, P);
-	else
-		r = hier(t, c, c->coll, n, c->bytes, P, !strcmp(algo, "hier-pat"));
-	*us = tune_total(r);
+	*us = a->cost(a, t, c);
 	return 0;
 }
