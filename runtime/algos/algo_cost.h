@@ -20,9 +20,8 @@ double cost_mesh_oneshot(const struct algo *a, const struct tune_topo *t,
 			 const struct tune_call *c);
 /* cost_rdh.c */
 double cost_rdh(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
-/* cost_dbt.c */
+/* cost_tree.c: DBT AllReduce, binomial and chain Broadcast and Reduce */
 double cost_dbt(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
-/* cost_rooted.c: Broadcast and Reduce */
 double cost_binomial(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
 double cost_chain(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
 /* cost_pat.c */
