@@ -228,24 +228,26 @@ static uint32_t max_slices(const struct cs_shape *sh)
 }
 
 /*
- * Can @name serve @sh with @slices and @channels (0: the model's best)?
- * If so, fill @out's algorithm and knobs and set them in @o.
+ * Can @a (the registry's @name for @sh's collective, NULL if none) serve
+ * @sh with @slices and @channels (0: the model's best)?  If so, fill
+ * @out's algorithm and knobs and set them in @o.
  */
-static int consider(const char *name, const struct cs_shape *sh, const struct tune_topo *t,
-		    struct tune_call call, uint32_t slices, uint32_t channels, struct algo_opts *o,
-		    const struct clause *c, char *why, size_t *wn, struct select_choice *out)
+static int consider(const char *name, const struct algo *a, const struct cs_shape *sh,
+		    const struct tune_topo *t, struct tune_call call, uint32_t slices,
+		    uint32_t channels, struct algo_opts *o, const struct clause *c, char *why,
+		    size_t *wn, struct select_choice *out)
 {
-	const struct algo *a = algo_find(name, sh->coll);
 	const char *no = NULL;
 	double us = -1;
 
 	call.slices = call.channels = 1;
-	tuner_best(name, t, &call, max_slices(sh), &us);
+	if (a)
+		tuner_best(a, t, &call, max_slices(sh), &us);
 	slices = forced_slices ? forced_slices : slices;
 	if (slices || channels) {
 		call.slices = slices ? slices : call.slices;
 		call.channels = channels ? channels : call.channels;
-		if (tune_formula(name, t, &call, &us, &no))
+		if (!a || tune_formula(a, t, &call, &us, &no))
 			us = -1;
 		no = NULL;
 	}
@@ -301,7 +303,7 @@ static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const str
 {
 	for (uint32_t i = 0; i < out->ncand; i++) {
 		struct tune_candidate *k = &out->cand[i];
-		const struct algo *a = algo_find(k->algo, sh->coll);
+		const struct algo *a = k->algo;
 		struct algo_opts ko = *o;
 		struct cs_sched *s;
 
@@ -336,17 +338,18 @@ static int by_model(const struct cs_shape *sh, const struct tune_topo *t, struct
 		const struct tune_candidate *k = &out->cand[i];
 
 		if (!out->algo) {
-			if (consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn, out)) {
+			if (consider(k->algo->name, k->algo, sh, t, call, k->slices, k->channels, o,
+				     c, why, wn, out)) {
 				out->source = "cost model";
 				/* the functional model's price is the host work */
 				if (t->host && call.bytes <= TUNE_HOST_WORK_MAX_BYTES)
 					out->us = k->us;
 			}
 			keep = *o;
-		} else if (strcmp(k->algo, out->algo->name) &&
-			   consider(k->algo, sh, t, call, k->slices, k->channels, o, c, why, wn,
-				    &next)) {
-			out->runner_up = k->algo;
+		} else if (k->algo != out->algo &&
+			   consider(k->algo->name, k->algo, sh, t, call, k->slices, k->channels, o,
+				    c, why, wn, &next)) {
+			out->runner_up = k->algo->name;
 			out->runner_up_us = k->us;
 			break;
 		}
@@ -384,7 +387,8 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 	/* an inclusive CCORE_ALGO list is also the order of preference */
 	if (c->set && !c->exclude) {
 		for (unsigned int i = 0; i < c->n; i++)
-			if (consider(c->names[i], sh, t, call, 0, 0, o, c, why, &wn, out)) {
+			if (consider(c->names[i], algo_find(c->names[i], sh->coll), sh, t, call, 0,
+				     0, o, c, why, &wn, out)) {
 				out->source = "CCORE_ALGO";
 				return 0;
 			}
@@ -392,8 +396,8 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 	}
 	rule = tunefile_match(tuner_file(), sh->coll, (uint64_t)call.bytes,
 			      t->nodes, sh->nranks);
-	if (rule && consider(rule->algo, sh, t, call, rule->slices, rule->channels, o, c, why,
-			     &wn, out)) {
+	if (rule && consider(rule->algo, algo_find(rule->algo, sh->coll), sh, t, call,
+			     rule->slices, rule->channels, o, c, why, &wn, out)) {
 		out->source = "CCORE_TUNER_FILE";
 		out->file_line = rule->line;
 		return 0;
@@ -409,9 +413,9 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 		bool ranked = false;
 
 		for (uint32_t k = 0; k < out->ncand; k++)
-			ranked |= !strcmp(out->cand[k].algo, a->name);
+			ranked |= out->cand[k].algo == a;
 		if (!ranked && (a->colls & (1u << sh->coll)) &&
-		    consider(a->name, sh, t, call, 0, 0, o, c, why, &wn, out)) {
+		    consider(a->name, a, sh, t, call, 0, 0, o, c, why, &wn, out)) {
 			out->source = "registry";
 			return 0;
 		}

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Collective algorithms: each turns a collective's shape into a schedule
- * (runtime/sched/cs.h).  The registry (algos.c) lists them with the
- * collectives they serve and when they apply.
+ * (runtime/sched/cs.h).  The registry (registry.c) lists them; each entry
+ * says once what the algorithm is: the collectives it serves, when it
+ * applies, its generator, its cost (runtime/tune/cost_*.c, declared in
+ * algo_cost.h) and the knobs that cost depends on.
  */
 #ifndef CCORE_ALGO_H
 #define CCORE_ALGO_H
@@ -11,6 +13,13 @@
 
 struct lower_ctx;
 struct lowered;
+/* The cost model's (runtime/tune/formula.h); algos/ only passes them on. */
+struct tune_topo;
+struct tune_call;
+
+/* Knobs an algorithm's time depends on (what the tuner searches). */
+#define ALGO_KNOB_SLICES   1u
+#define ALGO_KNOB_CHANNELS 2u
 
 struct algo_opts {
 	uint32_t slices;		/* pipeline slices per chunk, >= 1 */
@@ -26,6 +35,15 @@ struct algo {
 	/* NULL if it applies; else why not (e.g. "needs a power-of-two N") */
 	const char *(*rejects)(const struct cs_shape *s, const struct algo_opts *o);
 	struct cs_sched *(*gen)(const struct cs_shape *s, const struct algo_opts *o);
+	/*
+	 * Its modelled time in µs (runtime/tune/formula.h) for @c on @t, a
+	 * call of 2 or more ranks and bytes on a collective it serves, whose
+	 * layout cost_rejects() takes.
+	 */
+	double (*cost)(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
+	/* Optional: why cost() cannot price @t's layout (NULL: it can). */
+	const char *(*cost_rejects)(const struct tune_topo *t, const struct tune_call *c);
+	unsigned int knobs;		/* ALGO_KNOB_* cost() depends on */
 	/*
 	 * Optional: build and load the programs in loop form, without a
 	 * schedule: the transfers of gen()'s schedule lowered, in the same
@@ -60,7 +78,7 @@ uint32_t hier_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uin
 int hier_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 		     const struct lower_ctx *c, struct lowered **out);
 
-/* Every registered algorithm; names repeat across collectives. */
+/* Every registered algorithm (registry.c), each (name, collective) once. */
 unsigned int algo_count(void);
 const struct algo *algo_at(unsigned int i);
 /* The algorithm called @name that serves @coll, or NULL. */

@@ -1,52 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The algorithm registry and helpers shared by generators. */
+/* Helpers shared by generators (the registry is registry.c). */
 #include "algo.h"
-
-#include <string.h>
-
-extern const struct algo algo_ring;
-
-/* Each registry_*.c lists a family of algorithms, NULL-terminated. */
-extern const struct algo *const algo_registry_a[];
-extern const struct algo *const algo_registry_b[];
-
-static const struct algo *const core_algos[] = { &algo_ring, NULL };
-static const struct algo *const *const registries[] = {
-	core_algos, algo_registry_a, algo_registry_b,
-};
-
-static const struct algo *table[64];
-static unsigned int table_len;
-
-static void build_table(void)
-{
-	if (table_len)
-		return;
-	for (unsigned int r = 0; r < sizeof(registries) / sizeof(registries[0]); r++)
-		for (const struct algo *const *a = registries[r]; *a && table_len < 64; a++)
-			table[table_len++] = *a;
-}
-
-unsigned int algo_count(void)
-{
-	build_table();
-	return table_len;
-}
-
-const struct algo *algo_at(unsigned int i)
-{
-	build_table();
-	return i < table_len ? table[i] : NULL;
-}
-
-const struct algo *algo_find(const char *name, unsigned int coll)
-{
-	build_table();
-	for (unsigned int i = 0; i < table_len; i++)
-		if (!strcmp(table[i]->name, name) && (table[i]->colls & (1u << coll)))
-			return table[i];
-	return NULL;
-}
 
 void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len)
 {

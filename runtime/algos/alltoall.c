@@ -36,6 +36,7 @@
  *   round k, and every rank would wait on the next one around the cycle.
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
 
@@ -125,6 +126,8 @@ const struct algo algo_pairwise = {
 	.colls = 1u << CS_ALLTOALL,
 	.rejects = a2a_rejects,
 	.gen = pw_gen,
+	.cost = cost_pairwise,
+	.knobs = ALGO_KNOB_SLICES,
 };
 
 /* --- bruck ---------------------------------------------------------------- */
@@ -317,4 +320,6 @@ const struct algo algo_bruck = {
 	.colls = 1u << CS_ALLTOALL,
 	.rejects = a2a_rejects,
 	.gen = bk_gen,
+	.cost = cost_bruck,
+	.knobs = ALGO_KNOB_SLICES,
 };

@@ -20,6 +20,7 @@
  * every credit is granted in the prologue.
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 static uint32_t chain_slices(const struct algo_opts *o)
 {
@@ -93,4 +94,6 @@ const struct algo algo_chain = {
 	.colls = 1u << CS_BROADCAST | 1u << CS_REDUCE_COLL,
 	.rejects = algo_rejects_bad_root,
 	.gen = chain_gen,
+	.cost = cost_chain,
+	.knobs = ALGO_KNOB_SLICES,
 };

@@ -43,6 +43,7 @@
  * every N up to 40, and with 2 to 4 slices up to 16).
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
 
@@ -311,4 +312,6 @@ const struct algo algo_dbt = {
 	.colls = 1u << CS_ALLREDUCE,
 	.rejects = dbt_rejects,
 	.gen = dbt_gen,
+	.cost = cost_dbt,
+	.knobs = ALGO_KNOB_SLICES,
 };

@@ -27,6 +27,7 @@
  * Channels touch disjoint elements, so they need nothing between them.
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
 
@@ -218,4 +219,6 @@ const struct algo algo_flatring = {
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = fring_rejects,
 	.gen = fring_gen,
+	.cost = cost_flatring,
+	.knobs = ALGO_KNOB_SLICES | ALGO_KNOB_CHANNELS,
 };

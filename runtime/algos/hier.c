@@ -56,6 +56,7 @@
  * composition is too.
  */
 #include "algo.h"
+#include "algo_cost.h"
 #include "hier_embed.h"
 #include "pat_credit.h"
 
@@ -444,6 +445,9 @@ const struct algo algo_hier = {
 	.colls = 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER | 1u << CS_ALLREDUCE,
 	.rejects = hier_ring_rejects,
 	.gen = hier_ring_gen,
+	.cost = cost_hier,
+	.cost_rejects = cost_rejects_hier,
+	.knobs = ALGO_KNOB_SLICES,
 	.loops_fit = hier_loops_fit,
 	.lower_loops = hier_lower_loops,
 };
@@ -453,4 +457,7 @@ const struct algo algo_hier_pat = {
 	.colls = 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = hier_pat_rejects,
 	.gen = hier_pat_gen,
+	.cost = cost_hier_pat,
+	.cost_rejects = cost_rejects_hier,
+	.knobs = ALGO_KNOB_SLICES,
 };

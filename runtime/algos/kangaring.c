@@ -40,8 +40,12 @@
  * ring sends.  So nothing waits in a cycle.
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
+
+/* with one rank per device it is the plain ring */
+extern const struct algo algo_ring;
 
 struct kring {
 	struct cs_sched *s;
@@ -356,7 +360,7 @@ static struct cs_sched *kring_gen(const struct cs_shape *shape, const struct alg
 
 	if (k.d < 2) {
 		/* no pairing: the plain ring */
-		s = algo_find("ring", shape->coll)->gen(shape, o);
+		s = algo_ring.gen(shape, o);
 		if (s)
 			s->algo = "kangaring";
 		return s;
@@ -383,7 +387,7 @@ static const char *kring_rejects(const struct cs_shape *s, const struct algo_opt
 {
 	if (o->ranks_per_device > 1 && s->nranks % o->ranks_per_device)
 		return "needs ranks_per_device to divide N";
-	if (o->ranks_per_device < 2 && !algo_find("ring", s->coll))
+	if (o->ranks_per_device < 2 && !(algo_ring.colls & 1u << s->coll))
 		return "needs the ring algorithm when ranks_per_device is 0 or 1";
 	return NULL;
 }
@@ -393,4 +397,6 @@ const struct algo algo_kangaring = {
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = kring_rejects,
 	.gen = kring_gen,
+	.cost = cost_kangaring,
+	.knobs = ALGO_KNOB_SLICES,
 };

@@ -36,6 +36,7 @@
  * writes RECV, after the snapshot copy read it.
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
 
@@ -287,6 +288,7 @@ const struct algo algo_mesh = {
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = mesh_rejects,
 	.gen = mesh_gen,
+	.cost = cost_mesh,
 	.tuner_max_ranks = MESH_TUNER_MAX_RANKS,
 };
 
@@ -295,5 +297,6 @@ const struct algo algo_mesh_oneshot = {
 	.colls = 1u << CS_ALLREDUCE,
 	.rejects = mesh_rejects,
 	.gen = oneshot_gen,
+	.cost = cost_mesh_oneshot,
 	.tuner_max_ranks = MESH_TUNER_MAX_RANKS,
 };

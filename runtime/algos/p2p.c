@@ -14,6 +14,7 @@
  * out of place, nothing in place (the data already is where it belongs).
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 static struct cs_sched *p2p_gen(const struct cs_shape *shape, const struct algo_opts *o)
 {
@@ -53,4 +54,6 @@ const struct algo algo_p2p = {
 	.colls = 1u << CS_SENDRECV,
 	.rejects = p2p_rejects,
 	.gen = p2p_gen,
+	.cost = cost_p2p,
+	.knobs = ALGO_KNOB_SLICES,
 };

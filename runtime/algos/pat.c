@@ -72,6 +72,7 @@
  * credit counters need.
  */
 #include "algo.h"
+#include "algo_cost.h"
 #include "pat_credit.h"
 
 #include <stdlib.h>
@@ -720,4 +721,6 @@ const struct algo algo_pat = {
 	.colls = 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = pat_rejects,
 	.gen = pat_gen,
+	.cost = cost_pat,
+	.knobs = ALGO_KNOB_SLICES,
 };

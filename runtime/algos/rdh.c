@@ -36,6 +36,7 @@
  * own data into RECV (last reduction, or the AllGather copy).
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
 
@@ -356,4 +357,5 @@ const struct algo algo_rdh = {
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = rdh_rejects,
 	.gen = rdh_gen,
+	.cost = cost_rdh,
 };

@@ -15,6 +15,7 @@
  * All-gather: at step k rank r sends block (r-k) and receives (r-1-k).
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 #include <stdlib.h>
 
@@ -177,6 +178,8 @@ const struct algo algo_ring = {
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,
 	.rejects = ring_rejects,
 	.gen = ring_gen,
+	.cost = cost_ring,
+	.knobs = ALGO_KNOB_SLICES,
 	.loops_fit = ring_loops_fit,
 	.lower_loops = ring_lower_loops,
 };

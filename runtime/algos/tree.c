@@ -26,6 +26,7 @@
  * cannot deadlock: children never wait for their parent.
  */
 #include "algo.h"
+#include "algo_cost.h"
 
 struct tree_node {
 	uint32_t parent;	/* rank; == self for the root */
@@ -124,4 +125,6 @@ const struct algo algo_binomial = {
 	.colls = 1u << CS_BROADCAST | 1u << CS_REDUCE_COLL,
 	.rejects = algo_rejects_bad_root,
 	.gen = tree_gen,
+	.cost = cost_binomial,
+	.knobs = ALGO_KNOB_SLICES,
 };

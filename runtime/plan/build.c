@@ -248,8 +248,7 @@ static int plan_other_algo(struct clique *q, struct plan *p, const struct cs_sha
 		return ccore_error(-ENOMEM, "out of memory");
 	tried[0] = failed;
 	for (uint32_t i = 0; i < total && rc == -E2BIG; i++) {
-		const struct algo *a = i < ch->ncand ? algo_find(ch->cand[i].algo, sh->coll) :
-				       algo_at(i - ch->ncand);
+		const struct algo *a = i < ch->ncand ? ch->cand[i].algo : algo_at(i - ch->ncand);
 		struct algo_opts o = p->asked;
 		bool again = false;
 

@@ -170,7 +170,7 @@ int ccore_plan_query(const struct ccore_comm *comm, enum ccore_coll_op op, size_
 	};
 	for (uint32_t i = 0; i < ch.ncand && i < CCORE_PLAN_MAX_CANDIDATES; i++)
 		out->candidates[i] = (struct ccore_plan_candidate){
-			ch.cand[i].algo, ch.cand[i].slices, ch.cand[i].channels, ch.cand[i].us,
+			ch.cand[i].algo->name, ch.cand[i].slices, ch.cand[i].channels, ch.cand[i].us,
 		};
 	return 0;
 }

@@ -18,6 +18,8 @@
 
 #include "model.h"
 
+struct algo;
+
 struct tune_call {
 	uint8_t coll;		/* enum cs_coll */
 	uint32_t nranks;	/* N, = tune_topo_ranks() of the topology */
@@ -29,19 +31,14 @@ struct tune_call {
 	uint64_t pat_buffer;	/* PAT's staging elements per rank; 0: its default */
 };
 
-/* Knobs an algorithm's time depends on (what the tuner searches). */
-#define TUNE_KNOB_SLICES   1u
-#define TUNE_KNOB_CHANNELS 2u
-
 /*
- * The modelled time of @algo (a registry name) for @c on @t: 0 and *us,
- * or -1 and *why when the formula does not apply (unknown algorithm, a
- * collective it does not serve, a layout it needs, ...).
+ * The modelled time of registry entry @a (its cost(), algos/algo.h) for
+ * @c on @t: 0 and *us, or -1 and *why when it does not apply (no cost
+ * function, a collective it does not serve, a layout it needs, ...).  The
+ * knobs it depends on are @a->knobs.
  */
-int tune_formula(const char *algo, const struct tune_topo *t, const struct tune_call *c,
+int tune_formula(const struct algo *a, const struct tune_topo *t, const struct tune_call *c,
 		 double *us, const char **why);
-/* TUNE_KNOB_* of @algo (0 for unknown names). */
-unsigned int tune_formula_knobs(const char *algo);
 /* M of a call as above, from nccl's count. */
 double tune_bytes(uint8_t coll, uint32_t nranks, uint64_t count, uint64_t elem_size);
 

@@ -181,12 +181,11 @@ void tuner_topo(uint32_t nodes, uint32_t torus_x, uint32_t torus_y, uint32_t ran
 	t->reduce_gbps = env.reduce_gbps;
 }
 
-int tuner_best(const char *algo, const struct tune_topo *t, struct tune_call *c,
+int tuner_best(const struct algo *a, const struct tune_topo *t, struct tune_call *c,
 	       uint32_t max_slices, double *us)
 {
-	unsigned int knobs = tune_formula_knobs(algo);
-	uint32_t smax = knobs & TUNE_KNOB_SLICES ? max_slices : 1;
-	uint32_t cmax = knobs & TUNE_KNOB_CHANNELS ? (max_slices < 8 ? max_slices : 8) : 1;
+	uint32_t smax = a->knobs & ALGO_KNOB_SLICES ? max_slices : 1;
+	uint32_t cmax = a->knobs & ALGO_KNOB_CHANNELS ? (max_slices < 8 ? max_slices : 8) : 1;
 	struct tune_call best = *c, x = *c;
 	double bt = -1, v;
 	const char *why;
@@ -202,7 +201,7 @@ int tuner_best(const char *algo, const struct tune_topo *t, struct tune_call *c,
 		 * ranks, costs milliseconds each to price).
 		 */
 		for (x.slices = 1; x.slices <= (smax ? smax : 1) && worse < 2; x.slices *= 2) {
-			if (tune_formula(algo, t, &x, &v, &why))
+			if (tune_formula(a, t, &x, &v, &why))
 				return -1;
 			worse = prev >= 0 && v > prev ? worse + 1 : 0;
 			prev = v;
@@ -230,14 +229,14 @@ uint32_t tuner_rank(const struct tune_topo *t, const struct tune_call *c, uint32
 
 		if (!(a->colls & (1u << c->coll)) ||
 		    (a->tuner_max_ranks && c->nranks > a->tuner_max_ranks) ||
-		    tuner_best(a->name, t, &x, max_slices, &us))
+		    tuner_best(a, t, &x, max_slices, &us))
 			continue;
 		/* insertion sort; equal times keep registry order */
 		uint32_t k = n++;
 
 		for (; k > 0 && out[k - 1].us > us; k--)
 			out[k] = out[k - 1];
-		out[k] = (struct tune_candidate){ a->name, x.slices, x.channels, us };
+		out[k] = (struct tune_candidate){ a, x.slices, x.channels, us };
 	}
 	return n;
 }

@@ -26,7 +26,7 @@
 #define TUNE_MAX_CAND 16
 
 struct tune_candidate {
-	const char *algo;
+	const struct algo *algo;
 	uint32_t slices, channels;
 	double us;
 };
@@ -49,10 +49,11 @@ void tuner_calibrate(const double alpha_us[TUNE_NTIERS], const double bw_gbps[TU
 void tuner_topo(uint32_t nodes, uint32_t torus_x, uint32_t torus_y, uint32_t ranks_per_device,
 		const struct tune_hw *hw, struct tune_topo *t);
 /*
- * The best slices (1..@max_slices) and channels of @algo for @c on @t:
- * 0 with them in c->slices, c->channels and *us; -1 if no formula applies.
+ * The best slices (1..@max_slices) and channels (the knobs it takes) of
+ * registry entry @a for @c on @t: 0 with them in c->slices, c->channels
+ * and *us; -1 if its cost does not apply.
  */
-int tuner_best(const char *algo, const struct tune_topo *t, struct tune_call *c,
+int tuner_best(const struct algo *a, const struct tune_topo *t, struct tune_call *c,
 	       uint32_t max_slices, double *us);
 /* Every registered algorithm for c->coll with a formula, fastest first. */
 uint32_t tuner_rank(const struct tune_topo *t, const struct tune_call *c, uint32_t max_slices,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The algorithms of registry_a (mesh, mesh_oneshot, rdh, dbt, flatring,
- * kangaring): their schedules pass the verifier with non-default options
+ * The algorithms mesh, mesh_oneshot, rdh, dbt, flatring and
+ * kangaring: their schedules pass the verifier with non-default options
  * (channels, ranks per device, slices) and for every N up to 40; count 0
  * gives no steps; and each schedule has the structure of the algorithm it
  * claims to be.  The steps per rank at N = 8 are logged, with default

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The registry-b algorithms (pairwise, bruck, binomial, chain, p2p, pat,
- * hier, hier-pat) with the options the shared sweep in sched_test.c leaves
+ * The algorithms pairwise, bruck, binomial, chain, p2p, pat, hier and
+ * hier-pat with the options the shared sweep in sched_test.c leaves
  * at their defaults -- every root, many slice counts, small PAT buffers,
  * hierarchies of 2 and 4 ranks per node -- through the verifier, and one
  * structural property each that shows the schedule is the algorithm it

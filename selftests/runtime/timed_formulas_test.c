@@ -10,7 +10,7 @@
  * DMA rings) on virtual buffers; a tuning file forces the algorithm with
  * one slice and one channel, so every block is one descriptor, as the
  * closed forms count it.  The expected times are written here from the
- * reference, not taken from runtime/tune/formula.c; that the tuner's
+ * reference, not taken from runtime/tune/cost_*.c; that the tuner's
  * formulas (CCORE_TUNER_IDEAL=1, asked through ccore_plan_query()) agree
  * with them is checked at the same points.
  *

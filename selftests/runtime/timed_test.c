@@ -9,6 +9,7 @@
 #include "tsim.h"
 #include "timed_world.h"
 #include "ccore.h"
+#include "algos/algo.h"
 #include "sched/cs.h"
 #include "tune/formula.h"
 #include "tune/model.h"
@@ -366,7 +367,9 @@ TEST(tiered_formulas_follow_the_timed_model)
 			   cases[i].bytes);
 		tune_topo_default(&t, cases[i].nodes, X, Y, cases[i].per_dev);
 		call.nranks = (uint32_t)w.n;
-		ASSERT_EQ(tune_formula(cases[i].algo, &t, &call, &model, &why), 0);
+		ASSERT_TRUE(algo_find(cases[i].algo, call.coll) != NULL);
+		ASSERT_EQ(tune_formula(algo_find(cases[i].algo, call.coll), &t, &call, &model, &why),
+			  0);
 		timed = algo_us(&w, cases[i].op, cases[i].bytes, cases[i].algo, cases[i].slices);
 		timed_world_close(&w);
 		ccore_test_log("%-8s %-13s %3d ranks on %u node%s, %8zu bytes, %2u slices: model %9.3f us, timed %9.3f us (%+.1f%%)",

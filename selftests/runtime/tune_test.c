@@ -34,6 +34,16 @@ static struct tune_topo ideal(uint32_t n, uint32_t R, uint32_t X)
 	return t;
 }
 
+/* The registry's @algo for @coll, which must be there. */
+static const struct algo *entry(const char *algo, uint8_t coll)
+{
+	const struct algo *a = algo_find(algo, coll);
+
+	if (!a)
+		FAIL("%s is not registered for %s", algo, cs_coll_name(coll));
+	return a;
+}
+
 static double f(const char *algo, const struct tune_topo *t, uint8_t coll, double M, uint32_t P,
 		uint32_t ch)
 {
@@ -42,7 +52,7 @@ static double f(const char *algo, const struct tune_topo *t, uint8_t coll, doubl
 	const char *why = NULL;
 	double us = -1;
 
-	if (tune_formula(algo, t, &c, &us, &why))
+	if (tune_formula(entry(algo, coll), t, &c, &us, &why))
 		FAIL("%s on %u ranks: not applicable: %s", algo, c.nranks, why);
 	return us;
 }
@@ -55,7 +65,7 @@ static double f_pat(const struct tune_topo *t, uint8_t coll, double M, uint64_t 
 	const char *why = NULL;
 	double us = -1;
 
-	if (tune_formula("pat", t, &c, &us, &why))
+	if (tune_formula(entry("pat", coll), t, &c, &us, &why))
 		FAIL("pat on %u ranks: not applicable: %s", c.nranks, why);
 	return us;
 }
@@ -208,7 +218,7 @@ TEST(kangaring_and_hierarchical_compose_their_parts)
 	/* AG: inter ring AG(2, 2 blocks) then an intra AG(4) per node row */
 	ASSERT_US(f("hier", &h, CS_ALLGATHER, 8000, 1, 1), 3 + 2 * 9);
 	ASSERT_US(f("hier-pat", &h, CS_REDUCESCATTER, 8000, 1, 1), 2 * 9 + 3);
-	ASSERT_EQ(tune_formula("hier", &t8, &c, &us, &why), -1);
+	ASSERT_EQ(tune_formula(entry("hier", CS_ALLREDUCE), &t8, &c, &us, &why), -1);
 	ASSERT_STR_CONTAINS(why, "2 or more nodes");
 }
 
@@ -220,15 +230,72 @@ TEST(every_registered_algorithm_has_a_formula)
 	for (unsigned int i = 0; i < algo_count(); i++) {
 		const struct algo *a = algo_at(i);
 
+		if (!a->cost)
+			FAIL("%s has no cost function", a->name);
+		if (!a->colls)
+			FAIL("%s serves no collective", a->name);
 		for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
 			if (!(a->colls & (1u << coll)))
 				continue;
+			/* the entry algo_find() gives for its name and coll is this one */
+			if (algo_find(a->name, coll) != a)
+				FAIL("%s is registered twice for %s", a->name, cs_coll_name(coll));
 			ASSERT_GT(f(a->name, &t, coll, 1 << 20, 2, 2), 0);
 			checked++;
 		}
+		for (unsigned int k = 0; k < i; k++)
+			if (!strcmp(algo_at(k)->name, a->name) && (algo_at(k)->colls & a->colls))
+				FAIL("%s has two entries for a collective", a->name);
+		/* the knobs a cost depends on are the ones it has */
+		if (a->knobs & ~(ALGO_KNOB_SLICES | ALGO_KNOB_CHANNELS))
+			FAIL("%s: unknown knobs %#x", a->name, a->knobs);
 	}
 	ccore_test_log("%u (algorithm, collective) pairs", checked);
 	ASSERT_GE(checked, 25);
+	ASSERT_EQ(algo_at(algo_count()), NULL);
+}
+
+/*
+ * A cost that depends on a knob changes with it somewhere, and one that
+ * does not, nowhere: the tuner searches exactly the knobs an entry lists.
+ */
+TEST(registered_knobs_are_the_ones_the_cost_depends_on)
+{
+	struct tune_topo t;
+
+	tune_topo_default(&t, 2, 2, 2, 2);
+	for (unsigned int i = 0; i < algo_count(); i++) {
+		const struct algo *a = algo_at(i);
+
+		for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+			bool by_slices = false, by_channels = false;
+
+			if (!(a->colls & (1u << coll)))
+				continue;
+			for (double M = 4096; M <= 1 << 26; M *= 64) {
+				struct tune_call c = { .coll = coll, .nranks = 16, .bytes = M,
+						       .slices = 1, .channels = 1, .peer_dist = 1 };
+				const char *why;
+				double one, more;
+
+				if (tune_formula(a, &t, &c, &one, &why))
+					continue;
+				c.slices = 4;
+				ASSERT_EQ(tune_formula(a, &t, &c, &more, &why), 0);
+				by_slices |= more != one;
+				c.slices = 1;
+				c.channels = 4;
+				ASSERT_EQ(tune_formula(a, &t, &c, &more, &why), 0);
+				by_channels |= more != one;
+			}
+			if (by_slices != !!(a->knobs & ALGO_KNOB_SLICES) ||
+			    by_channels != !!(a->knobs & ALGO_KNOB_CHANNELS))
+				FAIL("%s %s: knobs %#x, but its cost %s with slices, %s with channels",
+				     a->name, cs_coll_name(coll), a->knobs,
+				     by_slices ? "changes" : "does not change",
+				     by_channels ? "changes" : "does not change");
+		}
+	}
 }
 
 TEST(bytes_follow_the_nccl_tests_convention)
@@ -406,7 +473,7 @@ static const char *fastest(const struct tune_topo *t, uint8_t coll, double M,
 		ASSERT_TRUE(cand[i - 1].us <= cand[i].us);
 	if (best)
 		*best = cand[0];
-	return cand[0].algo;
+	return cand[0].algo->name;
 }
 
 TEST(tuner_takes_the_least_modelled_time)
@@ -436,11 +503,11 @@ TEST(tuner_takes_the_least_modelled_time)
 						const char *why;
 						double us;
 
-						if (tune_formula(a->name, &t, &c, &us, &why) == 0 &&
+						if (tune_formula(a, &t, &c, &us, &why) == 0 &&
 						    us < best.us * (1 - 1e-9))
 							FAIL("%s %.0f bytes: %s s%u c%u %.2f µs beats %s %.2f µs",
 							     cs_coll_name(colls[k]), M, a->name, s, ch,
-							     us, best.algo, best.us);
+							     us, best.algo->name, best.us);
 					}
 			}
 		}

@@ -523,8 +523,8 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 					      .bytes = (double)bytes, .slices = 1, .channels = 1,
 					      .peer_dist = 1, .elem_size = 4,
 					      .pat_buffer = o.pat_buffer };
-		if (!r->why && !tune_formula(al->name, t, &r->call, &r->ref_us, &r->why) &&
-		    tuner_best(al->name, t, &r->call, max_slices(&sh), &r->us))
+		if (!r->why && !tune_formula(al, t, &r->call, &r->ref_us, &r->why) &&
+		    tuner_best(al, t, &r->call, max_slices(&sh), &r->us))
 			r->why = "the cost model has no time for it";
 		n++;
 	}
