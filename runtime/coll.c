@@ -8,7 +8,6 @@
 #include "comm.h"
 #include "coll_mismatch.h"
 #include "coll_size.h"
-#include "ccm.h"
 #include "lock.h"
 
 #include <stdlib.h>
@@ -19,6 +18,11 @@ static const char *const dtype_names[] = {
 	[ccore_i64] = "i64", [ccore_u64] = "u64", [ccore_f16] = "f16", [ccore_bf16] = "bf16",
 	[ccore_f32] = "f32", [ccore_f64] = "f64",
 };
+/* element sizes in bytes, as the device's descriptors take them */
+static const uint8_t dtype_sizes[] = {
+	[ccore_i8] = 1, [ccore_u8] = 1, [ccore_i32] = 4, [ccore_u32] = 4, [ccore_i64] = 8,
+	[ccore_u64] = 8, [ccore_f16] = 2, [ccore_bf16] = 2, [ccore_f32] = 4, [ccore_f64] = 8,
+};
 static const char *const redop_names[] = {
 	[ccore_sum] = "sum", [ccore_prod] = "prod", [ccore_max] = "max", [ccore_min] = "min",
 	[ccore_avg] = "avg",
@@ -26,7 +30,7 @@ static const char *const redop_names[] = {
 
 size_t ccore_dtype_size(enum ccore_dtype t)
 {
-	return ccm_dtype_size((uint32_t)t);
+	return (unsigned int)t < sizeof(dtype_sizes) ? dtype_sizes[t] : 0;
 }
 
 const char *ccore_dtype_name(enum ccore_dtype t)

@@ -9,7 +9,6 @@
 #include "coll_size.h"
 #include "ccore_internal.h"
 #include "util/size.h"
-#include "ccm.h"
 
 #include <stdio.h>
 
@@ -23,7 +22,7 @@ int coll_buffer_bytes(const char *fn, const struct cs_shape *sh, uint32_t dtype,
 		      uint64_t max_bytes, uint64_t *send_bytes, uint64_t *recv_bytes)
 {
 	struct cs_shape one = *sh;
-	uint64_t es = ccm_dtype_size(dtype), send_per, recv_per, per, bytes;
+	uint64_t es = ccore_dtype_size(dtype), send_per, recv_per, per, bytes;
 	char need[32] = "more than 2^64";
 	const char *which;
 	bool fits;

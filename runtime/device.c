@@ -4,8 +4,7 @@
  * typed wrappers around the uAPI requests.
  */
 #include "ccore_internal.h"
-#include "ccm.h"
-#include "ccm_os.h"
+#include "util/clock.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,7 +46,7 @@ const char *ccore_ioctl_name(unsigned long request)
 {
 	size_t i;
 
-	for (i = 0; i < CCM_ARRAY_SIZE(ioctl_names); i++)
+	for (i = 0; i < sizeof(ioctl_names) / sizeof(ioctl_names[0]); i++)
 		if (ioctl_names[i].req == request)
 			return ioctl_names[i].name;
 	return "unknown ioctl";
@@ -234,16 +233,16 @@ static int64_t now_or_later_ns(void)
 
 	if (tick < 0) {
 		if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
-			return ccm_now_ns();
+			return rt_now_ns();
 		tick = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		__atomic_store_n(&tick_ns, tick, __ATOMIC_RELAXED);
 	}
 	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts))
-		return ccm_now_ns();
+		return rt_now_ns();
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + tick;
 }
 
-/* The uAPI's waits take absolute CLOCK_MONOTONIC deadlines (ccm_now_ns);
+/* The uAPI's waits take absolute CLOCK_MONOTONIC deadlines (rt_now_ns);
  * ours take durations: a very long one saturates instead of wrapping into
  * the past. */
 static int64_t deadline_after(int64_t timeout_ns)
@@ -251,7 +250,7 @@ static int64_t deadline_after(int64_t timeout_ns)
 	int64_t now;
 
 	if (timeout_ns <= 0)
-		return ccm_now_ns();	/* a poll: not a tick later */
+		return rt_now_ns();	/* a poll: not a tick later */
 	now = now_or_later_ns();
 	return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
 }

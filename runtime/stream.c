@@ -8,8 +8,8 @@
  * post them), then for its launched jobs on the device.  Only the first wait
  * depends on other ranks, so only it has the peer timeout.
  */
-#include "ccm_os.h"
 #include "comm.h"
+#include "util/clock.h"
 #include "lock.h"
 #include "log.h"
 
@@ -83,7 +83,7 @@ int ccore_stream_create(struct ccore_comm *c, uint32_t id, struct ccore_stream *
 /* The lock is held; -ETIMEDOUT with a message naming what is missing. */
 int stream_wait_posted(struct ccore_stream *s, const char *fn)
 {
-	int64_t deadline = ccm_now_ns() + peer_timeout_ns;
+	int64_t deadline = rt_now_ns() + peer_timeout_ns;
 	char what[1024];
 
 	while (s->pending)

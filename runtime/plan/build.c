@@ -54,7 +54,7 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 {
 	p->ctx = (struct lower_ctx){
 		.nranks = p->n, .ranks = p->lr, .peer_va = plan_peer_va, .arg = p,
-		.elem_size = (uint32_t)ccm_dtype_size(ops[0].dtype),
+		.elem_size = (uint32_t)ccore_dtype_size(ops[0].dtype),
 		.dtype = ops[0].dtype,
 		.redop = !ops[0].redop || ops[0].redop == ccore_avg ? DRM_CCORE_REDOP_SUM : ops[0].redop,
 		.engines = q->rt->engines,
@@ -188,7 +188,7 @@ static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *s
 static bool plan_shrink(struct plan *p)
 {
 	struct algo_opts *o = &p->opts;
-	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
+	uint64_t es = ccore_dtype_size(p->ops[0].dtype);
 	bool slices = o->slices > 1;
 	const char *env = slices ? "CCORE_SLICES" : "CCORE_PAT_BUFFER";
 	uint64_t before, after;
@@ -291,7 +291,7 @@ int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *sh
 	struct plan *p = calloc(1, sizeof(*p));
 	struct ccore_plan_timing *tm = &q->timing;
 	uint32_t n = q->n;
-	int64_t t = ccm_now_ns();
+	int64_t t = rt_now_ns();
 	int rc = 0;
 
 	if (!p)

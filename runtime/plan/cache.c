@@ -84,12 +84,12 @@ static bool evict_own(struct clique *q)
  */
 bool plan_evict_one(struct clique *q)
 {
-	int64_t t = ccm_now_ns();
+	int64_t t = rt_now_ns();
 	bool done = evict_own(q);
 
 	for (struct clique *o = q->rt->cliques; o && !done; o = o->rt_next)
 		done = o != q && evict_own(o);
-	q->timing.evict_us += (double)(ccm_now_ns() - t) / 1e3;
+	q->timing.evict_us += (double)(rt_now_ns() - t) / 1e3;
 	return done;
 }
 

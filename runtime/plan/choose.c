@@ -41,7 +41,7 @@ static const char *in_place_rule(uint8_t coll)
 
 int plan_shape(struct clique *q, const struct op *ops, struct cs_shape *sh)
 {
-	uint64_t es = ccm_dtype_size(ops[0].dtype);
+	uint64_t es = ccore_dtype_size(ops[0].dtype);
 	const struct op *any = NULL;
 
 	for (uint32_t r = 0; r < q->n && !any; r++)
@@ -77,7 +77,7 @@ static int plan_choose(struct clique *q, const struct cs_shape *sh, uint32_t dty
 				 .ranks_per_device = clique_group_size(q, false),
 				 .ranks_per_node = clique_group_size(q, true) };
 	clique_topo(q, o, &t);
-	return select_algo(sh, &t, ccm_dtype_size(dtype), o, ch);
+	return select_algo(sh, &t, ccore_dtype_size(dtype), o, ch);
 }
 
 /* One pass over the environment: every CCORE_* variable, name and value. */
@@ -117,7 +117,7 @@ int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_t dtype
 		*choose_us = q->memo.choose_us;
 		return 0;
 	}
-	t = ccm_now_ns();
+	t = rt_now_ns();
 	rc = plan_choose(q, sh, dtype, o, ch);
 	*choose_us = lap_us(&t);
 	q->memo.valid = !rc;

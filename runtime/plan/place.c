@@ -93,7 +93,7 @@ int plan_resolve_peers(struct plan *p, const struct cs_sched *s)
 /* Devices, cores, TMP and @rings ring indices for the ranks in p->active. */
 int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t rings)
 {
-	uint64_t es = ccm_dtype_size(p->ops[0].dtype);
+	uint64_t es = ccore_dtype_size(p->ops[0].dtype);
 	int rc = 0;
 
 	for (uint32_t r = 0; r < p->n; r++) {
@@ -151,21 +151,21 @@ uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind
 	int rc = 0;
 
 	if (kind == LOWER_SEM_LOCAL ? !sems_have_local(q, slot, r) : !sems_have(q, slot, r, peer)) {
-		t = ccm_now_ns();
+		t = rt_now_ns();
 		rc = sems_ensure(q, slot, r, &peer, kind != LOWER_SEM_LOCAL);
 	}
 	sem = rc ? 0 : kind == LOWER_SEM_LOCAL ? sems_local(q, slot, r) :
 	      kind == LOWER_SEM_ARRIVAL ? sems_arrival(q, slot, r, peer) :
 	      sems_credit(q, slot, r, peer);
 	if (!rc && user != peer) {
-		int64_t t0 = ccm_now_ns();
+		int64_t t0 = rt_now_ns();
 
 		rc = sems_allow(q, slot, r, sem, user);
 		t = rc > 0 && !t ? t0 : t;
 		rc = rc < 0 ? rc : 0;
 	}
 	if (t)
-		q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+		q->timing.connect_us += (double)(rt_now_ns() - t) / 1e3;
 	if (rc) {
 		p->peer_rc = p->peer_rc ?: rc;
 		return 0;
@@ -180,7 +180,7 @@ uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind
  */
 int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
 {
-	int64_t t = ccm_now_ns();
+	int64_t t = rt_now_ns();
 	int rc = 0;
 
 	for (uint32_t r = 0; r < p->n && !rc; r++) {
@@ -199,6 +199,6 @@ int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
 		rc = sems_ensure(q, plan_slot(p, r), r, peers, k);
 		free(peers);
 	}
-	q->timing.connect_us += (double)(ccm_now_ns() - t) / 1e3;
+	q->timing.connect_us += (double)(rt_now_ns() - t) / 1e3;
 	return rc;
 }

@@ -17,7 +17,7 @@
 
 #include "comm.h"
 #include "lower/lower.h"
-#include "ccm.h"
+#include "util/clock.h"
 
 struct plan {
 	struct plan *next;
@@ -44,7 +44,7 @@ struct plan {
 /* Microseconds since *@t, which moves on to now. */
 static inline double lap_us(int64_t *t)
 {
-	int64_t now = ccm_now_ns(), d = now - *t;
+	int64_t now = rt_now_ns(), d = now - *t;
 
 	*t = now;
 	return (double)d / 1e3;
