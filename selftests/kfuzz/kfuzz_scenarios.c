@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The eight findings of issue 14, each replayed as the issue describes it:
+ * The eight findings of the kernel-robustness work, each replayed as found:
  * the regression tests of their fixes.  Each scenario passes only if the
  * kernel did what a sound driver does (the call failed cleanly, the wait
  * kept its deadline, close() returned) and its kernel log stayed clean: no
@@ -10,6 +10,9 @@
  *
  * Fabric ids 20..23 are the scenarios' own; setup.sh's fabrics 0 and 1
  * are used as they are (fence_outlives_module recreates them).
+ *
+ * Over 800 lines on purpose: each scenario is a whole replay of one
+ * finding, kept in one place with the checks they share.
  */
 #include <errno.h>
 #include <signal.h>

@@ -9,6 +9,9 @@
  * result is checked exactly.  Also: a collective makes no progress while
  * the CC cores are held — the runtime never moves data itself.
  *
+ * Over 800 lines on purpose: it is one program, also built for the QEMU
+ * guest (coll_accel), whose cases share the sweep's worlds and checks.
+ *
  * The backend is the runtime's choice ($CCORE_DEVICE, else sim); on the
  * kernel driver (accel) the cases that need the sim backend's shaping
  * (CCORE_SIM, several nodes) skip, and one set of communicators is open at

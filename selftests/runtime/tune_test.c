@@ -7,6 +7,9 @@
  *
  * Ideal setting here: α = 2 µs, BW = 1 GB/s (10^3 bytes per µs), so
  * M = 8000 bytes is M/BW = 8 µs.
+ *
+ * Over 800 lines on purpose: one hand-computed expectation per algorithm
+ * and collective, next to the closed form it comes from.
  */
 #include "ccore_test.h"
 #include "timed_world.h"
