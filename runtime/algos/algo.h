@@ -47,6 +47,8 @@ struct algo {
 };
 
 /* Ring AllReduce in loop form (ring_loop.c). */
+/* Ring's schedule with its hops as repeats (AllReduce of equal blocks; else gen()'s). */
+struct cs_sched *ring_gen_rolled(const struct cs_shape *s, const struct algo_opts *o);
 uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
 			bool always, uint64_t *tmp_count);
 int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,

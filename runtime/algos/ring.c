@@ -165,6 +165,121 @@ static struct cs_sched *ring_gen(const struct cs_shape *shape, const struct algo
 	return c.s;
 }
 
+/*
+ * Ring AllReduce rolled: ring_gen()'s schedule with its hops as repeats.
+ * Body h (h = 0 .. 2N-2) is, per slice, the receive of hop h-1 and the
+ * send of hop h, and both name block (r-1-h) mod N, so one body is the
+ * next with every ref a block lower: a repeat runs the hops from one
+ * change to the next -- of phase (hop 0 sends the input, hops 1..N-2
+ * reduce and send on to be reduced, hop N-1 reduces and sends on to be
+ * copied, N.. gather, 2N-2 only receives) or of block, where it wraps from
+ * 0 to N-1; each body is a repeat, of one iteration where need be, so a
+ * repeat's sends all meet receives of one kind.  An all-gather receive
+ * waits for the reduce-scatter send of its block, N hops before: an
+ * iteration of an earlier repeat, so the gather's runs also split where
+ * the scatter's do (hop N waits for hop 0).  Only equal blocks roll (count
+ * a multiple of N); else ring_gen().
+ */
+struct rolled_ring {
+	struct cs_sched *s;
+	uint32_t n, r, slices;
+	uint64_t blk;
+	uint64_t *soff, *slen;		/* non-empty slices of a block */
+	uint32_t *first;		/* per body h: its first template (a run's first body) */
+	uint32_t *run_start;		/* per body h: the first body of its run */
+};
+
+static uint32_t rolled_block(const struct rolled_ring *c, uint32_t h)
+{
+	return algo_mod((int64_t)c->r - 1 - h, c->n);
+}
+
+/* Body @h's steps at its own block, as ring_gen() emits them. */
+static void rolled_body(struct rolled_ring *c, uint32_t h)
+{
+	uint32_t n = c->n, r = c->r, hops = 2 * n - 2, left = (r + n - 1) % n, right = (r + 1) % n;
+	uint64_t at0 = rolled_block(c, h) * c->blk;
+
+	for (uint32_t i = 0; i < c->slices; i++) {
+		uint64_t at = at0 + c->soff[i], len = c->slen[i];
+
+		if (h && h < n) {
+			cs_recv_reduce(c->s, r, left, cs_at(CS_RECV, at), cs_at(CS_SEND, at), len);
+		} else if (h) {
+			/* the reduce-scatter send of this block and slice, N hops before */
+			uint32_t hs = h - n, on = c->first[hs] + (hs ? 2 * i + 1 : i);
+			uint32_t st = cs_recv(c->s, r, left, cs_at(CS_RECV, at), len);
+
+			cs_dep_iter(c->s, r, st, on, (int32_t)(hs - c->run_start[hs]));
+		}
+		if (h < hops)
+			cs_send(c->s, r, right, cs_at(h ? CS_RECV : CS_SEND, at), len);
+	}
+}
+
+static void rolled_rank(struct rolled_ring *c)
+{
+	uint32_t n = c->n, r = c->r, hops = 2 * n - 2;
+	const uint32_t cuts[] = { 1, n - 1, n, n + 1, hops, r, r + n };
+
+	for (uint32_t h0 = 0, h1; h0 <= hops; h0 = h1) {
+		uint32_t first = c->s->ranks[r].n;
+
+		/* the run: up to the next change of phase or block */
+		h1 = hops + 1;
+		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++)
+			if (cuts[k] > h0 && cuts[k] < h1)
+				h1 = cuts[k];
+		for (uint32_t h = h0; h < h1; h++) {
+			c->first[h] = first;
+			c->run_start[h] = h0;
+		}
+		rolled_body(c, h0);
+		{
+			int64_t down[CS_NBUF] = { -(int64_t)c->blk, -(int64_t)c->blk, -(int64_t)c->blk };
+
+			cs_repeat(c->s, r, first, h1 - h0, down, 0);
+		}
+	}
+}
+
+struct cs_sched *ring_gen_rolled(const struct cs_shape *shape, const struct algo_opts *o)
+{
+	struct rolled_ring c = { .n = shape->nranks };
+	uint32_t slices = o->slices ? o->slices : 1;
+
+	if (shape->coll != CS_ALLREDUCE || c.n < 2 || shape->count < c.n || shape->count % c.n)
+		return ring_gen(shape, o);
+	c.s = cs_new(shape, "ring");
+	c.blk = shape->count / c.n;
+	c.soff = calloc(slices, sizeof(*c.soff));
+	c.slen = calloc(slices, sizeof(*c.slen));
+	c.first = calloc(2 * c.n, sizeof(*c.first));
+	c.run_start = calloc(2 * c.n, sizeof(*c.run_start));
+	if (!c.s || !c.soff || !c.slen || !c.first || !c.run_start) {
+		cs_free(c.s);
+		c.s = NULL;
+		goto out;
+	}
+	for (uint32_t i = 0; i < slices; i++) {
+		uint64_t off, len;
+
+		slice_of(c.blk, slices, i, &off, &len);
+		if (len) {
+			c.soff[c.slices] = off;
+			c.slen[c.slices++] = len;
+		}
+	}
+	for (c.r = 0; c.r < c.n && !c.s->oom && !c.s->fail; c.r++)
+		rolled_rank(&c);
+out:
+	free(c.soff);
+	free(c.slen);
+	free(c.first);
+	free(c.run_start);
+	return c.s;
+}
+
 static const char *ring_rejects(const struct cs_shape *s, const struct algo_opts *o)
 {
 	(void)s;
