@@ -177,8 +177,10 @@ static struct cs_sched *ring_gen(const struct cs_shape *shape, const struct algo
  * repeat's sends all meet receives of one kind.  An all-gather receive
  * waits for the reduce-scatter send of its block, N hops before: an
  * iteration of an earlier repeat, so the gather's runs also split where
- * the scatter's do (hop N waits for hop 0).  Only equal blocks roll (count
- * a multiple of N); else ring_gen().
+ * the scatter's do (hop N waits for hop 0).  A repeat's receives meet
+ * sends of one lane (rolled_lane()), so out of place hop 1, the first to
+ * receive from the reduce-scatter's indexed ring, is a repeat of its own.
+ * Only equal blocks roll (count a multiple of N); else ring_gen().
  */
 struct rolled_ring {
 	struct cs_sched *s;
@@ -217,10 +219,31 @@ static void rolled_body(struct rolled_ring *c, uint32_t h)
 	}
 }
 
+/*
+ * The lane of body @h's sends (struct cs_repeat), as the loop form has
+ * always carried them: hop 0 out of place, which reads the input, written
+ * out; the reduce-scatter's other sends on one indexed ring, counted on
+ * A(sender); the all-gather's on another, counted on C(self).
+ */
+static void rolled_lane(struct rolled_ring *c, uint32_t h, uint32_t rep)
+{
+	bool in_place = c->s->shape.in_place;
+	uint8_t fixed = in_place ? 0 : 1, main = c->n > 2 || in_place ? 1 : 0;
+
+	if (h == 0 && !in_place)
+		cs_repeat_lane(c->s, c->r, rep, 0, false, CS_COUNT_SELF_A);
+	else if (h < c->n - 1)
+		cs_repeat_lane(c->s, c->r, rep, fixed, true, CS_COUNT_PEER);
+	else
+		cs_repeat_lane(c->s, c->r, rep, (uint8_t)(fixed + main), true, CS_COUNT_SELF_C);
+}
+
 static void rolled_rank(struct rolled_ring *c)
 {
-	uint32_t n = c->n, r = c->r, hops = 2 * n - 2;
-	const uint32_t cuts[] = { 1, n - 1, n, n + 1, hops, r, r + n };
+	uint32_t n = c->n, r = c->r, hops = 2 * n - 2, ip = c->s->shape.in_place;
+	/* out of place, hop 1 is the first to receive what the indexed ring sent */
+	const uint32_t cuts[] = { 1, ip ? 1 : 2, n - 1, n, n + 1, ip ? n + 1 : n + 2, hops,
+				  r, r + n };
 
 	for (uint32_t h0 = 0, h1; h0 <= hops; h0 = h1) {
 		uint32_t first = c->s->ranks[r].n;
@@ -238,7 +261,7 @@ static void rolled_rank(struct rolled_ring *c)
 		{
 			int64_t down[CS_NBUF] = { -(int64_t)c->blk, -(int64_t)c->blk, -(int64_t)c->blk };
 
-			cs_repeat(c->s, r, first, h1 - h0, down, 0);
+			rolled_lane(c, h0, cs_repeat(c->s, r, first, h1 - h0, down, 0));
 		}
 	}
 }

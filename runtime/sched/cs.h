@@ -80,11 +80,23 @@ struct cs_step {
 	int32_t dep_iter[CS_MAX_DEPS];	/* repeats: which iteration of deps[] (above) */
 };
 
+/*
+ * How a repeat's sends travel, for the lowering (runtime/lower/
+ * lower_loops.c).  Puts on one ring land in order, on different rings in
+ * any order, so each lane -- a ring of the rank's -- counts its arrivals
+ * at the receiver on a semaphore of its own: A(sender) as plain sends do,
+ * or the pair a rank never uses for itself, A(self) or C(self).
+ */
+enum cs_count { CS_COUNT_PEER, CS_COUNT_SELF_A, CS_COUNT_SELF_C };
+
 /* Steps [first, first + len) of a rank, run @times times (see above). */
 struct cs_repeat {
 	uint32_t first, len, times;
 	int64_t stride[CS_NBUF];	/* elements per iteration, per buffer */
 	int32_t peer_stride;		/* ranks per iteration, mod nranks */
+	uint8_t lane;			/* its sends' ring, 0 .. 2 */
+	bool indexed;			/* one template, indexed by the iteration */
+	uint8_t count;			/* enum cs_count: the lane's arrivals */
 };
 
 struct cs_rank {
@@ -160,6 +172,39 @@ void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, 
  */
 uint32_t cs_repeat(struct cs_sched *s, uint32_t rank, uint32_t first, uint32_t times,
 		   const int64_t *stride, int32_t peer_stride);
+
+/* The lane of repeat @rep of @rank (see struct cs_repeat). */
+void cs_repeat_lane(struct cs_sched *s, uint32_t rank, uint32_t rep, uint8_t lane, bool indexed,
+		    enum cs_count count);
+
+/*
+ * One rank's sends to, or receives from, one peer, in program order: runs
+ * of a repeat's pattern (the templates in it that move data to or from the
+ * peer), a run per repeat, or per iteration where the peer moves.
+ */
+struct cs_stream_run {
+	uint32_t at, len;		/* its templates: cs_stream.tmpl[at ..] */
+	uint64_t times, k0;		/* iterations, the first one's number */
+	uint64_t before;		/* transfers in the runs before it */
+};
+
+struct cs_stream {
+	uint32_t *tmpl;
+	uint32_t nt, tcap;
+	struct cs_stream_run *runs;
+	uint32_t nruns, rcap;
+	uint64_t total;
+	bool oom;
+};
+
+/* Rank @r's sends to @peer (@sends) or receives from it; 0 or -ENOMEM. */
+int cs_stream_build(const struct cs_sched *s, uint32_t r, bool sends, uint32_t peer,
+		    struct cs_stream *st);
+void cs_stream_free(struct cs_stream *st);
+/* Transfer @ord (from 0): its template and iteration; false past the end. */
+bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_t *k);
+/* Which transfer template @t's iteration @k is, or UINT64_MAX if none. */
+uint64_t cs_stream_ordinal(const struct cs_stream *st, uint32_t t, uint64_t k);
 
 /* Whether any rank of @s has repeats. */
 bool cs_has_repeats(const struct cs_sched *s);

@@ -41,6 +41,16 @@ uint32_t cs_repeat(struct cs_sched *s, uint32_t rank, uint32_t first, uint32_t t
 	return rk->nreps++;
 }
 
+void cs_repeat_lane(struct cs_sched *s, uint32_t rank, uint32_t rep, uint8_t lane, bool indexed,
+		    enum cs_count count)
+{
+	struct cs_repeat *rp = &s->ranks[rank].reps[rep];
+
+	rp->lane = lane;
+	rp->indexed = indexed;
+	rp->count = (uint8_t)count;
+}
+
 bool cs_has_repeats(const struct cs_sched *s)
 {
 	for (uint32_t r = 0; r < s->shape.nranks; r++)

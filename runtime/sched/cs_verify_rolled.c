@@ -214,107 +214,8 @@ static int check_rank(struct rolled *v, uint32_t r)
 
 /* --- 2. matching ---------------------------------------------------------------- */
 
-/* A run of a stream: @len templates of one body (or one step), @times times. */
-struct run {
-	uint32_t at, len;		/* its templates: stream.tmpl[at ..] */
-	uint64_t times, k0;		/* iterations, the first one's number */
-};
-
-/* One rank's sends to, or receives from, one peer, in program order. */
-struct stream {
-	uint32_t rank;
-	uint32_t *tmpl;
-	uint32_t nt, tcap;
-	struct run *runs;
-	uint32_t nruns, rcap;
-	bool oom;
-};
-
-static void stream_free(struct stream *st)
-{
-	free(st->tmpl);
-	free(st->runs);
-}
-
-static void add_tmpl(struct stream *st, uint32_t t)
-{
-	if (st->nt == st->tcap) {
-		uint32_t cap = st->tcap ? st->tcap * 2 : 64;
-		uint32_t *n = realloc(st->tmpl, cap * sizeof(*n));
-
-		if (!n) {
-			st->oom = true;
-			return;
-		}
-		st->tmpl = n;
-		st->tcap = cap;
-	}
-	st->tmpl[st->nt++] = t;
-}
-
-static void add_run(struct stream *st, uint32_t at, uint64_t times, uint64_t k0)
-{
-	if (st->nt == at || st->oom)
-		return;
-	if (st->nruns == st->rcap) {
-		uint32_t cap = st->rcap ? st->rcap * 2 : 16;
-		struct run *n = realloc(st->runs, cap * sizeof(*n));
-
-		if (!n) {
-			st->oom = true;
-			return;
-		}
-		st->runs = n;
-		st->rcap = cap;
-	}
-	st->runs[st->nruns++] = (struct run){ at, st->nt - at, times, k0 };
-}
-
-static bool wanted(const struct cs_sched *s, const struct cs_rank *rk, uint32_t t, uint64_t k,
-		   bool sends, uint32_t peer)
-{
-	struct cs_step in;
-
-	if (sends ? rk->steps[t].op != CS_SEND_OP : !is_recv(rk->steps[t].op))
-		return false;
-	cs_instance(rk, s->shape.nranks, t, k, &in);
-	return in.peer == peer;
-}
-
-/*
- * Rank @r's sends to @peer (or receives from it): a run per repeat, or per
- * iteration where the peer moves (a peer stride), and per step outside.
- */
-static void build_stream(const struct cs_sched *s, uint32_t r, bool sends, uint32_t peer,
-			 struct stream *st)
-{
-	const struct cs_rank *rk = &s->ranks[r];
-
-	st->rank = r;
-	for (uint32_t t = 0; t < rk->n && !st->oom;) {
-		const struct cs_repeat *rp = cs_repeat_of(rk, t);
-		uint32_t at = st->nt;
-
-		if (!rp) {
-			if (wanted(s, rk, t, 0, sends, peer))
-				add_tmpl(st, t);
-			add_run(st, at, 1, 0);
-			t++;
-			continue;
-		}
-		for (uint64_t k = 0; k < (rp->peer_stride ? rp->times : 1); k++) {
-			at = st->nt;
-			for (uint32_t b = rp->first; b < rp->first + rp->len; b++)
-				if (wanted(s, rk, b, k, sends, peer))
-					add_tmpl(st, b);
-			add_run(st, at, rp->peer_stride ? 1 : rp->times, k);
-		}
-		t = rp->first + rp->len;
-	}
-}
-
 struct cursor {
-	const struct stream *st;
+	const struct cs_stream *st;
 	uint32_t run, j;		/* run, template within its pattern */
 	uint64_t k;			/* iteration within the run */
 	uint64_t done;			/* transfers passed */
@@ -327,7 +228,7 @@ static bool at_end(const struct cursor *c)
 
 static uint32_t tmpl_of(const struct cursor *c)
 {
-	const struct run *rn = &c->st->runs[c->run];
+	const struct cs_stream_run *rn = &c->st->runs[c->run];
 
 	return c->st->tmpl[rn->at + c->j];
 }
@@ -340,7 +241,7 @@ static uint64_t iter_of(const struct cursor *c)
 static void advance(struct cursor *c, uint64_t n)
 {
 	while (n && !at_end(c)) {
-		const struct run *rn = &c->st->runs[c->run];
+		const struct cs_stream_run *rn = &c->st->runs[c->run];
 		uint64_t left = (rn->times - c->k) * rn->len - c->j, step = n < left ? n : left;
 		uint64_t pos = c->k * rn->len + c->j + step;
 
@@ -359,7 +260,7 @@ static void advance(struct cursor *c, uint64_t n)
 /* Transfers left in the current run. */
 static uint64_t run_left(const struct cursor *c)
 {
-	const struct run *rn = &c->st->runs[c->run];
+	const struct cs_stream_run *rn = &c->st->runs[c->run];
 
 	return (rn->times - c->k) * rn->len - c->j;
 }
@@ -378,13 +279,11 @@ static uint64_t period(const struct cursor *a, const struct cursor *b)
 static int match_pair(struct rolled *v, uint32_t a, uint32_t b)
 {
 	const struct cs_sched *s = v->s;
-	struct stream sa = { 0 }, sb = { 0 };
+	struct cs_stream sa, sb;
 	struct cursor ca = { .st = &sa }, cb = { .st = &sb };
 	int rc = 0;
 
-	build_stream(s, a, true, b, &sa);
-	build_stream(s, b, false, a, &sb);
-	if (sa.oom || sb.oom)
+	if (cs_stream_build(s, a, true, b, &sa) | cs_stream_build(s, b, false, a, &sb))
 		rc = fail(v, "out of memory");
 	while (!rc && !(at_end(&ca) && at_end(&cb))) {
 		uint64_t l = at_end(&ca) || at_end(&cb) ? 0 : period(&ca, &cb);
@@ -423,8 +322,8 @@ static int match_pair(struct rolled *v, uint32_t a, uint32_t b)
 			advance(&cb, skip);
 		}
 	}
-	stream_free(&sa);
-	stream_free(&sb);
+	cs_stream_free(&sa);
+	cs_stream_free(&sb);
 	return rc;
 }
 
