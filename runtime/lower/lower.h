@@ -127,6 +127,15 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 /* A struct lowered for @nranks ranks, nothing loaded yet (NULL: no memory). */
 struct lowered *lower_alloc(uint32_t nranks);
 
+/*
+ * Rank @r's image of schedule @s in loop form (lower_loops.c): its repeats
+ * as CC-core loops over indexed descriptors.  -EOPNOTSUPP if @s is not in
+ * loop form there (see lower_loops.c); lower_image_free() frees it.
+ */
+int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint32_t r,
+		      struct lower_image *im);
+void lower_image_free(struct lower_image *im);
+
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
  * rank's program is larger than c->max_program. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
