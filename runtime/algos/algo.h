@@ -42,6 +42,9 @@ struct algo {
 	uint32_t tuner_max_ranks;
 	uint32_t (*loops_fit)(const struct cs_shape *s, const struct algo_opts *o,
 			      uint32_t engines, bool always, uint64_t *tmp_count);
+	/* Loop form as a schedule: gen()'s, rolled into repeats (cs.h) that
+	 * the lowering emits as CC-core loops, for shapes loops_fit() takes */
+	struct cs_sched *(*gen_rolled)(const struct cs_shape *s, const struct algo_opts *o);
 	int (*lower_loops)(const struct cs_shape *s, const struct algo_opts *o,
 			   const struct lower_ctx *c, struct lowered **out);
 };

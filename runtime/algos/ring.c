@@ -244,6 +244,9 @@ static void rolled_rank(struct rolled_ring *c)
 	/* out of place, hop 1 is the first to receive what the indexed ring sent */
 	const uint32_t cuts[] = { 1, ip ? 1 : 2, n - 1, n, n + 1, ip ? n + 1 : n + 2, hops,
 				  r, r + n };
+	const uint32_t runs = sizeof(cuts) / sizeof(cuts[0]) + 1;
+
+	cs_reserve(c->s, r, runs * 2 * c->slices, runs);
 
 	for (uint32_t h0 = 0, h1; h0 <= hops; h0 = h1) {
 		uint32_t first = c->s->ranks[r].n;
@@ -316,5 +319,5 @@ const struct algo algo_ring = {
 	.rejects = ring_rejects,
 	.gen = ring_gen,
 	.loops_fit = ring_loops_fit,
-	.lower_loops = ring_lower_loops,
+	.gen_rolled = ring_gen_rolled,
 };

@@ -91,6 +91,7 @@ struct lowered {
 	uint32_t nranks;
 	struct lowered_rank *ranks;
 	int64_t load_ns;		/* of the build, spent loading into the devices */
+	bool loops;			/* repeats lowered as CC-core loops */
 };
 
 /* L of rank @r, and its A(@peer) and C(@peer) (which only @peer signals). */
@@ -137,7 +138,8 @@ int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint3
 void lower_image_free(struct lower_image *im);
 
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
- * rank's program is larger than c->max_program. */
+ * rank's program is larger than c->max_program.  Repeats become loops
+ * (lower_loops_image()) where every rank takes them, else are written out. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
 /* Unload programs and destroy rings (all must be idle). */
 void lower_release(struct lowered *l, const struct lower_ctx *c);

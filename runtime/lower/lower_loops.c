@@ -72,6 +72,8 @@ struct loop_emit {
 	struct peer_streams to[MAX_PEERS], from[MAX_PEERS];
 	uint32_t nto, nfrom;
 	uint32_t peers_by_engine[MAX_PEERS], npeers;	/* in order of first send */
+	struct drm_ccore_desc *scratch;	/* two iterations' descriptors */
+	uint32_t scap;
 	uint32_t *marks;		/* per template: markers per iteration (sends) */
 	uint32_t *mark_peer;		/* per template: whom they credit */
 	struct group g;
@@ -256,6 +258,23 @@ static bool index_of(struct loop_emit *e, const struct cs_repeat *rp, int64_t *i
 	return false;
 }
 
+/* Room for @n descriptors in e->scratch, or NULL. */
+static struct drm_ccore_desc *scratch(struct loop_emit *e, uint32_t n)
+{
+	if (n > e->scap) {
+		struct drm_ccore_desc *p = realloc(e->scratch, n * sizeof(*p));
+
+		if (!p) {
+			e->rc = e->rc ?: -ENOMEM;
+			return NULL;
+		}
+		e->scratch = p;
+		e->scap = n;
+	}
+	memset(e->scratch, 0, n * sizeof(*e->scratch));
+	return e->scratch;
+}
+
 /* Subtract @index whole units from the addresses of @d's data descriptors. */
 static void shift(struct drm_ccore_desc *d, uint32_t n, int64_t bytes)
 {
@@ -351,16 +370,13 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 {
 	struct lane *l = &e->lane[rp->lane];
 	uint32_t per = descs_per_iteration(e, rp), nb, at = e->ni;
-	struct drm_ccore_desc *d = calloc(2 * (size_t)per + 2, sizeof(*d));
+	struct drm_ccore_desc *d = scratch(e, 2 * per + 2);
 	int64_t index0, unit, dir = rp->stride[e->rk->steps[rp->first].src.buf] < 0 ? -1 : 1;
 	uint32_t count;
 
-	if (!d) {
-		e->rc = e->rc ?: -ENOMEM;
+	if (!d)
 		return;
-	}
 	if (!index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
-		free(d);
 		unsupported(e);
 		return;
 	}
@@ -379,7 +395,6 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 		l->unit = unit;
 		l->index_count = count;
 	}
-	free(d);
 	/* the body, compared with the loop's */
 	body(e, rp);
 	nb = e->ni - at;
@@ -415,12 +430,10 @@ static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 {
 	struct lane *l = &e->lane[rp->lane];
 	uint32_t per = descs_per_iteration(e, rp);
-	struct drm_ccore_desc *d = calloc((size_t)per + 1, sizeof(*d));
+	struct drm_ccore_desc *d = scratch(e, per + 1);
 
-	if (!d) {
-		e->rc = e->rc ?: -ENOMEM;
+	if (!d)
 		return;
-	}
 	flush(e);
 	for (uint64_t k = 0; k < rp->times && !e->rc; k++) {
 		uint32_t nd = iteration_descs(e, rp, k, 0, d);
@@ -429,44 +442,99 @@ static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 			put_desc(e, l, &d[j]);
 		body(e, rp);
 	}
-	free(d);
+}
+
+/* Credits per peer: what the prologue grants, and whether markers began. */
+struct peer_credit {
+	uint32_t peer, free;
+	bool marked;
+};
+
+/* A marked receive's iterations on its anchor send: +1 from @at, -1 from @at + times. */
+struct cover {
+	uint32_t send;
+	uint64_t at;
+	int32_t delta;
+};
+
+static int by_send_then_at(const void *x, const void *y)
+{
+	const struct cover *a = x, *b = y;
+
+	if (a->send != b->send)
+		return a->send < b->send ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static struct peer_credit *credit_of(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc,
+				     uint32_t peer)
+{
+	for (uint32_t i = 0; i < *npc; i++)
+		if (pc[i].peer == peer)
+			return &pc[i];
+	if (*npc == MAX_PEERS) {
+		unsupported(e);
+		return NULL;
+	}
+	pc[*npc] = (struct peer_credit){ .peer = peer };
+	return &pc[(*npc)++];
 }
 
 /*
- * Credits: free ones counted per peer for the prologue, marked ones noted
- * on their anchor send (e->marks), which every iteration of it must carry
- * alike: the receives' iterations, mapped onto the send's, cover each the
- * same number of times.  Anything else is not loop form.
+ * Every iteration of a send carries its markers alike: the marked
+ * receives' iterations, mapped onto the send's, cover each the same
+ * number of times -- at every point but its first iteration the coverage
+ * changes by nothing.
  */
-static int plan_credits(struct loop_emit *e, uint32_t *free_credits)
+static void check_cover(struct loop_emit *e, struct cover *cv, uint32_t n)
+{
+	qsort(cv, n, sizeof(*cv), by_send_then_at);
+	for (uint32_t i = 0, j; i < n && !e->rc; i = j) {
+		uint32_t t = cv[i].send;
+		uint64_t times = cs_repeat_of(e->rk, t)->times;
+		int32_t run = 0;
+
+		for (j = i; j < n && cv[j].send == t;) {
+			uint64_t at = cv[j].at;
+			int32_t net = 0;
+
+			for (; j < n && cv[j].send == t && cv[j].at == at; j++)
+				net += cv[j].delta;
+			run += net;
+			if (at == 0)
+				e->marks[t] = (uint32_t)run;
+			else if (at < times && net)
+				unsupported(e);
+		}
+	}
+}
+
+/*
+ * Credits: free ones counted per peer for the prologue (in peer order),
+ * marked ones noted on their anchor send (e->marks), per peer after the
+ * free ones.  Anything else is not loop form.
+ */
+static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc)
 {
 	const struct cs_rank *rk = e->rk;
-	bool *marked_from = calloc(e->n, sizeof(*marked_from));
-	size_t *at = calloc(rk->n + 1, sizeof(*at)), total = 0;
-	int32_t *cover = NULL;
+	struct cover *cv = NULL;
+	uint32_t ncv = 0, cap = 0;
 
-	for (uint32_t t = 0; at && t < rk->n; t++) {
-		at[t] = total;
-		total += rk->steps[t].op == CS_SEND_OP ? cs_repeat_of(rk, t)->times + 1 : 0;
-	}
-	cover = calloc(total + 1, sizeof(*cover));
-	if (!marked_from || !at || !cover) {
-		free(marked_from);
-		free(at);
-		free(cover);
-		return e->rc = -ENOMEM;
-	}
 	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
 		const struct cs_step *st = &rk->steps[u];
 		const struct cs_repeat *rq = cs_repeat_of(rk, u), *ra;
+		struct peer_credit *c;
 		uint32_t a;
 
 		if (st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
 			continue;
+		c = credit_of(e, pc, npc, st->peer);
+		if (!c)
+			break;
 		if (!st->ndeps) {
-			if (marked_from[st->peer])	/* per peer, marked ones last */
+			if (c->marked)	/* per peer, marked ones last */
 				unsupported(e);
-			free_credits[st->peer] += rq->times;
+			c->free += rq->times;
 			continue;
 		}
 		a = st->deps[0];
@@ -475,44 +543,48 @@ static int plan_credits(struct loop_emit *e, uint32_t *free_credits)
 		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
 		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer)) {
 			unsupported(e);
-			continue;
+			break;
 		}
-		/* iterations dep_iter .. dep_iter + times - 1 of the anchor */
-		cover[at[a] + (uint32_t)st->dep_iter[0]]++;
-		cover[at[a] + (uint32_t)st->dep_iter[0] + rq->times]--;
-		e->mark_peer[a] = st->peer;
-		marked_from[st->peer] = true;
-	}
-	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
-		int32_t run = 0;
+		if (ncv + 2 > cap) {
+			struct cover *p;
 
-		if (rk->steps[t].op != CS_SEND_OP)
-			continue;
-		for (uint32_t k = 0; k < cs_repeat_of(rk, t)->times; k++) {
-			run += cover[at[t] + k];
-			if (k && (uint32_t)run != e->marks[t])
-				unsupported(e);
-			e->marks[t] = (uint32_t)run;
+			cap = cap ? cap * 2 : 32;
+			p = realloc(cv, cap * sizeof(*p));
+			if (!p) {
+				e->rc = -ENOMEM;
+				break;
+			}
+			cv = p;
 		}
+		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0], 1 };
+		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0] + rq->times, -1 };
+		e->mark_peer[a] = st->peer;
+		c->marked = true;
 	}
-	free(marked_from);
-	free(at);
-	free(cover);
+	if (!e->rc)
+		check_cover(e, cv, ncv);
+	free(cv);
 	return e->rc;
+}
+
+static int by_peer(const void *x, const void *y)
+{
+	const struct peer_credit *a = x, *b = y;
+
+	return a->peer < b->peer ? -1 : a->peer > b->peer;
 }
 
 static int emit_rank(struct loop_emit *e)
 {
 	const struct cs_rank *rk = e->rk;
 	const struct lower_ctx *c = e->c;
-	uint32_t *free_credits = calloc(e->n, sizeof(*free_credits));
+	struct peer_credit pc[MAX_PEERS];
+	uint32_t npc = 0;
 
 	e->marks = calloc(rk->n + 1, sizeof(*e->marks));
-	e->mark_peer = calloc(rk->n + 1, sizeof(*e->mark_peer));
-	if (!free_credits || !e->marks || !e->mark_peer) {
-		free(free_credits);
+	e->mark_peer = malloc((rk->n + 1) * sizeof(*e->mark_peer));
+	if (!e->marks || !e->mark_peer)
 		return -ENOMEM;
-	}
 	memset(e->mark_peer, 0xff, (rk->n + 1) * sizeof(*e->mark_peer));
 	/* loop form: only transfers, all in repeats, sends that wait for nothing */
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
@@ -531,7 +603,7 @@ static int emit_rank(struct loop_emit *e)
 		}
 	}
 	if (!e->rc && !c->credits_by_desc)
-		plan_credits(e, free_credits);
+		plan_credits(e, pc, &npc);
 	else
 		unsupported(e);
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
@@ -549,12 +621,12 @@ static int emit_rank(struct loop_emit *e)
 		l->indexed = rp->indexed;
 	}
 	put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET, .sem = lower_sem_local(c, e->r) });
-	for (uint32_t p = 0; p < e->n && !e->rc; p++)
-		if (free_credits[p])
+	qsort(pc, npc, sizeof(*pc), by_peer);
+	for (uint32_t i = 0; i < npc && !e->rc; i++)
+		if (pc[i].free)
 			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
-							.sem = lower_sem_credit(c, p, e->r),
-							.imm = free_credits[p] });
-	free(free_credits);
+							.sem = lower_sem_credit(c, pc[i].peer, e->r),
+							.imm = pc[i].free });
 	for (uint32_t i = 0; i < rk->nreps && !e->rc; i++) {
 		const struct cs_repeat *rp = &rk->reps[i];
 
@@ -603,6 +675,7 @@ int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint3
 	}
 	free(e.marks);
 	free(e.mark_peer);
+	free(e.scratch);
 	free(e.g.body);
 	im->insns = e.insn;
 	im->ninsns = e.ni;

@@ -95,6 +95,25 @@ const char *cs_unusable(const struct cs_sched *s)
 	return s->fail;
 }
 
+void cs_reserve(struct cs_sched *s, uint32_t rank, uint32_t steps, uint32_t reps)
+{
+	struct cs_rank *r = &s->ranks[rank];
+	struct cs_step *n = r->n + steps > r->cap ? realloc(r->steps, (r->n + steps) * sizeof(*n)) :
+			    r->steps;
+	struct cs_repeat *p = r->nreps + reps > r->repcap ?
+			      realloc(r->reps, (r->nreps + reps) * sizeof(*p)) : r->reps;
+
+	/* a hint: out of memory here, the builders try again */
+	if (n && n != r->steps) {
+		r->steps = n;
+		r->cap = r->n + steps;
+	}
+	if (p && p != r->reps) {
+		r->reps = p;
+		r->repcap = r->nreps + reps;
+	}
+}
+
 static uint32_t append(struct cs_sched *s, uint32_t rank, const struct cs_step *st)
 {
 	struct cs_rank *r = &s->ranks[rank];

@@ -146,6 +146,9 @@ void cs_free(struct cs_sched *s);
  * for NULL or an incomplete one, or the generator's reason). */
 const char *cs_unusable(const struct cs_sched *s);
 
+/* Room for @steps more steps and @reps more repeats on @rank (a hint). */
+void cs_reserve(struct cs_sched *s, uint32_t rank, uint32_t steps, uint32_t reps);
+
 /* Builders: each appends one step to @rank and returns its index. */
 uint32_t cs_copy(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,
 		 uint64_t count);
@@ -191,6 +194,8 @@ struct cs_stream_run {
 struct cs_stream {
 	uint32_t *tmpl;
 	uint32_t nt, tcap;
+	uint32_t *slot;			/* per template of the rank: where in tmpl, ~0u: none
+					 * or in several (a peer stride) */
 	struct cs_stream_run *runs;
 	uint32_t nruns, rcap;
 	uint64_t total;

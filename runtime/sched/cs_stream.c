@@ -9,15 +9,19 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cs_stream_free(struct cs_stream *st)
 {
 	free(st->tmpl);
 	free(st->runs);
+	free(st->slot);
 }
 
-static void add_tmpl(struct cs_stream *st, uint32_t t)
+static void add_tmpl(struct cs_stream *st, uint32_t t, bool once)
 {
+	if (once)
+		st->slot[t] = st->nt;
 	if (st->nt == st->tcap) {
 		uint32_t cap = st->tcap ? st->tcap * 2 : 64;
 		uint32_t *n = realloc(st->tmpl, cap * sizeof(*n));
@@ -51,14 +55,16 @@ static void add_run(struct cs_stream *st, uint32_t at, uint64_t times, uint64_t 
 	st->total += (st->nt - at) * times;
 }
 
-static bool wanted(const struct cs_sched *s, const struct cs_rank *rk, uint32_t t, uint64_t k,
-		   bool sends, uint32_t peer)
+static bool wanted(const struct cs_sched *s, const struct cs_rank *rk, const struct cs_repeat *rp,
+		   uint32_t t, uint64_t k, bool sends, uint32_t peer)
 {
 	uint8_t op = rk->steps[t].op;
 	struct cs_step in;
 
 	if (sends ? op != CS_SEND_OP : op != CS_RECV_OP && op != CS_RECV_REDUCE)
 		return false;
+	if (!rp || !rp->peer_stride)
+		return rk->steps[t].peer == peer;
 	cs_instance(rk, s->shape.nranks, t, k, &in);
 	return in.peer == peer;
 }
@@ -69,13 +75,24 @@ int cs_stream_build(const struct cs_sched *s, uint32_t r, bool sends, uint32_t p
 	const struct cs_rank *rk = &s->ranks[r];
 
 	*st = (struct cs_stream){ 0 };
+	/* room for every template and a run each, in one go: one per rank and peer */
+	st->slot = malloc((rk->n + 1) * sizeof(*st->slot));
+	st->tmpl = malloc((rk->n + 1) * sizeof(*st->tmpl));
+	st->runs = malloc((rk->n + 1) * sizeof(*st->runs));
+	if (!st->slot || !st->tmpl || !st->runs) {
+		cs_stream_free(st);
+		*st = (struct cs_stream){ 0 };
+		return -ENOMEM;
+	}
+	st->tcap = st->rcap = rk->n + 1;
+	memset(st->slot, 0xff, (rk->n + 1) * sizeof(*st->slot));
 	for (uint32_t t = 0; t < rk->n && !st->oom;) {
 		const struct cs_repeat *rp = cs_repeat_of(rk, t);
 		uint32_t at = st->nt;
 
 		if (!rp) {
-			if (wanted(s, rk, t, 0, sends, peer))
-				add_tmpl(st, t);
+			if (wanted(s, rk, NULL, t, 0, sends, peer))
+				add_tmpl(st, t, true);
 			add_run(st, at, 1, 0);
 			t++;
 			continue;
@@ -83,8 +100,8 @@ int cs_stream_build(const struct cs_sched *s, uint32_t r, bool sends, uint32_t p
 		for (uint64_t k = 0; k < (rp->peer_stride ? rp->times : 1); k++) {
 			at = st->nt;
 			for (uint32_t b = rp->first; b < rp->first + rp->len; b++)
-				if (wanted(s, rk, b, k, sends, peer))
-					add_tmpl(st, b);
+				if (wanted(s, rk, rp, b, k, sends, peer))
+					add_tmpl(st, b, !rp->peer_stride);
 			add_run(st, at, rp->peer_stride ? 1 : rp->times, k);
 		}
 		t = rp->first + rp->len;
@@ -115,8 +132,32 @@ bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_
 	return true;
 }
 
+/* The run holding template slot @at (the last that begins at or before it). */
+static const struct cs_stream_run *run_at(const struct cs_stream *st, uint32_t at)
+{
+	uint32_t lo = 0, hi = st->nruns;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (st->runs[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &st->runs[lo];
+}
+
 uint64_t cs_stream_ordinal(const struct cs_stream *st, uint32_t t, uint64_t k)
 {
+	/* a template in one run: found directly */
+	if (st->slot[t] != ~0u) {
+		const struct cs_stream_run *rn = run_at(st, st->slot[t]);
+
+		if (k < rn->k0 || k - rn->k0 >= rn->times)
+			return UINT64_MAX;
+		return rn->before + (k - rn->k0) * rn->len + (st->slot[t] - rn->at);
+	}
 	for (uint32_t i = 0; i < st->nruns; i++) {
 		const struct cs_stream_run *rn = &st->runs[i];
 

@@ -23,11 +23,11 @@ static uint64_t peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
 	return (uint64_t)(r + 1) << 44 | (uint64_t)(q + 1) << 28 | (uint64_t)buf << 24;
 }
 
+/* The user too: it decides who may signal the semaphore (sems_allow()). */
 static uint32_t sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind, uint32_t user)
 {
 	(void)arg;
-	(void)user;
-	return (r * 4096 + peer) * 4 + (uint32_t)kind + 1;
+	return ((r * 64 + peer) * 4 + (uint32_t)kind + 1) | user << 16;
 }
 
 struct ctx {
