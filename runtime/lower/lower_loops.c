@@ -444,10 +444,19 @@ static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	}
 }
 
-/* Credits per peer: what the prologue grants, and whether markers began. */
+/*
+ * Credits per peer: what the prologue grants; and the marked receives so
+ * far: a sender spends credits in receive order, so their anchors must
+ * come in that order, on one engine (whose ring completes in order).
+ */
 struct peer_credit {
 	uint32_t peer, free;
 	bool marked;
+	uint32_t engine;
+	const struct cs_repeat *rq, *ra;	/* the last marked receive's repeat, its anchor's */
+	int32_t it;				/* and its anchor's iteration offset */
+	uint32_t last_anchor;			/* that anchor */
+	uint64_t end;				/* the unrolled place of its last instance */
 };
 
 /* A marked receive's iterations on its anchor send: +1 from @at, -1 from @at + times. */
@@ -514,11 +523,55 @@ static void check_cover(struct loop_emit *e, struct cover *cv, uint32_t n)
  * marked ones noted on their anchor send (e->marks), per peer after the
  * free ones.  Anything else is not loop form.
  */
+/* Where instance @k of template @t lands unrolled (every step in a repeat). */
+static uint64_t unrolled_at(const uint64_t *base, const struct cs_rank *rk,
+			    const struct cs_repeat *rp, uint32_t t, uint64_t k)
+{
+	return base[rp - rk->reps] + k * rp->len + (t - rp->first);
+}
+
+/*
+ * Marked receive @u (of repeat @rq, anchored on @a of @ra at iteration
+ * offset @it) keeps its peer's anchors in receive order: within a body
+ * after the one before on the same anchor body, across repeats after the
+ * last instance of the one before.
+ */
+static bool anchors_in_order(struct loop_emit *e, const uint64_t *base, struct peer_credit *c,
+			     const struct cs_repeat *rq, const struct cs_repeat *ra, uint32_t a,
+			     int32_t it)
+{
+	const struct cs_rank *rk = e->rk;
+	uint32_t eng = engine_of(e, rk->steps[a].peer);
+	bool ok;
+
+	if (c->marked && c->engine != eng)
+		return false;
+	if (c->marked && c->rq == rq)
+		ok = c->ra == ra && c->it == it && a > c->last_anchor;
+	else
+		ok = !c->marked || unrolled_at(base, rk, ra, a, (uint64_t)it) > c->end;
+	c->engine = eng;
+	c->rq = rq;
+	c->ra = ra;
+	c->it = it;
+	c->last_anchor = a;
+	c->end = unrolled_at(base, rk, ra, a, (uint64_t)it + rq->times - 1);
+	return ok;
+}
+
 static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc)
 {
 	const struct cs_rank *rk = e->rk;
 	struct cover *cv = NULL;
 	uint32_t ncv = 0, cap = 0;
+	uint64_t *base = malloc((rk->nreps + 1) * sizeof(*base)), at = 0;
+
+	if (!base)
+		return e->rc = -ENOMEM;
+	for (uint32_t i = 0; i < rk->nreps; i++) {
+		base[i] = at;
+		at += (uint64_t)rk->reps[i].len * rk->reps[i].times;
+	}
 
 	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
 		const struct cs_step *st = &rk->steps[u];
@@ -541,7 +594,8 @@ static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *n
 		ra = cs_repeat_of(rk, a);
 		if (st->ndeps > 1 || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
 		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
-		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer)) {
+		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer) ||
+		    !anchors_in_order(e, base, c, rq, ra, a, st->dep_iter[0])) {
 			unsupported(e);
 			break;
 		}
@@ -564,6 +618,7 @@ static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *n
 	if (!e->rc)
 		check_cover(e, cv, ncv);
 	free(cv);
+	free(base);
 	return e->rc;
 }
 

@@ -148,3 +148,36 @@ TEST(what_is_not_loop_form_is_refused)
 	ASSERT_EQ(lower_loops_image(s, &x.c, 1, &im), -EOPNOTSUPP);
 	cs_free(s);
 }
+
+/*
+ * Markers grant a peer's credits in the order their anchors complete, so
+ * two all-gather receives whose anchors are swapped (slice 1's credit
+ * behind slice 0's send and the reverse) cannot be marked: refused, where
+ * as they were the same rank lowers.
+ */
+TEST(anchors_out_of_receive_order_are_refused)
+{
+	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 6, .count = 6 * 8 };
+	struct algo_opts o = { .slices = 2, .channels = 1 };
+	struct cs_sched *s = ring_gen_rolled(&sh, &o);
+	struct cs_rank *rk = &s->ranks[2];
+	struct lower_image im;
+	struct ctx x;
+	uint32_t u = 0;
+
+	ctx_init(&x, 6, 4, false);
+	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), 0);
+	lower_image_free(&im);
+	/* the first receive with a dependency: slice 0 of an all-gather body */
+	while (!rk->steps[u].ndeps || rk->steps[u + 2].op == CS_SEND_OP)
+		u++;
+	ASSERT_EQ(rk->steps[u + 2].ndeps, 1);
+	{
+		uint32_t a = rk->steps[u].deps[0];
+
+		rk->steps[u].deps[0] = rk->steps[u + 2].deps[0];
+		rk->steps[u + 2].deps[0] = a;
+	}
+	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), -EOPNOTSUPP);
+	cs_free(s);
+}
