@@ -54,8 +54,6 @@ struct algo {
 struct cs_sched *ring_gen_rolled(const struct cs_shape *s, const struct algo_opts *o);
 uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
 			bool always, uint64_t *tmp_count);
-int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out);
 
 /* Why hierarchical algorithms cannot group @s by o->ranks_per_node (NULL: they can). */
 const char *hier_geometry(const struct cs_shape *s, const struct algo_opts *o);

@@ -472,6 +472,11 @@ int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_f
 	return 0;
 }
 
+/*
+ * Ring AllReduce as one segment: what algo_ring's loop form was before the
+ * one lowering took it over (ring_gen_rolled()), kept while hier_loop.c
+ * still builds on this file, for lower_loops_test to compare against.
+ */
 struct ring_job {
 	const struct cs_shape *s;
 	uint32_t engines;
@@ -493,17 +498,6 @@ static uint32_t ring_segs(const void *arg, uint32_t r, struct ring_seg *seg)
 		.cnt_main = RING_A_LEFT, .cnt_fixed = RING_A_SELF, .cnt_ag = RING_C_SELF,
 	};
 	return 1;
-}
-
-int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out)
-{
-	struct ring_job j = { s, c->engines };
-	uint64_t tmp;
-
-	if (!ring_loops_fit(s, o, c->engines, true, &tmp))
-		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
-	return ring_loop_lower(c, o->slices ? o->slices : 1, ring_segs, &j, out);
 }
 
 int ring_loop_image(const struct cs_shape *s, const struct algo_opts *o,

@@ -63,7 +63,8 @@ typedef uint32_t ring_loop_segs_fn(const void *arg, uint32_t r, struct ring_seg 
 int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_fn *segs,
 		    const void *arg, struct lowered **out);
 
-/* Rank @r's image of ring AllReduce @s in loop form, not loaded (to compare). */
+/* Rank @r's image of ring AllReduce @s in loop form as this file builds it,
+ * not loaded: what lower_loops_test compares the one lowering with. */
 int ring_loop_image(const struct cs_shape *s, const struct algo_opts *o,
 		    const struct lower_ctx *c, uint32_t r, struct lower_image *im);
 
