@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ring collectives in loop form (ring_loop.c): a rank's program and rings
- * built without a schedule, for algo_ring's AllReduce and for the ring
- * phases hierarchical AllReduce is made of.
+ * built without a schedule, for the ring phases hierarchical AllReduce is
+ * made of (algo_ring's AllReduce is a schedule of repeats now, lowered by
+ * runtime/lower/lower_loops.c; its old form here is lower_loops_test's
+ * reference).
  *
  * A segment is one rank's part of a ring ReduceScatter, AllGather (in
  * place) or AllReduce over a group of the parent's ranks, lowered as
