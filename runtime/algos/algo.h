@@ -79,6 +79,9 @@ bool algo_trivial(struct cs_sched *s);
 const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o);
 /* Block c of n over count elements: ceil-split, possibly empty at the end. */
 void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len);
+/* The non-empty ones of @slices slices of @len elements (algo_block()): their
+ * offsets and lengths into @off and @slen (room for @slices); how many. */
+uint32_t algo_slices(uint64_t len, uint32_t slices, uint64_t *off, uint64_t *slen);
 /*
  * What PAT (pat.c) runs for @s under @o: its messages in AllGather order
  * (ReduceScatter runs them backwards), each one step to the rank 2^dim

@@ -182,13 +182,16 @@ static struct cs_sched *ring_gen(const struct cs_shape *shape, const struct algo
  * receive from the reduce-scatter's indexed ring, is a repeat of its own.
  * Only equal blocks roll (count a multiple of N); else ring_gen().
  */
+/* Runs per rank: at most one more than rolled_rank()'s nine cuts */
+#define RING_ROLLED_RUNS 10
+
 struct rolled_ring {
 	struct cs_sched *s;
 	uint32_t n, r, slices;
 	uint64_t blk;
 	uint64_t *soff, *slen;		/* non-empty slices of a block */
-	uint32_t *first;		/* per body h: its first template (a run's first body) */
-	uint32_t *run_start;		/* per body h: the first body of its run */
+	/* the rank's runs so far: first body, first template */
+	uint32_t run_h[RING_ROLLED_RUNS], run_t[RING_ROLLED_RUNS], nruns;
 };
 
 static uint32_t rolled_block(const struct rolled_ring *c, uint32_t h)
@@ -209,10 +212,13 @@ static void rolled_body(struct rolled_ring *c, uint32_t h)
 			cs_recv_reduce(c->s, r, left, cs_at(CS_RECV, at), cs_at(CS_SEND, at), len);
 		} else if (h) {
 			/* the reduce-scatter send of this block and slice, N hops before */
-			uint32_t hs = h - n, on = c->first[hs] + (hs ? 2 * i + 1 : i);
+			uint32_t hs = h - n, k = c->nruns - 1, on;
 			uint32_t st = cs_recv(c->s, r, left, cs_at(CS_RECV, at), len);
 
-			cs_dep_iter(c->s, r, st, on, (int32_t)(hs - c->run_start[hs]));
+			while (c->run_h[k] > hs)
+				k--;
+			on = c->run_t[k] + (hs ? 2 * i + 1 : i);
+			cs_dep_iter(c->s, r, st, on, (int32_t)(hs - c->run_h[k]));
 		}
 		if (h < hops)
 			cs_send(c->s, r, right, cs_at(h ? CS_RECV : CS_SEND, at), len);
@@ -244,10 +250,10 @@ static void rolled_rank(struct rolled_ring *c)
 	/* out of place, hop 1 is the first to receive what the indexed ring sent */
 	const uint32_t cuts[] = { 1, ip ? 1 : 2, n - 1, n, n + 1, ip ? n + 1 : n + 2, hops,
 				  r, r + n };
-	const uint32_t runs = sizeof(cuts) / sizeof(cuts[0]) + 1;
+	const uint32_t runs = RING_ROLLED_RUNS;
 
 	cs_reserve(c->s, r, runs * 2 * c->slices, runs);
-
+	c->nruns = 0;
 	for (uint32_t h0 = 0, h1; h0 <= hops; h0 = h1) {
 		uint32_t first = c->s->ranks[r].n;
 
@@ -256,10 +262,8 @@ static void rolled_rank(struct rolled_ring *c)
 		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++)
 			if (cuts[k] > h0 && cuts[k] < h1)
 				h1 = cuts[k];
-		for (uint32_t h = h0; h < h1; h++) {
-			c->first[h] = first;
-			c->run_start[h] = h0;
-		}
+		c->run_h[c->nruns] = h0;
+		c->run_t[c->nruns++] = first;
 		rolled_body(c, h0);
 		{
 			int64_t down[CS_NBUF] = { -(int64_t)c->blk, -(int64_t)c->blk, -(int64_t)c->blk };
@@ -280,29 +284,17 @@ struct cs_sched *ring_gen_rolled(const struct cs_shape *shape, const struct algo
 	c.blk = shape->count / c.n;
 	c.soff = calloc(slices, sizeof(*c.soff));
 	c.slen = calloc(slices, sizeof(*c.slen));
-	c.first = calloc(2 * c.n, sizeof(*c.first));
-	c.run_start = calloc(2 * c.n, sizeof(*c.run_start));
-	if (!c.s || !c.soff || !c.slen || !c.first || !c.run_start) {
+	if (!c.s || !c.soff || !c.slen) {
 		cs_free(c.s);
 		c.s = NULL;
 		goto out;
 	}
-	for (uint32_t i = 0; i < slices; i++) {
-		uint64_t off, len;
-
-		slice_of(c.blk, slices, i, &off, &len);
-		if (len) {
-			c.soff[c.slices] = off;
-			c.slen[c.slices++] = len;
-		}
-	}
+	c.slices = algo_slices(c.blk, slices, c.soff, c.slen);
 	for (c.r = 0; c.r < c.n && !c.s->oom && !c.s->fail; c.r++)
 		rolled_rank(&c);
 out:
 	free(c.soff);
 	free(c.slen);
-	free(c.first);
-	free(c.run_start);
 	return c.s;
 }
 

@@ -346,15 +346,7 @@ static int emit_segment(struct ring_prog *p, const struct ring_seg *sg, uint32_t
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < slices; i++) {
-		uint64_t off, len;
-
-		algo_block(s.blk, slices, i, &off, &len);
-		if (len) {
-			s.soff[s.slices] = off;
-			s.slen[s.slices++] = len;
-		}
-	}
+	s.slices = algo_slices(s.blk, slices, s.soff, s.slen);
 	for (uint32_t h = 0; h < s.hops; h = kind_end(sg, h, s.hops))
 		s.used[kind_of(sg, h)] = true;
 	for (int k = 0; k < NKIND && !rc; k++)

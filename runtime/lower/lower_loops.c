@@ -36,6 +36,7 @@
 #define REG_INDEX 1
 #define RING_DEPTH 4
 #define MAX_PEERS 8
+#define MAX_MEMO 16
 
 struct lane {
 	bool used, indexed, templated;
@@ -50,6 +51,16 @@ struct lane {
 struct peer_streams {
 	uint32_t peer;
 	struct cs_stream ours, theirs;
+};
+
+/* A semaphore or a peer's buffer address the callbacks gave. */
+struct sem_memo {
+	uint32_t r, peer, kind, user, sem;
+};
+
+struct va_memo {
+	uint32_t q, buf;
+	uint64_t va;
 };
 
 /* A run of iterations being lowered as one loop. */
@@ -77,6 +88,10 @@ struct loop_emit {
 	uint32_t *marks;		/* per template: markers per iteration (sends) */
 	uint32_t *mark_peer;		/* per template: whom they credit */
 	struct group g;
+	/* what the callbacks answered, asked again per iteration: a few each */
+	struct sem_memo sems[MAX_MEMO];
+	struct va_memo vas[MAX_MEMO];
+	uint32_t nsems, nvas;
 	int rc;
 };
 
@@ -166,14 +181,34 @@ static bool other_end(struct loop_emit *e, uint32_t t, uint64_t k, uint32_t *ot,
 	return ord != UINT64_MAX && cs_stream_at(&ps->theirs, ord, ot, ok);
 }
 
+/* Semaphore @kind of rank @r for @peer, named by @user: lower_ctx.sem, asked once. */
+static uint32_t sem_of(struct loop_emit *e, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+		       uint32_t user)
+{
+	uint32_t sem;
+
+	for (uint32_t i = 0; i < e->nsems; i++)
+		if (e->sems[i].r == r && e->sems[i].peer == peer && e->sems[i].kind == kind &&
+		    e->sems[i].user == user)
+			return e->sems[i].sem;
+	sem = lower_sem_named_by(e->c, r, peer, kind, user);
+	if (e->nsems < MAX_MEMO)
+		e->sems[e->nsems++] = (struct sem_memo){ r, peer, kind, user, sem };
+	return sem;
+}
+
+/* C(@peer) of rank @r, as lower_sem_credit() names it. */
+static uint32_t credit_sem(struct loop_emit *e, uint32_t r, uint32_t peer)
+{
+	return sem_of(e, r, peer, LOWER_SEM_CREDIT, peer);
+}
+
 /* The counter of arrivals over lane count @w from @from to @to, named by @user. */
-static uint32_t counter(const struct lower_ctx *c, uint32_t to, uint32_t from, uint8_t w,
-			uint32_t user)
+static uint32_t counter(struct loop_emit *e, uint32_t to, uint32_t from, uint8_t w, uint32_t user)
 {
 	if (w == CS_COUNT_SELF_C)
-		return lower_sem_named_by(c, to, to, LOWER_SEM_CREDIT, user);
-	return lower_sem_named_by(c, to, w == CS_COUNT_SELF_A ? to : from, LOWER_SEM_ARRIVAL,
-				  user);
+		return sem_of(e, to, to, LOWER_SEM_CREDIT, user);
+	return sem_of(e, to, w == CS_COUNT_SELF_A ? to : from, LOWER_SEM_ARRIVAL, user);
 }
 
 /* The lane count of the send that receive @t's iteration @k meets. */
@@ -194,9 +229,18 @@ static uint64_t own(const struct loop_emit *e, struct cs_ref ref)
 	return e->c->ranks[e->r].va[ref.buf] + ref.off * e->es;
 }
 
-static uint64_t theirs(const struct loop_emit *e, uint32_t q, struct cs_ref ref)
+static uint64_t theirs(struct loop_emit *e, uint32_t q, struct cs_ref ref)
 {
-	return e->c->peer_va(e->c->arg, e->r, q, ref.buf) + ref.off * e->es;
+	uint64_t va;
+	uint32_t i;
+
+	for (i = 0; i < e->nvas; i++)
+		if (e->vas[i].q == q && e->vas[i].buf == ref.buf)
+			return e->vas[i].va + ref.off * e->es;
+	va = e->c->peer_va(e->c->arg, e->r, q, ref.buf);
+	if (e->nvas < MAX_MEMO)
+		e->vas[e->nvas++] = (struct va_memo){ q, ref.buf, va };
+	return va + ref.off * e->es;
 }
 
 /* Send template @t's descriptors at iteration @k (the send, its markers) into @d; how many. */
@@ -216,7 +260,7 @@ static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint
 	cs_instance(&e->s->ranks[st.peer], e->n, u, ku, &rv);
 	d[n] = (struct drm_ccore_desc){
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
-		.signal_sem = counter(c, st.peer, e->r, rp->count, e->r), .signal_value = 1,
+		.signal_sem = counter(e, st.peer, e->r, rp->count, e->r), .signal_value = 1,
 		.len = st.count * e->es,
 		.dst = theirs(e, st.peer, rv.dst),
 	};
@@ -232,7 +276,7 @@ static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint
 	}
 	for (n = 1; n <= e->marks[t]; n++)
 		d[n] = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
-						.dst = lower_sem_credit(c, e->mark_peer[t], e->r) };
+						.dst = credit_sem(e, e->mark_peer[t], e->r) };
 	return n;
 }
 
@@ -314,7 +358,6 @@ static uint32_t descs_per_iteration(const struct loop_emit *e, const struct cs_r
 /* The body's instructions for one iteration, into e->insn. */
 static void body(struct loop_emit *e, const struct cs_repeat *rp)
 {
-	const struct lower_ctx *c = e->c;
 
 	for (uint32_t t = rp->first; t < rp->first + rp->len && !e->rc; t++) {
 		const struct cs_step *st = &e->rk->steps[t];
@@ -323,17 +366,17 @@ static void body(struct loop_emit *e, const struct cs_repeat *rp)
 		if (st->op != CS_SEND_OP) {
 			w = sender_count(e, t, 0);
 			/* every iteration must meet the same lane */
-			if (w < 0 || w != sender_count(e, t, rp->times - 1)) {
+			if (w < 0 || (rp->times > 1 && w != sender_count(e, t, rp->times - 1))) {
 				unsupported(e);
 				return;
 			}
 			put(e, (struct drm_ccore_insn){
 				.opcode = DRM_CCORE_OP_ACQUIRE,
-				.sem = counter(c, e->r, st->peer, (uint8_t)w, e->r), .imm = 1 });
+				.sem = counter(e, e->r, st->peer, (uint8_t)w, e->r), .imm = 1 });
 			continue;
 		}
 		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
-						.sem = lower_sem_credit(c, e->r, st->peer), .imm = 1 });
+						.sem = credit_sem(e, e->r, st->peer), .imm = 1 });
 		put(e, (struct drm_ccore_insn){
 			.opcode = rp->indexed ? DRM_CCORE_OP_STARTI : DRM_CCORE_OP_START,
 			.engine = (uint8_t)e->lane[rp->lane].engine, .ring = rp->lane,
@@ -382,9 +425,10 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	}
 	/* the first and the last iteration at index 0 alike: affine between */
 	nb = iteration_descs(e, rp, 0, index0 * unit * e->es, d);
-	iteration_descs(e, rp, rp->times - 1, (index0 + dir * (rp->times - 1)) * unit * e->es,
-			d + per);
-	if (!e->rc && (nb != per || memcmp(d, d + per, per * sizeof(*d)) ||
+	if (rp->times > 1)
+		iteration_descs(e, rp, rp->times - 1,
+				(index0 + dir * (rp->times - 1)) * unit * e->es, d + per);
+	if (!e->rc && (nb != per || (rp->times > 1 && memcmp(d, d + per, per * sizeof(*d))) ||
 		       (l->templated && memcmp(d, l->desc, per * sizeof(*d)))))
 		unsupported(e);
 	if (!e->rc && !l->templated) {
@@ -680,7 +724,7 @@ static int emit_rank(struct loop_emit *e)
 	for (uint32_t i = 0; i < npc && !e->rc; i++)
 		if (pc[i].free)
 			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
-							.sem = lower_sem_credit(c, pc[i].peer, e->r),
+							.sem = credit_sem(e, pc[i].peer, e->r),
 							.imm = pc[i].free });
 	for (uint32_t i = 0; i < rk->nreps && !e->rc; i++) {
 		const struct cs_repeat *rp = &rk->reps[i];
