@@ -60,15 +60,18 @@ struct algo {
 	uint32_t tuner_max_ranks;
 	uint32_t (*loops_fit)(const struct cs_shape *s, const struct algo_opts *o,
 			      uint32_t engines, bool always, uint64_t *tmp_count);
+	/* Loop form as a schedule: gen()'s, rolled into repeats (cs.h) that
+	 * the lowering emits as CC-core loops, for shapes loops_fit() takes */
+	struct cs_sched *(*gen_rolled)(const struct cs_shape *s, const struct algo_opts *o);
 	int (*lower_loops)(const struct cs_shape *s, const struct algo_opts *o,
 			   const struct lower_ctx *c, struct lowered **out);
 };
 
 /* Ring AllReduce in loop form (ring_loop.c). */
+/* Ring's schedule with its hops as repeats (AllReduce of equal blocks; else gen()'s). */
+struct cs_sched *ring_gen_rolled(const struct cs_shape *s, const struct algo_opts *o);
 uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
 			bool always, uint64_t *tmp_count);
-int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out);
 
 /* Why hierarchical algorithms cannot group @s by o->ranks_per_node (NULL: they can). */
 const char *hier_geometry(const struct cs_shape *s, const struct algo_opts *o);
@@ -94,6 +97,9 @@ bool algo_trivial(struct cs_sched *s);
 const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o);
 /* Block c of n over count elements: ceil-split, possibly empty at the end. */
 void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len);
+/* The non-empty ones of @slices slices of @len elements (algo_block()): their
+ * offsets and lengths into @off and @slen (room for @slices); how many. */
+uint32_t algo_slices(uint64_t len, uint32_t slices, uint64_t *off, uint64_t *slen);
 /*
  * What PAT (pat.c) runs for @s under @o: its messages in AllGather order
  * (ReduceScatter runs them backwards), each one step to the rank 2^dim

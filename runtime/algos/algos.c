@@ -10,6 +10,17 @@ void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t 
 	*len = start < count ? (count - start < per ? count - start : per) : 0;
 }
 
+uint32_t algo_slices(uint64_t len, uint32_t slices, uint64_t *off, uint64_t *slen)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < slices; i++) {
+		algo_block(len, slices, i, &off[n], &slen[n]);
+		n += slen[n] > 0;
+	}
+	return n;
+}
+
 const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o)
 {
 	(void)o;

@@ -166,6 +166,139 @@ static struct cs_sched *ring_gen(const struct cs_shape *shape, const struct algo
 	return c.s;
 }
 
+/*
+ * Ring AllReduce rolled: ring_gen()'s schedule with its hops as repeats.
+ * Body h (h = 0 .. 2N-2) is, per slice, the receive of hop h-1 and the
+ * send of hop h, and both name block (r-1-h) mod N, so one body is the
+ * next with every ref a block lower: a repeat runs the hops from one
+ * change to the next -- of phase (hop 0 sends the input, hops 1..N-2
+ * reduce and send on to be reduced, hop N-1 reduces and sends on to be
+ * copied, N.. gather, 2N-2 only receives) or of block, where it wraps from
+ * 0 to N-1; each body is a repeat, of one iteration where need be, so a
+ * repeat's sends all meet receives of one kind.  An all-gather receive
+ * waits for the reduce-scatter send of its block, N hops before: an
+ * iteration of an earlier repeat, so the gather's runs also split where
+ * the scatter's do (hop N waits for hop 0).  A repeat's receives meet
+ * sends of one lane (rolled_lane()), so out of place hop 1, the first to
+ * receive from the reduce-scatter's indexed ring, is a repeat of its own.
+ * Only equal blocks roll (count a multiple of N); else ring_gen().
+ */
+/* Runs per rank: at most one more than rolled_rank()'s nine cuts */
+#define RING_ROLLED_RUNS 10
+
+struct rolled_ring {
+	struct cs_sched *s;
+	uint32_t n, r, slices;
+	uint64_t blk;
+	uint64_t *soff, *slen;		/* non-empty slices of a block */
+	/* the rank's runs so far: first body, first template */
+	uint32_t run_h[RING_ROLLED_RUNS], run_t[RING_ROLLED_RUNS], nruns;
+};
+
+static uint32_t rolled_block(const struct rolled_ring *c, uint32_t h)
+{
+	return algo_mod((int64_t)c->r - 1 - h, c->n);
+}
+
+/* Body @h's steps at its own block, as ring_gen() emits them. */
+static void rolled_body(struct rolled_ring *c, uint32_t h)
+{
+	uint32_t n = c->n, r = c->r, hops = 2 * n - 2, left = (r + n - 1) % n, right = (r + 1) % n;
+	uint64_t at0 = rolled_block(c, h) * c->blk;
+
+	for (uint32_t i = 0; i < c->slices; i++) {
+		uint64_t at = at0 + c->soff[i], len = c->slen[i];
+
+		if (h && h < n) {
+			cs_recv_reduce(c->s, r, left, cs_at(CS_RECV, at), cs_at(CS_SEND, at), len);
+		} else if (h) {
+			/* the reduce-scatter send of this block and slice, N hops before */
+			uint32_t hs = h - n, k = c->nruns - 1, on;
+			uint32_t st = cs_recv(c->s, r, left, cs_at(CS_RECV, at), len);
+
+			while (c->run_h[k] > hs)
+				k--;
+			on = c->run_t[k] + (hs ? 2 * i + 1 : i);
+			cs_dep_iter(c->s, r, st, on, (int32_t)(hs - c->run_h[k]));
+		}
+		if (h < hops)
+			cs_send(c->s, r, right, cs_at(h ? CS_RECV : CS_SEND, at), len);
+	}
+}
+
+/*
+ * The lane of body @h's sends (struct cs_repeat), as the loop form has
+ * always carried them: hop 0 out of place, which reads the input, written
+ * out; the reduce-scatter's other sends on one indexed ring, counted on
+ * A(sender); the all-gather's on another, counted on C(self).
+ */
+static void rolled_lane(struct rolled_ring *c, uint32_t h, uint32_t rep)
+{
+	bool in_place = c->s->shape.in_place;
+	uint8_t fixed = in_place ? 0 : 1, main = c->n > 2 || in_place ? 1 : 0;
+
+	if (h == 0 && !in_place)
+		cs_repeat_lane(c->s, c->r, rep, 0, false, CS_COUNT_SELF_A);
+	else if (h < c->n - 1)
+		cs_repeat_lane(c->s, c->r, rep, fixed, true, CS_COUNT_PEER);
+	else
+		cs_repeat_lane(c->s, c->r, rep, (uint8_t)(fixed + main), true, CS_COUNT_SELF_C);
+}
+
+static void rolled_rank(struct rolled_ring *c)
+{
+	uint32_t n = c->n, r = c->r, hops = 2 * n - 2, ip = c->s->shape.in_place;
+	/* out of place, hop 1 is the first to receive what the indexed ring sent */
+	const uint32_t cuts[] = { 1, ip ? 1 : 2, n - 1, n, n + 1, ip ? n + 1 : n + 2, hops,
+				  r, r + n };
+	const uint32_t runs = RING_ROLLED_RUNS;
+
+	cs_reserve(c->s, r, runs * 2 * c->slices, runs);
+	c->nruns = 0;
+	for (uint32_t h0 = 0, h1; h0 <= hops; h0 = h1) {
+		uint32_t first = c->s->ranks[r].n;
+
+		/* the run: up to the next change of phase or block */
+		h1 = hops + 1;
+		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++)
+			if (cuts[k] > h0 && cuts[k] < h1)
+				h1 = cuts[k];
+		c->run_h[c->nruns] = h0;
+		c->run_t[c->nruns++] = first;
+		rolled_body(c, h0);
+		{
+			int64_t down[CS_NBUF] = { -(int64_t)c->blk, -(int64_t)c->blk, -(int64_t)c->blk };
+
+			rolled_lane(c, h0, cs_repeat(c->s, r, first, h1 - h0, down, 0));
+		}
+	}
+}
+
+struct cs_sched *ring_gen_rolled(const struct cs_shape *shape, const struct algo_opts *o)
+{
+	struct rolled_ring c = { .n = shape->nranks };
+	uint32_t slices = o->slices ? o->slices : 1;
+
+	if (shape->coll != CS_ALLREDUCE || c.n < 2 || shape->count < c.n || shape->count % c.n)
+		return ring_gen(shape, o);
+	c.s = cs_new(shape, "ring");
+	c.blk = shape->count / c.n;
+	c.soff = calloc(slices, sizeof(*c.soff));
+	c.slen = calloc(slices, sizeof(*c.slen));
+	if (!c.s || !c.soff || !c.slen) {
+		cs_free(c.s);
+		c.s = NULL;
+		goto out;
+	}
+	c.slices = algo_slices(c.blk, slices, c.soff, c.slen);
+	for (c.r = 0; c.r < c.n && !c.s->oom && !c.s->fail; c.r++)
+		rolled_rank(&c);
+out:
+	free(c.soff);
+	free(c.slen);
+	return c.s;
+}
+
 static const char *ring_rejects(const struct cs_shape *s, const struct algo_opts *o)
 {
 	(void)s;
@@ -181,5 +314,5 @@ const struct algo algo_ring = {
 	.cost = cost_ring,
 	.knobs = ALGO_KNOB_SLICES,
 	.loops_fit = ring_loops_fit,
-	.lower_loops = ring_lower_loops,
+	.gen_rolled = ring_gen_rolled,
 };

@@ -346,15 +346,7 @@ static int emit_segment(struct ring_prog *p, const struct ring_seg *sg, uint32_t
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < slices; i++) {
-		uint64_t off, len;
-
-		algo_block(s.blk, slices, i, &off, &len);
-		if (len) {
-			s.soff[s.slices] = off;
-			s.slen[s.slices++] = len;
-		}
-	}
+	s.slices = algo_slices(s.blk, slices, s.soff, s.slen);
 	for (uint32_t h = 0; h < s.hops; h = kind_end(sg, h, s.hops))
 		s.used[kind_of(sg, h)] = true;
 	for (int k = 0; k < NKIND && !rc; k++)
@@ -393,9 +385,9 @@ uint64_t ring_seg_tmp(uint8_t coll, uint32_t n, uint64_t count)
 	return coll == CS_REDUCESCATTER ? count * n : 0;
 }
 
-/* Rank @r's program of @nseg segments, built and loaded into @out. */
-static int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
-			  uint32_t nseg, uint32_t slices, struct lowered_rank *out)
+/* Rank @r's program of @nseg segments, built into @im (lower_image_free()). */
+static int ring_loop_build(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
+			   uint32_t nseg, uint32_t slices, struct lower_image *im)
 {
 	struct ring_prog p = { .c = c, .r = r, .es = c->elem_size };
 	int rc = 0;
@@ -417,12 +409,22 @@ static int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ri
 	else if (p.im.ninsns > p.icap)
 		rc = ccore_error(-EFAULT, "ring loops: program of %u instructions overflows %u",
 				 p.im.ninsns, p.icap);
-	else
-		rc = lower_load_image(c, r, &p.im, out);
-	for (uint32_t w = 0; w < LOWER_RINGS; w++)
-		for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++)
-			free(p.im.ring[w][e].desc);
-	free(p.im.insns);
+	*im = p.im;
+	if (rc)
+		lower_image_free(im);
+	return rc;
+}
+
+/* Rank @r's program of @nseg segments, built and loaded into @out. */
+static int ring_loop_rank(const struct lower_ctx *c, uint32_t r, const struct ring_seg *seg,
+			  uint32_t nseg, uint32_t slices, struct lowered_rank *out)
+{
+	struct lower_image im = { 0 };
+	int rc = ring_loop_build(c, r, seg, nseg, slices, &im);
+
+	if (!rc)
+		rc = lower_load_image(c, r, &im, out);
+	lower_image_free(&im);
 	return rc;
 }
 
@@ -462,6 +464,11 @@ int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_f
 	return 0;
 }
 
+/*
+ * Ring AllReduce as one segment: what algo_ring's loop form was before the
+ * one lowering took it over (ring_gen_rolled()), kept while hier_loop.c
+ * still builds on this file, for lower_loops_test to compare against.
+ */
 struct ring_job {
 	const struct cs_shape *s;
 	uint32_t engines;
@@ -485,13 +492,14 @@ static uint32_t ring_segs(const void *arg, uint32_t r, struct ring_seg *seg)
 	return 1;
 }
 
-int ring_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out)
+int ring_loop_image(const struct cs_shape *s, const struct algo_opts *o,
+		    const struct lower_ctx *c, uint32_t r, struct lower_image *im)
 {
 	struct ring_job j = { s, c->engines };
+	struct ring_seg seg[RING_LOOP_MAX_SEGS];
 	uint64_t tmp;
 
 	if (!ring_loops_fit(s, o, c->engines, true, &tmp))
 		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
-	return ring_loop_lower(c, o->slices ? o->slices : 1, ring_segs, &j, out);
+	return ring_loop_build(c, r, seg, ring_segs(&j, r, seg), o->slices ? o->slices : 1, im);
 }

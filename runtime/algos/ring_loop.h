@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ring collectives in loop form (ring_loop.c): a rank's program and rings
- * built without a schedule, for algo_ring's AllReduce and for the ring
- * phases hierarchical AllReduce is made of.
+ * built without a schedule, for the ring phases hierarchical AllReduce is
+ * made of (algo_ring's AllReduce is a schedule of repeats now, lowered by
+ * runtime/lower/lower_loops.c; its old form here is lower_loops_test's
+ * reference).
  *
  * A segment is one rank's part of a ring ReduceScatter, AllGather (in
  * place) or AllReduce over a group of the parent's ranks, lowered as
@@ -62,5 +64,10 @@ typedef uint32_t ring_loop_segs_fn(const void *arg, uint32_t r, struct ring_seg 
  */
 int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_fn *segs,
 		    const void *arg, struct lowered **out);
+
+/* Rank @r's image of ring AllReduce @s in loop form as this file builds it,
+ * not loaded: what lower_loops_test compares the one lowering with. */
+int ring_loop_image(const struct cs_shape *s, const struct algo_opts *o,
+		    const struct lower_ctx *c, uint32_t r, struct lower_image *im);
 
 #endif

@@ -668,13 +668,66 @@ static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
 	return rc;
 }
 
-int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
+/* Every rank's repeats as loops into @l; -EOPNOTSUPP if a rank does not take them. */
+static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
 {
-	struct load_job lj = { .c = c, .l = lower_alloc(s->shape.nranks) };
+	int rc = 0;
+
+	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
+		struct lower_image im;
+
+		if (!s->ranks[r].n)
+			continue;
+		rc = lower_loops_image(s, c, r, &im);
+		if (rc == -ENOMEM)
+			return ccore_error(rc, "lowering: out of memory");
+		if (rc)
+			return rc;
+		rc = lower_load_image(c, r, &im, &l->ranks[r]);
+		l->load_ns += l->ranks[r].load_ns;
+		lower_image_free(&im);
+	}
+	l->loops = true;
+	return rc;
+}
+
+/* @s's repeats written out, lowered step by step. */
+static int lower_unrolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
+{
+	struct cs_sched *x = cs_expand(s);
 	int rc;
 
+	if (!x || cs_unusable(x)) {
+		rc = ccore_error(x && !x->oom ? -EINVAL : -ENOMEM, "lowering: writing the repeats out: %s",
+				 cs_unusable(x));
+		cs_free(x);
+		return rc;
+	}
+	rc = lower_schedule(x, c, out);
+	cs_free(x);
+	return rc;
+}
+
+int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
+{
+	struct load_job lj = { .c = c, .l = NULL };
+	int rc;
+
+	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
+		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
+				   LOWER_MAX_ENGINES);
+	lj.l = lower_alloc(s->shape.nranks);
 	if (!lj.l)
 		return ccore_error(-ENOMEM, "lowering: out of memory");
+	if (cs_has_repeats(s)) {
+		rc = lower_rolled(s, c, lj.l);
+		if (rc) {
+			lower_release(lj.l, c);
+			return rc == -EOPNOTSUPP ? lower_unrolled(s, c, out) : rc;
+		}
+		*out = lj.l;
+		return 0;
+	}
 	rc = lower_images(s, c, load_rank, &lj);
 	if (rc) {
 		lower_release(lj.l, c);

@@ -91,6 +91,7 @@ struct lowered {
 	uint32_t nranks;
 	struct lowered_rank *ranks;
 	int64_t load_ns;		/* of the build, spent loading into the devices */
+	bool loops;			/* repeats lowered as CC-core loops */
 };
 
 /* L of rank @r, and its A(@peer) and C(@peer) (which only @peer signals). */
@@ -127,8 +128,18 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 /* A struct lowered for @nranks ranks, nothing loaded yet (NULL: no memory). */
 struct lowered *lower_alloc(uint32_t nranks);
 
+/*
+ * Rank @r's image of schedule @s in loop form (lower_loops.c): its repeats
+ * as CC-core loops over indexed descriptors.  -EOPNOTSUPP if @s is not in
+ * loop form there (see lower_loops.c); lower_image_free() frees it.
+ */
+int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint32_t r,
+		      struct lower_image *im);
+void lower_image_free(struct lower_image *im);
+
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
- * rank's program is larger than c->max_program. */
+ * rank's program is larger than c->max_program.  Repeats become loops
+ * (lower_loops_image()) where every rank takes them, else are written out. */
 int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out);
 /*
  * Only build: each rank's image in turn, handed to @fn (nothing loaded; the

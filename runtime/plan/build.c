@@ -66,18 +66,19 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 
 /*
  * Loop form, when the algorithm has one, it fits and CCORE_LOOPS allows:
- * no schedule.  The verifier checks schedules, so CCORE_VERIFY keeps to
- * them; an average's divisions are schedule steps.  Where a loop-form
- * plan finds no room for its rings, plan_build() falls back to the
- * schedule.
+ * the ring indices each rank needs, 0 for none.  An average's divisions
+ * are steps no loop takes.  A loop form built without a schedule
+ * (lower_loops) is not verified, so CCORE_VERIFY keeps such algorithms to
+ * their schedule; one rolled into repeats (gen_rolled) is verified like
+ * any schedule.
  */
 static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct cs_shape *sh,
 			   const struct op *ops, bool pinned, uint64_t *tmp_count)
 {
 	enum select_loops when = select_loops();
 
-	if (!p->algo->lower_loops || ops[0].redop == ccore_avg || getenv("CCORE_VERIFY") ||
-	    when == SELECT_LOOPS_NEVER)
+	if ((!p->algo->gen_rolled && (!p->algo->lower_loops || getenv("CCORE_VERIFY"))) ||
+	    ops[0].redop == ccore_avg || when == SELECT_LOOPS_NEVER)
 		return 0;
 	/* an executable's plans hold their ring indices for its life: a
 	 * loop-form plan takes up to LOWER_RINGS, a schedule's one */
@@ -108,15 +109,21 @@ static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_sh
 	return p->peer_rc ?: rc;
 }
 
+/*
+ * The algorithm's schedule -- rolled into repeats if @rings (its loop
+ * form's ring indices per rank) -- verified under CCORE_VERIFY, placed
+ * and lowered.
+ */
 static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs_shape *sh,
-			       const struct op *ops, int64_t *t)
+			       const struct op *ops, uint32_t rings, int64_t *t)
 {
 	struct ccore_plan_timing *tm = &q->timing;
 	struct cs_sched *s;
+	bool rolled;
 	char err[512];
 	int rc;
 
-	s = p->algo->gen(sh, &p->opts);
+	s = rings ? p->algo->gen_rolled(sh, &p->opts) : p->algo->gen(sh, &p->opts);
 	if (!s || s->oom) {
 		cs_free(s);
 		return ccore_error(-ENOMEM, "%s: out of memory generating the schedule",
@@ -142,7 +149,11 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	tm->verify_us = lap_us(t);
 	for (uint32_t r = 0; r < p->n; r++)
 		p->active[r] = s->ranks[r].n > 0;
-	rc = plan_sems(q, p, s) ?: plan_place(q, p, s->tmp_count, 1) ?: plan_resolve_peers(p, s);
+	/* rolled, its peers' semaphores and addresses come on first use, as few */
+	rolled = cs_has_repeats(s);
+	rc = (rolled ? 0 : plan_sems(q, p, s)) ?:
+	     plan_place(q, p, s->tmp_count, rings ? rings : 1) ?:
+	     (rolled ? 0 : plan_resolve_peers(p, s));
 	if (rc)
 		goto out;
 	tm->place_us = lap_us(t);
@@ -152,6 +163,7 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	       plan_evict_one(q))
 		;
 	rc = p->peer_rc ?: rc;
+	p->loops = !rc && p->low->loops;
 out:
 	cs_free(s);
 	return rc;
@@ -166,16 +178,19 @@ static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *s
 	int rc;
 
 	p->loops = loops > 0;
-	rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, t) : -EAGAIN;
+	if (loops && p->algo->gen_rolled)
+		rc = plan_lower_schedule(q, p, shp, ops, loops, t);
+	else
+		rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, t) : -EAGAIN;
 	if (rc == -ENOSPC && !p->low) {
 		/* no room for its rings next to the plans executables hold: the
-		 * schedule needs one ring index per rank */
+		 * schedule written out needs one ring index per rank */
 		plan_unplace(q, p);
 		p->loops = false;
 		rc = -EAGAIN;
 	}
 	if (rc == -EAGAIN)
-		rc = plan_lower_schedule(q, p, shp, ops, t);
+		rc = plan_lower_schedule(q, p, shp, ops, 0, t);
 	return rc;
 }
 

@@ -82,8 +82,10 @@ void cs_free(struct cs_sched *s)
 {
 	if (!s)
 		return;
-	for (uint32_t r = 0; r < s->shape.nranks; r++)
+	for (uint32_t r = 0; r < s->shape.nranks; r++) {
 		free(s->ranks[r].steps);
+		free(s->ranks[r].reps);
+	}
 	free(s->ranks);
 	free(s);
 }
@@ -93,6 +95,25 @@ const char *cs_unusable(const struct cs_sched *s)
 	if (!s || s->oom)
 		return "out of memory";
 	return s->fail;
+}
+
+void cs_reserve(struct cs_sched *s, uint32_t rank, uint32_t steps, uint32_t reps)
+{
+	struct cs_rank *r = &s->ranks[rank];
+	struct cs_step *n = r->n + steps > r->cap ? realloc(r->steps, (r->n + steps) * sizeof(*n)) :
+			    r->steps;
+	struct cs_repeat *p = r->nreps + reps > r->repcap ?
+			      realloc(r->reps, (r->nreps + reps) * sizeof(*p)) : r->reps;
+
+	/* a hint: out of memory here, the builders try again */
+	if (n && n != r->steps) {
+		r->steps = n;
+		r->cap = r->n + steps;
+	}
+	if (p && p != r->reps) {
+		r->reps = p;
+		r->repcap = r->nreps + reps;
+	}
 }
 
 static uint32_t append(struct cs_sched *s, uint32_t rank, const struct cs_step *st)
@@ -164,19 +185,25 @@ uint32_t cs_divide(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct 
 	return append(s, rank, &st);
 }
 
-void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
+void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, int32_t iter)
 {
 	struct cs_step *st = &s->ranks[rank].steps[step];
 
 	for (uint32_t i = 0; i < st->ndeps; i++)
-		if (st->deps[i] == on)
+		if (st->deps[i] == on && st->dep_iter[i] == iter)
 			return;
 	if (st->ndeps == CS_MAX_DEPS) {
 		/* more would be a generator bug; keep the schedule unusable */
 		s->fail = "a step would wait for more than 6 (CS_MAX_DEPS) earlier steps";
 		return;
 	}
-	st->deps[st->ndeps++] = on;
+	st->deps[st->ndeps] = on;
+	st->dep_iter[st->ndeps++] = iter;
+}
+
+void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
+{
+	cs_dep_iter(s, rank, step, on, 0);
 }
 
 bool cs_op_reads_src(uint8_t op)
@@ -248,8 +275,16 @@ void cs_print(const struct cs_sched *s, FILE *out)
 		fprintf(out, "rank %u:\n", r);
 		for (uint32_t i = 0; i < s->ranks[r].n; i++) {
 			const struct cs_step *st = &s->ranks[r].steps[i];
+			const struct cs_repeat *rp = cs_repeat_of(&s->ranks[r], i);
 
-			fprintf(out, "  %3u %-11s", i, st->op < 6 ? ops[st->op] : "?");
+			if (rp && rp->first == i) {
+				fprintf(out, "  repeat x%u, peer %+d, strides", rp->times,
+					rp->peer_stride);
+				for (int b = 0; b < CS_NBUF; b++)
+					fprintf(out, " %s %+lld", buf_names[b], (long long)rp->stride[b]);
+				fputc('\n', out);
+			}
+			fprintf(out, "  %s%3u %-11s", rp ? "| " : "", i, st->op < 6 ? ops[st->op] : "?");
 			if (st->op == CS_SEND_OP || st->op == CS_RECV_OP || st->op == CS_RECV_REDUCE)
 				fprintf(out, " %s %u", st->op == CS_SEND_OP ? "to" : "from", st->peer);
 			if (st->op != CS_SEND_OP) {
@@ -268,8 +303,11 @@ void cs_print(const struct cs_sched *s, FILE *out)
 			if (st->op == CS_RECV_REDUCE)
 				fputs(" + incoming", out);
 			fprintf(out, " x%llu", (unsigned long long)st->count);
-			for (uint32_t d = 0; d < st->ndeps; d++)
+			for (uint32_t d = 0; d < st->ndeps; d++) {
 				fprintf(out, "%s%u", d ? "," : "  after ", st->deps[d]);
+				if (st->dep_iter[d])
+					fprintf(out, "@%+d", st->dep_iter[d]);
+			}
 			fputc('\n', out);
 		}
 	}

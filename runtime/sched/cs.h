@@ -23,6 +23,20 @@
  * A receive step's deps are what must be done before the data may land
  * (e.g. an earlier send that still reads dst); the receiver grants the
  * sender a credit once they are complete.
+ *
+ * Repeats: a run of a rank's steps, the body, that runs cs_repeat.times
+ * times over, stored once.  Iteration k's instance of a body step has each
+ * ref moved by k * stride[buf] elements and its peer by k * peer_stride
+ * (mod nranks).  Step indices name the stored steps (templates); the
+ * unrolled schedule is the same steps with every body written out
+ * (cs_expand()).  A dependency of body step t of iteration k names a
+ * template and, in dep_iter, an iteration offset: on a step of the same
+ * body it is iteration k + dep_iter (0: this one, the template earlier in
+ * the body; -1: the one before, which iteration 0 does without), on a
+ * step of another repeat iteration k + dep_iter of it (which must exist
+ * for every k), on a step outside repeats that step (dep_iter 0).  Ring and
+ * hierarchical loops are repeats: a ring AllReduce over 1024 ranks in 64
+ * slices is 268 million steps unrolled, a few hundred templates rolled.
  */
 #ifndef CCORE_CS_H
 #define CCORE_CS_H
@@ -58,16 +72,38 @@ struct cs_ref {
 
 struct cs_step {
 	uint8_t op;		/* enum cs_op */
+	uint8_t ndeps;
 	uint32_t peer;		/* SEND/RECV*: the other rank */
 	struct cs_ref dst, src, src2;
 	uint64_t count;		/* elements; 0 steps are not allowed */
-	uint32_t ndeps;
 	uint32_t deps[CS_MAX_DEPS];	/* indices of earlier steps of this rank */
+	int32_t dep_iter[CS_MAX_DEPS];	/* repeats: which iteration of deps[] (above) */
+};
+
+/*
+ * How a repeat's sends travel, for the lowering (runtime/lower/
+ * lower_loops.c).  Puts on one ring land in order, on different rings in
+ * any order, so each lane -- a ring of the rank's -- counts its arrivals
+ * at the receiver on a semaphore of its own: A(sender) as plain sends do,
+ * or the pair a rank never uses for itself, A(self) or C(self).
+ */
+enum cs_count { CS_COUNT_PEER, CS_COUNT_SELF_A, CS_COUNT_SELF_C };
+
+/* Steps [first, first + len) of a rank, run @times times (see above). */
+struct cs_repeat {
+	uint32_t first, len, times;
+	int64_t stride[CS_NBUF];	/* elements per iteration, per buffer */
+	int32_t peer_stride;		/* ranks per iteration, mod nranks */
+	uint8_t lane;			/* its sends' ring, 0 .. 2 */
+	bool indexed;			/* one template, indexed by the iteration */
+	uint8_t count;			/* enum cs_count: the lane's arrivals */
 };
 
 struct cs_rank {
 	struct cs_step *steps;
 	uint32_t n, cap;
+	struct cs_repeat *reps;		/* ascending, disjoint */
+	uint32_t nreps, repcap;
 };
 
 /*
@@ -110,6 +146,9 @@ void cs_free(struct cs_sched *s);
  * for NULL or an incomplete one, or the generator's reason). */
 const char *cs_unusable(const struct cs_sched *s);
 
+/* Room for @steps more steps and @reps more repeats on @rank (a hint). */
+void cs_reserve(struct cs_sched *s, uint32_t rank, uint32_t steps, uint32_t reps);
+
 /* Builders: each appends one step to @rank and returns its index. */
 uint32_t cs_copy(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct cs_ref src,
 		 uint64_t count);
@@ -126,6 +165,67 @@ uint32_t cs_divide(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct 
 		   uint64_t count);
 /* Make step @step of @rank wait for step @on of the same rank. */
 void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on);
+/* The same for repeats: on iteration @iter (relative, see above) of @on. */
+void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, int32_t iter);
+/*
+ * Make steps [@first, end) of @rank, the last ones appended, the body of a
+ * repeat run @times times with @stride (per buffer, NULL: none) and
+ * @peer_stride; returns its index.  A body that is empty, or begins inside
+ * an earlier repeat, makes the schedule unusable (cs_sched.fail).
+ */
+uint32_t cs_repeat(struct cs_sched *s, uint32_t rank, uint32_t first, uint32_t times,
+		   const int64_t *stride, int32_t peer_stride);
+
+/* The lane of repeat @rep of @rank (see struct cs_repeat). */
+void cs_repeat_lane(struct cs_sched *s, uint32_t rank, uint32_t rep, uint8_t lane, bool indexed,
+		    enum cs_count count);
+
+/*
+ * One rank's sends to, or receives from, one peer, in program order: runs
+ * of a repeat's pattern (the templates in it that move data to or from the
+ * peer), a run per repeat, or per iteration where the peer moves.
+ */
+struct cs_stream_run {
+	uint32_t at, len;		/* its templates: cs_stream.tmpl[at ..] */
+	uint64_t times, k0;		/* iterations, the first one's number */
+	uint64_t before;		/* transfers in the runs before it */
+};
+
+struct cs_stream {
+	uint32_t *tmpl;
+	uint32_t nt, tcap;
+	uint32_t *slot;			/* per template of the rank: where in tmpl, ~0u: none
+					 * or in several (a peer stride) */
+	struct cs_stream_run *runs;
+	uint32_t nruns, rcap;
+	uint64_t total;
+	bool oom;
+};
+
+/* Rank @r's sends to @peer (@sends) or receives from it; 0 or -ENOMEM. */
+int cs_stream_build(const struct cs_sched *s, uint32_t r, bool sends, uint32_t peer,
+		    struct cs_stream *st);
+void cs_stream_free(struct cs_stream *st);
+/* Transfer @ord (from 0): its template and iteration; false past the end. */
+bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_t *k);
+/* Which transfer template @t's iteration @k is, or UINT64_MAX if none. */
+uint64_t cs_stream_ordinal(const struct cs_stream *st, uint32_t t, uint64_t k);
+
+/* Whether any rank of @s has repeats. */
+bool cs_has_repeats(const struct cs_sched *s);
+/* The repeat whose body holds step @i of @rk, or NULL. */
+const struct cs_repeat *cs_repeat_of(const struct cs_rank *rk, uint32_t i);
+/* Steps of @rk unrolled. */
+uint64_t cs_unrolled_steps(const struct cs_rank *rk);
+/* Iteration @k of template @t of @rk: its refs and peer moved (@n ranks). */
+void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
+		 struct cs_step *out);
+/*
+ * @s with every repeat written out (deps on absolute steps), or NULL out
+ * of memory; a repeat's dependency on an iteration that does not exist, or
+ * more than UINT32_MAX steps on a rank, leave it unusable (fail says why).
+ */
+struct cs_sched *cs_expand(const struct cs_sched *s);
 
 static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
 {
@@ -178,7 +278,12 @@ void cs_print(const struct cs_sched *s, FILE *out);
  * Check the schedule symbolically: structure (peers, matching, counts,
  * ranges, deps), that every transfer pairs up without deadlock, and the
  * collective's postcondition (which contributions each rank ends up holding
- * for each element).  Returns 0, or -EINVAL with @err saying what is wrong.
+ * for each element).  Repeats are checked rolled, at any size: structure
+ * from their first and last iterations, matching (every send a credit,
+ * every receive a send) a period at a time, and that iterations touch
+ * disjoint elements; the rest on the unrolled schedule where it is small
+ * enough (cs_verify.c says when).  Returns 0, or -EINVAL with @err saying
+ * what is wrong.
  */
 int cs_verify(const struct cs_sched *s, char *err, size_t errlen);
 

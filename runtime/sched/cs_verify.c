@@ -27,7 +27,7 @@
  * credit of an earlier receive from the same peer, since a sender spends
  * credits in order (cs_credit_points()).
  */
-#include "cs.h"
+#include "cs_rolled.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +35,8 @@
 #include <string.h>
 
 #define MAX_VERIFY_RANKS 64
+/* Repeats are written out for the checks below up to this many steps in all. */
+#define MAX_UNROLLED_STEPS (1u << 22)
 
 struct val {
 	uint64_t pos;
@@ -527,7 +529,7 @@ static void teardown(struct vstate *v)
 	free(v->base);
 }
 
-int cs_verify(const struct cs_sched *s, char *err, size_t errlen)
+static int verify_unrolled(const struct cs_sched *s, char *err, size_t errlen)
 {
 	struct vstate v = { .s = s, .err = err, .errlen = errlen };
 	int rc;
@@ -549,5 +551,34 @@ int cs_verify(const struct cs_sched *s, char *err, size_t errlen)
 	if (!rc)
 		rc = postcondition(&v);
 	teardown(&v);
+	return rc;
+}
+
+/*
+ * Repeats: checked rolled at any size (cs_verify_rolled.c), then written
+ * out and checked as above where that is small enough: up to 64 ranks and
+ * MAX_UNROLLED_STEPS steps.  What a larger plan's generator builds is
+ * checked that way at smaller shapes (sched_repeat_test).
+ */
+int cs_verify(const struct cs_sched *s, char *err, size_t errlen)
+{
+	uint64_t steps = 0;
+	struct cs_sched *x;
+	int rc;
+
+	if (cs_unusable(s) || !cs_has_repeats(s))
+		return verify_unrolled(s, err, errlen);
+	rc = cs_verify_rolled(s, err, errlen);
+	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++)
+		steps += cs_unrolled_steps(&s->ranks[r]);
+	if (rc || s->shape.nranks > MAX_VERIFY_RANKS || steps > MAX_UNROLLED_STEPS)
+		return rc;
+	x = cs_expand(s);
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return -EINVAL;
+	}
+	rc = verify_unrolled(x, err, errlen);
+	cs_free(x);
 	return rc;
 }

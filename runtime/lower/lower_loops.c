@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Lowering a schedule's repeats into CC-core loops over indexed
+ * descriptors (lower.h).  A repeat's sends travel on its lane (struct
+ * cs_repeat): an indexed lane's ring holds one iteration's descriptors
+ * at index 0, RING_DEPTH times over (hops whose sends may be queued
+ * before a STARTI waits for a slot), with a stride of one index's bytes;
+ * a plain lane's holds every send written out.  Register REG_INDEX holds
+ * the index, REG_HOPS the iterations left; consecutive repeats whose
+ * bodies lower alike and whose index goes on without a jump (a ring's
+ * block wraps from 0 to N-1) are one loop:
+ *
+ *   movi  r1, INDEX ; movi r0, HOPS
+ *   top:  <body: per receive an ACQUIRE of its lane's counter, per send
+ *          an ACQUIRE of its credit and a STARTI of its descriptors>
+ *         addi r1, -1 ; loop r0, top
+ *
+ * The credit protocol is lower.c's: a receive without dependencies is
+ * granted in the prologue, one whose dependencies are sends on one engine
+ * by a SEM_WRITE marker behind the latest (which every iteration of that
+ * send must carry alike), per peer the marked ones last.  What differs,
+ * and is why lanes exist: puts to one peer from different rings may land
+ * out of order, so each lane counts arrivals on a semaphore of its own
+ * (enum cs_count) and a receive acquires the counter of the lane its
+ * sender used.  Schedules this does not take (a local step, a send that
+ * waits, a credit granted mid-program) lower_schedule() writes out.
+ */
+#include "lower.h"
+#include "ccore_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REG_HOPS 0
+#define REG_INDEX 1
+#define RING_DEPTH 4
+#define MAX_PEERS 8
+#define MAX_MEMO 16
+
+struct lane {
+	bool used, indexed, templated;
+	uint32_t engine;
+	int64_t unit;			/* indexed: elements per index */
+	uint32_t index_count;
+	struct drm_ccore_desc *desc;
+	uint32_t nd, cap;
+};
+
+/* A peer's streams: our sends to it and its receives from us, or the reverse. */
+struct peer_streams {
+	uint32_t peer;
+	struct cs_stream ours, theirs;
+};
+
+/* A semaphore or a peer's buffer address the callbacks gave. */
+struct sem_memo {
+	uint32_t r, peer, kind, user, sem;
+};
+
+struct va_memo {
+	uint32_t q, buf;
+	uint64_t va;
+};
+
+/* A run of iterations being lowered as one loop. */
+struct group {
+	bool open;
+	uint32_t lane, hops;
+	int64_t index0, next, dir;
+	struct drm_ccore_insn *body;
+	uint32_t nbody;
+};
+
+struct loop_emit {
+	const struct cs_sched *s;
+	const struct lower_ctx *c;
+	const struct cs_rank *rk;
+	uint32_t r, n, es;
+	struct drm_ccore_insn *insn;
+	uint32_t ni, icap;
+	struct lane lane[LOWER_RINGS];
+	struct peer_streams to[MAX_PEERS], from[MAX_PEERS];
+	uint32_t nto, nfrom;
+	uint32_t peers_by_engine[MAX_PEERS], npeers;	/* in order of first send */
+	struct drm_ccore_desc *scratch;	/* two iterations' descriptors */
+	uint32_t scap;
+	uint32_t *marks;		/* per template: markers per iteration (sends) */
+	uint32_t *mark_peer;		/* per template: whom they credit */
+	struct group g;
+	/* what the callbacks answered, asked again per iteration: a few each */
+	struct sem_memo sems[MAX_MEMO];
+	struct va_memo vas[MAX_MEMO];
+	uint32_t nsems, nvas;
+	int rc;
+};
+
+static int unsupported(struct loop_emit *e)
+{
+	e->rc = e->rc ?: -EOPNOTSUPP;
+	return e->rc;
+}
+
+static void put(struct loop_emit *e, struct drm_ccore_insn in)
+{
+	if (e->ni == e->icap) {
+		uint32_t cap = e->icap ? e->icap * 2 : 64;
+		struct drm_ccore_insn *p = realloc(e->insn, cap * sizeof(*p));
+
+		if (!p) {
+			e->rc = e->rc ?: -ENOMEM;
+			return;
+		}
+		e->insn = p;
+		e->icap = cap;
+	}
+	e->insn[e->ni++] = in;
+}
+
+static void put_desc(struct loop_emit *e, struct lane *l, const struct drm_ccore_desc *d)
+{
+	if (l->nd == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		struct drm_ccore_desc *p = realloc(l->desc, cap * sizeof(*p));
+
+		if (!p) {
+			e->rc = e->rc ?: -ENOMEM;
+			return;
+		}
+		l->desc = p;
+		l->cap = cap;
+	}
+	l->desc[l->nd++] = *d;
+}
+
+static uint32_t engine_of(struct loop_emit *e, uint32_t peer)
+{
+	const struct lower_ctx *c = e->c;
+	uint32_t local = (e->r + c->nranks) % c->engines;
+
+	for (uint32_t i = 0; i < e->npeers; i++)
+		if (e->peers_by_engine[i] == peer)
+			return (local + 1 + i) % c->engines;
+	return ~0u;
+}
+
+static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sends)
+{
+	struct peer_streams *ps = sends ? e->to : e->from;
+	uint32_t *np = sends ? &e->nto : &e->nfrom;
+	int rc;
+
+	for (uint32_t i = 0; i < *np; i++)
+		if (ps[i].peer == peer)
+			return &ps[i];
+	if (*np == MAX_PEERS) {
+		unsupported(e);
+		return NULL;
+	}
+	ps += (*np)++;
+	ps->peer = peer;
+	rc = sends ? cs_stream_build(e->s, e->r, true, peer, &ps->ours) |
+		     cs_stream_build(e->s, peer, false, e->r, &ps->theirs) :
+		     cs_stream_build(e->s, e->r, false, peer, &ps->ours) |
+		     cs_stream_build(e->s, peer, true, e->r, &ps->theirs);
+	if (rc)
+		e->rc = e->rc ?: -ENOMEM;
+	return rc ? NULL : ps;
+}
+
+/* The other end of transfer template @t's iteration @k: its rank's template and iteration. */
+static bool other_end(struct loop_emit *e, uint32_t t, uint64_t k, uint32_t *ot, uint64_t *ok)
+{
+	const struct cs_step *st = &e->rk->steps[t];
+	struct peer_streams *ps = streams(e, st->peer, st->op == CS_SEND_OP);
+	uint64_t ord;
+
+	if (!ps)
+		return false;
+	ord = cs_stream_ordinal(&ps->ours, t, k);
+	return ord != UINT64_MAX && cs_stream_at(&ps->theirs, ord, ot, ok);
+}
+
+/* Semaphore @kind of rank @r for @peer, named by @user: lower_ctx.sem, asked once. */
+static uint32_t sem_of(struct loop_emit *e, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
+		       uint32_t user)
+{
+	uint32_t sem;
+
+	for (uint32_t i = 0; i < e->nsems; i++)
+		if (e->sems[i].r == r && e->sems[i].peer == peer && e->sems[i].kind == kind &&
+		    e->sems[i].user == user)
+			return e->sems[i].sem;
+	sem = lower_sem_named_by(e->c, r, peer, kind, user);
+	if (e->nsems < MAX_MEMO)
+		e->sems[e->nsems++] = (struct sem_memo){ r, peer, kind, user, sem };
+	return sem;
+}
+
+/* C(@peer) of rank @r, as lower_sem_credit() names it. */
+static uint32_t credit_sem(struct loop_emit *e, uint32_t r, uint32_t peer)
+{
+	return sem_of(e, r, peer, LOWER_SEM_CREDIT, peer);
+}
+
+/* The counter of arrivals over lane count @w from @from to @to, named by @user. */
+static uint32_t counter(struct loop_emit *e, uint32_t to, uint32_t from, uint8_t w, uint32_t user)
+{
+	if (w == CS_COUNT_SELF_C)
+		return sem_of(e, to, to, LOWER_SEM_CREDIT, user);
+	return sem_of(e, to, w == CS_COUNT_SELF_A ? to : from, LOWER_SEM_ARRIVAL, user);
+}
+
+/* The lane count of the send that receive @t's iteration @k meets. */
+static int sender_count(struct loop_emit *e, uint32_t t, uint64_t k)
+{
+	const struct cs_rank *sk = &e->s->ranks[e->rk->steps[t].peer];
+	const struct cs_repeat *rp;
+	uint32_t st;
+	uint64_t sk_iter;
+
+	if (!other_end(e, t, k, &st, &sk_iter) || !(rp = cs_repeat_of(sk, st)))
+		return -1;
+	return rp->count;
+}
+
+static uint64_t own(const struct loop_emit *e, struct cs_ref ref)
+{
+	return e->c->ranks[e->r].va[ref.buf] + ref.off * e->es;
+}
+
+static uint64_t theirs(struct loop_emit *e, uint32_t q, struct cs_ref ref)
+{
+	uint64_t va;
+	uint32_t i;
+
+	for (i = 0; i < e->nvas; i++)
+		if (e->vas[i].q == q && e->vas[i].buf == ref.buf)
+			return e->vas[i].va + ref.off * e->es;
+	va = e->c->peer_va(e->c->arg, e->r, q, ref.buf);
+	if (e->nvas < MAX_MEMO)
+		e->vas[e->nvas++] = (struct va_memo){ q, ref.buf, va };
+	return va + ref.off * e->es;
+}
+
+/* Send template @t's descriptors at iteration @k (the send, its markers) into @d; how many. */
+static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint32_t t,
+			   uint64_t k, struct drm_ccore_desc *d)
+{
+	const struct lower_ctx *c = e->c;
+	struct cs_step st, rv;
+	uint32_t u, n = 0;
+	uint64_t ku;
+
+	cs_instance(e->rk, e->n, t, k, &st);
+	if (!other_end(e, t, k, &u, &ku)) {
+		unsupported(e);
+		return 0;
+	}
+	cs_instance(&e->s->ranks[st.peer], e->n, u, ku, &rv);
+	d[n] = (struct drm_ccore_desc){
+		.flags = DRM_CCORE_DESC_F_SIGNAL,
+		.signal_sem = counter(e, st.peer, e->r, rp->count, e->r), .signal_value = 1,
+		.len = st.count * e->es,
+		.dst = theirs(e, st.peer, rv.dst),
+	};
+	if (rv.op == CS_RECV_OP) {
+		d[n].op = DRM_CCORE_DESC_COPY;
+		d[n].src0 = own(e, st.src);
+	} else {
+		d[n].op = DRM_CCORE_DESC_REDUCE;
+		d[n].dtype = (uint8_t)c->dtype;
+		d[n].redop = (uint8_t)c->redop;
+		d[n].src0 = theirs(e, st.peer, rv.src);
+		d[n].src1 = own(e, st.src);
+	}
+	for (n = 1; n <= e->marks[t]; n++)
+		d[n] = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
+						.dst = credit_sem(e, e->mark_peer[t], e->r) };
+	return n;
+}
+
+/* The index of @rp's iteration 0 on its lane, and the lane's unit, from its first send. */
+static bool index_of(struct loop_emit *e, const struct cs_repeat *rp, int64_t *index0,
+		     int64_t *unit, uint32_t *count)
+{
+	for (uint32_t t = rp->first; t < rp->first + rp->len; t++) {
+		const struct cs_step *st = &e->rk->steps[t];
+		int64_t s = rp->stride[st->src.buf];
+		uint64_t size = st->src.buf == CS_SEND ? cs_send_count(&e->s->shape) :
+				st->src.buf == CS_RECV ? cs_recv_count(&e->s->shape) : e->s->tmp_count;
+
+		if (st->op != CS_SEND_OP)
+			continue;
+		if (!s)
+			return false;
+		*unit = s < 0 ? -s : s;
+		*index0 = (int64_t)(st->src.off / (uint64_t)*unit);
+		*count = (uint32_t)((size + (uint64_t)*unit - 1) / (uint64_t)*unit);
+		return true;
+	}
+	return false;
+}
+
+/* Room for @n descriptors in e->scratch, or NULL. */
+static struct drm_ccore_desc *scratch(struct loop_emit *e, uint32_t n)
+{
+	if (n > e->scap) {
+		struct drm_ccore_desc *p = realloc(e->scratch, n * sizeof(*p));
+
+		if (!p) {
+			e->rc = e->rc ?: -ENOMEM;
+			return NULL;
+		}
+		e->scratch = p;
+		e->scap = n;
+	}
+	memset(e->scratch, 0, n * sizeof(*e->scratch));
+	return e->scratch;
+}
+
+/* Subtract @index whole units from the addresses of @d's data descriptors. */
+static void shift(struct drm_ccore_desc *d, uint32_t n, int64_t bytes)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (d[i].op != DRM_CCORE_DESC_COPY && d[i].op != DRM_CCORE_DESC_REDUCE)
+			continue;
+		d[i].dst -= (uint64_t)bytes;
+		d[i].src0 -= (uint64_t)bytes;
+		if (d[i].op == DRM_CCORE_DESC_REDUCE)
+			d[i].src1 -= (uint64_t)bytes;
+	}
+}
+
+/* One iteration's descriptors of @rp at @k, shifted to index 0 by @bytes. */
+static uint32_t iteration_descs(struct loop_emit *e, const struct cs_repeat *rp, uint64_t k,
+				int64_t bytes, struct drm_ccore_desc *d)
+{
+	uint32_t n = 0;
+
+	for (uint32_t t = rp->first; t < rp->first + rp->len && !e->rc; t++)
+		if (e->rk->steps[t].op == CS_SEND_OP)
+			n += send_descs(e, rp, t, k, d + n);
+	shift(d, n, bytes);
+	return n;
+}
+
+static uint32_t descs_per_iteration(const struct loop_emit *e, const struct cs_repeat *rp)
+{
+	uint32_t n = 0;
+
+	for (uint32_t t = rp->first; t < rp->first + rp->len; t++)
+		if (e->rk->steps[t].op == CS_SEND_OP)
+			n += 1 + e->marks[t];
+	return n;
+}
+
+/* The body's instructions for one iteration, into e->insn. */
+static void body(struct loop_emit *e, const struct cs_repeat *rp)
+{
+
+	for (uint32_t t = rp->first; t < rp->first + rp->len && !e->rc; t++) {
+		const struct cs_step *st = &e->rk->steps[t];
+		int w;
+
+		if (st->op != CS_SEND_OP) {
+			w = sender_count(e, t, 0);
+			/* every iteration must meet the same lane */
+			if (w < 0 || (rp->times > 1 && w != sender_count(e, t, rp->times - 1))) {
+				unsupported(e);
+				return;
+			}
+			put(e, (struct drm_ccore_insn){
+				.opcode = DRM_CCORE_OP_ACQUIRE,
+				.sem = counter(e, e->r, st->peer, (uint8_t)w, e->r), .imm = 1 });
+			continue;
+		}
+		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
+						.sem = credit_sem(e, e->r, st->peer), .imm = 1 });
+		put(e, (struct drm_ccore_insn){
+			.opcode = rp->indexed ? DRM_CCORE_OP_STARTI : DRM_CCORE_OP_START,
+			.engine = (uint8_t)e->lane[rp->lane].engine, .ring = rp->lane,
+			.reg = rp->indexed ? REG_INDEX : 0, .imm = 1 + e->marks[t] });
+	}
+}
+
+static void flush(struct loop_emit *e)
+{
+	struct group *g = &e->g;
+	uint32_t top;
+
+	if (!g->open)
+		return;
+	g->open = false;
+	put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_MOVI, .reg = REG_INDEX,
+					.imm = (uint32_t)g->index0 });
+	if (g->hops > 1)
+		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_MOVI, .reg = REG_HOPS,
+						.imm = g->hops });
+	top = e->ni;
+	for (uint32_t i = 0; i < g->nbody; i++)
+		put(e, g->body[i]);
+	if (g->hops > 1) {
+		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADDI, .reg = REG_INDEX,
+						.imm = (uint32_t)g->dir });
+		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_LOOP, .reg = REG_HOPS,
+						.target = (int32_t)top - (int32_t)e->ni });
+	}
+}
+
+/* Repeat @rp on an indexed lane: its template checked, its iterations joined to the loop. */
+static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
+{
+	struct lane *l = &e->lane[rp->lane];
+	uint32_t per = descs_per_iteration(e, rp), nb, at = e->ni;
+	struct drm_ccore_desc *d = scratch(e, 2 * per + 2);
+	int64_t index0, unit, dir = rp->stride[e->rk->steps[rp->first].src.buf] < 0 ? -1 : 1;
+	uint32_t count;
+
+	if (!d)
+		return;
+	if (!index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
+		unsupported(e);
+		return;
+	}
+	/* the first and the last iteration at index 0 alike: affine between */
+	nb = iteration_descs(e, rp, 0, index0 * unit * e->es, d);
+	if (rp->times > 1)
+		iteration_descs(e, rp, rp->times - 1,
+				(index0 + dir * (rp->times - 1)) * unit * e->es, d + per);
+	if (!e->rc && (nb != per || (rp->times > 1 && memcmp(d, d + per, per * sizeof(*d))) ||
+		       (l->templated && memcmp(d, l->desc, per * sizeof(*d)))))
+		unsupported(e);
+	if (!e->rc && !l->templated) {
+		for (uint32_t i = 0; i < RING_DEPTH; i++)
+			for (uint32_t j = 0; j < per; j++)
+				put_desc(e, l, &d[j]);
+		l->templated = true;
+		l->unit = unit;
+		l->index_count = count;
+	}
+	/* the body, compared with the loop's */
+	body(e, rp);
+	nb = e->ni - at;
+	if (e->g.open && (e->g.lane != rp->lane || e->g.next != index0 || e->g.nbody != nb ||
+			  memcmp(e->g.body, e->insn + at, nb * sizeof(*e->insn))))
+		goto new_group;
+	if (e->g.open) {
+		e->ni = at;
+		e->g.hops += rp->times;
+		e->g.next = index0 + dir * rp->times;
+		return;
+	}
+new_group:
+	{
+		struct drm_ccore_insn *b = malloc((nb ? nb : 1) * sizeof(*b));
+
+		if (!b) {
+			e->rc = e->rc ?: -ENOMEM;
+			return;
+		}
+		memcpy(b, e->insn + at, nb * sizeof(*b));
+		e->ni = at;
+		flush(e);
+		free(e->g.body);
+		e->g = (struct group){ .open = true, .lane = rp->lane, .hops = rp->times,
+				       .index0 = index0, .next = index0 + dir * rp->times,
+				       .dir = dir, .body = b, .nbody = nb };
+	}
+}
+
+/* Repeat @rp written out (a plain lane, or no sends). */
+static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
+{
+	struct lane *l = &e->lane[rp->lane];
+	uint32_t per = descs_per_iteration(e, rp);
+	struct drm_ccore_desc *d = scratch(e, per + 1);
+
+	if (!d)
+		return;
+	flush(e);
+	for (uint64_t k = 0; k < rp->times && !e->rc; k++) {
+		uint32_t nd = iteration_descs(e, rp, k, 0, d);
+
+		for (uint32_t j = 0; j < nd; j++)
+			put_desc(e, l, &d[j]);
+		body(e, rp);
+	}
+}
+
+/*
+ * Credits per peer: what the prologue grants; and the marked receives so
+ * far: a sender spends credits in receive order, so their anchors must
+ * come in that order, on one engine (whose ring completes in order).
+ */
+struct peer_credit {
+	uint32_t peer, free;
+	bool marked;
+	uint32_t engine;
+	const struct cs_repeat *rq, *ra;	/* the last marked receive's repeat, its anchor's */
+	int32_t it;				/* and its anchor's iteration offset */
+	uint32_t last_anchor;			/* that anchor */
+	uint64_t end;				/* the unrolled place of its last instance */
+};
+
+/* A marked receive's iterations on its anchor send: +1 from @at, -1 from @at + times. */
+struct cover {
+	uint32_t send;
+	uint64_t at;
+	int32_t delta;
+};
+
+static int by_send_then_at(const void *x, const void *y)
+{
+	const struct cover *a = x, *b = y;
+
+	if (a->send != b->send)
+		return a->send < b->send ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static struct peer_credit *credit_of(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc,
+				     uint32_t peer)
+{
+	for (uint32_t i = 0; i < *npc; i++)
+		if (pc[i].peer == peer)
+			return &pc[i];
+	if (*npc == MAX_PEERS) {
+		unsupported(e);
+		return NULL;
+	}
+	pc[*npc] = (struct peer_credit){ .peer = peer };
+	return &pc[(*npc)++];
+}
+
+/*
+ * Every iteration of a send carries its markers alike: the marked
+ * receives' iterations, mapped onto the send's, cover each the same
+ * number of times -- at every point but its first iteration the coverage
+ * changes by nothing.
+ */
+static void check_cover(struct loop_emit *e, struct cover *cv, uint32_t n)
+{
+	qsort(cv, n, sizeof(*cv), by_send_then_at);
+	for (uint32_t i = 0, j; i < n && !e->rc; i = j) {
+		uint32_t t = cv[i].send;
+		uint64_t times = cs_repeat_of(e->rk, t)->times;
+		int32_t run = 0;
+
+		for (j = i; j < n && cv[j].send == t;) {
+			uint64_t at = cv[j].at;
+			int32_t net = 0;
+
+			for (; j < n && cv[j].send == t && cv[j].at == at; j++)
+				net += cv[j].delta;
+			run += net;
+			if (at == 0)
+				e->marks[t] = (uint32_t)run;
+			else if (at < times && net)
+				unsupported(e);
+		}
+	}
+}
+
+/*
+ * Credits: free ones counted per peer for the prologue (in peer order),
+ * marked ones noted on their anchor send (e->marks), per peer after the
+ * free ones.  Anything else is not loop form.
+ */
+/* Where instance @k of template @t lands unrolled (every step in a repeat). */
+static uint64_t unrolled_at(const uint64_t *base, const struct cs_rank *rk,
+			    const struct cs_repeat *rp, uint32_t t, uint64_t k)
+{
+	return base[rp - rk->reps] + k * rp->len + (t - rp->first);
+}
+
+/*
+ * Marked receive @u (of repeat @rq, anchored on @a of @ra at iteration
+ * offset @it) keeps its peer's anchors in receive order: within a body
+ * after the one before on the same anchor body, across repeats after the
+ * last instance of the one before.
+ */
+static bool anchors_in_order(struct loop_emit *e, const uint64_t *base, struct peer_credit *c,
+			     const struct cs_repeat *rq, const struct cs_repeat *ra, uint32_t a,
+			     int32_t it)
+{
+	const struct cs_rank *rk = e->rk;
+	uint32_t eng = engine_of(e, rk->steps[a].peer);
+	bool ok;
+
+	if (c->marked && c->engine != eng)
+		return false;
+	if (c->marked && c->rq == rq)
+		ok = c->ra == ra && c->it == it && a > c->last_anchor;
+	else
+		ok = !c->marked || unrolled_at(base, rk, ra, a, (uint64_t)it) > c->end;
+	c->engine = eng;
+	c->rq = rq;
+	c->ra = ra;
+	c->it = it;
+	c->last_anchor = a;
+	c->end = unrolled_at(base, rk, ra, a, (uint64_t)it + rq->times - 1);
+	return ok;
+}
+
+static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc)
+{
+	const struct cs_rank *rk = e->rk;
+	struct cover *cv = NULL;
+	uint32_t ncv = 0, cap = 0;
+	uint64_t *base = malloc((rk->nreps + 1) * sizeof(*base)), at = 0;
+
+	if (!base)
+		return e->rc = -ENOMEM;
+	for (uint32_t i = 0; i < rk->nreps; i++) {
+		base[i] = at;
+		at += (uint64_t)rk->reps[i].len * rk->reps[i].times;
+	}
+
+	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
+		const struct cs_step *st = &rk->steps[u];
+		const struct cs_repeat *rq = cs_repeat_of(rk, u), *ra;
+		struct peer_credit *c;
+		uint32_t a;
+
+		if (st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
+			continue;
+		c = credit_of(e, pc, npc, st->peer);
+		if (!c)
+			break;
+		if (!st->ndeps) {
+			if (c->marked)	/* per peer, marked ones last */
+				unsupported(e);
+			c->free += rq->times;
+			continue;
+		}
+		a = st->deps[0];
+		ra = cs_repeat_of(rk, a);
+		if (st->ndeps > 1 || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
+		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
+		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer) ||
+		    !anchors_in_order(e, base, c, rq, ra, a, st->dep_iter[0])) {
+			unsupported(e);
+			break;
+		}
+		if (ncv + 2 > cap) {
+			struct cover *p;
+
+			cap = cap ? cap * 2 : 32;
+			p = realloc(cv, cap * sizeof(*p));
+			if (!p) {
+				e->rc = -ENOMEM;
+				break;
+			}
+			cv = p;
+		}
+		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0], 1 };
+		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0] + rq->times, -1 };
+		e->mark_peer[a] = st->peer;
+		c->marked = true;
+	}
+	if (!e->rc)
+		check_cover(e, cv, ncv);
+	free(cv);
+	free(base);
+	return e->rc;
+}
+
+static int by_peer(const void *x, const void *y)
+{
+	const struct peer_credit *a = x, *b = y;
+
+	return a->peer < b->peer ? -1 : a->peer > b->peer;
+}
+
+static int emit_rank(struct loop_emit *e)
+{
+	const struct cs_rank *rk = e->rk;
+	const struct lower_ctx *c = e->c;
+	struct peer_credit pc[MAX_PEERS];
+	uint32_t npc = 0;
+
+	e->marks = calloc(rk->n + 1, sizeof(*e->marks));
+	e->mark_peer = malloc((rk->n + 1) * sizeof(*e->mark_peer));
+	if (!e->marks || !e->mark_peer)
+		return -ENOMEM;
+	memset(e->mark_peer, 0xff, (rk->n + 1) * sizeof(*e->mark_peer));
+	/* loop form: only transfers, all in repeats, sends that wait for nothing */
+	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
+		const struct cs_step *st = &rk->steps[t];
+		const struct cs_repeat *rp = cs_repeat_of(rk, t);
+
+		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS ||
+		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
+		    (st->op == CS_SEND_OP && st->ndeps))
+			unsupported(e);
+		if (st->op == CS_SEND_OP && engine_of(e, st->peer) == ~0u) {
+			if (e->npeers == MAX_PEERS)
+				unsupported(e);
+			else
+				e->peers_by_engine[e->npeers++] = st->peer;
+		}
+	}
+	if (!e->rc && !c->credits_by_desc)
+		plan_credits(e, pc, &npc);
+	else
+		unsupported(e);
+	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
+		const struct cs_repeat *rp = cs_repeat_of(rk, t);
+		struct lane *l = &e->lane[rp->lane];
+		uint32_t eng;
+
+		if (rk->steps[t].op != CS_SEND_OP)
+			continue;
+		eng = engine_of(e, rk->steps[t].peer);
+		if (l->used && (l->engine != eng || l->indexed != rp->indexed))
+			unsupported(e);
+		l->used = true;
+		l->engine = eng;
+		l->indexed = rp->indexed;
+	}
+	put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_SET, .sem = lower_sem_local(c, e->r) });
+	qsort(pc, npc, sizeof(*pc), by_peer);
+	for (uint32_t i = 0; i < npc && !e->rc; i++)
+		if (pc[i].free)
+			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
+							.sem = credit_sem(e, pc[i].peer, e->r),
+							.imm = pc[i].free });
+	for (uint32_t i = 0; i < rk->nreps && !e->rc; i++) {
+		const struct cs_repeat *rp = &rk->reps[i];
+
+		if (rp->indexed && descs_per_iteration(e, rp))
+			indexed_repeat(e, rp);
+		else
+			plain_repeat(e, rp);
+	}
+	flush(e);
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		if (e->lane[w].used)
+			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
+							.engine = (uint8_t)e->lane[w].engine,
+							.ring = (uint8_t)w });
+	put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
+	return e->rc;
+}
+
+void lower_image_free(struct lower_image *im)
+{
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
+			free(im->ring[w][eng].desc);
+	free(im->insns);
+	memset(im, 0, sizeof(*im));
+}
+
+int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint32_t r,
+		      struct lower_image *im)
+{
+	struct loop_emit e = { .s = s, .c = c, .rk = &s->ranks[r], .r = r,
+			       .n = s->shape.nranks, .es = c->elem_size };
+	int rc;
+
+	memset(im, 0, sizeof(*im));
+	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
+		return -EOPNOTSUPP;
+	rc = emit_rank(&e);
+	for (uint32_t i = 0; i < e.nto; i++) {
+		cs_stream_free(&e.to[i].ours);
+		cs_stream_free(&e.to[i].theirs);
+	}
+	for (uint32_t i = 0; i < e.nfrom; i++) {
+		cs_stream_free(&e.from[i].ours);
+		cs_stream_free(&e.from[i].theirs);
+	}
+	free(e.marks);
+	free(e.mark_peer);
+	free(e.scratch);
+	free(e.g.body);
+	im->insns = e.insn;
+	im->ninsns = e.ni;
+	for (uint32_t w = 0; w < LOWER_RINGS; w++) {
+		struct lane *l = &e.lane[w];
+
+		if (!l->used) {
+			free(l->desc);
+			continue;
+		}
+		im->ring[w][l->engine] = (struct lower_ring_image){
+			.desc = l->desc, .nd = l->nd,
+			.index_stride = l->indexed ? l->unit * e.es : 0,
+			.index_count = l->indexed ? l->index_count : 0,
+		};
+	}
+	if (rc)
+		lower_image_free(im);
+	return rc;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one lowering's loop form (runtime/lower/lower_loops.c) against the
+ * old path (runtime/algos/ring_loop.c): ring AllReduce rolled into repeats
+ * (ring_gen_rolled()) lowers, rank by rank, to the very program and rings
+ * ring_loop.c builds from geometry -- every instruction, every descriptor,
+ * every ring's index stride and count -- for every rank count, slicing,
+ * layout and engine count; and a schedule that is not in loop form is
+ * refused, not mislowered.
+ */
+#include "ccore_test.h"
+#include "algos/algo.h"
+#include "algos/ring_loop.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Addresses and semaphores that say whose they are; in place (@arg set) SEND is RECV. */
+static uint64_t peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
+{
+	if (arg && buf == CS_SEND)
+		buf = CS_RECV;
+	return (uint64_t)(r + 1) << 44 | (uint64_t)(q + 1) << 28 | (uint64_t)buf << 24;
+}
+
+/* The user too: it decides who may signal the semaphore (sems_allow()). */
+static uint32_t sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind, uint32_t user)
+{
+	(void)arg;
+	return ((r * 64 + peer) * 4 + (uint32_t)kind + 1) | user << 16;
+}
+
+struct ctx {
+	struct lower_rank lr[64];
+	struct lower_ctx c;
+};
+
+static void ctx_init(struct ctx *x, uint32_t n, uint32_t engines, bool in_place)
+{
+	memset(x, 0, sizeof(*x));
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t b = 0; b < CS_NBUF; b++)
+			x->lr[r].va[b] = peer_va(in_place ? x : NULL, r, r, b) + 0x1000;
+	x->c = (struct lower_ctx){
+		.nranks = n, .ranks = x->lr, .peer_va = peer_va, .arg = in_place ? x : NULL,
+		.elem_size = 4,
+		.dtype = DRM_CCORE_DTYPE_F32, .redop = DRM_CCORE_REDOP_SUM, .engines = engines,
+		.sem = sem,
+	};
+}
+
+static void assert_same_image(const struct lower_image *a, const struct lower_image *b,
+			      const char *what)
+{
+	if (a->ninsns != b->ninsns)
+		FAIL("%s: %u instructions, the old path %u", what, a->ninsns, b->ninsns);
+	for (uint32_t i = 0; i < a->ninsns; i++)
+		if (memcmp(&a->insns[i], &b->insns[i], sizeof(a->insns[i])))
+			FAIL("%s: instruction %u: opcode %u reg %u engine %u ring %u sem %#x imm %u, the old path opcode %u reg %u engine %u ring %u sem %#x imm %u",
+			     what, i, a->insns[i].opcode, a->insns[i].reg, a->insns[i].engine,
+			     a->insns[i].ring, a->insns[i].sem, a->insns[i].imm, b->insns[i].opcode,
+			     b->insns[i].reg, b->insns[i].engine, b->insns[i].ring, b->insns[i].sem,
+			     b->insns[i].imm);
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++) {
+			const struct lower_ring_image *x = &a->ring[w][e], *y = &b->ring[w][e];
+
+			if (x->nd != y->nd || x->index_stride != y->index_stride ||
+			    x->index_count != y->index_count)
+				FAIL("%s: ring %u engine %u: %u descriptors, stride %lld, count %u; the old path %u, %lld, %u",
+				     what, w, e, x->nd, (long long)x->index_stride, x->index_count,
+				     y->nd, (long long)y->index_stride, y->index_count);
+			for (uint32_t d = 0; d < x->nd; d++)
+				if (memcmp(&x->desc[d], &y->desc[d], sizeof(x->desc[d])))
+					FAIL("%s: ring %u engine %u descriptor %u differs (op %u/%u dst %#llx/%#llx src0 %#llx/%#llx src1 %#llx/%#llx sem %#x/%#x)",
+					     what, w, e, d, x->desc[d].op, y->desc[d].op,
+					     (unsigned long long)x->desc[d].dst,
+					     (unsigned long long)y->desc[d].dst,
+					     (unsigned long long)x->desc[d].src0,
+					     (unsigned long long)y->desc[d].src0,
+					     (unsigned long long)x->desc[d].src1,
+					     (unsigned long long)y->desc[d].src1,
+					     x->desc[d].signal_sem, y->desc[d].signal_sem);
+		}
+}
+
+TEST(ring_allreduce_lowers_as_the_old_loop_form)
+{
+	static const uint32_t ranks[] = { 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 33, 64 };
+	static const uint32_t slicings[] = { 1, 2, 3, 7 };
+	static const uint32_t engines[] = { 2, 4, 16 };
+	unsigned int images = 0;
+	uint64_t insns = 0;
+
+	for (size_t a = 0; a < sizeof(ranks) / sizeof(ranks[0]); a++)
+		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
+			for (uint64_t per = 1; per <= 64; per *= 8)
+				for (int ip = 0; ip < 2; ip++)
+					for (size_t g = 0; g < sizeof(engines) / sizeof(engines[0]); g++) {
+						uint32_t n = ranks[a];
+						struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = n,
+								       .count = per * n, .in_place = ip };
+						struct algo_opts o = { .slices = slicings[b], .channels = 1 };
+						struct cs_sched *s = ring_gen_rolled(&sh, &o);
+						struct ctx x;
+
+						ASSERT_TRUE(s && !cs_unusable(s));
+						ctx_init(&x, n, engines[g], ip);
+						for (uint32_t r = 0; r < n; r++) {
+							struct lower_image got, old;
+							char what[128];
+							int rc;
+
+							snprintf(what, sizeof(what), "N=%u count %llu slices %u %s engines %u rank %u",
+								 n, (unsigned long long)sh.count, o.slices,
+								 ip ? "in place" : "out of place", engines[g], r);
+							rc = lower_loops_image(s, &x.c, r, &got);
+							if (rc)
+								FAIL("%s: lower_loops_image: %d", what, rc);
+							ASSERT_EQ(ring_loop_image(&sh, &o, &x.c, r, &old), 0);
+							assert_same_image(&got, &old, what);
+							insns += got.ninsns;
+							lower_image_free(&got);
+							lower_image_free(&old);
+							images++;
+						}
+						cs_free(s);
+					}
+	ccore_test_log("%u rank images identical to the old path's (%llu instructions)", images,
+		       (unsigned long long)insns);
+}
+
+/* Ring's plain schedule (no repeats), and a rolled one with a local step, are not loop form. */
+TEST(what_is_not_loop_form_is_refused)
+{
+	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 4, .count = 64 };
+	struct algo_opts o = { .slices = 2, .channels = 1 };
+	struct cs_sched *s = algo_find("ring", CS_ALLREDUCE)->gen(&sh, &o);
+	struct lower_image im;
+	struct ctx x;
+
+	ctx_init(&x, 4, 4, false);
+	ASSERT_EQ(lower_loops_image(s, &x.c, 0, &im), -EOPNOTSUPP);
+	cs_free(s);
+	s = ring_gen_rolled(&sh, &o);
+	/* a receive that becomes a local reduce: a local step in a repeat */
+	s->ranks[1].steps[s->ranks[1].reps[2].first].op = CS_REDUCE;
+	ASSERT_EQ(lower_loops_image(s, &x.c, 1, &im), -EOPNOTSUPP);
+	cs_free(s);
+}
+
+/*
+ * Markers grant a peer's credits in the order their anchors complete, so
+ * two all-gather receives whose anchors are swapped (slice 1's credit
+ * behind slice 0's send and the reverse) cannot be marked: refused, where
+ * as they were the same rank lowers.
+ */
+TEST(anchors_out_of_receive_order_are_refused)
+{
+	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 6, .count = 6 * 8 };
+	struct algo_opts o = { .slices = 2, .channels = 1 };
+	struct cs_sched *s = ring_gen_rolled(&sh, &o);
+	struct cs_rank *rk = &s->ranks[2];
+	struct lower_image im;
+	struct ctx x;
+	uint32_t u = 0;
+
+	ctx_init(&x, 6, 4, false);
+	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), 0);
+	lower_image_free(&im);
+	/* the first receive with a dependency: slice 0 of an all-gather body */
+	while (!rk->steps[u].ndeps || rk->steps[u + 2].op == CS_SEND_OP)
+		u++;
+	ASSERT_EQ(rk->steps[u + 2].ndeps, 1);
+	{
+		uint32_t a = rk->steps[u].deps[0];
+
+		rk->steps[u].deps[0] = rk->steps[u + 2].deps[0];
+		rk->steps[u + 2].deps[0] = a;
+	}
+	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), -EOPNOTSUPP);
+	cs_free(s);
+}
