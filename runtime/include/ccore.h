@@ -332,7 +332,9 @@ struct ccore_plan_timing {
 	uint64_t steps;			/* schedule steps over all ranks */
 	uint64_t insns, descs;		/* CC instructions, DMA descriptors */
 	uint64_t plans_built;		/* on this communicator so far */
-	uint32_t loops;			/* 1: the last plan is in loop form, no schedule steps */
+	/* 1: the last plan is in loop form (its steps: the rolled schedule's
+	 * templates, 0 without one) */
+	uint32_t loops;
 	/* of place_us (of lower_us in loop form): making the semaphores for
 	 * peers a rank had none for yet on the stream, each imported into
 	 * its peer's device only; 0 when the plan needed no new ones */
