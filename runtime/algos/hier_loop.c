@@ -114,3 +114,13 @@ int hier_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 		return ccore_error(-EINVAL, "hier loops: this AllReduce does not fit the loop form");
 	return ring_loop_lower(c, o->slices ? o->slices : 1, hier_segments, &g, out);
 }
+
+int hier_loop_image(const struct cs_shape *s, const struct algo_opts *o,
+		    const struct lower_ctx *c, uint32_t r, struct lower_image *im)
+{
+	struct hier_geo g;
+
+	if (!hier_geo_of(s, o, c->engines, &g))
+		return ccore_error(-EINVAL, "hier loops: this AllReduce does not fit the loop form");
+	return ring_loop_segs_image(c, o->slices ? o->slices : 1, hier_segments, &g, r, im);
+}

@@ -315,7 +315,7 @@ static void segment(struct seg_emit *s)
 							.engine = (uint8_t)sg->engine,
 							.ring = (uint8_t)s->which[k] });
 		else if (s->used[k])
-			p->pending |= 1u << (sg->engine * LOWER_RINGS + s->which[k]);
+			p->pending |= 1ull << (sg->engine * LOWER_RINGS + s->which[k]);
 }
 
 /* Drain the rings of drain_late segments on @engine (every engine: ~0u). */
@@ -502,4 +502,12 @@ int ring_loop_image(const struct cs_shape *s, const struct algo_opts *o,
 	if (!ring_loops_fit(s, o, c->engines, true, &tmp))
 		return ccore_error(-EINVAL, "ring loops: this AllReduce does not fit the loop form");
 	return ring_loop_build(c, r, seg, ring_segs(&j, r, seg), o->slices ? o->slices : 1, im);
+}
+
+int ring_loop_segs_image(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_fn *segs,
+			 const void *arg, uint32_t r, struct lower_image *im)
+{
+	struct ring_seg seg[RING_LOOP_MAX_SEGS];
+
+	return ring_loop_build(c, r, seg, segs(arg, r, seg), slices, im);
 }

@@ -70,4 +70,12 @@ int ring_loop_lower(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_f
 int ring_loop_image(const struct cs_shape *s, const struct algo_opts *o,
 		    const struct lower_ctx *c, uint32_t r, struct lower_image *im);
 
+/* Rank @r's image of hierarchical AllReduce @s in loop form as hier_loop.c
+ * builds it, not loaded: lower_loops_test's reference for hier_gen_rolled(). */
+int hier_loop_image(const struct cs_shape *s, const struct algo_opts *o,
+		    const struct lower_ctx *c, uint32_t r, struct lower_image *im);
+/* Rank @r's image of the segments @segs gives, not loaded. */
+int ring_loop_segs_image(const struct lower_ctx *c, uint32_t slices, ring_loop_segs_fn *segs,
+			 const void *arg, uint32_t r, struct lower_image *im);
+
 #endif
