@@ -80,6 +80,8 @@ uint32_t hier_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uin
 			bool always, uint64_t *tmp_count);
 int hier_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
 		     const struct lower_ctx *c, struct lowered **out);
+/* Hierarchical AllReduce's loop form as a schedule of repeats (hier_rolled.c; else gen()'s). */
+struct cs_sched *hier_gen_rolled(const struct cs_shape *s, const struct algo_opts *o);
 
 /* Every registered algorithm (registry.c), each (name, collective) once. */
 unsigned int algo_count(void);

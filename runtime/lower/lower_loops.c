@@ -22,8 +22,13 @@
  * and is why lanes exist: puts to one peer from different rings may land
  * out of order, so each lane counts arrivals on a semaphore of its own
  * (enum cs_count) and a receive acquires the counter of the lane its
- * sender used.  Schedules this does not take (a local step, a send that
- * waits, a credit granted mid-program) lower_schedule() writes out.
+ * sender used.  A lane is a ring index on the engine of its sends' peer.
+ * Receives that wait for fixed iterations (a phase after the one before,
+ * cs.h) are granted between repeats, right after their last dependency,
+ * a receive ending its repeat: first an RWAIT of every ring whose sends
+ * they name (with every ring that sent to that peer before), then one
+ * ADD per peer.  Schedules this does not take (a local step, a send that
+ * waits) lower_schedule() writes out.
  */
 #include "lower.h"
 #include "ccore_internal.h"
@@ -39,7 +44,7 @@
 #define MAX_MEMO 16
 
 struct lane {
-	bool used, indexed, templated;
+	bool used, indexed, templated, drained;
 	uint32_t engine;
 	int64_t unit;			/* indexed: elements per index */
 	uint32_t index_count;
@@ -63,10 +68,20 @@ struct va_memo {
 	uint64_t va;
 };
 
+/* A credit grant or a drain between repeats: before repeat @before. */
+struct grant {
+	uint32_t before, peer, n;
+};
+
+struct drain {
+	uint32_t before, ring, engine, peer;
+};
+
 /* A run of iterations being lowered as one loop. */
 struct group {
 	bool open;
-	uint32_t lane, hops;
+	struct lane *lane;
+	uint32_t hops;
 	int64_t index0, next, dir;
 	struct drm_ccore_insn *body;
 	uint32_t nbody;
@@ -79,7 +94,7 @@ struct loop_emit {
 	uint32_t r, n, es;
 	struct drm_ccore_insn *insn;
 	uint32_t ni, icap;
-	struct lane lane[LOWER_RINGS];
+	struct lane lane[LOWER_RINGS][LOWER_MAX_ENGINES];
 	struct peer_streams to[MAX_PEERS], from[MAX_PEERS];
 	uint32_t nto, nfrom;
 	uint32_t peers_by_engine[MAX_PEERS], npeers;	/* in order of first send */
@@ -88,6 +103,10 @@ struct loop_emit {
 	uint32_t *marks;		/* per template: markers per iteration (sends) */
 	uint32_t *mark_peer;		/* per template: whom they credit */
 	struct group g;
+	/* credits granted, rings drained, between repeats (in that order) */
+	struct grant *grants;
+	struct drain *drains;
+	uint32_t ngrants, ndrains;
 	/* what the callbacks answered, asked again per iteration: a few each */
 	struct sem_memo sems[MAX_MEMO];
 	struct va_memo vas[MAX_MEMO];
@@ -142,6 +161,18 @@ static uint32_t engine_of(struct loop_emit *e, uint32_t peer)
 		if (e->peers_by_engine[i] == peer)
 			return (local + 1 + i) % c->engines;
 	return ~0u;
+}
+
+/* The lane of repeat @rp's sends: its ring on the engine of their peer; NULL if it sends nothing. */
+static struct lane *lane_of(struct loop_emit *e, const struct cs_repeat *rp)
+{
+	for (uint32_t t = rp->first; t < rp->first + rp->len; t++)
+		if (e->rk->steps[t].op == CS_SEND_OP) {
+			uint32_t eng = engine_of(e, e->rk->steps[t].peer);
+
+			return eng < LOWER_MAX_ENGINES ? &e->lane[rp->lane][eng] : NULL;
+		}
+	return NULL;
 }
 
 static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sends)
@@ -295,8 +326,11 @@ static bool index_of(struct loop_emit *e, const struct cs_repeat *rp, int64_t *i
 		if (!s)
 			return false;
 		*unit = s < 0 ? -s : s;
-		*index0 = (int64_t)(st->src.off / (uint64_t)*unit);
-		*count = (uint32_t)((size + (uint64_t)*unit - 1) / (uint64_t)*unit);
+		if (st->src.off < rp->index_origin || rp->index_origin > size)
+			return false;
+		*index0 = (int64_t)((st->src.off - rp->index_origin) / (uint64_t)*unit);
+		*count = rp->index_count ? rp->index_count :
+			 (uint32_t)((size - rp->index_origin + (uint64_t)*unit - 1) / (uint64_t)*unit);
 		return true;
 	}
 	return false;
@@ -379,7 +413,7 @@ static void body(struct loop_emit *e, const struct cs_repeat *rp)
 						.sem = credit_sem(e, e->r, st->peer), .imm = 1 });
 		put(e, (struct drm_ccore_insn){
 			.opcode = rp->indexed ? DRM_CCORE_OP_STARTI : DRM_CCORE_OP_START,
-			.engine = (uint8_t)e->lane[rp->lane].engine, .ring = rp->lane,
+			.engine = (uint8_t)engine_of(e, st->peer), .ring = rp->lane,
 			.reg = rp->indexed ? REG_INDEX : 0, .imm = 1 + e->marks[t] });
 	}
 }
@@ -411,7 +445,7 @@ static void flush(struct loop_emit *e)
 /* Repeat @rp on an indexed lane: its template checked, its iterations joined to the loop. */
 static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 {
-	struct lane *l = &e->lane[rp->lane];
+	struct lane *l = lane_of(e, rp);
 	uint32_t per = descs_per_iteration(e, rp), nb, at = e->ni;
 	struct drm_ccore_desc *d = scratch(e, 2 * per + 2);
 	int64_t index0, unit, dir = rp->stride[e->rk->steps[rp->first].src.buf] < 0 ? -1 : 1;
@@ -419,7 +453,7 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 
 	if (!d)
 		return;
-	if (!index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
+	if (!l || !index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
 		unsupported(e);
 		return;
 	}
@@ -429,7 +463,8 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 		iteration_descs(e, rp, rp->times - 1,
 				(index0 + dir * (rp->times - 1)) * unit * e->es, d + per);
 	if (!e->rc && (nb != per || (rp->times > 1 && memcmp(d, d + per, per * sizeof(*d))) ||
-		       (l->templated && memcmp(d, l->desc, per * sizeof(*d)))))
+		       (l->templated && memcmp(d, l->desc, per * sizeof(*d))) ||
+		       (l->templated && l->index_count != count)))
 		unsupported(e);
 	if (!e->rc && !l->templated) {
 		for (uint32_t i = 0; i < RING_DEPTH; i++)
@@ -442,7 +477,7 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	/* the body, compared with the loop's */
 	body(e, rp);
 	nb = e->ni - at;
-	if (e->g.open && (e->g.lane != rp->lane || e->g.next != index0 || e->g.nbody != nb ||
+	if (e->g.open && (e->g.lane != l || e->g.next != index0 || e->g.nbody != nb ||
 			  memcmp(e->g.body, e->insn + at, nb * sizeof(*e->insn))))
 		goto new_group;
 	if (e->g.open) {
@@ -463,7 +498,7 @@ new_group:
 		e->ni = at;
 		flush(e);
 		free(e->g.body);
-		e->g = (struct group){ .open = true, .lane = rp->lane, .hops = rp->times,
+		e->g = (struct group){ .open = true, .lane = l, .hops = rp->times,
 				       .index0 = index0, .next = index0 + dir * rp->times,
 				       .dir = dir, .body = b, .nbody = nb };
 	}
@@ -472,12 +507,16 @@ new_group:
 /* Repeat @rp written out (a plain lane, or no sends). */
 static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 {
-	struct lane *l = &e->lane[rp->lane];
+	struct lane *l = lane_of(e, rp);
 	uint32_t per = descs_per_iteration(e, rp);
 	struct drm_ccore_desc *d = scratch(e, per + 1);
 
 	if (!d)
 		return;
+	if (per && !l) {
+		unsupported(e);
+		return;
+	}
 	flush(e);
 	for (uint64_t k = 0; k < rp->times && !e->rc; k++) {
 		uint32_t nd = iteration_descs(e, rp, k, 0, d);
@@ -501,6 +540,7 @@ struct peer_credit {
 	int32_t it;				/* and its anchor's iteration offset */
 	uint32_t last_anchor;			/* that anchor */
 	uint64_t end;				/* the unrolled place of its last instance */
+	uint32_t before;			/* its last grant between repeats: before this one */
 };
 
 /* A marked receive's iterations on its anchor send: +1 from @at, -1 from @at + times. */
@@ -603,6 +643,117 @@ static bool anchors_in_order(struct loop_emit *e, const uint64_t *base, struct p
 	return ok;
 }
 
+static bool push(struct loop_emit *e, void **v, uint32_t n, size_t size)
+{
+	void *p;
+
+	if (n & (n - 1) || !n) {
+		p = realloc(*v, (n ? 2 * n : 4) * size);
+		if (!p) {
+			e->rc = e->rc ?: -ENOMEM;
+			return false;
+		}
+		*v = p;
+	}
+	return true;
+}
+
+/*
+ * Receive @u waits for fixed iterations of steps of earlier repeats (a
+ * phase after the one before): its credits are granted between repeats,
+ * right after the last of them, once the rings of the sends among them
+ * have drained.  Each must be the last iteration of its repeat: what the
+ * grant waits for is the whole repeat.  Per peer after its prologue
+ * credits, before its marked ones, in receive order.
+ */
+static void plan_grant(struct loop_emit *e, struct peer_credit *c, uint32_t u)
+{
+	const struct cs_rank *rk = e->rk;
+	const struct cs_step *st = &rk->steps[u];
+	const struct cs_repeat *rq = cs_repeat_of(rk, u);
+	uint32_t before = 0, last = 0;
+
+	if (st->dep_fixed != (1u << st->ndeps) - 1 || c->marked) {
+		unsupported(e);
+		return;
+	}
+	for (uint32_t d = 0; d < st->ndeps; d++) {
+		const struct cs_repeat *ru = cs_repeat_of(rk, st->deps[d]);
+
+		if (!ru || ru >= rq || (uint32_t)st->dep_iter[d] != ru->times - 1) {
+			unsupported(e);
+			return;
+		}
+		if ((uint32_t)(ru - rk->reps) + 1 > before)
+			before = (uint32_t)(ru - rk->reps) + 1;
+		last = st->deps[d] > last ? st->deps[d] : last;
+	}
+	/* granted where the verifier has it: right after the last, a receive
+	 * that ends its repeat (cs_credit_point()) */
+	if (before < c->before || rk->steps[last].op == CS_SEND_OP ||
+	    last != rk->reps[before - 1].first + rk->reps[before - 1].len - 1) {
+		unsupported(e);
+		return;
+	}
+	c->before = before;
+	for (uint32_t d = 0; d < st->ndeps; d++) {
+		const struct cs_step *dep = &rk->steps[st->deps[d]];
+		uint32_t ring = cs_repeat_of(rk, st->deps[d])->lane, eng, i;
+
+		if (dep->op != CS_SEND_OP)
+			continue;
+		eng = engine_of(e, dep->peer);
+		for (i = 0; i < e->ndrains; i++)
+			if (e->drains[i].ring == ring && e->drains[i].engine == eng)
+				break;
+		if (i < e->ndrains && e->drains[i].before != before)
+			unsupported(e);
+		if (i < e->ndrains || !push(e, (void **)&e->drains, e->ndrains, sizeof(*e->drains)))
+			continue;
+		e->drains[e->ndrains++] = (struct drain){ before, ring, eng, dep->peer };
+	}
+	if (e->ngrants && e->grants[e->ngrants - 1].before == before &&
+	    e->grants[e->ngrants - 1].peer == st->peer) {
+		e->grants[e->ngrants - 1].n += rq->times;
+		return;
+	}
+	if (push(e, (void **)&e->grants, e->ngrants, sizeof(*e->grants)))
+		e->grants[e->ngrants++] = (struct grant){ before, st->peer, rq->times };
+}
+
+/*
+ * A grant that waits for a send waits for every earlier send to its peer
+ * (the verifier's phase_reach()): each ring that carried one before it
+ * must drain there or earlier.
+ */
+static bool drained_by(const struct loop_emit *e, uint32_t ring, uint32_t engine, uint32_t before)
+{
+	for (uint32_t x = 0; x < e->ndrains; x++)
+		if (e->drains[x].ring == ring && e->drains[x].engine == engine &&
+		    e->drains[x].before <= before)
+			return true;
+	return false;
+}
+
+static void check_drains(struct loop_emit *e)
+{
+	const struct cs_rank *rk = e->rk;
+
+	for (uint32_t d = 0; d < e->ndrains; d++)
+		for (uint32_t i = 0; i < e->drains[d].before; i++) {
+			const struct cs_repeat *rp = &rk->reps[i];
+
+			for (uint32_t t = rp->first; t < rp->first + rp->len; t++)
+				if (rk->steps[t].op == CS_SEND_OP &&
+				    rk->steps[t].peer == e->drains[d].peer) {
+					if (!drained_by(e, rp->lane, e->drains[d].engine,
+							e->drains[d].before))
+						unsupported(e);
+					break;
+				}
+		}
+}
+
 static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc)
 {
 	const struct cs_rank *rk = e->rk;
@@ -629,16 +780,21 @@ static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *n
 		if (!c)
 			break;
 		if (!st->ndeps) {
-			if (c->marked)	/* per peer, marked ones last */
+			if (c->marked || c->before)	/* per peer, marked ones last */
 				unsupported(e);
 			c->free += rq->times;
 			continue;
 		}
+		if (st->dep_fixed) {
+			plan_grant(e, c, u);
+			continue;
+		}
 		a = st->deps[0];
 		ra = cs_repeat_of(rk, a);
-		if (st->ndeps > 1 || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
+		if (st->ndeps > 1 || st->dep_fixed || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
 		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
 		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer) ||
+		    (uint32_t)(ra - rk->reps) < c->before ||
 		    !anchors_in_order(e, base, c, rq, ra, a, st->dep_iter[0])) {
 			unsupported(e);
 			break;
@@ -661,6 +817,7 @@ static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *n
 	}
 	if (!e->rc)
 		check_cover(e, cv, ncv);
+	check_drains(e);
 	free(cv);
 	free(base);
 	return e->rc;
@@ -671,6 +828,40 @@ static int by_peer(const void *x, const void *y)
 	const struct peer_credit *a = x, *b = y;
 
 	return a->peer < b->peer ? -1 : a->peer > b->peer;
+}
+
+/* Before repeat @i: the rings to drain, then per peer (in @pc's order) one grant of credits. */
+static void between(struct loop_emit *e, uint32_t i, const struct peer_credit *pc, uint32_t npc)
+{
+	bool any = false;
+
+	for (uint32_t d = 0; d < e->ndrains; d++)
+		any |= e->drains[d].before == i;
+	for (uint32_t g = 0; g < e->ngrants; g++)
+		any |= e->grants[g].before == i;
+	if (!any)
+		return;
+	flush(e);
+	for (uint32_t d = 0; d < e->ndrains; d++) {
+		const struct drain *dr = &e->drains[d];
+
+		if (dr->before != i)
+			continue;
+		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
+						.engine = (uint8_t)dr->engine, .ring = (uint8_t)dr->ring });
+		e->lane[dr->ring][dr->engine].drained = true;
+	}
+	for (uint32_t p = 0; p < npc; p++) {
+		uint32_t n = 0;
+
+		for (uint32_t g = 0; g < e->ngrants; g++)
+			if (e->grants[g].before == i && e->grants[g].peer == pc[p].peer)
+				n += e->grants[g].n;
+		if (n)
+			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
+							.sem = credit_sem(e, pc[p].peer, e->r),
+							.imm = n });
+	}
 }
 
 static int emit_rank(struct loop_emit *e)
@@ -707,13 +898,14 @@ static int emit_rank(struct loop_emit *e)
 		unsupported(e);
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_repeat *rp = cs_repeat_of(rk, t);
-		struct lane *l = &e->lane[rp->lane];
 		uint32_t eng;
+		struct lane *l;
 
 		if (rk->steps[t].op != CS_SEND_OP)
 			continue;
 		eng = engine_of(e, rk->steps[t].peer);
-		if (l->used && (l->engine != eng || l->indexed != rp->indexed))
+		l = &e->lane[rp->lane][eng];
+		if (l->used && l->indexed != rp->indexed)
 			unsupported(e);
 		l->used = true;
 		l->engine = eng;
@@ -728,18 +920,24 @@ static int emit_rank(struct loop_emit *e)
 							.imm = pc[i].free });
 	for (uint32_t i = 0; i < rk->nreps && !e->rc; i++) {
 		const struct cs_repeat *rp = &rk->reps[i];
+		const struct lane *l;
 
-		if (rp->indexed && descs_per_iteration(e, rp))
+		between(e, i, pc, npc);
+		l = lane_of(e, rp);
+		if (l && l->drained)	/* a drained ring takes no more sends */
+			unsupported(e);
+		else if (rp->indexed && descs_per_iteration(e, rp))
 			indexed_repeat(e, rp);
 		else
 			plain_repeat(e, rp);
 	}
 	flush(e);
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
-		if (e->lane[w].used)
-			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
-							.engine = (uint8_t)e->lane[w].engine,
-							.ring = (uint8_t)w });
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
+			if (e->lane[w][eng].used && !e->lane[w][eng].drained)
+				put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
+								.engine = (uint8_t)eng,
+								.ring = (uint8_t)w });
 	put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
 	return e->rc;
 }
@@ -774,23 +972,26 @@ int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint3
 	}
 	free(e.marks);
 	free(e.mark_peer);
+	free(e.grants);
+	free(e.drains);
 	free(e.scratch);
 	free(e.g.body);
 	im->insns = e.insn;
 	im->ninsns = e.ni;
-	for (uint32_t w = 0; w < LOWER_RINGS; w++) {
-		struct lane *l = &e.lane[w];
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
+			struct lane *l = &e.lane[w][eng];
 
-		if (!l->used) {
-			free(l->desc);
-			continue;
+			if (!l->used) {
+				free(l->desc);
+				continue;
+			}
+			im->ring[w][eng] = (struct lower_ring_image){
+				.desc = l->desc, .nd = l->nd,
+				.index_stride = l->indexed ? l->unit * e.es : 0,
+				.index_count = l->indexed ? l->index_count : 0,
+			};
 		}
-		im->ring[w][l->engine] = (struct lower_ring_image){
-			.desc = l->desc, .nd = l->nd,
-			.index_stride = l->indexed ? l->unit * e.es : 0,
-			.index_count = l->indexed ? l->index_count : 0,
-		};
-	}
 	if (rc)
 		lower_image_free(im);
 	return rc;

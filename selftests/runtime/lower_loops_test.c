@@ -84,13 +84,40 @@ static void assert_same_image(const struct lower_image *a, const struct lower_im
 		}
 }
 
+/* FNV-1a over @n bytes: a fingerprint of every image a test builds. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t image_hash(uint64_t h, const struct lower_image *im)
+{
+	h = fnv(h, im->insns, im->ninsns * sizeof(*im->insns));
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++) {
+			const struct lower_ring_image *ri = &im->ring[w][e];
+
+			h = fnv(h, &ri->nd, sizeof(ri->nd));
+			h = fnv(h, &ri->index_stride, sizeof(ri->index_stride));
+			h = fnv(h, &ri->index_count, sizeof(ri->index_count));
+			h = fnv(h, ri->desc, ri->nd * sizeof(*ri->desc));
+		}
+	return h;
+}
+
+#define FNV_BASIS 0xcbf29ce484222325ull
+
 TEST(ring_allreduce_lowers_as_the_old_loop_form)
 {
 	static const uint32_t ranks[] = { 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 33, 64 };
 	static const uint32_t slicings[] = { 1, 2, 3, 7 };
 	static const uint32_t engines[] = { 2, 4, 16 };
 	unsigned int images = 0;
-	uint64_t insns = 0;
+	uint64_t insns = 0, hash = FNV_BASIS;
 
 	for (size_t a = 0; a < sizeof(ranks) / sizeof(ranks[0]); a++)
 		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
@@ -120,14 +147,15 @@ TEST(ring_allreduce_lowers_as_the_old_loop_form)
 							ASSERT_EQ(ring_loop_image(&sh, &o, &x.c, r, &old), 0);
 							assert_same_image(&got, &old, what);
 							insns += got.ninsns;
+							hash = image_hash(hash, &got);
 							lower_image_free(&got);
 							lower_image_free(&old);
 							images++;
 						}
 						cs_free(s);
 					}
-	ccore_test_log("%u rank images identical to the old path's (%llu instructions)", images,
-		       (unsigned long long)insns);
+	ccore_test_log("%u rank images identical to the old path's (%llu instructions, fingerprint %#llx)",
+		       images, (unsigned long long)insns, (unsigned long long)hash);
 }
 
 /* Ring's plain schedule (no repeats), and a rolled one with a local step, are not loop form. */
@@ -180,4 +208,83 @@ TEST(anchors_out_of_receive_order_are_refused)
 	}
 	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), -EOPNOTSUPP);
 	cs_free(s);
+}
+
+/*
+ * Hierarchical AllReduce rolled (hier_gen_rolled()) lowers, rank by rank,
+ * to the very image hier_loop.c builds from geometry: its three phases'
+ * credits granted between them, rings drained, lanes per engine.
+ */
+TEST(hier_allreduce_lowers_as_the_old_loop_form)
+{
+	static const uint32_t groups[][2] = { { 2, 2 }, { 3, 2 }, { 2, 3 }, { 4, 2 }, { 4, 4 },
+					      { 5, 3 }, { 8, 2 }, { 2, 8 }, { 4, 16 }, { 8, 8 } };
+	static const uint32_t slicings[] = { 1, 2, 3 };
+	static const uint32_t engines[] = { 2, 3, 4, 16 };
+	unsigned int images = 0;
+	uint64_t insns = 0, hash = FNV_BASIS;
+
+	for (size_t a = 0; a < sizeof(groups) / sizeof(groups[0]); a++)
+		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
+			for (uint64_t per = 1; per <= 8; per *= 8)
+				for (int ip = 0; ip < 2; ip++)
+					for (size_t g = 0; g < sizeof(engines) / sizeof(engines[0]); g++) {
+						uint32_t G = groups[a][0], n = G * groups[a][1];
+						struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = n,
+								       .count = per * n, .in_place = ip };
+						struct algo_opts o = { .slices = slicings[b], .channels = 1,
+								       .ranks_per_node = G };
+						struct cs_sched *s = hier_gen_rolled(&sh, &o);
+						struct ctx x;
+
+						ASSERT_TRUE(s && !cs_unusable(s));
+						ASSERT_TRUE(cs_has_repeats(s));
+						ctx_init(&x, n, engines[g], ip);
+						for (uint32_t r = 0; r < n; r++) {
+							struct lower_image got, old;
+							char what[128];
+							int rc;
+
+							snprintf(what, sizeof(what), "G=%u N=%u count %llu slices %u %s engines %u rank %u",
+								 G, n, (unsigned long long)sh.count, o.slices,
+								 ip ? "in place" : "out of place", engines[g], r);
+							rc = lower_loops_image(s, &x.c, r, &got);
+							if (rc)
+								FAIL("%s: lower_loops_image: %d", what, rc);
+							ASSERT_EQ(hier_loop_image(&sh, &o, &x.c, r, &old), 0);
+							assert_same_image(&got, &old, what);
+							insns += got.ninsns;
+							hash = image_hash(hash, &got);
+							lower_image_free(&got);
+							lower_image_free(&old);
+							images++;
+						}
+						cs_free(s);
+					}
+	ccore_test_log("%u rank images identical to hier_loop.c's (%llu instructions, fingerprint %#llx)",
+		       images, (unsigned long long)insns, (unsigned long long)hash);
+}
+
+/* The rolled hierarchical schedule verifies (CCORE_VERIFY checks it so): rolled and written out. */
+TEST(hier_rolled_verifies)
+{
+	static const uint32_t groups[][2] = { { 2, 2 }, { 3, 2 }, { 4, 3 }, { 5, 2 }, { 8, 4 } };
+	char err[512];
+
+	for (size_t a = 0; a < sizeof(groups) / sizeof(groups[0]); a++)
+		for (uint32_t slices = 1; slices <= 3; slices++)
+			for (int ip = 0; ip < 2; ip++) {
+				uint32_t G = groups[a][0], n = G * groups[a][1];
+				struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = n,
+						       .count = 2 * n, .in_place = ip };
+				struct algo_opts o = { .slices = slices, .channels = 1,
+						       .ranks_per_node = G };
+				struct cs_sched *s = hier_gen_rolled(&sh, &o);
+
+				ASSERT_TRUE(s && cs_has_repeats(s));
+				if (cs_verify(s, err, sizeof(err)))
+					FAIL("G=%u N=%u slices %u %s: %s", G, n, slices,
+					     ip ? "in place" : "out of place", err);
+				cs_free(s);
+			}
 }
