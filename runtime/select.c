@@ -121,7 +121,7 @@ static int slices_init(void)
 }
 
 /*
- * $CCORE_LOOPS: when plans are built in loop form (ring_loop.h) instead of
+ * $CCORE_LOOPS: when plans are built in loop form (lower_loops.c) instead of
  * from their schedule -- 0 never, 1 wherever it fits, unset or "auto"
  * where the algorithm finds it pays (enum select_loops).
  */

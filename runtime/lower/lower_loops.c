@@ -30,91 +30,14 @@
  * ADD per peer.  Schedules this does not take (a local step, a send that
  * waits) lower_schedule() writes out.
  */
-#include "lower.h"
+#include "lower_loops.h"
 #include "ccore_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REG_HOPS 0
-#define REG_INDEX 1
-#define RING_DEPTH 4
-#define MAX_PEERS 8
-#define MAX_MEMO 16
-
-struct lane {
-	bool used, indexed, templated, drained;
-	uint32_t engine;
-	int64_t unit;			/* indexed: elements per index */
-	uint32_t index_count;
-	struct drm_ccore_desc *desc;
-	uint32_t nd, cap;
-};
-
-/* A peer's streams: our sends to it and its receives from us, or the reverse. */
-struct peer_streams {
-	uint32_t peer;
-	struct cs_stream ours, theirs;
-};
-
-/* A semaphore or a peer's buffer address the callbacks gave. */
-struct sem_memo {
-	uint32_t r, peer, kind, user, sem;
-};
-
-struct va_memo {
-	uint32_t q, buf;
-	uint64_t va;
-};
-
-/* A credit grant or a drain between repeats: before repeat @before. */
-struct grant {
-	uint32_t before, peer, n;
-};
-
-struct drain {
-	uint32_t before, ring, engine, peer;
-};
-
-/* A run of iterations being lowered as one loop. */
-struct group {
-	bool open;
-	struct lane *lane;
-	uint32_t hops;
-	int64_t index0, next, dir;
-	struct drm_ccore_insn *body;
-	uint32_t nbody;
-};
-
-struct loop_emit {
-	const struct cs_sched *s;
-	const struct lower_ctx *c;
-	const struct cs_rank *rk;
-	uint32_t r, n, es;
-	struct drm_ccore_insn *insn;
-	uint32_t ni, icap;
-	struct lane lane[LOWER_RINGS][LOWER_MAX_ENGINES];
-	struct peer_streams to[MAX_PEERS], from[MAX_PEERS];
-	uint32_t nto, nfrom;
-	uint32_t peers_by_engine[MAX_PEERS], npeers;	/* in order of first send */
-	struct drm_ccore_desc *scratch;	/* two iterations' descriptors */
-	uint32_t scap;
-	uint32_t *marks;		/* per template: markers per iteration (sends) */
-	uint32_t *mark_peer;		/* per template: whom they credit */
-	struct group g;
-	/* credits granted, rings drained, between repeats (in that order) */
-	struct grant *grants;
-	struct drain *drains;
-	uint32_t ngrants, ndrains;
-	/* what the callbacks answered, asked again per iteration: a few each */
-	struct sem_memo sems[MAX_MEMO];
-	struct va_memo vas[MAX_MEMO];
-	uint32_t nsems, nvas;
-	int rc;
-};
-
-static int unsupported(struct loop_emit *e)
+int loop_unsupported(struct loop_emit *e)
 {
 	e->rc = e->rc ?: -EOPNOTSUPP;
 	return e->rc;
@@ -152,7 +75,7 @@ static void put_desc(struct loop_emit *e, struct lane *l, const struct drm_ccore
 	l->desc[l->nd++] = *d;
 }
 
-static uint32_t engine_of(struct loop_emit *e, uint32_t peer)
+uint32_t loop_engine_of(struct loop_emit *e, uint32_t peer)
 {
 	const struct lower_ctx *c = e->c;
 	uint32_t local = (e->r + c->nranks) % c->engines;
@@ -163,12 +86,12 @@ static uint32_t engine_of(struct loop_emit *e, uint32_t peer)
 	return ~0u;
 }
 
-/* The lane of repeat @rp's sends: its ring on the engine of their peer; NULL if it sends nothing. */
+/* The lane of repeat @rp's sends: its ring on their peer's engine; NULL: it sends none. */
 static struct lane *lane_of(struct loop_emit *e, const struct cs_repeat *rp)
 {
 	for (uint32_t t = rp->first; t < rp->first + rp->len; t++)
 		if (e->rk->steps[t].op == CS_SEND_OP) {
-			uint32_t eng = engine_of(e, e->rk->steps[t].peer);
+			uint32_t eng = loop_engine_of(e, e->rk->steps[t].peer);
 
 			return eng < LOWER_MAX_ENGINES ? &e->lane[rp->lane][eng] : NULL;
 		}
@@ -185,7 +108,7 @@ static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sen
 		if (ps[i].peer == peer)
 			return &ps[i];
 	if (*np == MAX_PEERS) {
-		unsupported(e);
+		loop_unsupported(e);
 		return NULL;
 	}
 	ps += (*np)++;
@@ -285,7 +208,7 @@ static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint
 
 	cs_instance(e->rk, e->n, t, k, &st);
 	if (!other_end(e, t, k, &u, &ku)) {
-		unsupported(e);
+		loop_unsupported(e);
 		return 0;
 	}
 	cs_instance(&e->s->ranks[st.peer], e->n, u, ku, &rv);
@@ -401,7 +324,7 @@ static void body(struct loop_emit *e, const struct cs_repeat *rp)
 			w = sender_count(e, t, 0);
 			/* every iteration must meet the same lane */
 			if (w < 0 || (rp->times > 1 && w != sender_count(e, t, rp->times - 1))) {
-				unsupported(e);
+				loop_unsupported(e);
 				return;
 			}
 			put(e, (struct drm_ccore_insn){
@@ -413,7 +336,7 @@ static void body(struct loop_emit *e, const struct cs_repeat *rp)
 						.sem = credit_sem(e, e->r, st->peer), .imm = 1 });
 		put(e, (struct drm_ccore_insn){
 			.opcode = rp->indexed ? DRM_CCORE_OP_STARTI : DRM_CCORE_OP_START,
-			.engine = (uint8_t)engine_of(e, st->peer), .ring = rp->lane,
+			.engine = (uint8_t)loop_engine_of(e, st->peer), .ring = rp->lane,
 			.reg = rp->indexed ? REG_INDEX : 0, .imm = 1 + e->marks[t] });
 	}
 }
@@ -454,7 +377,7 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	if (!d)
 		return;
 	if (!l || !index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
-		unsupported(e);
+		loop_unsupported(e);
 		return;
 	}
 	/* the first and the last iteration at index 0 alike: affine between */
@@ -465,7 +388,7 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	if (!e->rc && (nb != per || (rp->times > 1 && memcmp(d, d + per, per * sizeof(*d))) ||
 		       (l->templated && memcmp(d, l->desc, per * sizeof(*d))) ||
 		       (l->templated && l->index_count != count)))
-		unsupported(e);
+		loop_unsupported(e);
 	if (!e->rc && !l->templated) {
 		for (uint32_t i = 0; i < RING_DEPTH; i++)
 			for (uint32_t j = 0; j < per; j++)
@@ -514,7 +437,7 @@ static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	if (!d)
 		return;
 	if (per && !l) {
-		unsupported(e);
+		loop_unsupported(e);
 		return;
 	}
 	flush(e);
@@ -525,302 +448,6 @@ static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 			put_desc(e, l, &d[j]);
 		body(e, rp);
 	}
-}
-
-/*
- * Credits per peer: what the prologue grants; and the marked receives so
- * far: a sender spends credits in receive order, so their anchors must
- * come in that order, on one engine (whose ring completes in order).
- */
-struct peer_credit {
-	uint32_t peer, free;
-	bool marked;
-	uint32_t engine;
-	const struct cs_repeat *rq, *ra;	/* the last marked receive's repeat, its anchor's */
-	int32_t it;				/* and its anchor's iteration offset */
-	uint32_t last_anchor;			/* that anchor */
-	uint64_t end;				/* the unrolled place of its last instance */
-	uint32_t before;			/* its last grant between repeats: before this one */
-};
-
-/* A marked receive's iterations on its anchor send: +1 from @at, -1 from @at + times. */
-struct cover {
-	uint32_t send;
-	uint64_t at;
-	int32_t delta;
-};
-
-static int by_send_then_at(const void *x, const void *y)
-{
-	const struct cover *a = x, *b = y;
-
-	if (a->send != b->send)
-		return a->send < b->send ? -1 : 1;
-	return a->at < b->at ? -1 : a->at > b->at;
-}
-
-static struct peer_credit *credit_of(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc,
-				     uint32_t peer)
-{
-	for (uint32_t i = 0; i < *npc; i++)
-		if (pc[i].peer == peer)
-			return &pc[i];
-	if (*npc == MAX_PEERS) {
-		unsupported(e);
-		return NULL;
-	}
-	pc[*npc] = (struct peer_credit){ .peer = peer };
-	return &pc[(*npc)++];
-}
-
-/*
- * Every iteration of a send carries its markers alike: the marked
- * receives' iterations, mapped onto the send's, cover each the same
- * number of times -- at every point but its first iteration the coverage
- * changes by nothing.
- */
-static void check_cover(struct loop_emit *e, struct cover *cv, uint32_t n)
-{
-	qsort(cv, n, sizeof(*cv), by_send_then_at);
-	for (uint32_t i = 0, j; i < n && !e->rc; i = j) {
-		uint32_t t = cv[i].send;
-		uint64_t times = cs_repeat_of(e->rk, t)->times;
-		int32_t run = 0;
-
-		for (j = i; j < n && cv[j].send == t;) {
-			uint64_t at = cv[j].at;
-			int32_t net = 0;
-
-			for (; j < n && cv[j].send == t && cv[j].at == at; j++)
-				net += cv[j].delta;
-			run += net;
-			if (at == 0)
-				e->marks[t] = (uint32_t)run;
-			else if (at < times && net)
-				unsupported(e);
-		}
-	}
-}
-
-/*
- * Credits: free ones counted per peer for the prologue (in peer order),
- * marked ones noted on their anchor send (e->marks), per peer after the
- * free ones.  Anything else is not loop form.
- */
-/* Where instance @k of template @t lands unrolled (every step in a repeat). */
-static uint64_t unrolled_at(const uint64_t *base, const struct cs_rank *rk,
-			    const struct cs_repeat *rp, uint32_t t, uint64_t k)
-{
-	return base[rp - rk->reps] + k * rp->len + (t - rp->first);
-}
-
-/*
- * Marked receive @u (of repeat @rq, anchored on @a of @ra at iteration
- * offset @it) keeps its peer's anchors in receive order: within a body
- * after the one before on the same anchor body, across repeats after the
- * last instance of the one before.
- */
-static bool anchors_in_order(struct loop_emit *e, const uint64_t *base, struct peer_credit *c,
-			     const struct cs_repeat *rq, const struct cs_repeat *ra, uint32_t a,
-			     int32_t it)
-{
-	const struct cs_rank *rk = e->rk;
-	uint32_t eng = engine_of(e, rk->steps[a].peer);
-	bool ok;
-
-	if (c->marked && c->engine != eng)
-		return false;
-	if (c->marked && c->rq == rq)
-		ok = c->ra == ra && c->it == it && a > c->last_anchor;
-	else
-		ok = !c->marked || unrolled_at(base, rk, ra, a, (uint64_t)it) > c->end;
-	c->engine = eng;
-	c->rq = rq;
-	c->ra = ra;
-	c->it = it;
-	c->last_anchor = a;
-	c->end = unrolled_at(base, rk, ra, a, (uint64_t)it + rq->times - 1);
-	return ok;
-}
-
-static bool push(struct loop_emit *e, void **v, uint32_t n, size_t size)
-{
-	void *p;
-
-	if (n & (n - 1) || !n) {
-		p = realloc(*v, (n ? 2 * n : 4) * size);
-		if (!p) {
-			e->rc = e->rc ?: -ENOMEM;
-			return false;
-		}
-		*v = p;
-	}
-	return true;
-}
-
-/*
- * Receive @u waits for fixed iterations of steps of earlier repeats (a
- * phase after the one before): its credits are granted between repeats,
- * right after the last of them, once the rings of the sends among them
- * have drained.  Each must be the last iteration of its repeat: what the
- * grant waits for is the whole repeat.  Per peer after its prologue
- * credits, before its marked ones, in receive order.
- */
-static void plan_grant(struct loop_emit *e, struct peer_credit *c, uint32_t u)
-{
-	const struct cs_rank *rk = e->rk;
-	const struct cs_step *st = &rk->steps[u];
-	const struct cs_repeat *rq = cs_repeat_of(rk, u);
-	uint32_t before = 0, last = 0;
-
-	if (st->dep_fixed != (1u << st->ndeps) - 1 || c->marked) {
-		unsupported(e);
-		return;
-	}
-	for (uint32_t d = 0; d < st->ndeps; d++) {
-		const struct cs_repeat *ru = cs_repeat_of(rk, st->deps[d]);
-
-		if (!ru || ru >= rq || (uint32_t)st->dep_iter[d] != ru->times - 1) {
-			unsupported(e);
-			return;
-		}
-		if ((uint32_t)(ru - rk->reps) + 1 > before)
-			before = (uint32_t)(ru - rk->reps) + 1;
-		last = st->deps[d] > last ? st->deps[d] : last;
-	}
-	/* granted where the verifier has it: right after the last, a receive
-	 * that ends its repeat (cs_credit_point()) */
-	if (before < c->before || rk->steps[last].op == CS_SEND_OP ||
-	    last != rk->reps[before - 1].first + rk->reps[before - 1].len - 1) {
-		unsupported(e);
-		return;
-	}
-	c->before = before;
-	for (uint32_t d = 0; d < st->ndeps; d++) {
-		const struct cs_step *dep = &rk->steps[st->deps[d]];
-		uint32_t ring = cs_repeat_of(rk, st->deps[d])->lane, eng, i;
-
-		if (dep->op != CS_SEND_OP)
-			continue;
-		eng = engine_of(e, dep->peer);
-		for (i = 0; i < e->ndrains; i++)
-			if (e->drains[i].ring == ring && e->drains[i].engine == eng)
-				break;
-		if (i < e->ndrains && e->drains[i].before != before)
-			unsupported(e);
-		if (i < e->ndrains || !push(e, (void **)&e->drains, e->ndrains, sizeof(*e->drains)))
-			continue;
-		e->drains[e->ndrains++] = (struct drain){ before, ring, eng, dep->peer };
-	}
-	if (e->ngrants && e->grants[e->ngrants - 1].before == before &&
-	    e->grants[e->ngrants - 1].peer == st->peer) {
-		e->grants[e->ngrants - 1].n += rq->times;
-		return;
-	}
-	if (push(e, (void **)&e->grants, e->ngrants, sizeof(*e->grants)))
-		e->grants[e->ngrants++] = (struct grant){ before, st->peer, rq->times };
-}
-
-/*
- * A grant that waits for a send waits for every earlier send to its peer
- * (the verifier's phase_reach()): each ring that carried one before it
- * must drain there or earlier.
- */
-static bool drained_by(const struct loop_emit *e, uint32_t ring, uint32_t engine, uint32_t before)
-{
-	for (uint32_t x = 0; x < e->ndrains; x++)
-		if (e->drains[x].ring == ring && e->drains[x].engine == engine &&
-		    e->drains[x].before <= before)
-			return true;
-	return false;
-}
-
-static void check_drains(struct loop_emit *e)
-{
-	const struct cs_rank *rk = e->rk;
-
-	for (uint32_t d = 0; d < e->ndrains; d++)
-		for (uint32_t i = 0; i < e->drains[d].before; i++) {
-			const struct cs_repeat *rp = &rk->reps[i];
-
-			for (uint32_t t = rp->first; t < rp->first + rp->len; t++)
-				if (rk->steps[t].op == CS_SEND_OP &&
-				    rk->steps[t].peer == e->drains[d].peer) {
-					if (!drained_by(e, rp->lane, e->drains[d].engine,
-							e->drains[d].before))
-						unsupported(e);
-					break;
-				}
-		}
-}
-
-static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc)
-{
-	const struct cs_rank *rk = e->rk;
-	struct cover *cv = NULL;
-	uint32_t ncv = 0, cap = 0;
-	uint64_t *base = malloc((rk->nreps + 1) * sizeof(*base)), at = 0;
-
-	if (!base)
-		return e->rc = -ENOMEM;
-	for (uint32_t i = 0; i < rk->nreps; i++) {
-		base[i] = at;
-		at += (uint64_t)rk->reps[i].len * rk->reps[i].times;
-	}
-
-	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
-		const struct cs_step *st = &rk->steps[u];
-		const struct cs_repeat *rq = cs_repeat_of(rk, u), *ra;
-		struct peer_credit *c;
-		uint32_t a;
-
-		if (st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
-			continue;
-		c = credit_of(e, pc, npc, st->peer);
-		if (!c)
-			break;
-		if (!st->ndeps) {
-			if (c->marked || c->before)	/* per peer, marked ones last */
-				unsupported(e);
-			c->free += rq->times;
-			continue;
-		}
-		if (st->dep_fixed) {
-			plan_grant(e, c, u);
-			continue;
-		}
-		a = st->deps[0];
-		ra = cs_repeat_of(rk, a);
-		if (st->ndeps > 1 || st->dep_fixed || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
-		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
-		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer) ||
-		    (uint32_t)(ra - rk->reps) < c->before ||
-		    !anchors_in_order(e, base, c, rq, ra, a, st->dep_iter[0])) {
-			unsupported(e);
-			break;
-		}
-		if (ncv + 2 > cap) {
-			struct cover *p;
-
-			cap = cap ? cap * 2 : 32;
-			p = realloc(cv, cap * sizeof(*p));
-			if (!p) {
-				e->rc = -ENOMEM;
-				break;
-			}
-			cv = p;
-		}
-		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0], 1 };
-		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0] + rq->times, -1 };
-		e->mark_peer[a] = st->peer;
-		c->marked = true;
-	}
-	if (!e->rc)
-		check_cover(e, cv, ncv);
-	check_drains(e);
-	free(cv);
-	free(base);
-	return e->rc;
 }
 
 static int by_peer(const void *x, const void *y)
@@ -884,18 +511,18 @@ static int emit_rank(struct loop_emit *e)
 		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS ||
 		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
 		    (st->op == CS_SEND_OP && st->ndeps))
-			unsupported(e);
-		if (st->op == CS_SEND_OP && engine_of(e, st->peer) == ~0u) {
+			loop_unsupported(e);
+		if (st->op == CS_SEND_OP && loop_engine_of(e, st->peer) == ~0u) {
 			if (e->npeers == MAX_PEERS)
-				unsupported(e);
+				loop_unsupported(e);
 			else
 				e->peers_by_engine[e->npeers++] = st->peer;
 		}
 	}
 	if (!e->rc && !c->credits_by_desc)
-		plan_credits(e, pc, &npc);
+		loop_plan_credits(e, pc, &npc);
 	else
-		unsupported(e);
+		loop_unsupported(e);
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_repeat *rp = cs_repeat_of(rk, t);
 		uint32_t eng;
@@ -903,10 +530,10 @@ static int emit_rank(struct loop_emit *e)
 
 		if (rk->steps[t].op != CS_SEND_OP)
 			continue;
-		eng = engine_of(e, rk->steps[t].peer);
+		eng = loop_engine_of(e, rk->steps[t].peer);
 		l = &e->lane[rp->lane][eng];
 		if (l->used && l->indexed != rp->indexed)
-			unsupported(e);
+			loop_unsupported(e);
 		l->used = true;
 		l->engine = eng;
 		l->indexed = rp->indexed;
@@ -925,7 +552,7 @@ static int emit_rank(struct loop_emit *e)
 		between(e, i, pc, npc);
 		l = lane_of(e, rp);
 		if (l && l->drained)	/* a drained ring takes no more sends */
-			unsupported(e);
+			loop_unsupported(e);
 		else if (rp->indexed && descs_per_iteration(e, rp))
 			indexed_repeat(e, rp);
 		else
