@@ -11,8 +11,6 @@
 
 #include "sched/cs.h"
 
-struct lower_ctx;
-struct lowered;
 /* The cost model's (runtime/tune/formula.h); algos/ only passes them on. */
 struct tune_topo;
 struct tune_call;
@@ -45,41 +43,34 @@ struct algo {
 	const char *(*cost_rejects)(const struct tune_topo *t, const struct tune_call *c);
 	unsigned int knobs;		/* ALGO_KNOB_* cost() depends on */
 	/*
-	 * Optional: build and load the programs in loop form, without a
-	 * schedule: the transfers of gen()'s schedule lowered, in the same
-	 * order, for shapes loops_fit() takes on cores with @engines DMA
-	 * engines: it says how many ring indices (lower_rank.ring[]) each
-	 * rank needs, 0 if it does not fit (or, unless @always, does not
-	 * pay), and the TMP elements.  Every rank takes part.
-	 */
-	/*
 	 * The tuner leaves it out above this many ranks (0: no limit): what
 	 * a plan of N^2 transfers that no loop form rolls up costs to build
 	 * and hold there outweighs what it saves.  CCORE_ALGO may still name it.
 	 */
 	uint32_t tuner_max_ranks;
+	/*
+	 * Optional, with gen_rolled: whether loop form takes @s on cores
+	 * with @engines DMA engines, and unless @always whether it pays: the
+	 * ring indices (lower_rank.ring[]) each rank needs, 0 if not.
+	 */
 	uint32_t (*loops_fit)(const struct cs_shape *s, const struct algo_opts *o,
-			      uint32_t engines, bool always, uint64_t *tmp_count);
+			      uint32_t engines, bool always);
 	/* Loop form as a schedule: gen()'s, rolled into repeats (cs.h) that
 	 * the lowering emits as CC-core loops, for shapes loops_fit() takes */
 	struct cs_sched *(*gen_rolled)(const struct cs_shape *s, const struct algo_opts *o);
-	int (*lower_loops)(const struct cs_shape *s, const struct algo_opts *o,
-			   const struct lower_ctx *c, struct lowered **out);
 };
 
-/* Ring AllReduce in loop form (ring_loop.c). */
 /* Ring's schedule with its hops as repeats (AllReduce of equal blocks; else gen()'s). */
 struct cs_sched *ring_gen_rolled(const struct cs_shape *s, const struct algo_opts *o);
 uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
-			bool always, uint64_t *tmp_count);
+			bool always);
 
 /* Why hierarchical algorithms cannot group @s by o->ranks_per_node (NULL: they can). */
 const char *hier_geometry(const struct cs_shape *s, const struct algo_opts *o);
-/* Hierarchical AllReduce in loop form (hier_loop.c). */
+/* Hierarchical AllReduce's loop form as a schedule of repeats (hier_rolled.c; else gen()'s). */
 uint32_t hier_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
-			bool always, uint64_t *tmp_count);
-int hier_lower_loops(const struct cs_shape *s, const struct algo_opts *o,
-		     const struct lower_ctx *c, struct lowered **out);
+			bool always);
+struct cs_sched *hier_gen_rolled(const struct cs_shape *s, const struct algo_opts *o);
 
 /* Every registered algorithm (registry.c), each (name, collective) once. */
 unsigned int algo_count(void);

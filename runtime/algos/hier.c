@@ -449,7 +449,7 @@ const struct algo algo_hier = {
 	.cost_rejects = cost_rejects_hier,
 	.knobs = ALGO_KNOB_SLICES,
 	.loops_fit = hier_loops_fit,
-	.lower_loops = hier_lower_loops,
+	.gen_rolled = hier_gen_rolled,
 };
 
 const struct algo algo_hier_pat = {

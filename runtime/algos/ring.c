@@ -306,6 +306,22 @@ static const char *ring_rejects(const struct cs_shape *s, const struct algo_opts
 	return NULL;
 }
 
+/* Loop form: AllReduce of equal blocks.  It takes the schedule's time
+ * (ring_loop_test), so it always pays; its lanes are rings per rank. */
+uint32_t ring_loops_fit(const struct cs_shape *s, const struct algo_opts *o, uint32_t engines,
+			bool always)
+{
+	uint32_t n = s->nranks;
+
+	(void)o;
+	(void)engines;
+	(void)always;
+	if (s->coll != CS_ALLREDUCE || n < 2 || s->count < n || s->count % n)
+		return 0;
+	/* out of place, hop 0 reads the input: written out on a ring of its own */
+	return s->in_place || n == 2 ? 2 : 3;
+}
+
 const struct algo algo_ring = {
 	.name = "ring",
 	.colls = 1u << CS_ALLREDUCE | 1u << CS_ALLGATHER | 1u << CS_REDUCESCATTER,

@@ -22,80 +22,22 @@
  * and is why lanes exist: puts to one peer from different rings may land
  * out of order, so each lane counts arrivals on a semaphore of its own
  * (enum cs_count) and a receive acquires the counter of the lane its
- * sender used.  Schedules this does not take (a local step, a send that
- * waits, a credit granted mid-program) lower_schedule() writes out.
+ * sender used.  A lane is a ring index on the engine of its sends' peer.
+ * Receives that wait for fixed iterations (a phase after the one before,
+ * cs.h) are granted between repeats, right after their last dependency,
+ * a receive ending its repeat: first an RWAIT of every ring whose sends
+ * they name (with every ring that sent to that peer before), then one
+ * ADD per peer.  Schedules this does not take (a local step, a send that
+ * waits) lower_schedule() writes out.
  */
-#include "lower.h"
+#include "lower_loops.h"
 #include "ccore_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REG_HOPS 0
-#define REG_INDEX 1
-#define RING_DEPTH 4
-#define MAX_PEERS 8
-#define MAX_MEMO 16
-
-struct lane {
-	bool used, indexed, templated;
-	uint32_t engine;
-	int64_t unit;			/* indexed: elements per index */
-	uint32_t index_count;
-	struct drm_ccore_desc *desc;
-	uint32_t nd, cap;
-};
-
-/* A peer's streams: our sends to it and its receives from us, or the reverse. */
-struct peer_streams {
-	uint32_t peer;
-	struct cs_stream ours, theirs;
-};
-
-/* A semaphore or a peer's buffer address the callbacks gave. */
-struct sem_memo {
-	uint32_t r, peer, kind, user, sem;
-};
-
-struct va_memo {
-	uint32_t q, buf;
-	uint64_t va;
-};
-
-/* A run of iterations being lowered as one loop. */
-struct group {
-	bool open;
-	uint32_t lane, hops;
-	int64_t index0, next, dir;
-	struct drm_ccore_insn *body;
-	uint32_t nbody;
-};
-
-struct loop_emit {
-	const struct cs_sched *s;
-	const struct lower_ctx *c;
-	const struct cs_rank *rk;
-	uint32_t r, n, es;
-	struct drm_ccore_insn *insn;
-	uint32_t ni, icap;
-	struct lane lane[LOWER_RINGS];
-	struct peer_streams to[MAX_PEERS], from[MAX_PEERS];
-	uint32_t nto, nfrom;
-	uint32_t peers_by_engine[MAX_PEERS], npeers;	/* in order of first send */
-	struct drm_ccore_desc *scratch;	/* two iterations' descriptors */
-	uint32_t scap;
-	uint32_t *marks;		/* per template: markers per iteration (sends) */
-	uint32_t *mark_peer;		/* per template: whom they credit */
-	struct group g;
-	/* what the callbacks answered, asked again per iteration: a few each */
-	struct sem_memo sems[MAX_MEMO];
-	struct va_memo vas[MAX_MEMO];
-	uint32_t nsems, nvas;
-	int rc;
-};
-
-static int unsupported(struct loop_emit *e)
+int loop_unsupported(struct loop_emit *e)
 {
 	e->rc = e->rc ?: -EOPNOTSUPP;
 	return e->rc;
@@ -133,7 +75,7 @@ static void put_desc(struct loop_emit *e, struct lane *l, const struct drm_ccore
 	l->desc[l->nd++] = *d;
 }
 
-static uint32_t engine_of(struct loop_emit *e, uint32_t peer)
+uint32_t loop_engine_of(struct loop_emit *e, uint32_t peer)
 {
 	const struct lower_ctx *c = e->c;
 	uint32_t local = (e->r + c->nranks) % c->engines;
@@ -142,6 +84,18 @@ static uint32_t engine_of(struct loop_emit *e, uint32_t peer)
 		if (e->peers_by_engine[i] == peer)
 			return (local + 1 + i) % c->engines;
 	return ~0u;
+}
+
+/* The lane of repeat @rp's sends: its ring on their peer's engine; NULL: it sends none. */
+static struct lane *lane_of(struct loop_emit *e, const struct cs_repeat *rp)
+{
+	for (uint32_t t = rp->first; t < rp->first + rp->len; t++)
+		if (e->rk->steps[t].op == CS_SEND_OP) {
+			uint32_t eng = loop_engine_of(e, e->rk->steps[t].peer);
+
+			return eng < LOWER_MAX_ENGINES ? &e->lane[rp->lane][eng] : NULL;
+		}
+	return NULL;
 }
 
 static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sends)
@@ -154,7 +108,7 @@ static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sen
 		if (ps[i].peer == peer)
 			return &ps[i];
 	if (*np == MAX_PEERS) {
-		unsupported(e);
+		loop_unsupported(e);
 		return NULL;
 	}
 	ps += (*np)++;
@@ -254,7 +208,7 @@ static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint
 
 	cs_instance(e->rk, e->n, t, k, &st);
 	if (!other_end(e, t, k, &u, &ku)) {
-		unsupported(e);
+		loop_unsupported(e);
 		return 0;
 	}
 	cs_instance(&e->s->ranks[st.peer], e->n, u, ku, &rv);
@@ -295,8 +249,11 @@ static bool index_of(struct loop_emit *e, const struct cs_repeat *rp, int64_t *i
 		if (!s)
 			return false;
 		*unit = s < 0 ? -s : s;
-		*index0 = (int64_t)(st->src.off / (uint64_t)*unit);
-		*count = (uint32_t)((size + (uint64_t)*unit - 1) / (uint64_t)*unit);
+		if (st->src.off < rp->index_origin || rp->index_origin > size)
+			return false;
+		*index0 = (int64_t)((st->src.off - rp->index_origin) / (uint64_t)*unit);
+		*count = rp->index_count ? rp->index_count :
+			 (uint32_t)((size - rp->index_origin + (uint64_t)*unit - 1) / (uint64_t)*unit);
 		return true;
 	}
 	return false;
@@ -367,7 +324,7 @@ static void body(struct loop_emit *e, const struct cs_repeat *rp)
 			w = sender_count(e, t, 0);
 			/* every iteration must meet the same lane */
 			if (w < 0 || (rp->times > 1 && w != sender_count(e, t, rp->times - 1))) {
-				unsupported(e);
+				loop_unsupported(e);
 				return;
 			}
 			put(e, (struct drm_ccore_insn){
@@ -379,7 +336,7 @@ static void body(struct loop_emit *e, const struct cs_repeat *rp)
 						.sem = credit_sem(e, e->r, st->peer), .imm = 1 });
 		put(e, (struct drm_ccore_insn){
 			.opcode = rp->indexed ? DRM_CCORE_OP_STARTI : DRM_CCORE_OP_START,
-			.engine = (uint8_t)e->lane[rp->lane].engine, .ring = rp->lane,
+			.engine = (uint8_t)loop_engine_of(e, st->peer), .ring = rp->lane,
 			.reg = rp->indexed ? REG_INDEX : 0, .imm = 1 + e->marks[t] });
 	}
 }
@@ -411,7 +368,7 @@ static void flush(struct loop_emit *e)
 /* Repeat @rp on an indexed lane: its template checked, its iterations joined to the loop. */
 static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 {
-	struct lane *l = &e->lane[rp->lane];
+	struct lane *l = lane_of(e, rp);
 	uint32_t per = descs_per_iteration(e, rp), nb, at = e->ni;
 	struct drm_ccore_desc *d = scratch(e, 2 * per + 2);
 	int64_t index0, unit, dir = rp->stride[e->rk->steps[rp->first].src.buf] < 0 ? -1 : 1;
@@ -419,8 +376,8 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 
 	if (!d)
 		return;
-	if (!index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
-		unsupported(e);
+	if (!l || !index_of(e, rp, &index0, &unit, &count) || (l->templated && l->unit != unit)) {
+		loop_unsupported(e);
 		return;
 	}
 	/* the first and the last iteration at index 0 alike: affine between */
@@ -429,8 +386,9 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 		iteration_descs(e, rp, rp->times - 1,
 				(index0 + dir * (rp->times - 1)) * unit * e->es, d + per);
 	if (!e->rc && (nb != per || (rp->times > 1 && memcmp(d, d + per, per * sizeof(*d))) ||
-		       (l->templated && memcmp(d, l->desc, per * sizeof(*d)))))
-		unsupported(e);
+		       (l->templated && memcmp(d, l->desc, per * sizeof(*d))) ||
+		       (l->templated && l->index_count != count)))
+		loop_unsupported(e);
 	if (!e->rc && !l->templated) {
 		for (uint32_t i = 0; i < RING_DEPTH; i++)
 			for (uint32_t j = 0; j < per; j++)
@@ -442,7 +400,7 @@ static void indexed_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	/* the body, compared with the loop's */
 	body(e, rp);
 	nb = e->ni - at;
-	if (e->g.open && (e->g.lane != rp->lane || e->g.next != index0 || e->g.nbody != nb ||
+	if (e->g.open && (e->g.lane != l || e->g.next != index0 || e->g.nbody != nb ||
 			  memcmp(e->g.body, e->insn + at, nb * sizeof(*e->insn))))
 		goto new_group;
 	if (e->g.open) {
@@ -463,7 +421,7 @@ new_group:
 		e->ni = at;
 		flush(e);
 		free(e->g.body);
-		e->g = (struct group){ .open = true, .lane = rp->lane, .hops = rp->times,
+		e->g = (struct group){ .open = true, .lane = l, .hops = rp->times,
 				       .index0 = index0, .next = index0 + dir * rp->times,
 				       .dir = dir, .body = b, .nbody = nb };
 	}
@@ -472,12 +430,16 @@ new_group:
 /* Repeat @rp written out (a plain lane, or no sends). */
 static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 {
-	struct lane *l = &e->lane[rp->lane];
+	struct lane *l = lane_of(e, rp);
 	uint32_t per = descs_per_iteration(e, rp);
 	struct drm_ccore_desc *d = scratch(e, per + 1);
 
 	if (!d)
 		return;
+	if (per && !l) {
+		loop_unsupported(e);
+		return;
+	}
 	flush(e);
 	for (uint64_t k = 0; k < rp->times && !e->rc; k++) {
 		uint32_t nd = iteration_descs(e, rp, k, 0, d);
@@ -488,189 +450,45 @@ static void plain_repeat(struct loop_emit *e, const struct cs_repeat *rp)
 	}
 }
 
-/*
- * Credits per peer: what the prologue grants; and the marked receives so
- * far: a sender spends credits in receive order, so their anchors must
- * come in that order, on one engine (whose ring completes in order).
- */
-struct peer_credit {
-	uint32_t peer, free;
-	bool marked;
-	uint32_t engine;
-	const struct cs_repeat *rq, *ra;	/* the last marked receive's repeat, its anchor's */
-	int32_t it;				/* and its anchor's iteration offset */
-	uint32_t last_anchor;			/* that anchor */
-	uint64_t end;				/* the unrolled place of its last instance */
-};
-
-/* A marked receive's iterations on its anchor send: +1 from @at, -1 from @at + times. */
-struct cover {
-	uint32_t send;
-	uint64_t at;
-	int32_t delta;
-};
-
-static int by_send_then_at(const void *x, const void *y)
-{
-	const struct cover *a = x, *b = y;
-
-	if (a->send != b->send)
-		return a->send < b->send ? -1 : 1;
-	return a->at < b->at ? -1 : a->at > b->at;
-}
-
-static struct peer_credit *credit_of(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc,
-				     uint32_t peer)
-{
-	for (uint32_t i = 0; i < *npc; i++)
-		if (pc[i].peer == peer)
-			return &pc[i];
-	if (*npc == MAX_PEERS) {
-		unsupported(e);
-		return NULL;
-	}
-	pc[*npc] = (struct peer_credit){ .peer = peer };
-	return &pc[(*npc)++];
-}
-
-/*
- * Every iteration of a send carries its markers alike: the marked
- * receives' iterations, mapped onto the send's, cover each the same
- * number of times -- at every point but its first iteration the coverage
- * changes by nothing.
- */
-static void check_cover(struct loop_emit *e, struct cover *cv, uint32_t n)
-{
-	qsort(cv, n, sizeof(*cv), by_send_then_at);
-	for (uint32_t i = 0, j; i < n && !e->rc; i = j) {
-		uint32_t t = cv[i].send;
-		uint64_t times = cs_repeat_of(e->rk, t)->times;
-		int32_t run = 0;
-
-		for (j = i; j < n && cv[j].send == t;) {
-			uint64_t at = cv[j].at;
-			int32_t net = 0;
-
-			for (; j < n && cv[j].send == t && cv[j].at == at; j++)
-				net += cv[j].delta;
-			run += net;
-			if (at == 0)
-				e->marks[t] = (uint32_t)run;
-			else if (at < times && net)
-				unsupported(e);
-		}
-	}
-}
-
-/*
- * Credits: free ones counted per peer for the prologue (in peer order),
- * marked ones noted on their anchor send (e->marks), per peer after the
- * free ones.  Anything else is not loop form.
- */
-/* Where instance @k of template @t lands unrolled (every step in a repeat). */
-static uint64_t unrolled_at(const uint64_t *base, const struct cs_rank *rk,
-			    const struct cs_repeat *rp, uint32_t t, uint64_t k)
-{
-	return base[rp - rk->reps] + k * rp->len + (t - rp->first);
-}
-
-/*
- * Marked receive @u (of repeat @rq, anchored on @a of @ra at iteration
- * offset @it) keeps its peer's anchors in receive order: within a body
- * after the one before on the same anchor body, across repeats after the
- * last instance of the one before.
- */
-static bool anchors_in_order(struct loop_emit *e, const uint64_t *base, struct peer_credit *c,
-			     const struct cs_repeat *rq, const struct cs_repeat *ra, uint32_t a,
-			     int32_t it)
-{
-	const struct cs_rank *rk = e->rk;
-	uint32_t eng = engine_of(e, rk->steps[a].peer);
-	bool ok;
-
-	if (c->marked && c->engine != eng)
-		return false;
-	if (c->marked && c->rq == rq)
-		ok = c->ra == ra && c->it == it && a > c->last_anchor;
-	else
-		ok = !c->marked || unrolled_at(base, rk, ra, a, (uint64_t)it) > c->end;
-	c->engine = eng;
-	c->rq = rq;
-	c->ra = ra;
-	c->it = it;
-	c->last_anchor = a;
-	c->end = unrolled_at(base, rk, ra, a, (uint64_t)it + rq->times - 1);
-	return ok;
-}
-
-static int plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc)
-{
-	const struct cs_rank *rk = e->rk;
-	struct cover *cv = NULL;
-	uint32_t ncv = 0, cap = 0;
-	uint64_t *base = malloc((rk->nreps + 1) * sizeof(*base)), at = 0;
-
-	if (!base)
-		return e->rc = -ENOMEM;
-	for (uint32_t i = 0; i < rk->nreps; i++) {
-		base[i] = at;
-		at += (uint64_t)rk->reps[i].len * rk->reps[i].times;
-	}
-
-	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
-		const struct cs_step *st = &rk->steps[u];
-		const struct cs_repeat *rq = cs_repeat_of(rk, u), *ra;
-		struct peer_credit *c;
-		uint32_t a;
-
-		if (st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
-			continue;
-		c = credit_of(e, pc, npc, st->peer);
-		if (!c)
-			break;
-		if (!st->ndeps) {
-			if (c->marked)	/* per peer, marked ones last */
-				unsupported(e);
-			c->free += rq->times;
-			continue;
-		}
-		a = st->deps[0];
-		ra = cs_repeat_of(rk, a);
-		if (st->ndeps > 1 || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
-		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
-		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer) ||
-		    !anchors_in_order(e, base, c, rq, ra, a, st->dep_iter[0])) {
-			unsupported(e);
-			break;
-		}
-		if (ncv + 2 > cap) {
-			struct cover *p;
-
-			cap = cap ? cap * 2 : 32;
-			p = realloc(cv, cap * sizeof(*p));
-			if (!p) {
-				e->rc = -ENOMEM;
-				break;
-			}
-			cv = p;
-		}
-		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0], 1 };
-		cv[ncv++] = (struct cover){ a, (uint64_t)st->dep_iter[0] + rq->times, -1 };
-		e->mark_peer[a] = st->peer;
-		c->marked = true;
-	}
-	if (!e->rc)
-		check_cover(e, cv, ncv);
-	free(cv);
-	free(base);
-	return e->rc;
-}
-
 static int by_peer(const void *x, const void *y)
 {
 	const struct peer_credit *a = x, *b = y;
 
 	return a->peer < b->peer ? -1 : a->peer > b->peer;
+}
+
+/* Before repeat @i: the rings to drain, then per peer (in @pc's order) one grant of credits. */
+static void between(struct loop_emit *e, uint32_t i, const struct peer_credit *pc, uint32_t npc)
+{
+	bool any = false;
+
+	for (uint32_t d = 0; d < e->ndrains; d++)
+		any |= e->drains[d].before == i;
+	for (uint32_t g = 0; g < e->ngrants; g++)
+		any |= e->grants[g].before == i;
+	if (!any)
+		return;
+	flush(e);
+	for (uint32_t d = 0; d < e->ndrains; d++) {
+		const struct drain *dr = &e->drains[d];
+
+		if (dr->before != i)
+			continue;
+		put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
+						.engine = (uint8_t)dr->engine, .ring = (uint8_t)dr->ring });
+		e->lane[dr->ring][dr->engine].drained = true;
+	}
+	for (uint32_t p = 0; p < npc; p++) {
+		uint32_t n = 0;
+
+		for (uint32_t g = 0; g < e->ngrants; g++)
+			if (e->grants[g].before == i && e->grants[g].peer == pc[p].peer)
+				n += e->grants[g].n;
+		if (n)
+			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
+							.sem = credit_sem(e, pc[p].peer, e->r),
+							.imm = n });
+	}
 }
 
 static int emit_rank(struct loop_emit *e)
@@ -693,28 +511,29 @@ static int emit_rank(struct loop_emit *e)
 		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS ||
 		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
 		    (st->op == CS_SEND_OP && st->ndeps))
-			unsupported(e);
-		if (st->op == CS_SEND_OP && engine_of(e, st->peer) == ~0u) {
+			loop_unsupported(e);
+		if (st->op == CS_SEND_OP && loop_engine_of(e, st->peer) == ~0u) {
 			if (e->npeers == MAX_PEERS)
-				unsupported(e);
+				loop_unsupported(e);
 			else
 				e->peers_by_engine[e->npeers++] = st->peer;
 		}
 	}
 	if (!e->rc && !c->credits_by_desc)
-		plan_credits(e, pc, &npc);
+		loop_plan_credits(e, pc, &npc);
 	else
-		unsupported(e);
+		loop_unsupported(e);
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_repeat *rp = cs_repeat_of(rk, t);
-		struct lane *l = &e->lane[rp->lane];
 		uint32_t eng;
+		struct lane *l;
 
 		if (rk->steps[t].op != CS_SEND_OP)
 			continue;
-		eng = engine_of(e, rk->steps[t].peer);
-		if (l->used && (l->engine != eng || l->indexed != rp->indexed))
-			unsupported(e);
+		eng = loop_engine_of(e, rk->steps[t].peer);
+		l = &e->lane[rp->lane][eng];
+		if (l->used && l->indexed != rp->indexed)
+			loop_unsupported(e);
 		l->used = true;
 		l->engine = eng;
 		l->indexed = rp->indexed;
@@ -728,18 +547,24 @@ static int emit_rank(struct loop_emit *e)
 							.imm = pc[i].free });
 	for (uint32_t i = 0; i < rk->nreps && !e->rc; i++) {
 		const struct cs_repeat *rp = &rk->reps[i];
+		const struct lane *l;
 
-		if (rp->indexed && descs_per_iteration(e, rp))
+		between(e, i, pc, npc);
+		l = lane_of(e, rp);
+		if (l && l->drained)	/* a drained ring takes no more sends */
+			loop_unsupported(e);
+		else if (rp->indexed && descs_per_iteration(e, rp))
 			indexed_repeat(e, rp);
 		else
 			plain_repeat(e, rp);
 	}
 	flush(e);
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
-		if (e->lane[w].used)
-			put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
-							.engine = (uint8_t)e->lane[w].engine,
-							.ring = (uint8_t)w });
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
+			if (e->lane[w][eng].used && !e->lane[w][eng].drained)
+				put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RWAIT,
+								.engine = (uint8_t)eng,
+								.ring = (uint8_t)w });
 	put(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_RET });
 	return e->rc;
 }
@@ -774,23 +599,26 @@ int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint3
 	}
 	free(e.marks);
 	free(e.mark_peer);
+	free(e.grants);
+	free(e.drains);
 	free(e.scratch);
 	free(e.g.body);
 	im->insns = e.insn;
 	im->ninsns = e.ni;
-	for (uint32_t w = 0; w < LOWER_RINGS; w++) {
-		struct lane *l = &e.lane[w];
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
+			struct lane *l = &e.lane[w][eng];
 
-		if (!l->used) {
-			free(l->desc);
-			continue;
+			if (!l->used) {
+				free(l->desc);
+				continue;
+			}
+			im->ring[w][eng] = (struct lower_ring_image){
+				.desc = l->desc, .nd = l->nd,
+				.index_stride = l->indexed ? l->unit * e.es : 0,
+				.index_count = l->indexed ? l->index_count : 0,
+			};
 		}
-		im->ring[w][l->engine] = (struct lower_ring_image){
-			.desc = l->desc, .nd = l->nd,
-			.index_stride = l->indexed ? l->unit * e.es : 0,
-			.index_count = l->indexed ? l->index_count : 0,
-		};
-	}
 	if (rc)
 		lower_image_free(im);
 	return rc;

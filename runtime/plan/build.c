@@ -67,46 +67,22 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 /*
  * Loop form, when the algorithm has one, it fits and CCORE_LOOPS allows:
  * the ring indices each rank needs, 0 for none.  An average's divisions
- * are steps no loop takes.  A loop form built without a schedule
- * (lower_loops) is not verified, so CCORE_VERIFY keeps such algorithms to
- * their schedule; one rolled into repeats (gen_rolled) is verified like
- * any schedule.
+ * are steps no loop takes.  Loop form is a schedule rolled into repeats
+ * (gen_rolled), verified like any other.
  */
 static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct cs_shape *sh,
-			   const struct op *ops, bool pinned, uint64_t *tmp_count)
+			   const struct op *ops, bool pinned)
 {
 	enum select_loops when = select_loops();
 
-	if ((!p->algo->gen_rolled && (!p->algo->lower_loops || getenv("CCORE_VERIFY"))) ||
-	    ops[0].redop == ccore_avg || when == SELECT_LOOPS_NEVER)
+	if (!p->algo->gen_rolled || ops[0].redop == ccore_avg || when == SELECT_LOOPS_NEVER ||
+	    q->rt->engines > LOWER_MAX_ENGINES)
 		return 0;
 	/* an executable's plans hold their ring indices for its life: a
 	 * loop-form plan takes up to LOWER_RINGS, a schedule's one */
 	if (pinned && when == SELECT_LOOPS_AUTO)
 		return 0;
-	return p->algo->loops_fit(sh, &p->opts, q->rt->engines, when == SELECT_LOOPS_ALWAYS,
-				  tmp_count);
-}
-
-static int plan_lower_loops(struct clique *q, struct plan *p, const struct cs_shape *sh,
-			    const struct op *ops, uint32_t rings, uint64_t tmp_count, int64_t *t)
-{
-	struct ccore_plan_timing *tm = &q->timing;
-	int rc;
-
-	for (uint32_t r = 0; r < p->n; r++)
-		p->active[r] = true;
-	tm->schedule_us = tm->verify_us = 0;
-	tm->steps = 0;
-	rc = plan_place(q, p, tmp_count, rings);
-	if (rc)
-		return rc;
-	tm->place_us = lap_us(t);
-	plan_ctx(q, p, ops);
-	while ((rc = p->algo->lower_loops(sh, &p->opts, &p->ctx, &p->low)) == -ENOSPC &&
-	       !p->peer_rc && plan_evict_one(q))
-		;
-	return p->peer_rc ?: rc;
+	return p->algo->loops_fit(sh, &p->opts, q->rt->engines, when == SELECT_LOOPS_ALWAYS);
 }
 
 /*
@@ -173,15 +149,11 @@ out:
 static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *shp,
 		      const struct op *ops, bool pinned, int64_t *t)
 {
-	uint64_t loop_tmp = 0;
-	uint32_t loops = plan_loops(q, p, shp, ops, pinned, &loop_tmp);
+	uint32_t loops = plan_loops(q, p, shp, ops, pinned);
 	int rc;
 
 	p->loops = loops > 0;
-	if (loops && p->algo->gen_rolled)
-		rc = plan_lower_schedule(q, p, shp, ops, loops, t);
-	else
-		rc = loops ? plan_lower_loops(q, p, shp, ops, loops, loop_tmp, t) : -EAGAIN;
+	rc = loops ? plan_lower_schedule(q, p, shp, ops, loops, t) : -EAGAIN;
 	if (rc == -ENOSPC && !p->low) {
 		/* no room for its rings next to the plans executables hold: the
 		 * schedule written out needs one ring index per rank */

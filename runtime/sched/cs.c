@@ -185,12 +185,14 @@ uint32_t cs_divide(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct 
 	return append(s, rank, &st);
 }
 
-void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, int32_t iter)
+static void add_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, int32_t iter,
+		    bool fixed)
 {
 	struct cs_step *st = &s->ranks[rank].steps[step];
 
 	for (uint32_t i = 0; i < st->ndeps; i++)
-		if (st->deps[i] == on && st->dep_iter[i] == iter)
+		if (st->deps[i] == on && st->dep_iter[i] == iter &&
+		    !!(st->dep_fixed & 1u << i) == fixed)
 			return;
 	if (st->ndeps == CS_MAX_DEPS) {
 		/* more would be a generator bug; keep the schedule unusable */
@@ -198,7 +200,22 @@ void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, 
 		return;
 	}
 	st->deps[st->ndeps] = on;
+	st->dep_fixed |= (uint8_t)(fixed << st->ndeps);
 	st->dep_iter[st->ndeps++] = iter;
+}
+
+void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, int32_t iter)
+{
+	add_dep(s, rank, step, on, iter, false);
+}
+
+void cs_dep_fixed(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, uint32_t iter)
+{
+	if (iter > INT32_MAX) {
+		s->fail = "a dependency on an iteration past 2^31";
+		return;
+	}
+	add_dep(s, rank, step, on, (int32_t)iter, true);
 }
 
 void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on)
@@ -305,7 +322,9 @@ void cs_print(const struct cs_sched *s, FILE *out)
 			fprintf(out, " x%llu", (unsigned long long)st->count);
 			for (uint32_t d = 0; d < st->ndeps; d++) {
 				fprintf(out, "%s%u", d ? "," : "  after ", st->deps[d]);
-				if (st->dep_iter[d])
+				if (st->dep_fixed & 1u << d)
+					fprintf(out, "@=%d", st->dep_iter[d]);
+				else if (st->dep_iter[d])
 					fprintf(out, "@%+d", st->dep_iter[d]);
 			}
 			fputc('\n', out);

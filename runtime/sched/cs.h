@@ -34,7 +34,13 @@
  * body it is iteration k + dep_iter (0: this one, the template earlier in
  * the body; -1: the one before, which iteration 0 does without), on a
  * step of another repeat iteration k + dep_iter of it (which must exist
- * for every k), on a step outside repeats that step (dep_iter 0).  Ring and
+ * for every k), on a step outside repeats that step (dep_iter 0).  With
+ * bit d of dep_fixed set, dep_iter[d] is instead a fixed iteration of
+ * another repeat, which every iteration waits for (a phase's receives
+ * after the last receive of the phase before): written out, the bit stays
+ * on the absolute dependency, and a receive whose dependencies are all
+ * such gets its credit right after the last of them if that is a receive
+ * (cs_credit_point()), the sends among them drained there.  Ring and
  * hierarchical loops are repeats: a ring AllReduce over 1024 ranks in 64
  * slices is 268 million steps unrolled, a few hundred templates rolled.
  */
@@ -78,6 +84,7 @@ struct cs_step {
 	uint64_t count;		/* elements; 0 steps are not allowed */
 	uint32_t deps[CS_MAX_DEPS];	/* indices of earlier steps of this rank */
 	int32_t dep_iter[CS_MAX_DEPS];	/* repeats: which iteration of deps[] (above) */
+	uint8_t dep_fixed;		/* bit d: dep_iter[d] is absolute (above) */
 };
 
 /*
@@ -94,9 +101,13 @@ struct cs_repeat {
 	uint32_t first, len, times;
 	int64_t stride[CS_NBUF];	/* elements per iteration, per buffer */
 	int32_t peer_stride;		/* ranks per iteration, mod nranks */
-	uint8_t lane;			/* its sends' ring, 0 .. 2 */
+	uint8_t lane;			/* its sends' ring, 0 .. 2, on their peer's engine */
 	bool indexed;			/* one template, indexed by the iteration */
 	uint8_t count;			/* enum cs_count: the lane's arrivals */
+	/* indexed: index 0 is element index_origin of its sends' src buffer,
+	 * and the lane holds index_count indices (0: up to the buffer's end) */
+	uint64_t index_origin;
+	uint32_t index_count;
 };
 
 struct cs_rank {
@@ -167,6 +178,8 @@ uint32_t cs_divide(struct cs_sched *s, uint32_t rank, struct cs_ref dst, struct 
 void cs_dep(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on);
 /* The same for repeats: on iteration @iter (relative, see above) of @on. */
 void cs_dep_iter(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, int32_t iter);
+/* The same on iteration @iter of @on counted from 0, for every iteration of @step. */
+void cs_dep_fixed(struct cs_sched *s, uint32_t rank, uint32_t step, uint32_t on, uint32_t iter);
 /*
  * Make steps [@first, end) of @rank, the last ones appended, the body of a
  * repeat run @times times with @stride (per buffer, NULL: none) and
@@ -179,6 +192,9 @@ uint32_t cs_repeat(struct cs_sched *s, uint32_t rank, uint32_t first, uint32_t t
 /* The lane of repeat @rep of @rank (see struct cs_repeat). */
 void cs_repeat_lane(struct cs_sched *s, uint32_t rank, uint32_t rep, uint8_t lane, bool indexed,
 		    enum cs_count count);
+/* Where its lane's index 0 lies and how many indices it holds (struct cs_repeat). */
+void cs_repeat_index(struct cs_sched *s, uint32_t rank, uint32_t rep, uint64_t origin,
+		     uint32_t count);
 
 /*
  * One rank's sends to, or receives from, one peer, in program order: runs
@@ -237,7 +253,8 @@ static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
 /*
  * Where in @rk's program (before which step) the credit for receive @j is
  * granted: 0 (the prologue) without dependencies; right after the last one
- * if they are all receives; else the first receive after its last
+ * if they are all receives, or all fixed (dep_fixed) and the last a
+ * receive; else the first receive after its last
  * dependency (at the latest, @j itself).  The lowering and the verifier
  * share this rule.
  */

@@ -51,6 +51,15 @@ void cs_repeat_lane(struct cs_sched *s, uint32_t rank, uint32_t rep, uint8_t lan
 	rp->count = (uint8_t)count;
 }
 
+void cs_repeat_index(struct cs_sched *s, uint32_t rank, uint32_t rep, uint64_t origin,
+		     uint32_t count)
+{
+	struct cs_repeat *rp = &s->ranks[rank].reps[rep];
+
+	rp->index_origin = origin;
+	rp->index_count = count;
+}
+
 bool cs_has_repeats(const struct cs_sched *s)
 {
 	for (uint32_t r = 0; r < s->shape.nranks; r++)
@@ -167,10 +176,13 @@ static const char *expand_rank(const struct cs_sched *s, struct cs_sched *x, uin
 				for (uint32_t d = 0; d < rk->steps[b].ndeps; d++) {
 					uint32_t u = rk->steps[b].deps[d];
 					const struct cs_repeat *ru = u < rk->n ? cs_repeat_of(rk, u) : NULL;
-					int64_t ku = (int64_t)k + rk->steps[b].dep_iter[d];
+					bool fixed = rk->steps[b].dep_fixed & 1u << d;
+					int64_t ku = (fixed ? 0 : (int64_t)k) + rk->steps[b].dep_iter[d];
 
 					if (u >= rk->n) {
 						why = "a dependency on a step that does not exist";
+					} else if (fixed && (!ru || ru == rp)) {
+						why = "a fixed iteration of a step outside repeats or of its own";
 					} else if (!ru) {
 						if (rk->steps[b].dep_iter[d])
 							why = "an iteration of a dependency outside repeats";
@@ -181,9 +193,15 @@ static const char *expand_rank(const struct cs_sched *s, struct cs_sched *x, uin
 					} else if (ku < 0 || ku >= ru->times) {
 						why = "a dependency on an iteration that does not exist";
 					} else {
+						struct cs_step *xs = &x->ranks[r].steps[at];
+						uint8_t had = xs->ndeps;
+
 						cs_dep(x, r, at, (uint32_t)(pos[ru->first] +
 									    (uint64_t)ku * ru->len +
 									    (u - ru->first)));
+						/* still a phase's wait (cs_own_credit_point()) */
+						if (fixed && xs->ndeps > had)
+							xs->dep_fixed |= (uint8_t)(1u << had);
 					}
 				}
 			}

@@ -169,6 +169,44 @@ static int match_transfers(struct vstate *v)
 
 /* --- 3. hazards ---------------------------------------------------------- */
 
+/* A receive of a phase after the one before (cs_own_credit_point()). */
+static bool is_phase_recv(const struct cs_rank *rk, const struct cs_step *st)
+{
+	uint32_t last = 0;
+
+	if (!is_recv(st->op) || !st->ndeps || st->dep_fixed != (1u << st->ndeps) - 1)
+		return false;
+	for (uint32_t d = 0; d < st->ndeps; d++)
+		last = st->deps[d] > last ? st->deps[d] : last;
+	return is_recv(rk->steps[last].op);
+}
+
+/*
+ * What such a receive's data lands after: its credit comes once the
+ * program has passed its last dependency, so every receive up to it, and
+ * once the sends it names have drained -- with each every earlier send to
+ * the same peer, which goes on the same DMA engine (the lowerings drain
+ * the engine's, or every lane's, ring).
+ */
+static void phase_reach(const struct cs_rank *rk, const struct cs_step *st, const uint64_t *reach,
+			size_t words, uint64_t *rj)
+{
+	for (uint32_t d = 0; d < st->ndeps; d++) {
+		const struct cs_step *dep = &rk->steps[st->deps[d]];
+
+		for (uint32_t i = 0; i <= st->deps[d]; i++) {
+			const struct cs_step *si = &rk->steps[i];
+
+			if (dep->op == CS_SEND_OP ? si->op != CS_SEND_OP || si->peer != dep->peer :
+						    !is_recv(si->op))
+				continue;
+			for (size_t w = 0; w < words; w++)
+				rj[w] |= reach[(size_t)i * words + w];
+			rj[i / 64] |= 1ull << (i % 64);
+		}
+	}
+}
+
 static int check_hazards(struct vstate *v, uint32_t r)
 {
 	const struct cs_rank *rk = &v->s->ranks[r];
@@ -194,6 +232,8 @@ static int check_hazards(struct vstate *v, uint32_t r)
 		if (!is_recv(st->op))
 			for (size_t w = 0; w < words; w++)
 				rj[w] |= recvs[w];
+		if (is_phase_recv(rk, st))
+			phase_reach(rk, st, reach, words, rj);
 		if (st->op == CS_DIVIDE)	/* waits for everything before it */
 			for (uint32_t i = 0; i < j; i++)
 				rj[i / 64] |= 1ull << (i % 64);
@@ -259,8 +299,10 @@ uint32_t cs_own_credit_point(const struct cs_rank *rk, uint32_t j)
 			last = st->deps[d];
 		all_recv &= is_recv(rk->steps[st->deps[d]].op);
 	}
-	/* a passed receive is complete: grant right after it, no waiting */
-	if (all_recv)
+	/* a passed receive is complete: grant right after it, no waiting; a
+	 * phase after the one before (fixed iterations, cs.h) waits there
+	 * for its sends too */
+	if (all_recv || (st->dep_fixed == (1u << st->ndeps) - 1 && is_recv(rk->steps[last].op)))
 		return last + 1;
 	for (q = last + 1; q < j; q++)
 		if (is_recv(rk->steps[q].op))

@@ -141,6 +141,18 @@ static int check_deps(struct rolled *v, uint32_t r, uint32_t t)
 		if (u >= rk->n)
 			return fail(v, "rank %u step %u: depends on step %u, which does not exist", r,
 				    t, u);
+		if ((st->dep_fixed & 1u << d) && (!ru || ru == rp))
+			return fail(v, "rank %u step %u: names fixed iteration %d of step %u, which is not of another repeat",
+				    r, t, it, u);
+		if (st->dep_fixed & 1u << d) {
+			if (u >= t || (rp && u >= rp->first))
+				return fail(v, "rank %u step %u: depends on step %u, which is not earlier",
+					    r, t, u);
+			if (it < 0 || it >= (int64_t)ru->times)
+				return fail(v, "rank %u step %u: depends on iteration %d of step %u, which runs %u times",
+					    r, t, it, u, ru->times);
+			continue;
+		}
 		if (ru && ru == rp) {
 			/* this iteration's earlier steps, or any step of earlier iterations */
 			if (it > 0 || (!it && u >= t))

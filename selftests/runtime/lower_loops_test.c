@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The one lowering's loop form (runtime/lower/lower_loops.c) against the
- * old path (runtime/algos/ring_loop.c): ring AllReduce rolled into repeats
- * (ring_gen_rolled()) lowers, rank by rank, to the very program and rings
- * ring_loop.c builds from geometry -- every instruction, every descriptor,
- * every ring's index stride and count -- for every rank count, slicing,
- * layout and engine count; and a schedule that is not in loop form is
- * refused, not mislowered.
+ * old path, which built loop-form programs straight from geometry
+ * (runtime/algos/ring_loop.c, hier_loop.c, gone since): ring AllReduce
+ * rolled into repeats (ring_gen_rolled()) and hierarchical AllReduce
+ * (hier_gen_rolled()) lower, rank by rank, to the very programs and rings
+ * the old path built -- every instruction, every descriptor, every ring's
+ * index stride and count -- for every rank count, slicing, layout and
+ * engine count: each test's images hash to the fingerprint the old
+ * path's hashed to when both were compared image by image (commit
+ * "hierarchical AllReduce's loop form is its rolled schedule").  A
+ * schedule that is not in loop form is refused, not mislowered, and the
+ * rolled hierarchical schedule verifies.
  */
 #include "ccore_test.h"
 #include "algos/algo.h"
-#include "algos/ring_loop.h"
+#include "lower/lower.h"
 
 #include <errno.h>
 #include <string.h>
@@ -49,39 +54,71 @@ static void ctx_init(struct ctx *x, uint32_t n, uint32_t engines, bool in_place)
 	};
 }
 
-static void assert_same_image(const struct lower_image *a, const struct lower_image *b,
-			      const char *what)
+/* What the old path built, hashed (image_hash()): ring's and hierarchical's. */
+#define RING_OLD_PATH 0x2a882d43931426f8ull
+#define HIER_OLD_PATH 0x864d1cc88c597fddull
+
+/* FNV-1a over @n bytes: a fingerprint of every image a test builds. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-	if (a->ninsns != b->ninsns)
-		FAIL("%s: %u instructions, the old path %u", what, a->ninsns, b->ninsns);
-	for (uint32_t i = 0; i < a->ninsns; i++)
-		if (memcmp(&a->insns[i], &b->insns[i], sizeof(a->insns[i])))
-			FAIL("%s: instruction %u: opcode %u reg %u engine %u ring %u sem %#x imm %u, the old path opcode %u reg %u engine %u ring %u sem %#x imm %u",
-			     what, i, a->insns[i].opcode, a->insns[i].reg, a->insns[i].engine,
-			     a->insns[i].ring, a->insns[i].sem, a->insns[i].imm, b->insns[i].opcode,
-			     b->insns[i].reg, b->insns[i].engine, b->insns[i].ring, b->insns[i].sem,
-			     b->insns[i].imm);
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t image_hash(uint64_t h, const struct lower_image *im)
+{
+	h = fnv(h, im->insns, im->ninsns * sizeof(*im->insns));
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
 		for (uint32_t e = 0; e < LOWER_MAX_ENGINES; e++) {
-			const struct lower_ring_image *x = &a->ring[w][e], *y = &b->ring[w][e];
+			const struct lower_ring_image *ri = &im->ring[w][e];
 
-			if (x->nd != y->nd || x->index_stride != y->index_stride ||
-			    x->index_count != y->index_count)
-				FAIL("%s: ring %u engine %u: %u descriptors, stride %lld, count %u; the old path %u, %lld, %u",
-				     what, w, e, x->nd, (long long)x->index_stride, x->index_count,
-				     y->nd, (long long)y->index_stride, y->index_count);
-			for (uint32_t d = 0; d < x->nd; d++)
-				if (memcmp(&x->desc[d], &y->desc[d], sizeof(x->desc[d])))
-					FAIL("%s: ring %u engine %u descriptor %u differs (op %u/%u dst %#llx/%#llx src0 %#llx/%#llx src1 %#llx/%#llx sem %#x/%#x)",
-					     what, w, e, d, x->desc[d].op, y->desc[d].op,
-					     (unsigned long long)x->desc[d].dst,
-					     (unsigned long long)y->desc[d].dst,
-					     (unsigned long long)x->desc[d].src0,
-					     (unsigned long long)y->desc[d].src0,
-					     (unsigned long long)x->desc[d].src1,
-					     (unsigned long long)y->desc[d].src1,
-					     x->desc[d].signal_sem, y->desc[d].signal_sem);
+			h = fnv(h, &ri->nd, sizeof(ri->nd));
+			h = fnv(h, &ri->index_stride, sizeof(ri->index_stride));
+			h = fnv(h, &ri->index_count, sizeof(ri->index_count));
+			h = fnv(h, ri->desc, ri->nd * sizeof(*ri->desc));
 		}
+	return h;
+}
+
+#define FNV_BASIS 0xcbf29ce484222325ull
+
+/* What every rank of @s lowers to, counted and hashed into @f; @what names the schedule. */
+struct fingerprint {
+	unsigned int images;
+	uint64_t insns, hash;
+};
+
+static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const char *what,
+			     struct fingerprint *f)
+{
+	struct ctx x;
+
+	ASSERT_TRUE(s && !cs_unusable(s));
+	ctx_init(&x, s->shape.nranks, engines, s->shape.in_place);
+	for (uint32_t r = 0; r < s->shape.nranks; r++) {
+		struct lower_image got;
+		int rc = lower_loops_image(s, &x.c, r, &got);
+
+		if (rc)
+			FAIL("%s %s engines %u rank %u: lower_loops_image: %d", what,
+			     s->shape.in_place ? "in place" : "out of place", engines, r, rc);
+		f->insns += got.ninsns;
+		f->hash = image_hash(f->hash, &got);
+		lower_image_free(&got);
+		f->images++;
+	}
+}
+
+static void assert_fingerprint(const struct fingerprint *f, uint64_t old, const char *who)
+{
+	ccore_test_log("%u rank images (%llu instructions), fingerprint %#llx", f->images,
+		       (unsigned long long)f->insns, (unsigned long long)f->hash);
+	if (f->hash != old)
+		FAIL("%s images differ from the old path's: fingerprint %#llx, theirs %#llx", who,
+		     (unsigned long long)f->hash, (unsigned long long)old);
 }
 
 TEST(ring_allreduce_lowers_as_the_old_loop_form)
@@ -89,8 +126,7 @@ TEST(ring_allreduce_lowers_as_the_old_loop_form)
 	static const uint32_t ranks[] = { 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 33, 64 };
 	static const uint32_t slicings[] = { 1, 2, 3, 7 };
 	static const uint32_t engines[] = { 2, 4, 16 };
-	unsigned int images = 0;
-	uint64_t insns = 0;
+	struct fingerprint f = { .hash = FNV_BASIS };
 
 	for (size_t a = 0; a < sizeof(ranks) / sizeof(ranks[0]); a++)
 		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
@@ -102,32 +138,14 @@ TEST(ring_allreduce_lowers_as_the_old_loop_form)
 								       .count = per * n, .in_place = ip };
 						struct algo_opts o = { .slices = slicings[b], .channels = 1 };
 						struct cs_sched *s = ring_gen_rolled(&sh, &o);
-						struct ctx x;
+						char what[96];
 
-						ASSERT_TRUE(s && !cs_unusable(s));
-						ctx_init(&x, n, engines[g], ip);
-						for (uint32_t r = 0; r < n; r++) {
-							struct lower_image got, old;
-							char what[128];
-							int rc;
-
-							snprintf(what, sizeof(what), "N=%u count %llu slices %u %s engines %u rank %u",
-								 n, (unsigned long long)sh.count, o.slices,
-								 ip ? "in place" : "out of place", engines[g], r);
-							rc = lower_loops_image(s, &x.c, r, &got);
-							if (rc)
-								FAIL("%s: lower_loops_image: %d", what, rc);
-							ASSERT_EQ(ring_loop_image(&sh, &o, &x.c, r, &old), 0);
-							assert_same_image(&got, &old, what);
-							insns += got.ninsns;
-							lower_image_free(&got);
-							lower_image_free(&old);
-							images++;
-						}
+						snprintf(what, sizeof(what), "N=%u count %llu slices %u", n,
+							 (unsigned long long)sh.count, o.slices);
+						lower_every_rank(s, engines[g], what, &f);
 						cs_free(s);
 					}
-	ccore_test_log("%u rank images identical to the old path's (%llu instructions)", images,
-		       (unsigned long long)insns);
+	assert_fingerprint(&f, RING_OLD_PATH, "ring's");
 }
 
 /* Ring's plain schedule (no repeats), and a rolled one with a local step, are not loop form. */
@@ -180,4 +198,63 @@ TEST(anchors_out_of_receive_order_are_refused)
 	}
 	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), -EOPNOTSUPP);
 	cs_free(s);
+}
+
+/*
+ * Hierarchical AllReduce rolled (hier_gen_rolled()) lowers, rank by rank,
+ * to the very image hier_loop.c builds from geometry: its three phases'
+ * credits granted between them, rings drained, lanes per engine.
+ */
+TEST(hier_allreduce_lowers_as_the_old_loop_form)
+{
+	static const uint32_t groups[][2] = { { 2, 2 }, { 3, 2 }, { 2, 3 }, { 4, 2 }, { 4, 4 },
+					      { 5, 3 }, { 8, 2 }, { 2, 8 }, { 4, 16 }, { 8, 8 } };
+	static const uint32_t slicings[] = { 1, 2, 3 };
+	static const uint32_t engines[] = { 2, 3, 4, 16 };
+	struct fingerprint f = { .hash = FNV_BASIS };
+
+	for (size_t a = 0; a < sizeof(groups) / sizeof(groups[0]); a++)
+		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
+			for (uint64_t per = 1; per <= 8; per *= 8)
+				for (int ip = 0; ip < 2; ip++)
+					for (size_t g = 0; g < sizeof(engines) / sizeof(engines[0]); g++) {
+						uint32_t G = groups[a][0], n = G * groups[a][1];
+						struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = n,
+								       .count = per * n, .in_place = ip };
+						struct algo_opts o = { .slices = slicings[b], .channels = 1,
+								       .ranks_per_node = G };
+						struct cs_sched *s = hier_gen_rolled(&sh, &o);
+						char what[96];
+
+						ASSERT_TRUE(s && cs_has_repeats(s));
+						snprintf(what, sizeof(what), "G=%u N=%u count %llu slices %u", G, n,
+							 (unsigned long long)sh.count, o.slices);
+						lower_every_rank(s, engines[g], what, &f);
+						cs_free(s);
+					}
+	assert_fingerprint(&f, HIER_OLD_PATH, "hierarchical");
+}
+
+/* The rolled hierarchical schedule verifies (CCORE_VERIFY checks it so): rolled and written out. */
+TEST(hier_rolled_verifies)
+{
+	static const uint32_t groups[][2] = { { 2, 2 }, { 3, 2 }, { 4, 3 }, { 5, 2 }, { 8, 4 } };
+	char err[512];
+
+	for (size_t a = 0; a < sizeof(groups) / sizeof(groups[0]); a++)
+		for (uint32_t slices = 1; slices <= 3; slices++)
+			for (int ip = 0; ip < 2; ip++) {
+				uint32_t G = groups[a][0], n = G * groups[a][1];
+				struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = n,
+						       .count = 2 * n, .in_place = ip };
+				struct algo_opts o = { .slices = slices, .channels = 1,
+						       .ranks_per_node = G };
+				struct cs_sched *s = hier_gen_rolled(&sh, &o);
+
+				ASSERT_TRUE(s && cs_has_repeats(s));
+				if (cs_verify(s, err, sizeof(err)))
+					FAIL("G=%u N=%u slices %u %s: %s", G, n, slices,
+					     ip ? "in place" : "out of place", err);
+				cs_free(s);
+			}
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Ring AllReduce in loop form (runtime/algos/ring_loop.c): the results are
+ * Ring AllReduce in loop form (ring_gen_rolled(), lower_loops.c): the results are
  * right for every rank count, slice count (empty slices included), buffer
  * layout, dtype and operator, over repeated runs of one cached plan; the
  * shapes it does not take go through the schedule; and on the timed model
@@ -181,7 +181,7 @@ TEST(other_shapes_go_through_the_schedule)
 }
 
 /*
- * Hierarchical AllReduce in loop form (hier_loop.c), forced with
+ * Hierarchical AllReduce in loop form (hier_gen_rolled()), forced with
  * CCORE_LOOPS=1 at sizes where auto keeps the schedule: nodes of 2, 3 and
  * 4 ranks (a reduce-scatter of one fixed ring, of two), 2 and 3 nodes,
  * slices that leave some empty, both layouts; a count with a leftover

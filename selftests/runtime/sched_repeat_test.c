@@ -345,3 +345,50 @@ TEST(peer_strides)
 	/* by 2 over 6 ranks: to r+1, r+3, r+5 twice, never r+2 or r+4 */
 	expect_reject(direct_allgather(6, 3, 2), "receives from");
 }
+
+/*
+ * A fixed iteration: direct AllGather whose second run of receives (from
+ * n-1 down) every one waits for the last receive of the first run, as a
+ * phase's credits wait for the phase before.  Written out, each of those
+ * receives depends on that one step; it verifies; naming an iteration the
+ * first run does not have, or one of its own run, is rejected.
+ */
+static struct cs_sched *phased_allgather(uint32_t n, uint32_t r, uint32_t iter, bool own)
+{
+	struct cs_sched *s = direct_allgather(n, 3, 1);
+	struct cs_rank *rk = &s->ranks[r];
+	uint32_t first = rk->reps[1].first, second = rk->reps[2].first;
+
+	cs_dep_fixed(s, r, second, own ? second : first, iter);
+	return s;
+}
+
+TEST(a_fixed_iteration_of_another_repeat)
+{
+	const uint32_t n = 6, r = 2;
+	struct cs_sched *s = phased_allgather(n, r, r - 1, false), *x;
+	char err[512];
+
+	ASSERT_EQ(cs_verify(s, err, sizeof(err)), 0);
+	x = cs_expand(s);
+	ASSERT_TRUE(x && !cs_unusable(x));
+	/* copy, n-1 sends, r receives, then the n-1-r that wait for the last of them */
+	for (uint32_t i = 1 + (n - 1) + r; i < x->ranks[r].n; i++) {
+		ASSERT_EQ(x->ranks[r].steps[i].ndeps, 1);
+		ASSERT_EQ(x->ranks[r].steps[i].deps[0], (n - 1) + r);
+	}
+	cs_free(x);
+	cs_free(s);
+	expect_reject(phased_allgather(n, r, r, false), "which runs 2 times");
+	expect_reject(phased_allgather(n, r, 0, true), "not of another repeat");
+	s = phased_allgather(n, r, r, false);
+	x = cs_expand(s);
+	ASSERT_STR_CONTAINS(cs_unusable(x), "iteration that does not exist");
+	cs_free(x);
+	cs_free(s);
+	s = phased_allgather(n, r, 0, true);
+	x = cs_expand(s);
+	ASSERT_STR_CONTAINS(cs_unusable(x), "of its own");
+	cs_free(x);
+	cs_free(s);
+}
