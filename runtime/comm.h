@@ -70,6 +70,7 @@ struct clique {
 	const char *last_algo;
 	struct ccore_plan_timing timing;	/* of the last plan built */
 	uint32_t torus_x, torus_y;	/* the fabric's node shape (0: not asked yet) */
+	struct tune_hw hw;		/* its costs (GET_PARAM), asked with the shape */
 	/* the last choice, for repeats of one call while the knobs stay */
 	struct {
 		bool valid;

@@ -41,15 +41,10 @@ static int query(struct rt *rt)
 	rt->max_program = v[4];
 	rt->devices_per_node = (uint32_t)v[5];
 	rt->hbm_size = v[6];
+	/* 0 where a driver does not report them: not timed */
+	rt->timed = !rc && !ccore_dev_param(d, DRM_CCORE_PARAM_TIMED, &v[0]) && v[0];
+	rt->virt = rt->timed && !ccore_dev_param(d, DRM_CCORE_PARAM_VIRTUAL_MEMORY, &v[0]) && v[0];
 	return rc;
-}
-
-/* A parameter every device of @rt shares (device 0's); 0 if it has none. */
-static uint64_t rt_param(const struct rt *rt, uint32_t param)
-{
-	uint64_t v = 0;
-
-	return rt->ndev && !ccore_dev_param(rt->devs[0].dev, param, &v) ? v : 0;
 }
 
 int rt_open(const struct ccore_topology *t, struct rt **out)
@@ -94,8 +89,6 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 		rt_put(rt);
 		return rc;
 	}
-	rt->timed = rt_param(rt, DRM_CCORE_PARAM_TIMED);
-	rt->virt = rt_param(rt, DRM_CCORE_PARAM_VIRTUAL_MEMORY);
 	rt->refs = 1;
 	*out = rt;
 	return 0;

@@ -46,7 +46,6 @@ void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *
 {
 	uint32_t n = q->n, R = o->ranks_per_device ? o->ranks_per_device : 1;
 	uint32_t G = o->ranks_per_node ? o->ranks_per_node : n, D;
-	struct tune_hw hw;
 
 	if (G % R)
 		R = 1;
@@ -62,11 +61,11 @@ void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *
 		}
 		q->torus_x = (uint32_t)x;
 		q->torus_y = (uint32_t)y;
+		/* what the device says its hardware costs, on any backend */
+		tune_hw_from_device(d, &q->hw);
 	}
-	/* what the device says its hardware costs, on any backend */
-	tune_hw_from_device(q->rt->devs[q->ranks[0].dev].dev, &hw);
 	if (D == q->torus_x * q->torus_y)
-		tuner_topo(n / G, q->torus_x, q->torus_y, R, &hw, t);
+		tuner_topo(n / G, q->torus_x, q->torus_y, R, &q->hw, t);
 	else
-		tuner_topo(n / G, D, 1, R, &hw, t);
+		tuner_topo(n / G, D, 1, R, &q->hw, t);
 }
