@@ -30,7 +30,7 @@
  */
 #include "lower.h"
 #include "ccore_internal.h"
-#include "ccm_os.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -487,7 +487,7 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 		     struct lowered_rank *out)
 {
 	const struct lower_rank *lr = &c->ranks[r];
-	int64_t t = ccm_now_ns();
+	int64_t t = rt_now_ns();
 	int rc = 0;
 
 	if (c->max_program && im->ninsns > c->max_program)
@@ -521,7 +521,7 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 		else
 			memcpy(out->insns, im->insns, im->ninsns * sizeof(*im->insns));
 	}
-	out->load_ns = ccm_now_ns() - t;
+	out->load_ns = rt_now_ns() - t;
 	return rc;
 }
 
@@ -671,23 +671,27 @@ static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
 /* Every rank's repeats as loops into @l; -EOPNOTSUPP if a rank does not take them. */
 static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
 {
-	int rc = 0;
+	struct cs_streams ix;
+	int rc = cs_streams_init(s, &ix);
 
+	if (rc)
+		return ccore_error(rc, "lowering: out of memory");
 	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
 		struct lower_image im;
 
 		if (!s->ranks[r].n)
 			continue;
-		rc = lower_loops_image(s, c, r, &im);
+		rc = lower_loops_image(s, &ix, c, r, &im);
 		if (rc == -ENOMEM)
-			return ccore_error(rc, "lowering: out of memory");
+			rc = ccore_error(rc, "lowering: out of memory");
 		if (rc)
-			return rc;
+			break;
 		rc = lower_load_image(c, r, &im, &l->ranks[r]);
 		l->load_ns += l->ranks[r].load_ns;
 		lower_image_free(&im);
 	}
-	l->loops = true;
+	cs_streams_free(&ix);
+	l->loops = !rc;
 	return rc;
 }
 

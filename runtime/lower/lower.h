@@ -133,8 +133,8 @@ struct lowered *lower_alloc(uint32_t nranks);
  * as CC-core loops over indexed descriptors.  -EOPNOTSUPP if @s is not in
  * loop form there (see lower_loops.c); lower_image_free() frees it.
  */
-int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint32_t r,
-		      struct lower_image *im);
+int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
+		      const struct lower_ctx *c, uint32_t r, struct lower_image *im);
 void lower_image_free(struct lower_image *im);
 
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a

@@ -102,7 +102,6 @@ static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sen
 {
 	struct peer_streams *ps = sends ? e->to : e->from;
 	uint32_t *np = sends ? &e->nto : &e->nfrom;
-	int rc;
 
 	for (uint32_t i = 0; i < *np; i++)
 		if (ps[i].peer == peer)
@@ -113,26 +112,35 @@ static struct peer_streams *streams(struct loop_emit *e, uint32_t peer, bool sen
 	}
 	ps += (*np)++;
 	ps->peer = peer;
-	rc = sends ? cs_stream_build(e->s, e->r, true, peer, &ps->ours) |
-		     cs_stream_build(e->s, peer, false, e->r, &ps->theirs) :
-		     cs_stream_build(e->s, e->r, false, peer, &ps->ours) |
-		     cs_stream_build(e->s, peer, true, e->r, &ps->theirs);
-	if (rc)
-		e->rc = e->rc ?: -ENOMEM;
-	return rc ? NULL : ps;
+	ps->ours = cs_streams_find(e->ix, e->r, sends, peer);
+	ps->theirs = cs_streams_find(e->ix, peer, !sends, e->r);
+	ps->hint = 0;
+	if (!ps->ours || !ps->theirs) {
+		e->rc = -ENOMEM;
+		return NULL;
+	}
+	return ps;
 }
 
-/* The other end of transfer template @t's iteration @k: its rank's template and iteration. */
-static bool other_end(struct loop_emit *e, uint32_t t, uint64_t k, uint32_t *ot, uint64_t *ok)
+/*
+ * The other end of transfer template @t's iteration @k: its rank's
+ * template, iteration and repeat (NULL: none).
+ */
+static bool other_end(struct loop_emit *e, uint32_t t, uint64_t k, uint32_t *ot, uint64_t *ok,
+		      const struct cs_repeat **orp)
 {
 	const struct cs_step *st = &e->rk->steps[t];
 	struct peer_streams *ps = streams(e, st->peer, st->op == CS_SEND_OP);
 	uint64_t ord;
+	uint32_t rep;
 
 	if (!ps)
 		return false;
-	ord = cs_stream_ordinal(&ps->ours, t, k);
-	return ord != UINT64_MAX && cs_stream_at(&ps->theirs, ord, ot, ok);
+	ord = cs_stream_ordinal(ps->ours, t, k);
+	if (ord == UINT64_MAX || !cs_stream_at(ps->theirs, ord, ot, ok, &rep, &ps->hint))
+		return false;
+	*orp = rep == ~0u ? NULL : &e->s->ranks[st->peer].reps[rep];
+	return true;
 }
 
 /* Semaphore @kind of rank @r for @peer, named by @user: lower_ctx.sem, asked once. */
@@ -168,12 +176,11 @@ static uint32_t counter(struct loop_emit *e, uint32_t to, uint32_t from, uint8_t
 /* The lane count of the send that receive @t's iteration @k meets. */
 static int sender_count(struct loop_emit *e, uint32_t t, uint64_t k)
 {
-	const struct cs_rank *sk = &e->s->ranks[e->rk->steps[t].peer];
 	const struct cs_repeat *rp;
 	uint32_t st;
 	uint64_t sk_iter;
 
-	if (!other_end(e, t, k, &st, &sk_iter) || !(rp = cs_repeat_of(sk, st)))
+	if (!other_end(e, t, k, &st, &sk_iter, &rp) || !rp)
 		return -1;
 	return rp->count;
 }
@@ -202,16 +209,17 @@ static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint
 			   uint64_t k, struct drm_ccore_desc *d)
 {
 	const struct lower_ctx *c = e->c;
+	const struct cs_repeat *urp;
 	struct cs_step st, rv;
 	uint32_t u, n = 0;
 	uint64_t ku;
 
-	cs_instance(e->rk, e->n, t, k, &st);
-	if (!other_end(e, t, k, &u, &ku)) {
+	cs_instance_in(e->rk, rp, e->n, t, k, &st);
+	if (!other_end(e, t, k, &u, &ku, &urp)) {
 		loop_unsupported(e);
 		return 0;
 	}
-	cs_instance(&e->s->ranks[st.peer], e->n, u, ku, &rv);
+	cs_instance_in(&e->s->ranks[st.peer], urp, e->n, u, ku, &rv);
 	d[n] = (struct drm_ccore_desc){
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
 		.signal_sem = counter(e, st.peer, e->r, rp->count, e->r), .signal_value = 1,
@@ -496,7 +504,7 @@ static int emit_rank(struct loop_emit *e)
 	const struct cs_rank *rk = e->rk;
 	const struct lower_ctx *c = e->c;
 	struct peer_credit pc[MAX_PEERS];
-	uint32_t npc = 0;
+	uint32_t npc = 0, ri = 0;
 
 	e->marks = calloc(rk->n + 1, sizeof(*e->marks));
 	e->mark_peer = malloc((rk->n + 1) * sizeof(*e->mark_peer));
@@ -506,7 +514,7 @@ static int emit_rank(struct loop_emit *e)
 	/* loop form: only transfers, all in repeats, sends that wait for nothing */
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_step *st = &rk->steps[t];
-		const struct cs_repeat *rp = cs_repeat_of(rk, t);
+		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
 
 		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS ||
 		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
@@ -523,8 +531,9 @@ static int emit_rank(struct loop_emit *e)
 		loop_plan_credits(e, pc, &npc);
 	else
 		loop_unsupported(e);
+	ri = 0;
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
-		const struct cs_repeat *rp = cs_repeat_of(rk, t);
+		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
 		uint32_t eng;
 		struct lane *l;
 
@@ -578,10 +587,10 @@ void lower_image_free(struct lower_image *im)
 	memset(im, 0, sizeof(*im));
 }
 
-int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint32_t r,
-		      struct lower_image *im)
+int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
+		      const struct lower_ctx *c, uint32_t r, struct lower_image *im)
 {
-	struct loop_emit e = { .s = s, .c = c, .rk = &s->ranks[r], .r = r,
+	struct loop_emit e = { .s = s, .ix = ix, .c = c, .rk = &s->ranks[r], .r = r,
 			       .n = s->shape.nranks, .es = c->elem_size };
 	int rc;
 
@@ -589,14 +598,6 @@ int lower_loops_image(const struct cs_sched *s, const struct lower_ctx *c, uint3
 	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
 		return -EOPNOTSUPP;
 	rc = emit_rank(&e);
-	for (uint32_t i = 0; i < e.nto; i++) {
-		cs_stream_free(&e.to[i].ours);
-		cs_stream_free(&e.to[i].theirs);
-	}
-	for (uint32_t i = 0; i < e.nfrom; i++) {
-		cs_stream_free(&e.from[i].ours);
-		cs_stream_free(&e.from[i].theirs);
-	}
 	free(e.marks);
 	free(e.mark_peer);
 	free(e.grants);

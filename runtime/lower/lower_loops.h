@@ -26,7 +26,8 @@ struct lane {
 /* A peer's streams: our sends to it and its receives from us, or the reverse. */
 struct peer_streams {
 	uint32_t peer;
-	struct cs_stream ours, theirs;
+	const struct cs_stream *ours, *theirs;
+	uint32_t hint;			/* theirs' run of the last match */
 };
 
 /* A semaphore or a peer's buffer address the callbacks gave. */
@@ -60,6 +61,7 @@ struct group {
 
 struct loop_emit {
 	const struct cs_sched *s;
+	struct cs_streams *ix;
 	const struct lower_ctx *c;
 	const struct cs_rank *rk;
 	uint32_t r, n, es;

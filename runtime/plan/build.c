@@ -288,10 +288,8 @@ int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *sh
 	p->q = q;
 	p->ops = malloc(n * sizeof(*p->ops));
 	p->lr = calloc(n, sizeof(*p->lr));
-	p->peer = calloc((size_t)n * n * CS_NBUF, sizeof(*p->peer));
-	p->resolved = calloc(((size_t)n * n + 63) / 64, sizeof(*p->resolved));
 	p->active = calloc(n, sizeof(*p->active));
-	if (!p->ops || !p->lr || !p->peer || !p->resolved || !p->active) {
+	if (!p->ops || !p->lr || !p->active) {
 		rc = ccore_error(-ENOMEM, "out of memory");
 		goto fail;
 	}

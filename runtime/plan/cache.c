@@ -41,8 +41,7 @@ void plan_free(struct clique *q, struct plan *p)
 	if (p->lr)
 		plan_unplace(q, p);
 	free(p->lr);
-	free(p->peer);
-	free(p->resolved);
+	plan_peers_free(&p->peers);
 	free(p->ops);
 	free(p->active);
 	free(p);

@@ -6,47 +6,52 @@
  */
 #include "plan.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Rank @k's buffers as rank @r's descriptors name them (importing them once). */
-static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k)
+/* Rank @k's buffers as rank @r's descriptors name them, into @va (importing them once). */
+static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k, uint64_t *va)
 {
 	for (uint32_t b = 0; b < CS_NBUF; b++) {
-		uint64_t va = b == CS_SEND ? p->ops[k].send :
+		uint64_t at = b == CS_SEND ? p->ops[k].send :
 			      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
-		uint64_t *out = &p->peer[((size_t)r * p->n + k) * CS_NBUF + b];
 		int rc;
 
-		if (!va || !p->active[r] || !p->active[k])
+		if (!at || !p->active[r] || !p->active[k])
 			continue;
-		rc = rt_peer_va(q->rt, q->ranks[k].dev, va, q->ranks[r].dev, out);
+		rc = rt_peer_va(q->rt, q->ranks[k].dev, at, q->ranks[r].dev, &va[b]);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-/* Rank @k's buffers as rank @r names them, resolved the first time asked. */
-static int resolve_once(struct plan *p, uint32_t r, uint32_t k)
+/* Rank @k's buffers as rank @r names them, resolved the first time asked; NULL on failure. */
+static const uint64_t *resolve_once(struct plan *p, uint32_t r, uint32_t k, int *rc)
 {
-	size_t pair = (size_t)r * p->n + k;
+	bool fresh;
+	struct peer_entry *e = plan_peers_find(&p->peers, p->n, r, k, &fresh);
 
-	if (p->resolved[pair / 64] >> (pair % 64) & 1)
-		return 0;
-	p->resolved[pair / 64] |= 1ull << (pair % 64);
-	return resolve_pair(p->q, p, r, k);
+	*rc = e ? 0 : -ENOMEM;
+	if (e && fresh)
+		*rc = resolve_pair(p->q, p, r, k, e->va);
+	return *rc ? NULL : e->va;
 }
 
 /* Resolved on first use: a lowering without a schedule names its pairs as it goes. */
 uint64_t plan_peer_va(void *arg, uint32_t r, uint32_t q, uint32_t buf)
 {
 	struct plan *p = arg;
+	const uint64_t *va;
+	int rc;
 
 	/* after a failure, none: the last error stays the first one's */
-	if (!p->peer_rc)
-		p->peer_rc = resolve_once(p, r, q);
-	return p->peer[((size_t)r * p->n + q) * CS_NBUF + buf];
+	if (p->peer_rc)
+		return 0;
+	va = resolve_once(p, r, q, &rc);
+	p->peer_rc = rc;
+	return va ? va[buf] : 0;
 }
 
 /* Undo plan_place(): scratch and ring indices back, nothing placed. */
@@ -66,8 +71,7 @@ void plan_unplace(struct clique *q, struct plan *p)
 		if (p->active)
 			p->active[r] = false;
 	}
-	if (p->resolved)
-		memset(p->resolved, 0, ((size_t)p->n * p->n + 63) / 64 * sizeof(*p->resolved));
+	plan_peers_clear(&p->peers);
 	p->peer_rc = 0;
 }
 
@@ -85,7 +89,7 @@ int plan_resolve_peers(struct plan *p, const struct cs_sched *s)
 
 		for (uint32_t i = 0; i < rk->n && !rc; i++)
 			if (rk->steps[i].op == CS_SEND_OP)
-				rc = resolve_once(p, r, rk->steps[i].peer);
+				resolve_once(p, r, rk->steps[i].peer, &rc);
 	}
 	return rc;
 }

@@ -19,6 +19,17 @@
 #include "lower/lower.h"
 #include "util/clock.h"
 
+/* Rank q's buffers as rank r names them (va[buf], 0: none), keyed r * n + q + 1. */
+struct peer_entry {
+	uint64_t key;
+	uint64_t va[CS_NBUF];
+};
+
+struct plan_peers {
+	struct peer_entry *e;
+	uint32_t cap, used;
+};
+
 struct plan {
 	struct plan *next;
 	struct op *ops;			/* the key: per rank */
@@ -30,8 +41,7 @@ struct plan {
 	struct select_choice why;	/* the tuner's choice, for the log */
 	struct lower_rank *lr;
 	struct lower_ctx ctx;
-	uint64_t *peer;			/* [(r * n + q) * CS_NBUF + buf] */
-	uint64_t *resolved;		/* bit r * n + q: pair (r, q) in @peer */
+	struct plan_peers peers;	/* peer addresses by pair (peers.c) */
 	struct clique *q;
 	int peer_rc;			/* first failure resolving a pair or semaphores */
 	bool loops;			/* lowered in loop form, without a schedule */
@@ -78,6 +88,11 @@ int plan_build(struct clique *q, const struct op *ops, const struct cs_shape *sh
  * indices for the ranks in p->active; plan_unplace() undoes it */
 int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t rings);
 void plan_unplace(struct clique *q, struct plan *p);
+/* peers.c: the entry of pair (@r, @q), made (*@fresh) if new; NULL out of memory */
+struct peer_entry *plan_peers_find(struct plan_peers *t, uint32_t n, uint32_t r, uint32_t q,
+				   bool *fresh);
+void plan_peers_clear(struct plan_peers *t);
+void plan_peers_free(struct plan_peers *t);
 /* place.c: the peer addresses schedule @s's sends name */
 int plan_resolve_peers(struct plan *p, const struct cs_sched *s);
 /* place.c: the semaphores @s names, made before lowering */

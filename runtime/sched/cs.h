@@ -79,12 +79,12 @@ struct cs_ref {
 struct cs_step {
 	uint8_t op;		/* enum cs_op */
 	uint8_t ndeps;
+	uint8_t dep_fixed;	/* bit d: dep_iter[d] is absolute (below) */
 	uint32_t peer;		/* SEND/RECV*: the other rank */
 	struct cs_ref dst, src, src2;
 	uint64_t count;		/* elements; 0 steps are not allowed */
 	uint32_t deps[CS_MAX_DEPS];	/* indices of earlier steps of this rank */
 	int32_t dep_iter[CS_MAX_DEPS];	/* repeats: which iteration of deps[] (above) */
-	uint8_t dep_fixed;		/* bit d: dep_iter[d] is absolute (above) */
 };
 
 /*
@@ -205,25 +205,66 @@ struct cs_stream_run {
 	uint32_t at, len;		/* its templates: cs_stream.tmpl[at ..] */
 	uint64_t times, k0;		/* iterations, the first one's number */
 	uint64_t before;		/* transfers in the runs before it */
+	uint32_t rep;			/* the repeat its templates are in, ~0u: none */
+};
+
+/* Where a template lies in its stream: tmpl[at], in runs[run]. */
+struct cs_slot {
+	uint32_t at, run;
 };
 
 struct cs_stream {
+	uint32_t peer;
+	bool sends;
 	uint32_t *tmpl;
 	uint32_t nt, tcap;
-	uint32_t *slot;			/* per template of the rank: where in tmpl, ~0u: none
-					 * or in several (a peer stride) */
+	const struct cs_slot *slot;	/* per template of the rank, ~0u: none or in several
+					 * (a peer stride); shared by the rank's streams */
 	struct cs_stream_run *runs;
 	uint32_t nruns, rcap;
 	uint64_t total;
-	bool oom;
 };
 
-/* Rank @r's sends to @peer (@sends) or receives from it; 0 or -ENOMEM. */
-int cs_stream_build(const struct cs_sched *s, uint32_t r, bool sends, uint32_t peer,
-		    struct cs_stream *st);
-void cs_stream_free(struct cs_stream *st);
-/* Transfer @ord (from 0): its template and iteration; false past the end. */
-bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_t *k);
+/*
+ * Every rank's streams, each rank's built in one pass over its steps the
+ * first time one is asked for: the lowering and the verifier pair a
+ * rank's stream to a peer with the peer's stream back, so each is built
+ * once, not once per end, and while the rank's steps are in cache.
+ */
+struct cs_rank_streams {
+	struct cs_stream *st;		/* its send streams, then its receive streams,
+					 * each by ascending peer */
+	uint32_t n, nsend;
+	struct cs_slot *slot;		/* per step of the rank */
+	bool built;
+};
+
+struct cs_walk;
+
+struct cs_streams {
+	const struct cs_sched *s;
+	struct cs_rank_streams *rank;
+	struct cs_walk *walk;		/* scratch of the builds */
+};
+
+/* @ix for @s, nothing built yet; 0 or -ENOMEM. */
+int cs_streams_init(const struct cs_sched *s, struct cs_streams *ix);
+void cs_streams_free(struct cs_streams *ix);
+/* Rank @r's streams (built if need be); NULL out of memory. */
+const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r);
+/*
+ * Rank @r's sends to @peer (@sends) or receives from it: an empty stream
+ * if none; NULL out of memory.
+ */
+const struct cs_stream *cs_streams_find(struct cs_streams *ix, uint32_t r, bool sends,
+					uint32_t peer);
+/*
+ * Transfer @ord (from 0): its template, iteration and repeat (~0u: none);
+ * false past the end.  @hint (NULL: none), the run of the last answer,
+ * makes asking in order O(1).
+ */
+bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_t *k,
+		  uint32_t *rep, uint32_t *hint);
 /* Which transfer template @t's iteration @k is, or UINT64_MAX if none. */
 uint64_t cs_stream_ordinal(const struct cs_stream *st, uint32_t t, uint64_t k);
 
@@ -231,11 +272,16 @@ uint64_t cs_stream_ordinal(const struct cs_stream *st, uint32_t t, uint64_t k);
 bool cs_has_repeats(const struct cs_sched *s);
 /* The repeat whose body holds step @i of @rk, or NULL. */
 const struct cs_repeat *cs_repeat_of(const struct cs_rank *rk, uint32_t i);
+/* The same for steps @t in ascending order, *@ri (from 0) the walk's place: O(1) each. */
+const struct cs_repeat *cs_repeat_walk(const struct cs_rank *rk, uint32_t t, uint32_t *ri);
 /* Steps of @rk unrolled. */
 uint64_t cs_unrolled_steps(const struct cs_rank *rk);
 /* Iteration @k of template @t of @rk: its refs and peer moved (@n ranks). */
 void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 		 struct cs_step *out);
+/* The same where the repeat of @t is known: @rp (NULL: none). */
+void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32_t n, uint32_t t,
+		    uint64_t k, struct cs_step *out);
 /*
  * @s with every repeat written out (deps on absolute steps), or NULL out
  * of memory; a repeat's dependency on an iteration that does not exist, or

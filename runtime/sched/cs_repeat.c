@@ -86,6 +86,13 @@ const struct cs_repeat *cs_repeat_of(const struct cs_rank *rk, uint32_t i)
 	return &rk->reps[lo - 1];
 }
 
+const struct cs_repeat *cs_repeat_walk(const struct cs_rank *rk, uint32_t t, uint32_t *ri)
+{
+	while (*ri < rk->nreps && rk->reps[*ri].first + rk->reps[*ri].len <= t)
+		(*ri)++;
+	return *ri < rk->nreps && rk->reps[*ri].first <= t ? &rk->reps[*ri] : NULL;
+}
+
 uint64_t cs_unrolled_steps(const struct cs_rank *rk)
 {
 	uint64_t n = rk->n;
@@ -105,8 +112,12 @@ static struct cs_ref moved(struct cs_ref ref, const struct cs_repeat *rp, uint64
 void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 		 struct cs_step *out)
 {
-	const struct cs_repeat *rp = cs_repeat_of(rk, t);
+	cs_instance_in(rk, cs_repeat_of(rk, t), n, t, k, out);
+}
 
+void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32_t n, uint32_t t,
+		    uint64_t k, struct cs_step *out)
+{
 	*out = rk->steps[t];
 	if (!rp || !k)
 		return;
@@ -117,7 +128,7 @@ void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 		out->src = moved(out->src, rp, k);
 	if (out->op == CS_REDUCE)
 		out->src2 = moved(out->src2, rp, k);
-	if (out->op >= CS_SEND_OP && out->op <= CS_RECV_REDUCE && n)
+	if (out->op >= CS_SEND_OP && out->op <= CS_RECV_REDUCE && n && rp->peer_stride)
 		out->peer = (uint32_t)(((int64_t)out->peer +
 					(int64_t)(k % n) * rp->peer_stride % (int64_t)n +
 					(int64_t)n) % (int64_t)n);
@@ -127,11 +138,12 @@ void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 static uint64_t *unrolled_positions(const struct cs_rank *rk)
 {
 	uint64_t *pos = malloc((rk->n + 1) * sizeof(*pos)), at = 0;
+	uint32_t ri = 0;
 
 	if (!pos)
 		return NULL;
 	for (uint32_t t = 0; t < rk->n; t++) {
-		const struct cs_repeat *rp = cs_repeat_of(rk, t);
+		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
 
 		pos[t] = at++;
 		if (rp && t == rp->first + rp->len - 1)

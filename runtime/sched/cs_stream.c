@@ -11,152 +11,312 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cs_stream_free(struct cs_stream *st)
+/* A rank's streams while its steps are walked. */
+struct cs_walk {
+	struct cs_stream *st;
+	uint32_t n, cap;
+	uint32_t *of[2];		/* per peer and direction: its stream in st, ~0u */
+	uint32_t *touched, ntouched, tcap; /* streams the current pass added to */
+	uint32_t *mark_at;		/* per stream: where that pass began in its tmpl */
+	struct cs_slot *slot;		/* the rank's steps' places */
+	bool oom;
+};
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t size, bool *oom)
 {
-	free(st->tmpl);
-	free(st->runs);
-	free(st->slot);
+	uint32_t c = *cap ? *cap : 4;
+	void *n;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	n = realloc(p, c * size);
+	if (!n) {
+		*oom = true;
+		return p;
+	}
+	*cap = c;
+	return n;
 }
 
-static void add_tmpl(struct cs_stream *st, uint32_t t, bool once)
+/* The stream of @peer in direction @sends, made on first use; NULL out of memory. */
+static struct cs_stream *stream_of(struct cs_walk *w, bool sends, uint32_t peer)
 {
-	if (once)
-		st->slot[t] = st->nt;
-	if (st->nt == st->tcap) {
-		uint32_t cap = st->tcap ? st->tcap * 2 : 64;
-		uint32_t *n = realloc(st->tmpl, cap * sizeof(*n));
+	uint32_t *i = &w->of[sends][peer], cap = w->cap;
 
-		if (!n) {
-			st->oom = true;
+	if (*i != ~0u)
+		return &w->st[*i];
+	w->st = grow(w->st, &w->cap, w->n + 1, sizeof(*w->st), &w->oom);
+	if (cap != w->cap && !w->oom)
+		w->mark_at = grow(w->mark_at, &cap, w->cap, sizeof(*w->mark_at), &w->oom);
+	if (w->oom)
+		return NULL;
+	*i = w->n;
+	w->st[w->n] = (struct cs_stream){ .peer = peer, .sends = sends };
+	w->mark_at[w->n] = ~0u;
+	return &w->st[w->n++];
+}
+
+static void add_tmpl(struct cs_walk *w, struct cs_stream *st, uint32_t t, bool once)
+{
+	uint32_t i = (uint32_t)(st - w->st);
+
+	if (w->mark_at[i] == ~0u) {
+		w->mark_at[i] = st->nt;
+		w->touched = grow(w->touched, &w->tcap, w->ntouched + 1,
+				  sizeof(*w->touched), &w->oom);
+		if (w->oom)
 			return;
-		}
-		st->tmpl = n;
-		st->tcap = cap;
+		w->touched[w->ntouched++] = i;
 	}
+	st->tmpl = grow(st->tmpl, &st->tcap, st->nt + 1, sizeof(*st->tmpl), &w->oom);
+	if (w->oom)
+		return;
+	if (once)
+		w->slot[t] = (struct cs_slot){ st->nt, st->nruns };
 	st->tmpl[st->nt++] = t;
 }
 
-static void add_run(struct cs_stream *st, uint32_t at, uint64_t times, uint64_t k0)
+/* The pass over one step or one iteration ends: a run per stream it added to. */
+static void end_pass(struct cs_walk *w, uint64_t times, uint64_t k0, uint32_t rep)
 {
-	if (st->nt == at || st->oom)
-		return;
-	if (st->nruns == st->rcap) {
-		uint32_t cap = st->rcap ? st->rcap * 2 : 16;
-		struct cs_stream_run *n = realloc(st->runs, cap * sizeof(*n));
+	for (uint32_t j = 0; j < w->ntouched; j++) {
+		struct cs_stream *st = &w->st[w->touched[j]];
+		uint32_t at = w->mark_at[w->touched[j]];
 
-		if (!n) {
-			st->oom = true;
-			return;
-		}
-		st->runs = n;
-		st->rcap = cap;
+		w->mark_at[w->touched[j]] = ~0u;
+		st->runs = grow(st->runs, &st->rcap, st->nruns + 1, sizeof(*st->runs), &w->oom);
+		if (w->oom)
+			continue;
+		st->runs[st->nruns++] = (struct cs_stream_run){ at, st->nt - at, times, k0,
+								st->total, rep };
+		st->total += (st->nt - at) * times;
 	}
-	st->runs[st->nruns++] = (struct cs_stream_run){ at, st->nt - at, times, k0, st->total };
-	st->total += (st->nt - at) * times;
+	w->ntouched = 0;
 }
 
-static bool wanted(const struct cs_sched *s, const struct cs_rank *rk, const struct cs_repeat *rp,
-		   uint32_t t, uint64_t k, bool sends, uint32_t peer)
+/* Step @t of @rk at iteration @k, if a transfer, into its peer's stream. */
+static void take(struct cs_walk *w, const struct cs_rank *rk, uint32_t n, const struct cs_repeat *rp,
+		 uint32_t t, uint64_t k)
 {
 	uint8_t op = rk->steps[t].op;
-	struct cs_step in;
+	bool sends = op == CS_SEND_OP;
+	uint32_t peer = rk->steps[t].peer;
+	struct cs_stream *st;
 
-	if (sends ? op != CS_SEND_OP : op != CS_RECV_OP && op != CS_RECV_REDUCE)
-		return false;
-	if (!rp || !rp->peer_stride)
-		return rk->steps[t].peer == peer;
-	cs_instance(rk, s->shape.nranks, t, k, &in);
-	return in.peer == peer;
+	if (!sends && op != CS_RECV_OP && op != CS_RECV_REDUCE)
+		return;
+	if (rp && rp->peer_stride) {
+		struct cs_step in;
+
+		cs_instance(rk, n, t, k, &in);
+		peer = in.peer;
+	}
+	if (peer >= n || !(st = stream_of(w, sends, peer)))
+		return;
+	add_tmpl(w, st, t, !rp || !rp->peer_stride);
 }
 
-int cs_stream_build(const struct cs_sched *s, uint32_t r, bool sends, uint32_t peer,
-		    struct cs_stream *st)
+static void walk_rank(struct cs_walk *w, const struct cs_rank *rk, uint32_t n)
 {
-	const struct cs_rank *rk = &s->ranks[r];
+	uint32_t ri = 0;
 
-	*st = (struct cs_stream){ 0 };
-	/* room for every template and a run each, in one go: one per rank and peer */
-	st->slot = malloc((rk->n + 1) * sizeof(*st->slot));
-	st->tmpl = malloc((rk->n + 1) * sizeof(*st->tmpl));
-	st->runs = malloc((rk->n + 1) * sizeof(*st->runs));
-	if (!st->slot || !st->tmpl || !st->runs) {
-		cs_stream_free(st);
-		*st = (struct cs_stream){ 0 };
-		return -ENOMEM;
-	}
-	st->tcap = st->rcap = rk->n + 1;
-	memset(st->slot, 0xff, (rk->n + 1) * sizeof(*st->slot));
-	for (uint32_t t = 0; t < rk->n && !st->oom;) {
-		const struct cs_repeat *rp = cs_repeat_of(rk, t);
-		uint32_t at = st->nt;
+	for (uint32_t t = 0; t < rk->n && !w->oom;) {
+		const struct cs_repeat *rp = ri < rk->nreps && rk->reps[ri].first == t ?
+					     &rk->reps[ri] : NULL;
 
 		if (!rp) {
-			if (wanted(s, rk, NULL, t, 0, sends, peer))
-				add_tmpl(st, t, true);
-			add_run(st, at, 1, 0);
+			take(w, rk, n, NULL, t, 0);
+			end_pass(w, 1, 0, ~0u);
 			t++;
 			continue;
 		}
 		for (uint64_t k = 0; k < (rp->peer_stride ? rp->times : 1); k++) {
-			at = st->nt;
 			for (uint32_t b = rp->first; b < rp->first + rp->len; b++)
-				if (wanted(s, rk, rp, b, k, sends, peer))
-					add_tmpl(st, b, !rp->peer_stride);
-			add_run(st, at, rp->peer_stride ? 1 : rp->times, k);
+				take(w, rk, n, rp, b, k);
+			end_pass(w, rp->peer_stride ? 1 : rp->times, k, ri);
 		}
 		t = rp->first + rp->len;
+		ri++;
 	}
-	return st->oom ? -ENOMEM : 0;
 }
 
-bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_t *k)
+/* Sends first, each direction by ascending peer (cs_streams_find). */
+static int by_direction_and_peer(const void *x, const void *y)
+{
+	const struct cs_stream *a = x, *b = y;
+
+	if (a->sends != b->sends)
+		return a->sends ? -1 : 1;
+	return a->peer < b->peer ? -1 : a->peer > b->peer;
+}
+
+void cs_streams_free(struct cs_streams *ix)
+{
+	struct cs_walk *w = ix->walk;
+
+	for (uint32_t r = 0; ix->rank && r < ix->s->shape.nranks; r++) {
+		struct cs_rank_streams *rs = &ix->rank[r];
+
+		for (uint32_t i = 0; i < rs->n; i++) {
+			free(rs->st[i].tmpl);
+			free(rs->st[i].runs);
+		}
+		free(rs->st);
+		free(rs->slot);
+	}
+	if (w) {
+		free(w->st);
+		free(w->of[0]);
+		free(w->of[1]);
+		free(w->touched);
+		free(w->mark_at);
+		free(w);
+	}
+	free(ix->rank);
+	memset(ix, 0, sizeof(*ix));
+}
+
+int cs_streams_init(const struct cs_sched *s, struct cs_streams *ix)
+{
+	uint32_t n = s->shape.nranks;
+	struct cs_walk *w;
+
+	*ix = (struct cs_streams){ .s = s };
+	ix->rank = calloc(n + 1, sizeof(*ix->rank));
+	ix->walk = w = calloc(1, sizeof(*w));
+	if (w) {
+		w->of[0] = malloc((n + 1) * sizeof(*w->of[0]));
+		w->of[1] = malloc((n + 1) * sizeof(*w->of[1]));
+	}
+	if (!ix->rank || !w || !w->of[0] || !w->of[1]) {
+		cs_streams_free(ix);
+		return -ENOMEM;
+	}
+	memset(w->of[0], 0xff, (n + 1) * sizeof(*w->of[0]));
+	memset(w->of[1], 0xff, (n + 1) * sizeof(*w->of[1]));
+	return 0;
+}
+
+const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r)
+{
+	const struct cs_rank *rk = &ix->s->ranks[r];
+	struct cs_rank_streams *rs = &ix->rank[r];
+	struct cs_walk *w = ix->walk;
+
+	if (rs->built)
+		return rs;
+	rs->slot = malloc((rk->n + 1) * sizeof(*rs->slot));
+	if (!rs->slot)
+		return NULL;
+	memset(rs->slot, 0xff, (rk->n + 1) * sizeof(*rs->slot));
+	w->slot = rs->slot;
+	w->n = 0;
+	w->oom = false;
+	walk_rank(w, rk, ix->s->shape.nranks);
+	rs->st = w->oom ? NULL : malloc((w->n + 1) * sizeof(*rs->st));
+	for (uint32_t i = 0; i < w->n; i++)
+		w->of[w->st[i].sends][w->st[i].peer] = ~0u;
+	if (!rs->st) {
+		for (uint32_t i = 0; i < w->n; i++) {
+			free(w->st[i].tmpl);
+			free(w->st[i].runs);
+		}
+		free(rs->slot);
+		rs->slot = NULL;
+		return NULL;
+	}
+	qsort(w->st, w->n, sizeof(*w->st), by_direction_and_peer);
+	memcpy(rs->st, w->st, w->n * sizeof(*w->st));
+	for (uint32_t i = 0; i < w->n; i++) {
+		rs->st[i].slot = rs->slot;
+		rs->nsend += rs->st[i].sends;
+	}
+	rs->n = w->n;
+	rs->built = true;
+	return rs;
+}
+
+const struct cs_stream *cs_streams_find(struct cs_streams *ix, uint32_t r, bool sends,
+					uint32_t peer)
+{
+	static const struct cs_stream none;
+	const struct cs_rank_streams *rs;
+	uint32_t lo, hi, end;
+
+	if (r >= ix->s->shape.nranks)
+		return &none;
+	rs = cs_streams_of(ix, r);
+	if (!rs)
+		return NULL;
+	lo = sends ? 0 : rs->nsend;
+	end = hi = sends ? rs->nsend : rs->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (rs->st[mid].peer < peer)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < end && rs->st[lo].peer == peer ? &rs->st[lo] : &none;
+}
+
+/* Whether run @i of @st holds transfer @ord. */
+static bool run_holds(const struct cs_stream *st, uint32_t i, uint64_t ord)
+{
+	return i < st->nruns && st->runs[i].before <= ord &&
+	       (i + 1 == st->nruns || st->runs[i + 1].before > ord);
+}
+
+bool cs_stream_at(const struct cs_stream *st, uint64_t ord, uint32_t *t, uint64_t *k,
+		  uint32_t *rep, uint32_t *hint)
 {
 	uint32_t lo = 0, hi = st->nruns;
 	const struct cs_stream_run *rn;
 
 	if (ord >= st->total)
 		return false;
-	/* the last run that begins at or before @ord */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	/* asked in order, mostly: the run of the last answer or the next */
+	if (hint && run_holds(st, *hint, ord)) {
+		lo = *hint;
+	} else if (hint && run_holds(st, *hint + 1, ord)) {
+		lo = *hint + 1;
+	} else {
+		/* the last run that begins at or before @ord */
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
 
-		if (st->runs[mid].before <= ord)
-			lo = mid;
-		else
-			hi = mid;
+			if (st->runs[mid].before <= ord)
+				lo = mid;
+			else
+				hi = mid;
+		}
 	}
+	if (hint)
+		*hint = lo;
 	rn = &st->runs[lo];
 	ord -= rn->before;
 	*t = st->tmpl[rn->at + ord % rn->len];
 	*k = rn->k0 + ord / rn->len;
+	if (rep)
+		*rep = rn->rep;
 	return true;
-}
-
-/* The run holding template slot @at (the last that begins at or before it). */
-static const struct cs_stream_run *run_at(const struct cs_stream *st, uint32_t at)
-{
-	uint32_t lo = 0, hi = st->nruns;
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (st->runs[mid].at <= at)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &st->runs[lo];
 }
 
 uint64_t cs_stream_ordinal(const struct cs_stream *st, uint32_t t, uint64_t k)
 {
-	/* a template in one run: found directly */
-	if (st->slot[t] != ~0u) {
-		const struct cs_stream_run *rn = run_at(st, st->slot[t]);
+	if (!st->nt)
+		return UINT64_MAX;
+	/* a template in one run: found directly (the rank's slots are shared
+	 * by its streams: it is this one's if it is there) */
+	if (st->slot[t].at < st->nt && st->tmpl[st->slot[t].at] == t) {
+		const struct cs_stream_run *rn = &st->runs[st->slot[t].run];
 
 		if (k < rn->k0 || k - rn->k0 >= rn->times)
 			return UINT64_MAX;
-		return rn->before + (k - rn->k0) * rn->len + (st->slot[t] - rn->at);
+		return rn->before + (k - rn->k0) * rn->len + (st->slot[t].at - rn->at);
 	}
 	for (uint32_t i = 0; i < st->nruns; i++) {
 		const struct cs_stream_run *rn = &st->runs[i];

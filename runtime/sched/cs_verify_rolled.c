@@ -288,15 +288,15 @@ static uint64_t period(const struct cursor *a, const struct cursor *b)
 	return l <= 4096 && run_left(a) >= 2 * l && run_left(b) >= 2 * l ? l : 0;
 }
 
-static int match_pair(struct rolled *v, uint32_t a, uint32_t b)
+static int match_pair(struct rolled *v, struct cs_streams *ix, uint32_t a, uint32_t b)
 {
 	const struct cs_sched *s = v->s;
-	struct cs_stream sa, sb;
-	struct cursor ca = { .st = &sa }, cb = { .st = &sb };
+	struct cursor ca = { .st = cs_streams_find(ix, a, true, b) };
+	struct cursor cb = { .st = cs_streams_find(ix, b, false, a) };
 	int rc = 0;
 
-	if (cs_stream_build(s, a, true, b, &sa) | cs_stream_build(s, b, false, a, &sb))
-		rc = fail(v, "out of memory");
+	if (!ca.st || !cb.st)
+		return fail(v, "out of memory");
 	while (!rc && !(at_end(&ca) && at_end(&cb))) {
 		uint64_t l = at_end(&ca) || at_end(&cb) ? 0 : period(&ca, &cb);
 
@@ -334,8 +334,6 @@ static int match_pair(struct rolled *v, uint32_t a, uint32_t b)
 			advance(&cb, skip);
 		}
 	}
-	cs_stream_free(&sa);
-	cs_stream_free(&sb);
 	return rc;
 }
 
@@ -349,52 +347,34 @@ static int by_pair(const void *x, const void *y)
 /* Every pair that sends or receives, from either side, once. */
 static int match_all(struct rolled *v)
 {
-	const struct cs_sched *s = v->s;
-	uint32_t n = s->shape.nranks;
+	uint32_t n = v->s->shape.nranks, np = 0, cap = 0;
+	struct cs_streams ix;
 	uint64_t *pairs = NULL;
-	size_t np = 0, cap = 0;
 	int rc = 0;
 
+	if (cs_streams_init(v->s, &ix))
+		return fail(v, "out of memory");
 	for (uint32_t r = 0; r < n && !rc; r++) {
-		const struct cs_rank *rk = &s->ranks[r];
+		const struct cs_rank_streams *rs = cs_streams_of(&ix, r);
+		uint64_t *p = rs && np + rs->n > cap ?
+			      realloc(pairs, (cap = 2 * (np + rs->n)) * sizeof(*p)) : pairs;
 
-		for (uint32_t t = 0; t < rk->n; t++) {
-			const struct cs_step *st = &rk->steps[t];
-			const struct cs_repeat *rp = cs_repeat_of(rk, t);
-			uint64_t ks = rp && rp->peer_stride ? (rp->times < n ? rp->times : n) : 1;
-
-			if (!is_transfer(st->op))
-				continue;
-			for (uint64_t k = 0; k < ks; k++) {
-				struct cs_step in;
-				uint64_t key;
-
-				cs_instance(rk, n, t, k, &in);
-				key = st->op == CS_SEND_OP ? (uint64_t)r << 32 | in.peer :
-				      (uint64_t)in.peer << 32 | r;
-				if (np && pairs[np - 1] == key)
-					continue;
-				if (np == cap) {
-					uint64_t *p;
-
-					cap = cap ? cap * 2 : 256;
-					p = realloc(pairs, cap * sizeof(*p));
-					if (!p) {
-						rc = fail(v, "out of memory");
-						break;
-					}
-					pairs = p;
-				}
-				pairs[np++] = key;
-			}
+		if (!rs || !p) {
+			rc = fail(v, "out of memory");
+			break;
 		}
+		pairs = p;
+		for (uint32_t i = 0; i < rs->n; i++)
+			pairs[np++] = rs->st[i].sends ? (uint64_t)r << 32 | rs->st[i].peer :
+				      (uint64_t)rs->st[i].peer << 32 | r;
 	}
-	if (!rc && np)
+	if (!rc)
 		qsort(pairs, np, sizeof(*pairs), by_pair);
-	for (size_t i = 0; i < np && !rc; i++)
+	for (uint32_t i = 0; i < np && !rc; i++)
 		if (!i || pairs[i] != pairs[i - 1])
-			rc = match_pair(v, (uint32_t)(pairs[i] >> 32), (uint32_t)pairs[i]);
+			rc = match_pair(v, &ix, (uint32_t)(pairs[i] >> 32), (uint32_t)pairs[i]);
 	free(pairs);
+	cs_streams_free(&ix);
 	return rc;
 }
 

@@ -91,16 +91,32 @@ struct fingerprint {
 	uint64_t insns, hash;
 };
 
+/* Rank @r of @s lowered, its streams indexed as lower_schedule() indexes them. */
+static int lower_rank(const struct cs_sched *s, const struct lower_ctx *c, uint32_t r,
+		      struct lower_image *im)
+{
+	struct cs_streams ix;
+	int rc = cs_streams_init(s, &ix);
+
+	if (rc)
+		return rc;
+	rc = lower_loops_image(s, &ix, c, r, im);
+	cs_streams_free(&ix);
+	return rc;
+}
+
 static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const char *what,
 			     struct fingerprint *f)
 {
+	struct cs_streams ix;
 	struct ctx x;
 
 	ASSERT_TRUE(s && !cs_unusable(s));
+	ASSERT_EQ(cs_streams_init(s, &ix), 0);
 	ctx_init(&x, s->shape.nranks, engines, s->shape.in_place);
 	for (uint32_t r = 0; r < s->shape.nranks; r++) {
 		struct lower_image got;
-		int rc = lower_loops_image(s, &x.c, r, &got);
+		int rc = lower_loops_image(s, &ix, &x.c, r, &got);
 
 		if (rc)
 			FAIL("%s %s engines %u rank %u: lower_loops_image: %d", what,
@@ -110,6 +126,7 @@ static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const c
 		lower_image_free(&got);
 		f->images++;
 	}
+	cs_streams_free(&ix);
 }
 
 static void assert_fingerprint(const struct fingerprint *f, uint64_t old, const char *who)
@@ -158,12 +175,12 @@ TEST(what_is_not_loop_form_is_refused)
 	struct ctx x;
 
 	ctx_init(&x, 4, 4, false);
-	ASSERT_EQ(lower_loops_image(s, &x.c, 0, &im), -EOPNOTSUPP);
+	ASSERT_EQ(lower_rank(s, &x.c, 0, &im), -EOPNOTSUPP);
 	cs_free(s);
 	s = ring_gen_rolled(&sh, &o);
 	/* a receive that becomes a local reduce: a local step in a repeat */
 	s->ranks[1].steps[s->ranks[1].reps[2].first].op = CS_REDUCE;
-	ASSERT_EQ(lower_loops_image(s, &x.c, 1, &im), -EOPNOTSUPP);
+	ASSERT_EQ(lower_rank(s, &x.c, 1, &im), -EOPNOTSUPP);
 	cs_free(s);
 }
 
@@ -184,7 +201,7 @@ TEST(anchors_out_of_receive_order_are_refused)
 	uint32_t u = 0;
 
 	ctx_init(&x, 6, 4, false);
-	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), 0);
+	ASSERT_EQ(lower_rank(s, &x.c, 2, &im), 0);
 	lower_image_free(&im);
 	/* the first receive with a dependency: slice 0 of an all-gather body */
 	while (!rk->steps[u].ndeps || rk->steps[u + 2].op == CS_SEND_OP)
@@ -196,7 +213,7 @@ TEST(anchors_out_of_receive_order_are_refused)
 		rk->steps[u].deps[0] = rk->steps[u + 2].deps[0];
 		rk->steps[u + 2].deps[0] = a;
 	}
-	ASSERT_EQ(lower_loops_image(s, &x.c, 2, &im), -EOPNOTSUPP);
+	ASSERT_EQ(lower_rank(s, &x.c, 2, &im), -EOPNOTSUPP);
 	cs_free(s);
 }
 
