@@ -50,7 +50,11 @@ endif
 # libdrm: drm.h for the uAPI header, and the accel backend's library.
 DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 DRM_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
-INCLUDES := -Iuapi/drm -Iuapi $(DRM_CFLAGS) -Imodel -Iruntime/include -Iruntime
+INCLUDES := -Iuapi/drm -Iuapi $(DRM_CFLAGS) -Iruntime/include -Iruntime
+# The device model's headers: for the model itself, the sim backend that
+# embeds it, and the tools and tests that build sim fabrics; the rest of
+# the runtime knows the device only through the uAPI.
+MODEL_INCLUDES := -Imodel
 CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -pthread -MMD -MP $(INCLUDES) $(SANFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS_ALL := -pthread $(SANFLAGS)
 LDLIBS_ALL := -lm
@@ -197,6 +201,9 @@ deps:
 
 deps-check:
 	$(Q)scripts/deps.sh $(DEPS_CHECK)
+
+$(OBJ)/model/%.o $(PIC)/model/%.o $(OBJ)/runtime/sim/%.o $(PIC)/runtime/sim/%.o \
+$(OBJ)/tools/%.o $(OBJ)/selftests/%.o $(BIN)/% $(BUILD)/tests/%: CFLAGS_ALL += $(MODEL_INCLUDES)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -477,7 +484,7 @@ $(BUILD)/tests/kernel/stress_test.sh: selftests/stress/stress_test.sh
 $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c uapi/drm/ccore_accel.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) -static $< -o $@
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) $(MODEL_INCLUDES) -static $< -o $@
 
 # --- ioctl fuzzer and the replays of issue 14's findings (QEMU) --------------
 # kfuzz_test.sh runs every scenario of helpers/ccore_kfuzz and a short random
@@ -501,7 +508,7 @@ $(BUILD)/tests/kernel/kfuzz_test.sh.timeout: selftests/kfuzz/kfuzz_test.sh.timeo
 $(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h uapi/drm/ccore_accel.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) -static $(KFUZZ_SRCS) -o $@
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) $(MODEL_INCLUDES) -static $(KFUZZ_SRCS) -o $@
 
 # make fuzz-kernel FUZZ_SECONDS=1800 FUZZ_SEEDS="1 2 3": a long random run in
 # its own QEMU boot (slub_debug, KFENCE), per-ioctl counts and a verdict.
@@ -561,7 +568,7 @@ $(BUILD)/tests/kernel/helpers/ccore-info: $(call objs,$(wildcard tools/ccore-inf
 $(BUILD)/tests/kernel/helpers/genl_provoke: selftests/driver/genl_provoke.c uapi/drm/ccore_accel.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) -static $< -o $@
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) $(MODEL_INCLUDES) -static $< -o $@
 
 $(BUILD)/tests/kernel/helpers/genl_request: selftests/driver/genl_request.c uapi/linux/ccore_genl.h
 	@mkdir -p $(dir $@)

@@ -39,6 +39,13 @@ struct ccore_system {
 };
 
 int ccore_sim_open(const char *config, struct ccore_system **out);
+/*
+ * The device model behind a sim system, for tools and tests that look at
+ * the simulated hardware itself (NULL for other backends: on accel the
+ * model runs in the kernel, out of reach).  Not public: a program sees a
+ * device only through the uAPI.
+ */
+struct ccm_fabric *ccore_system_model(struct ccore_system *sys);
 /* The devices of one fabric of the kernel driver (runtime/accel/). */
 int ccore_accel_open(struct ccore_system **out);
 /* The timed model's virtual clock (ps); -ENODEV with a message elsewhere. */

@@ -2,7 +2,7 @@
 /* A tensor's initial contents on one rank (enum ccore_exe_init). */
 #include "exec/exe.h"
 #include "ccore_verifiable.h"
-#include "ccm.h"
+#include "util/half.h"
 
 #include <string.h>
 
@@ -22,8 +22,8 @@ static void fill_index(void *buf, uint64_t n, uint32_t dtype, uint32_t rank)
 		case ccore_i8: case ccore_u8: { uint8_t x = (uint8_t)v; memcpy(p + i, &x, 1); break; }
 		case ccore_i32: case ccore_u32: { uint32_t x = (uint32_t)v; memcpy(p + 4 * i, &x, 4); break; }
 		case ccore_i64: case ccore_u64: memcpy(p + 8 * i, &v, 8); break;
-		case ccore_f16: { uint16_t x = ccm_f32_to_f16((float)(v % 2048)); memcpy(p + 2 * i, &x, 2); break; }
-		case ccore_bf16: { uint16_t x = ccm_f32_to_bf16((float)(v % 256)); memcpy(p + 2 * i, &x, 2); break; }
+		case ccore_f16: { uint16_t x = rt_f32_to_f16((float)(v % 2048)); memcpy(p + 2 * i, &x, 2); break; }
+		case ccore_bf16: { uint16_t x = rt_f32_to_bf16((float)(v % 256)); memcpy(p + 2 * i, &x, 2); break; }
 		case ccore_f32: { float x = (float)(v % (1u << 24)); memcpy(p + 4 * i, &x, 4); break; }
 		default: { double x = (double)(v % (1ull << 53)); memcpy(p + 8 * i, &x, 8); break; }
 		}

@@ -22,7 +22,6 @@ extern "C" {
 
 struct ccore_system;
 struct ccore_dev;
-struct ccm_fabric;
 
 /*
  * Open every device of a backend.  @sim_config ("key=value,...", see
@@ -40,10 +39,6 @@ CCORE_API
 unsigned int ccore_system_num_devices(const struct ccore_system *sys);
 CCORE_API
 struct ccore_dev *ccore_system_device(struct ccore_system *sys, unsigned int index);
-/* The device model behind a sim system (NULL for other backends: on accel
- * the model runs in the kernel, out of reach). */
-CCORE_API
-struct ccm_fabric *ccore_system_model(struct ccore_system *sys);
 
 /* Raw uAPI call: DRM_IOCTL_CCORE_*, DRM_IOCTL_GEM_CLOSE, DRM_IOCTL_PRIME_*. */
 CCORE_API

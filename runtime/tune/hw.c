@@ -14,11 +14,7 @@
 #include "ccore_device.h"
 #include "ccore_accel.h"
 
-/* A parameter of @arg's device, 0 where it has none (an older driver). */
-typedef uint64_t param_fn(void *arg, uint32_t param);
-
-/* The device's parameters (DRM_CCORE_PARAM_*), as its GET_PARAM answers them. */
-static void hw_from_params(param_fn *get, void *arg, struct tune_hw *hw)
+void tune_hw_from_params(tune_param_fn *get, void *arg, struct tune_hw *hw)
 {
 	tune_hw_default(hw);
 	if (!get(arg, DRM_CCORE_PARAM_BW_NODE_GBPS))
@@ -51,21 +47,6 @@ static void hw_from_params(param_fn *get, void *arg, struct tune_hw *hw)
 	}
 }
 
-static uint64_t config_param(void *arg, uint32_t param)
-{
-	u64 v = 0;
-
-	return ccm_config_param(arg, param, &v) ? 0 : v;
-}
-
-void tune_hw_from_config(const struct ccm_config *c, struct tune_hw *hw)
-{
-	if (c)
-		hw_from_params(config_param, (void *)c, hw);
-	else
-		tune_hw_default(hw);
-}
-
 static uint64_t device_param(void *arg, uint32_t param)
 {
 	uint64_t v = 0;
@@ -75,21 +56,5 @@ static uint64_t device_param(void *arg, uint32_t param)
 
 void tune_hw_from_device(struct ccore_dev *d, struct tune_hw *hw)
 {
-	hw_from_params(device_param, d, hw);
-}
-
-uint32_t tune_ideal_layout(uint32_t n, uint32_t *devices, uint32_t *ranks_per_device)
-{
-	uint32_t least = (n + CCM_MAX_DEVICES - 1) / CCM_MAX_DEVICES, r;
-
-	if (n == 0 || n > TUNE_IDEAL_MAX_RANKS)
-		return 0;
-	/* the fewest ranks per device that divide n, else the fewest that hold it */
-	for (r = least; r <= CCM_MAX_CORES && n % r; r++)
-		;
-	if (r > CCM_MAX_CORES)
-		r = least;
-	*ranks_per_device = r;
-	*devices = (n + r - 1) / r;
-	return *devices * r;
+	tune_hw_from_params(device_param, d, hw);
 }

@@ -6,8 +6,9 @@
  * Element i of rank r's input depends on (r, first + i) only.
  */
 #include "ccore_verifiable.h"
-#include "ccm.h"
+#include "util/half.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static bool is_unsigned(enum ccore_dtype dt)
@@ -43,8 +44,8 @@ static void store(void *buf, size_t i, enum ccore_dtype dt, double v)
 	case ccore_u32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(p, &x, 4); break; }
 	case ccore_i64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
 	case ccore_u64: { uint64_t x = (uint64_t)(int64_t)v; memcpy(p, &x, 8); break; }
-	case ccore_f16: { uint16_t x = ccm_f32_to_f16((float)v); memcpy(p, &x, 2); break; }
-	case ccore_bf16: { uint16_t x = ccm_f32_to_bf16((float)v); memcpy(p, &x, 2); break; }
+	case ccore_f16: { uint16_t x = rt_f32_to_f16((float)v); memcpy(p, &x, 2); break; }
+	case ccore_bf16: { uint16_t x = rt_f32_to_bf16((float)v); memcpy(p, &x, 2); break; }
 	case ccore_f32: { float x = (float)v; memcpy(p, &x, 4); break; }
 	default: memcpy(p, &v, 8); break;
 	}
@@ -63,8 +64,8 @@ static double stored(enum ccore_dtype dt, double v)
 	case ccore_u32: { uint32_t x; memcpy(&x, tmp, 4); return x; }
 	case ccore_i64: { int64_t x; memcpy(&x, tmp, 8); return (double)x; }
 	case ccore_u64: { uint64_t x; memcpy(&x, tmp, 8); return (double)x; }
-	case ccore_f16: { uint16_t x; memcpy(&x, tmp, 2); return ccm_f16_to_f32(x); }
-	case ccore_bf16: { uint16_t x; memcpy(&x, tmp, 2); return ccm_bf16_to_f32(x); }
+	case ccore_f16: { uint16_t x; memcpy(&x, tmp, 2); return rt_f16_to_f32(x); }
+	case ccore_bf16: { uint16_t x; memcpy(&x, tmp, 2); return rt_bf16_to_f32(x); }
 	case ccore_f32: { float x; memcpy(&x, tmp, 4); return x; }
 	default: { double x; memcpy(&x, tmp, 8); return x; }
 	}
@@ -84,8 +85,8 @@ static double load(const void *buf, size_t i, enum ccore_dtype dt)
 	case ccore_u32: { uint32_t x; memcpy(&x, tmp, 4); v = x; break; }
 	case ccore_i64: { int64_t x; memcpy(&x, tmp, 8); v = (double)x; break; }
 	case ccore_u64: { uint64_t x; memcpy(&x, tmp, 8); v = (double)x; break; }
-	case ccore_f16: { uint16_t x; memcpy(&x, tmp, 2); v = ccm_f16_to_f32(x); break; }
-	case ccore_bf16: { uint16_t x; memcpy(&x, tmp, 2); v = ccm_bf16_to_f32(x); break; }
+	case ccore_f16: { uint16_t x; memcpy(&x, tmp, 2); v = rt_f16_to_f32(x); break; }
+	case ccore_bf16: { uint16_t x; memcpy(&x, tmp, 2); v = rt_bf16_to_f32(x); break; }
 	case ccore_f32: { float x; memcpy(&x, tmp, 4); v = x; break; }
 	default: memcpy(&v, tmp, 8); break;
 	}

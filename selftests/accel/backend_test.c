@@ -14,6 +14,7 @@
  */
 #include "ccore_test.h"
 #include "ccore_device.h"
+#include "ccore_internal.h"
 
 #include <dirent.h>
 #include <stdbool.h>

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tune/hw.h"
+#include "sim/sim_costs.h"
 
 static void alloc_buffers(struct timed_world *w, size_t bytes)
 {

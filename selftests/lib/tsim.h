@@ -9,6 +9,7 @@
 
 #include "ccore_test.h"
 #include "ccore_device.h"
+#include "ccore_internal.h"
 #include "ccm.h"
 
 #define TSIM_MAX_DEV 16

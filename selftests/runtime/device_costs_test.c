@@ -11,7 +11,7 @@
  */
 #include "ccore_test.h"
 #include "ccore_device.h"
-#include "tune/hw.h"
+#include "sim/sim_costs.h"
 
 #include <string.h>
 

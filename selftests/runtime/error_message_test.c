@@ -9,7 +9,7 @@
 #include "ccore_test.h"
 #include "ccore_internal.h"
 #include "timed_world.h"
-#include "tune/hw.h"
+#include "sim/sim_costs.h"
 
 #include <stdlib.h>
 #include <string.h>

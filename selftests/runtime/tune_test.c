@@ -15,7 +15,7 @@
 #include "timed_world.h"
 #include "algos/algo.h"
 #include "tune/formula.h"
-#include "tune/hw.h"
+#include "sim/sim_costs.h"
 #include "tune/tuner.h"
 
 #include <math.h>

@@ -8,6 +8,7 @@
  * as they happen (netlink.c).
  */
 #include "ccore_device.h"
+#include "ccore_internal.h"
 #include "ccm.h"
 #include "info.h"
 #include "../common/json.h"

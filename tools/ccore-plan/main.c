@@ -18,6 +18,7 @@
 #include "sched/cs.h"
 #include "regret.h"
 #include "select.h"
+#include "sim/sim_costs.h"
 #include "svg.h"
 #include "timed.h"
 #include "tune/hw.h"

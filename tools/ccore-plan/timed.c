@@ -9,7 +9,7 @@
 
 #include "ccore.h"
 #include "sched/cs.h"
-#include "tune/hw.h"
+#include "sim/sim_costs.h"
 
 struct timed_world {
 	uint32_t n;
