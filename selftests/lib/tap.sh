@@ -34,3 +34,33 @@ check() {
 		not_ok "$1" "$why"
 	fi
 }
+
+# result STATUS NAME [WHY]: ok if STATUS (a command's $?) is 0
+result() {
+	if [ "$1" = 0 ]; then
+		ok "$2"
+	else
+		not_ok "$2" "${3:-}"
+	fi
+}
+
+# expect STATUS TEXT -- COMMAND...: COMMAND exits STATUS and prints TEXT
+# (stdout and stderr together)
+expect() {
+	want=$1 text=$2
+	shift 3
+	out=$("$@" 2>&1)
+	got=$?
+	if [ "$got" -eq "$want" ] && printf '%s' "$out" | grep -qF -- "$text"; then
+		ok "$*"
+	else
+		not_ok "$*" "exit $got (want $want); output: $out"
+	fi
+}
+
+# done_testing: the plan and the counts; the exit status says whether all passed
+done_testing() {
+	echo "1..$n"
+	echo "# $((n - failed)) passed, $failed failed, 0 skipped"
+	[ "$failed" -eq 0 ]
+}

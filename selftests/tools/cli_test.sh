@@ -3,28 +3,17 @@
 # and a message naming the flag and what it accepts.  Prints TAP.
 # Installed as BUILD/tests/tools/cli_test; the tools are in BUILD/bin.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-n=0
-failed=0
+root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect STATUS TEXT -- COMMAND...
-expect() {
-	want=$1 text=$2
-	shift 3
-	n=$((n + 1))
-	out=$("$@" 2>&1)
-	got=$?
-	if [ "$got" -eq "$want" ] && printf '%s' "$out" | grep -qF -- "$text"; then
-		echo "ok $n $*"
-	else
-		echo "not ok $n $*"
-		echo "# exit $got (want $want); output: $out"
-		failed=$((failed + 1))
-	fi
-}
-
 echo "TAP version 13"
+if [ ! -f "$root/selftests/lib/tap.sh" ]; then
+	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
+	exit 0
+fi
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$root/selftests/lib/tap.sh"
 expect 2 "expected one of allreduce" -- "$bin/ccore-bench" --op warp
 expect 2 "-b 'x': expected a whole number of bytes from 1 to 64G, as nccl-tests writes sizes" -- "$bin/ccore-bench" -b x
 # (2^34 + 1) G is 2^64 + 1G: refused, not wrapped to 1G
@@ -78,15 +67,12 @@ expect 0 "# Collective test concluded: all_reduce_perf" -- "$bin/ccore-bench" -t
 # nccl-tests' spellings that work: sizes, -i steps, -d/-o all, --op as the reduction
 expect 0 "    67108864      16777216     float" -- "$bin/ccore-bench" -g 2 -b 64MB -e 64MiB -n 1 -w 0 -c 0
 expect 0 "        1536           384     float     sum      -1" -- "$bin/ccore-bench" -g 2 -b 1.5K -e 1.5K -n 1 -w 0
-n=$((n + 1))
 rows=$("$bin/ccore-bench" -g 2 -b 1K -e 3K -i 1K -n 1 -w 0 2>/dev/null | awk '!/^#/ { printf "%s ", $1 }')
 if [ "$rows" = "1024 2048 3072 " ]; then
-	echo "ok $n ccore-bench -i 1K steps by 1K"
+	ok "ccore-bench -i 1K steps by 1K"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-bench -i 1K: sizes '$rows', want 1024 2048 3072"
+	not_ok "ccore-bench -i 1K" "sizes '$rows', want 1024 2048 3072"
 fi
-n=$((n + 1))
 rows=$("$bin/ccore-bench" -g 2 -b 1K -e 1K -d all -o all -n 1 -w 0 2>/dev/null | awk '!/^#/ { printf "%s/%s ", $3, $4 }')
 want="int8/sum int8/prod int8/max int8/min int8/avg uint8/sum"
 case "$rows" in
@@ -94,10 +80,9 @@ case "$rows" in
 *) ok= ;;
 esac
 if [ -n "$ok" ]; then
-	echo "ok $n ccore-bench -d all -o all: 10 types x 5 reductions in nccl-tests' order"
+	ok "ccore-bench -d all -o all: 10 types x 5 reductions in nccl-tests' order"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-bench -d all -o all: $rows"
+	not_ok "ccore-bench -d all -o all" "$rows"
 fi
 expect 0 "       4096          1024     float     max      -1" -- "$bin/ccore-bench" -g 2 -b 4K -e 4K --op MAX -n 1 -w 0
 expect 0 "        4096           512     float    none      -1" -- "$bin/ccore-bench" -g 2 -b 4K -e 4K --op AllGather -o all -n 1 -w 0
@@ -145,10 +130,8 @@ expect 1 "CCORE_STREAMS=3: more streams than the 2 CC cores" -- env CCORE_STREAM
 # The host runs these without ccore.ko (the QEMU guest tests it loaded:
 # selftests/driver/genl_test.sh); skip if it happens to be loaded here.
 if [ -d /sys/module/ccore ]; then
-	for i in 1 2; do
-		n=$((n + 1))
-		echo "ok $n ccore-info without the family # SKIP ccore.ko is loaded"
-	done
+	skip "ccore-info --watch without the family" "ccore.ko is loaded"
+	skip "ccore-info --netlink without the family" "ccore.ko is loaded"
 else
 	expect 1 "ccore-info: the ccore generic netlink family is not registered (is ccore.ko loaded?)" -- "$bin/ccore-info" --watch --timeout 1
 	expect 1 "ccore-info: the ccore generic netlink family is not registered (is ccore.ko loaded?)" -- "$bin/ccore-info" --netlink
@@ -192,60 +175,48 @@ expect 0 'torus 2x1 does not hold devices=8)' -- env CCORE_SIM="${pad}torus=2x1"
 # A collective that cannot run (mesh_oneshot's 64 GiB of scratch on devices
 # of 16 GiB) leaves nothing behind: every algorithm after it still gets its
 # timed run.
-n=$((n + 1))
 out=$(CCORE_SIM=hbm=16G "$bin/ccore-plan" --op allreduce --ranks 64 --topology torus=4x4,ranks-per-device=4 --size 1G --json 2>&1)
 if printf '%s' "$out" | grep -q 'mesh_oneshot[^}]*"timed_us":null' &&
    [ "$(printf '%s' "$out" | grep -o '"timed_us":[0-9]' | wc -l)" = 6 ]; then
-	echo "ok $n ccore-plan: a failed timed run leaks no DMA ring"
+	ok "ccore-plan: a failed timed run leaks no DMA ring"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-plan: after mesh_oneshot fails, the others must still run: $out"
+	not_ok "ccore-plan: after mesh_oneshot fails, the others must still run" "$out"
 fi
 # The RDH AllReduce diagram of 8 ranks: 8 rows, and 3 halving plus 3
 # doubling exchanges, each rank sending once per step: 48 arrows.
 expect 0 "rdh" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 64K --algo rdh --diagram "$tmp/rdh.svg"
-n=$((n + 1))
 rows=$(grep -c '>rank [0-9]*</text>' "$tmp/rdh.svg")
 arrows=$(grep -c 'marker-end=.*<title>rank' "$tmp/rdh.svg")
 steps=$(grep -c '>step [0-9]*</text>' "$tmp/rdh.svg")
 if [ "$rows" = 8 ] && [ "$arrows" = 48 ] && [ "$steps" = 6 ]; then
-	echo "ok $n ccore-plan --diagram draws RDH as 8 ranks x 6 steps, 48 transfers"
+	ok "ccore-plan --diagram draws RDH as 8 ranks x 6 steps, 48 transfers"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-plan --diagram: $rows rows, $steps steps, $arrows arrows (want 8, 6, 48)"
+	not_ok "ccore-plan --diagram" "$rows rows, $steps steps, $arrows arrows (want 8, 6, 48)"
 fi
 # The tuner's regret on the timed model, 36 grid points (about a second):
 # it must not regress below 35 points within 5% of the best (36 now; the full grid
 # of ccore-plan --regret, run by make bench, holds the 95% target).
 expect 2 "--quick goes with --regret" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --quick
 expect 2 "--regret runs its own grid" -- "$bin/ccore-plan" --regret --op allreduce
-n=$((n + 1))
 out=$("$bin/ccore-plan" --regret --quick 2>&1)
 good=$(printf '%s\n' "$out" | sed -n 's/^regret <= 5% at \([0-9]*\) of \([0-9]*\) points.*/\1 \2/p')
 if [ -n "$good" ] && [ "${good% *}" -ge 35 ] && [ "${good#* }" -eq 36 ]; then
-	echo "ok $n ccore-plan --regret --quick: $good points within 5%"
+	ok "ccore-plan --regret --quick: $good points within 5%"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-plan --regret --quick: '$good' points within 5% (want 35+ of 36)"
-	printf '%s\n' "$out" | sed 's/^/# /'
+	not_ok "ccore-plan --regret --quick: '$good' points within 5% (want 35+ of 36)" "$out"
 fi
 expect 1 "--exec $tmp/none.cce: No such file" -- "$bin/ccore-bench" --exec "$tmp/none.cce"
 printf 'not an executable' > "$tmp/bad.cce"
 expect 1 "--exec $tmp/bad.cce:" -- "$bin/ccore-bench" --exec "$tmp/bad.cce"
 expect 2 "--exec runs an executable; it does not go with --copy" -- "$bin/ccore-bench" --exec "$tmp/bad.cce" --copy
-root=$(cd "$bin" && while [ ! -f examples/tp_fsdp.txt ] && [ "$PWD" != / ]; do cd ..; done; pwd)
 "$bin/ccore-exe" build "$root/examples/tp_fsdp.txt" -o "$tmp/tp.cce" >/dev/null 2>&1
 expect 0 "step_time_us" -- "$bin/ccore-bench" --exec "$tmp/tp.cce" --timed --json "$tmp/tp.json"
-n=$((n + 1))
 if grep -q '"step_time_us":[0-9]' "$tmp/tp.json" && grep -q '"tp_latency_us":[0-9]' "$tmp/tp.json"; then
-	echo "ok $n ccore-bench --exec --json has step_time_us and tp_latency_us"
+	ok "ccore-bench --exec --json has step_time_us and tp_latency_us"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-bench --exec --json: $(cat "$tmp/tp.json" 2>&1)"
+	not_ok "ccore-bench --exec --json" "$(cat "$tmp/tp.json" 2>&1)"
 fi
 for tool in ccore-bench ccore-info ccore-as ccore-plan ccore-exe; do
 	expect 0 "usage" -- "$bin/$tool" --help
 done
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed, 0 skipped"
-[ "$failed" -eq 0 ]
+done_testing

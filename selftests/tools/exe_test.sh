@@ -10,19 +10,6 @@ exe="$bin/ccore-exe"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect STATUS TEXT -- COMMAND...
-expect() {
-	want=$1 text=$2
-	shift 3
-	out=$("$@" 2>&1)
-	got=$?
-	if [ "$got" -eq "$want" ] && printf '%s' "$out" | grep -qF -- "$text"; then
-		ok "$*"
-	else
-		not_ok "$*" "exit $got (want $want); output: $out"
-	fi
-}
-
 echo "TAP version 13"
 if [ ! -f "$root/examples/tp_fsdp.txt" ]; then
 	echo "1..0 # SKIP the sources (examples/) are not above $0"
@@ -81,6 +68,4 @@ expect 1 "$tmp/wait.txt:3: expected 'wait COLLECTIVE'" -- "$exe" build "$tmp/wai
 printf 'CCOREEXE' > "$tmp/short.cce"
 expect 1 "executable: 8 bytes is too short; the header alone is 64 bytes" -- "$exe" check "$tmp/short.cce"
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed, 0 skipped"
-[ "$failed" -eq 0 ]
+done_testing

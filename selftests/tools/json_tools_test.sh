@@ -7,8 +7,7 @@
 # QEMU guest (it needs ccore.ko).  Prints TAP.
 # Installed as BUILD/tests/tools/json_tools_test; the tools are in BUILD/bin.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-n=0
-failed=0
+root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -17,21 +16,23 @@ trap 'rm -rf "$tmp"' EXIT
 parses() {
 	what=$1 check=$2
 	shift 3
-	n=$((n + 1))
 	if "$@" >"$tmp/out.json" 2>"$tmp/err" &&
 	   python3 -c "import json, sys
 d = json.load(open(sys.argv[1], encoding='utf-8'))
 assert $check, d" "$tmp/out.json" 2>"$tmp/py"; then
-		echo "ok $n $what"
+		ok "$what"
 	else
-		failed=$((failed + 1))
-		echo "not ok $n $what"
-		sed 's/^/# /' "$tmp/err" "$tmp/py" | head -20
-		head -c 1500 "$tmp/out.json" | sed 's/^/# /'
+		not_ok "$what" "$(head -20 "$tmp/err" "$tmp/py")" "$(head -c 1500 "$tmp/out.json")"
 	fi
 }
 
 echo "TAP version 13"
+if [ ! -f "$root/selftests/lib/tap.sh" ]; then
+	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
+	exit 0
+fi
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$root/selftests/lib/tap.sh"
 parses "ccore-info --json" \
 	"d['backend'] == 'sim' and len(d['devices']) >= 1 and d['streams']['streams'] == 2 and d['streams']['cc_cores'][0]['spare'] is False" \
 	-- env CCORE_STREAMS=2 "$bin/ccore-info" --json --sim cc_cores=4
@@ -47,17 +48,13 @@ parses "ccore-plan --json: a failed timed run's message, quotes and all, and tim
 parses "ccore-plan --sweep --json" \
 	"[s['size'] for s in d['sizes']] == [1024, 2048, 4096] and all(s['chosen'] for s in d['sizes'])" \
 	-- "$bin/ccore-plan" --op allgather --ranks 8 --sweep --min 1K --max 4K --json
-root=$(cd "$bin" && while [ ! -f examples/tp_fsdp.txt ] && [ "$PWD" != / ]; do cd ..; done; pwd)
 "$bin/ccore-exe" build "$root/examples/tp_fsdp.txt" -o "$tmp/tp.cce" >/dev/null 2>&1
-n=$((n + 1))
 if "$bin/ccore-bench" --exec "$tmp/tp.cce" -n 1 -w 0 --json "$tmp/exec.json" >/dev/null 2>&1 &&
    python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['timed'] is False and d['tp_latency_us'] is None and d['collectives'] and all(c['latency_us'] is None and c['name'] for c in d['collectives']), d" "$tmp/exec.json"; then
-	echo "ok $n ccore-bench --exec --json: null latencies off the timed model"
+	ok "ccore-bench --exec --json: null latencies off the timed model"
 else
-	failed=$((failed + 1))
-	echo "not ok $n ccore-bench --exec --json"
+	not_ok "ccore-bench --exec --json"
 fi
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing
