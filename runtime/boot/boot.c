@@ -471,6 +471,9 @@ static int progress(struct boot *b, struct op *op)
 
 		if (op->from >= 0 && !op->got)
 			op->got = queue_take(b, op->from, op->tag);
+		/* what arrived before a peer's abort is still delivered */
+		if (!sending && (op->from < 0 || op->got))
+			return 0;
 		if (b->abort_text)
 			return fail(b, -ECONNABORTED, "%s: rank %d failed, so this job cannot go on: %s",
 				    op->call, b->abort_from, b->abort_text);
@@ -479,8 +482,6 @@ static int progress(struct boot *b, struct op *op)
 			return fail(b, b->in[op->from].end == PEER_CLOSED ? -EPIPE : -ECONNRESET,
 				    "%s: rank %d is gone before it sent %s: %s", op->call, op->from,
 				    op->what, end_str(b->in[op->from].end));
-		if (!sending && (op->from < 0 || op->got))
-			return 0;
 
 		b->pfds[n++] = (struct pollfd){ .fd = b->lfd, .events = POLLIN };
 		for (int p = 0; p < b->nranks; p++)
@@ -727,7 +728,8 @@ static int meet_root(struct boot *b, const struct boot_id_layout *l, int64_t dea
 {
 	struct boot_root_hello h = {
 		.proto = htonl(BOOT_PROTO), .rank = htonl((uint32_t)b->rank),
-		.nranks = htonl((uint32_t)b->nranks), .magic = l->magic, .listen = b->addrs[b->rank],
+		.nranks = htonl((uint32_t)b->nranks), .timeout_ms = htonl((uint32_t)b->timeout_ms),
+		.magic = l->magic, .listen = b->addrs[b->rank],
 	};
 	/* the root's own deadline comes first: its answer says more than ours */
 	int64_t answer_by = deadline + (int64_t)(ROOT_GRACE_MS + b->timeout_ms / 8) * 1000000;

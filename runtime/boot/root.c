@@ -63,6 +63,7 @@ struct job {
 	uint32_t arrived;	/* members with an fd */
 	uint32_t seen;		/* hellos of this job, duplicates included */
 	int fatal;		/* the job failed: every rank gets err */
+	int timeout_ms;
 	int64_t deadline;
 };
 
@@ -139,8 +140,11 @@ static void admit(struct job *j, int fd, const struct boot_root_hello *h)
 			j->m[i].fd = -1;
 		j->nranks = nranks;
 		j->first_rank = rank;
-		/* every rank within the timeout of the first */
-		j->deadline = rt_now_ns() + (int64_t)j->r->timeout_ms * 1000000;
+		/* every rank within the timeout of the first, which it sets */
+		j->timeout_ms = (int)ntohl(h->timeout_ms);
+		if (j->timeout_ms < 1 || j->timeout_ms > BOOT_TIMEOUT_MAX_MS)
+			j->timeout_ms = j->r->timeout_ms;
+		j->deadline = rt_now_ns() + (int64_t)j->timeout_ms * 1000000;
 	}
 	j->seen++;
 	if (j->fatal) {
@@ -201,7 +205,7 @@ static void greet(struct job *j, int fd)
 static void answer(struct job *j)
 {
 	struct boot_addr *all = malloc(j->nranks * sizeof(*all));
-	int64_t deadline = rt_now_ns() + (int64_t)j->r->timeout_ms * 1000000;
+	int64_t deadline = rt_now_ns() + (int64_t)j->timeout_ms * 1000000;
 
 	if (!all) {
 		job_fail(j, -ENOMEM, "out of memory for %u addresses", j->nranks);
@@ -254,14 +258,14 @@ static void serve(struct job *j)
 				return;
 			if (!j->nranks) {
 				job_fail(j, -ETIMEDOUT, "timed out after %d ms: no rank came",
-					 j->r->timeout_ms);
+					 j->timeout_ms);
 				return;
 			}
 			rank_list(j, false, missing, sizeof(missing));
 			rank_list(j, true, have, sizeof(have));
 			job_fail(j, -ETIMEDOUT,
 				 "timed out after %d ms waiting for %s to reach the root (%u of %u came: %s)",
-				 j->r->timeout_ms, missing, j->arrived, j->nranks, have);
+				 j->timeout_ms, missing, j->arrived, j->nranks, have);
 			return;
 		}
 		if (!(p[0].revents & POLLIN))
@@ -282,7 +286,8 @@ static void *root_main(void *arg)
 {
 	struct root *r = arg;
 	struct job j = {
-		.r = r, .deadline = rt_now_ns() + (int64_t)r->timeout_ms * 1000000,
+		.r = r, .timeout_ms = r->timeout_ms,
+		.deadline = rt_now_ns() + (int64_t)r->timeout_ms * 1000000,
 	};
 
 	serve(&j);

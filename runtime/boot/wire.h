@@ -33,7 +33,7 @@ struct boot_root_hello {
 	uint32_t proto;
 	uint32_t rank;
 	uint32_t nranks;
-	uint32_t pad;
+	uint32_t timeout_ms;		/* the first rank's sets the root's */
 	uint64_t magic;
 	struct boot_addr listen;	/* where the rank accepts its peers */
 };
@@ -79,8 +79,9 @@ struct boot_frame {
 int boot_timeout_ms(int ms, int *out);
 
 /*
- * Start a root for @magic listening on @addr (its port written back);
- * all ranks must reach it within @timeout_ms of the first one.
+ * Start a root for @magic listening on @addr (its port written back).  It
+ * waits @timeout_ms for a first rank; then every rank must come within
+ * that rank's timeout (its hello's) of it.
  */
 int root_start(struct boot_addr *addr, uint64_t magic, int timeout_ms);
 /*
