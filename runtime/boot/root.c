@@ -189,12 +189,14 @@ static void greet(struct job *j, int fd)
 		return;
 	}
 	if (h.magic != j->r->magic) {
-		static const char why[] =
-			"it serves another job (the magic in the unique id differs): every rank of a job must be given the same id";
+		char why[192];
+		int n = snprintf(why, sizeof(why),
+				 "the root at %s serves another job (the magic in the unique id differs): every rank of a job must be given the same id",
+				 sock_addr_str(&j->r->addr, where));
 
 		log_msg(LOG_WARN, "bootstrap root at %s: refused rank %u listening at %s: another job's",
-			sock_addr_str(&j->r->addr, where), ntohl(h.rank), sock_addr_str(&h.listen, peer));
-		reply(fd, -EPERM, why, sizeof(why) - 1, deadline);
+			where, ntohl(h.rank), sock_addr_str(&h.listen, peer));
+		reply(fd, -EPERM, why, (uint32_t)n, deadline);
 		close(fd);
 		return;
 	}

@@ -109,6 +109,8 @@ static char *record(size_t *len)
 		if (i < NSETTINGS && !settings[i].decides_plan)
 			continue;
 		v = i < NSETTINGS ? getenv(settings[i].name) : digest;
+		if (v && !*v)
+			v = NULL;	/* the runtime reads an empty value as unset */
 		buf[n++] = v != NULL;
 		n += (size_t)sprintf(buf + n, "%s", v ? v : "") + 1;
 	}
@@ -153,7 +155,8 @@ static int describe(char **msg, size_t *len, const char *name, char **recs, int 
 		if (done[r])
 			continue;
 		for (int s = r; s < n; s++)
-			done[s] = in[s] = same(v, item(recs[s], k));
+			if (same(v, item(recs[s], k)))
+				done[s] = in[s] = true;
 		boot_ranks_str(in, n, ranks, 4096);
 		if (v)
 			fprintf(f, "%s %s \"%s\"", first ? "" : ",", ranks, v);
@@ -212,7 +215,7 @@ int boot_check_settings(struct boot *b)
 	for (int r = 0; r < n; r++)
 		recs[r] = all + (size_t)r * max;
 	for (size_t k = 0, i = 0; k < nitems; k++, i++) {
-		const char *name = "the contents of CCORE_TUNER_FILE";
+		const char *name = "CCORE_TUNER_FILE (its contents)";
 		bool differ = false;
 
 		while (i < NSETTINGS && !settings[i].decides_plan)

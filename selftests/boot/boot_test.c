@@ -192,6 +192,7 @@ static void assert_failed_with(const struct proc *p, int i, const char *needle)
 		     p[i].status, p[i].msg);
 	if (!strstr(p[i].msg, needle))
 		FAIL("process %d: expected \"%s\" in \"%s\"", i, needle, p[i].msg);
+	ccore_test_log("process %d: %s", i, p[i].msg);
 }
 
 static int read_id(int fd, struct boot_id *id)
@@ -254,6 +255,7 @@ struct job_spec {
 	int kill_after_init;	/* process + 1 that dies after init (0: none) */
 	const char *algo_of[MAXP];	/* CCORE_ALGO per process (NULL: unset) */
 	int delay_ms[MAXP];	/* before boot_init */
+	const char *tuner_file;	/* CCORE_TUNER_FILE of every process */
 	int exchange;		/* 1: the data checks of a healthy job */
 };
 
@@ -335,6 +337,8 @@ static int rank_main(struct rank_ctx *c)
 		setenv("CCORE_ALGO", s->algo_of[c->idx], 1);
 	else
 		unsetenv("CCORE_ALGO");
+	if (s->tuner_file)
+		setenv("CCORE_TUNER_FILE", s->tuner_file, 1);
 	if (s->comm_id) {
 		setenv("CCORE_COMM_ID", s->comm_id, 1);
 		rc = boot_unique_id(&id);
@@ -553,7 +557,24 @@ TEST(algo_mismatch)
 
 	run_spec(&s, 4, p);
 	for (int i = 0; i < 4; i++)
-		assert_failed_with(p, i, "CCORE_ALGO differs between ranks: ranks 0,2 \"ring\", ranks 1,3 unset");
+		assert_failed_with(p, i, "CCORE_ALGO differs between ranks: ranks 0,2 \"ring\", ranks 1,3 unset (the settings");
+}
+
+/* One path, other contents: each process reads its own /proc/self/stat. */
+TEST(tuner_file_contents)
+{
+	struct job_spec s = { .nranks = 2, .timeout_ms = OK_TIMEOUT_MS,
+			      .tuner_file = "/proc/self/stat",
+			      .algo_of = { "", NULL } };
+	struct proc p[MAXP];
+
+	run_spec(&s, 2, p);
+	for (int i = 0; i < 2; i++) {
+		assert_failed_with(p, i, "CCORE_TUNER_FILE (its contents) differs between ranks: rank 0 \"fnv1a-64 ");
+		/* the same path, and empty is unset: neither differs */
+		ASSERT_FALSE(strstr(p[i].msg, "CCORE_TUNER_FILE differs"));
+		ASSERT_FALSE(strstr(p[i].msg, "CCORE_ALGO"));
+	}
 }
 
 TEST(algo_agree)
