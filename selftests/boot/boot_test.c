@@ -69,6 +69,7 @@ struct proc {
 struct rank_ctx {
 	int idx;		/* which process of the job */
 	int id_fd;		/* read (or write) the unique id here */
+	int go[2];		/* a pipe for ordering processes within a case */
 	const void *arg;
 	char *msg;
 	size_t size;
@@ -105,11 +106,12 @@ static int say(struct rank_ctx *c, const char *fmt, ...)
 static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_writer,
 		    void (*launcher)(int id_wfd, int n))
 {
-	int idp[2], res[MAXP][2];
+	int idp[2], gop[2], res[MAXP][2];
 	struct timespec t0;
 
 	ASSERT_LE(n, MAXP);
 	ASSERT_EQ(pipe2(idp, O_CLOEXEC), 0);
+	ASSERT_EQ(pipe2(gop, O_CLOEXEC), 0);
 	fflush(stdout);
 	fflush(stderr);
 	for (int i = 0; i < n; i++) {
@@ -122,6 +124,7 @@ static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_w
 			struct rank_ctx c = {
 				.idx = i, .arg = arg, .msg = msg, .size = sizeof(msg),
 				.id_fd = i == id_writer ? idp[1] : idp[0],
+				.go = { gop[0], gop[1] },
 			};
 			int code;
 
@@ -137,6 +140,8 @@ static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_w
 		close(res[i][1]);
 	}
 	close(idp[0]);
+	close(gop[0]);
+	close(gop[1]);
 	if (launcher)
 		launcher(idp[1], n);
 	close(idp[1]);
@@ -254,7 +259,7 @@ struct job_spec {
 	bool corrupt_magic[MAXP];
 	int kill_after_init;	/* process + 1 that dies after init (0: none) */
 	const char *algo_of[MAXP];	/* CCORE_ALGO per process (NULL: unset) */
-	int delay_ms[MAXP];	/* before boot_init */
+	bool wait_go[MAXP];	/* before boot_init, until a stray was refused */
 	const char *tuner_file;	/* CCORE_TUNER_FILE of every process */
 	int exchange;		/* 1: the data checks of a healthy job */
 };
@@ -354,10 +359,17 @@ static int rank_main(struct rank_ctx *c)
 	}
 	if (s->corrupt_magic[c->idx])
 		id.bytes[8] ^= 0x5a;	/* the magic: boot/wire.h */
-	if (s->delay_ms[c->idx])
-		nanosleep(&(struct timespec){ 0, s->delay_ms[c->idx] * 1000000L }, NULL);
+	if (s->wait_go[c->idx]) {
+		struct pollfd pf = { .fd = c->go[0], .events = POLLIN };
+		char go;
+
+		CHILD_CHECK(c, poll(&pf, 1, JOB_LIMIT_MS) == 1 && read(c->go[0], &go, 1) == 1,
+			    "no go from the stray");
+	}
 
 	rc = boot_init(&id, rank, nranks, s->timeout_ms, &b);
+	if (s->corrupt_magic[c->idx])
+		CHILD_CHECK(c, write(c->go[1], "gogogogo", MAXP) == MAXP, "no go");
 	if (rc) {
 		say(c, "%s", ccore_last_error());
 		code = 3;
@@ -476,7 +488,7 @@ TEST(wrong_magic)
 	 */
 	struct job_spec s = { .nranks = 3, .timeout_ms = OK_TIMEOUT_MS, .exchange = 1,
 			      .rank_of = { [3] = 2 }, .corrupt_magic = { [3] = true },
-			      .delay_ms = { 0, 300, 300, 0 } };
+			      .wait_go = { false, true, true, false } };
 	struct proc p[MAXP];
 
 	run_spec(&s, 4, p);
