@@ -406,10 +406,11 @@ check: deps-check kernel-deps
 	$(Q)scripts/check.sh $(BUILD) $(BUILD)/asan $(BUILD)/tsan
 
 # The tests with several threads, under ThreadSanitizer (the model's shim
-# on pthread primitives then: model/ccm_os_user.h).  make check runs them.
+# on pthread primitives then: model/ccm_os_user.h), and the bootstrap's
+# (its root is a thread).  make check runs them.
 TSAN_TESTS := threads_test os_shim_test
 .PHONY: tsan-tests
-tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS))
+tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS)) $(BUILD)/tests/boot/boot_test
 
 # The kernel module, against Debian's 6.12 headers (scripts/kernel-deps.sh).
 driver: kernel-deps

@@ -71,6 +71,7 @@ struct boot {
 	struct boot_addr *addrs;
 	struct conn *out, *in;
 	struct pollfd *pfds;	/* nranks + 2 */
+	int *pfd_peer;		/* the rank of each connection in pfds */
 	struct msg *queue, **queue_tail;
 	int failed;		/* after an error, every call returns it ... */
 	char *err;		/* ... with this message */
@@ -93,10 +94,13 @@ void boot_ranks_str(const bool *in, int n, char *buf, size_t size)
 			continue;
 		while (j + 1 < n && in[j + 1])
 			j++;
+		/* a run of three or more as a range */
 		if (j > i + 1)
-			len += (size_t)snprintf(buf + len, size - len, "%s%d-%d", first ? "" : ",", i, j);
+			len += (size_t)snprintf(buf + len, size - len, "%s%d-%d", first ? "" : ",",
+						i, j);
 		else if (j == i + 1)
-			len += (size_t)snprintf(buf + len, size - len, "%s%d,%d", first ? "" : ",", i, j);
+			len += (size_t)snprintf(buf + len, size - len, "%s%d,%d", first ? "" : ",",
+						i, j);
 		else
 			len += (size_t)snprintf(buf + len, size - len, "%s%d", first ? "" : ",", i);
 		first = 0;
@@ -349,7 +353,8 @@ static void conn_read(struct boot *b, int p)
 				continue;
 			kind = ntohl(c->hdr.kind);
 			len = be64toh(c->hdr.len);
-			if (kind < BOOT_FRAME_DATA || kind > BOOT_FRAME_CLOSE || len > BOOT_FRAME_MAX)
+			if (kind < BOOT_FRAME_DATA || kind > BOOT_FRAME_CLOSE ||
+			    len > BOOT_FRAME_MAX)
 				goto garbled;
 			/* +1: an ABORT's text gets its NUL */
 			c->msg = malloc(sizeof(*c->msg) + len + 1);
@@ -382,8 +387,8 @@ static void accept_peer(struct boot *b)
 		return;
 	rc = sock_read(fd, &h, sizeof(h), deadline);
 	from = ntohl(h.rank);
-	if (rc || ntohl(h.proto) != BOOT_PROTO || h.magic != b->magic || from >= (uint32_t)b->nranks ||
-	    b->in[from].fd >= 0 || b->in[from].end != PEER_UP) {
+	if (rc || ntohl(h.proto) != BOOT_PROTO || h.magic != b->magic ||
+	    from >= (uint32_t)b->nranks || b->in[from].fd >= 0 || b->in[from].end != PEER_UP) {
 		log_msg(LOG_WARN, "bootstrap rank %d: refused a connection that is not a peer of this job (%s)",
 			b->rank, rc ? strerror(-rc) : "wrong hello");
 		close(fd);
@@ -439,7 +444,8 @@ static int op_send(struct boot *b, struct op *op)
 		ssize_t n;
 
 		if (op->sent < sizeof(op->hdr)) {
-			iov[0] = (struct iovec){ (char *)&op->hdr + op->sent, sizeof(op->hdr) - op->sent };
+			iov[0] = (struct iovec){ (char *)&op->hdr + op->sent,
+						 sizeof(op->hdr) - op->sent };
 			iov[1] = (struct iovec){ (void *)op->buf, op->len };
 			mh.msg_iovlen = op->len ? 2 : 1;
 		} else {
@@ -483,13 +489,18 @@ static int progress(struct boot *b, struct op *op)
 				    "%s: rank %d is gone before it sent %s: %s", op->call, op->from,
 				    op->what, end_str(b->in[op->from].end));
 
+		/* the listener, every connection in (an abort may come on any), ours out */
 		b->pfds[n++] = (struct pollfd){ .fd = b->lfd, .events = POLLIN };
-		for (int p = 0; p < b->nranks; p++)
-			if (b->in[p].fd >= 0)
-				b->pfds[n++] = (struct pollfd){ .fd = b->in[p].fd, .events = POLLIN };
+		for (int p = 0; p < b->nranks; p++) {
+			if (b->in[p].fd < 0)
+				continue;
+			b->pfd_peer[n] = p;
+			b->pfds[n++] = (struct pollfd){ .fd = b->in[p].fd, .events = POLLIN };
+		}
 		if (sending) {
 			out_slot = n;
-			b->pfds[n++] = (struct pollfd){ .fd = b->out[op->to].fd, .events = POLLOUT };
+			b->pfds[n++] = (struct pollfd){ .fd = b->out[op->to].fd,
+							.events = POLLOUT };
 		}
 		ready = poll(b->pfds, (nfds_t)n, sock_poll_ms(op->deadline));
 		if (ready < 0 && errno != EINTR)
@@ -512,13 +523,9 @@ static int progress(struct boot *b, struct op *op)
 			if (rc)
 				return rc;
 		}
-		for (int i = 1; i < n; i++) {
-			if (i == out_slot || !b->pfds[i].revents)
-				continue;
-			for (int p = 0; p < b->nranks; p++)
-				if (b->in[p].fd == b->pfds[i].fd)
-					conn_read(b, p);
-		}
+		for (int i = 1; i < n; i++)
+			if (i != out_slot && b->pfds[i].revents)
+				conn_read(b, b->pfd_peer[i]);
 		if (b->pfds[0].revents)
 			accept_peer(b);
 	}
@@ -543,7 +550,8 @@ static int peer_connect(struct boot *b, struct op *op)
 	}
 	if (rc == -ETIMEDOUT)
 		return fail(b, rc, "%s: timed out after %d ms connecting to rank %d at %s to send %s",
-			    op->call, b->timeout_ms, p, sock_addr_str(&b->addrs[p], where), op->what);
+			    op->call, b->timeout_ms, p, sock_addr_str(&b->addrs[p], where),
+			    op->what);
 	if (rc == -ECONNREFUSED)
 		return fail(b, rc,
 			    "%s: rank %d is gone: its listener at %s refused the connection (to send %s)",
@@ -604,7 +612,9 @@ static int ring_allgather(struct boot *b, void *buf, size_t size, uint32_t tag, 
 		return failed_before(b);
 	op.what = what;
 	for (int step = 0; step < n - 1; step++) {
-		int send_idx = (b->rank - step + n) % n, recv_idx = (b->rank - step - 1 + 2 * n) % n;
+		/* step s passes on the block received at step s - 1 */
+		int send_idx = (b->rank - step + n) % n;
+		int recv_idx = (b->rank - step - 1 + 2 * n) % n;
 		int rc;
 
 		snprintf(what, sizeof(what), "its %s block (step %d of %d)", call, step + 1, n - 1);
@@ -714,7 +724,8 @@ static struct boot *boot_alloc(int rank, int nranks)
 	b->out = calloc((size_t)nranks, sizeof(*b->out));
 	b->in = calloc((size_t)nranks, sizeof(*b->in));
 	b->pfds = calloc((size_t)nranks + 2, sizeof(*b->pfds));
-	if (!b->addrs || !b->out || !b->in || !b->pfds) {
+	b->pfd_peer = calloc((size_t)nranks + 2, sizeof(*b->pfd_peer));
+	if (!b->addrs || !b->out || !b->in || !b->pfds || !b->pfd_peer) {
 		boot_close(b);
 		return NULL;
 	}
@@ -890,6 +901,7 @@ void boot_close(struct boot *b)
 	free(b->out);
 	free(b->in);
 	free(b->pfds);
+	free(b->pfd_peer);
 	free(b->err);
 	free(b->abort_text);
 	free(b);

@@ -86,7 +86,8 @@ static void reply_error(struct job *j, int fd)
 }
 
 /* The job failed: say why to every rank here, and to those still to come. */
-static void job_fail(struct job *j, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void job_fail(struct job *j, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void job_fail(struct job *j, int rc, const char *fmt, ...)
 {
 	char where[SOCK_ADDR_STRLEN];
@@ -130,9 +131,14 @@ static void admit(struct job *j, int fd, const struct boot_root_hello *h)
 	char a[SOCK_ADDR_STRLEN], b[SOCK_ADDR_STRLEN];
 
 	if (!j->nranks) {
-		j->m = malloc(nranks * sizeof(*j->m));
-		if (!nranks || !j->m) {
-			reply(fd, -ENOMEM, "the root is out of memory", 25, j->deadline);
+		static const char no_ranks[] = "a job of 0 ranks", no_memory[] = "out of memory";
+
+		j->m = nranks ? malloc(nranks * sizeof(*j->m)) : NULL;
+		if (!j->m) {
+			if (nranks)
+				reply(fd, -ENOMEM, no_memory, sizeof(no_memory) - 1, j->deadline);
+			else
+				reply(fd, -EINVAL, no_ranks, sizeof(no_ranks) - 1, j->deadline);
 			close(fd);
 			return;
 		}
