@@ -75,7 +75,8 @@ int boot_barrier(struct boot *b);
  * to @peer; boot_recv takes the oldest from @peer with @tag, whose length
  * must be @len.  Messages of other tags wait for their own boot_recv.
  * boot_send returns once the bytes are in the kernel's hands (a large one:
- * once the peer reads).
+ * once the peer reads); meanwhile it takes in what peers send, so ranks
+ * sending each other large messages at once do not deadlock.
  */
 int boot_send(struct boot *b, int peer, uint32_t tag, const void *buf, size_t len);
 int boot_recv(struct boot *b, int peer, uint32_t tag, void *buf, size_t len);

@@ -339,6 +339,42 @@ static int check_p2p(struct rank_ctx *c, struct boot *b)
 	return 0;
 }
 
+/*
+ * Every rank sends every other a large message before receiving any: two
+ * ranks 48 MiB, more than loopback's socket buffers hold (up to 32 MiB
+ * received and 4 MiB sent here), so each send completes only because the
+ * peer, blocked in its own send, takes in what arrives meanwhile.  More
+ * ranks send 1 MiB each, to each other all at once.
+ */
+static int check_p2p_large(struct rank_ctx *c, struct boot *b)
+{
+	int n = boot_nranks(b), rank = boot_rank(b);
+	size_t size = n == 2 ? 48 << 20 : 1 << 20;
+	unsigned char *out = malloc(size), *in = malloc(size);
+	int code = 0;
+
+	CHILD_CHECK(c, out && in, "out of memory");
+	for (size_t i = 0; i < size; i++)
+		out[i] = pattern(rank, i, 77);
+	for (int q = 1; q < n && !code; q++)
+		if (boot_send(b, (rank + q) % n, 3, out, size))
+			code = say(c, "large send to %d: %s", (rank + q) % n, ccore_last_error());
+	for (int q = 1; q < n && !code; q++) {
+		int p = (rank + n - q) % n;
+
+		if (boot_recv(b, p, 3, in, size)) {
+			code = say(c, "large recv from %d: %s", p, ccore_last_error());
+			break;
+		}
+		for (size_t i = 0; i < size && !code; i++)
+			if (in[i] != pattern(p, i, 77))
+				code = say(c, "large message from rank %d: byte %zu wrong", p, i);
+	}
+	free(out);
+	free(in);
+	return code;
+}
+
 /* A rank of @spec: exit 0 (all checked), 3 (the bootstrap failed: msg is its error), else 1. */
 static int rank_main(struct rank_ctx *c)
 {
@@ -397,7 +433,8 @@ static int rank_main(struct rank_ctx *c)
 	}
 	if (s->exchange) {
 		code = check_allgather(c, b, 64, 1) ?: check_allgather(c, b, 1, 2) ?:
-		       check_allgather(c, b, 256 * 1024, 3) ?: check_p2p(c, b);
+		       check_allgather(c, b, 256 * 1024, 3) ?: check_p2p(c, b) ?:
+		       check_p2p_large(c, b);
 		if (!code && boot_barrier(b))
 			code = say(c, "barrier: %s", ccore_last_error());
 		if (code) {
