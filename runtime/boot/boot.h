@@ -81,6 +81,19 @@ int boot_barrier(struct boot *b);
 int boot_send(struct boot *b, int peer, uint32_t tag, const void *buf, size_t len);
 int boot_recv(struct boot *b, int peer, uint32_t tag, void *buf, size_t len);
 
+/* A named value every rank must have the same of (NULL: unset). */
+struct boot_value {
+	const char *name;
+	const char *value;
+};
+
+/*
+ * Every rank has the same @nv values (the same names, in the same order,
+ * on every rank): -EINVAL on every rank otherwise, naming each that
+ * differs, the ranks and their values, then "(@rule)".
+ */
+int boot_check_values(struct boot *b, const struct boot_value *v, size_t nv, const char *rule);
+
 /*
  * Every rank agrees on the settings that decide plans (settings.c):
  * -EINVAL on every rank otherwise, naming each variable that differs, the

@@ -81,40 +81,22 @@ static char *file_digest(const char *path)
 	return out;
 }
 
-/* This rank's record: per compared item a set flag byte, the value, a NUL. */
-static char *record(size_t *len)
+/* This rank's record: per value a set flag byte, the value, a NUL. */
+static char *record(const struct boot_value *v, size_t nv, size_t *len)
 {
 	size_t n = 0;
-	char *buf, *digest = NULL;
-	const char *tf = getenv("CCORE_TUNER_FILE");
+	char *buf;
 
-	if (tf && *tf && !(digest = file_digest(tf)))
-		return NULL;
-	for (size_t i = 0; i < NSETTINGS; i++) {
-		const char *v = settings[i].decides_plan ? getenv(settings[i].name) : NULL;
-
-		if (settings[i].decides_plan)
-			n += 2 + (v ? strlen(v) : 0);
-	}
-	n += 2 + (digest ? strlen(digest) : 0);
+	for (size_t i = 0; i < nv; i++)
+		n += 2 + (v[i].value ? strlen(v[i].value) : 0);
 	buf = malloc(n);
-	if (!buf) {
-		free(digest);
+	if (!buf)
 		return NULL;
-	}
 	n = 0;
-	for (size_t i = 0; i <= NSETTINGS; i++) {
-		const char *v;
-
-		if (i < NSETTINGS && !settings[i].decides_plan)
-			continue;
-		v = i < NSETTINGS ? getenv(settings[i].name) : digest;
-		if (v && !*v)
-			v = NULL;	/* the runtime reads an empty value as unset */
-		buf[n++] = v != NULL;
-		n += (size_t)sprintf(buf + n, "%s", v ? v : "") + 1;
+	for (size_t i = 0; i < nv; i++) {
+		buf[n++] = v[i].value != NULL;
+		n += (size_t)sprintf(buf + n, "%s", v[i].value ? v[i].value : "") + 1;
 	}
-	free(digest);
 	*len = n;
 	return buf;
 }
@@ -132,112 +114,120 @@ static bool same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* "ranks 0,2 \"ring\", ranks 1,3 unset" for item @k into the message at @msg. */
-static int describe(char **msg, size_t *len, const char *name, char **recs, int n, size_t k)
+/* "NAME differs between ranks: ranks 0,2 \"ring\", ranks 1,3 unset" for item @k. */
+static void describe(FILE *f, const char *name, char **recs, int n, size_t k, bool *done,
+		     bool *in)
 {
-	bool *done = calloc((size_t)n, sizeof(*done)), *in = calloc((size_t)n, sizeof(*in));
-	char *ranks = malloc(4096);
-	FILE *f;
-	char *buf = NULL;
-	size_t size = 0;
+	char ranks[4096];
 
-	f = done && in && ranks ? open_memstream(&buf, &size) : NULL;
-	if (!f) {
-		free(done);
-		free(in);
-		free(ranks);
-		return -ENOMEM;
-	}
-	fprintf(f, "%s%s differs between ranks:", *len ? "; " : "", name);
+	memset(done, 0, (size_t)n * sizeof(*done));
+	fprintf(f, "%s differs between ranks:", name);
 	for (int r = 0, first = 1; r < n; r++) {
 		const char *v = item(recs[r], k);
 
 		if (done[r])
 			continue;
+		memset(in, 0, (size_t)n * sizeof(*in));
 		for (int s = r; s < n; s++)
 			if (same(v, item(recs[s], k)))
 				done[s] = in[s] = true;
-		boot_ranks_str(in, n, ranks, 4096);
+		boot_ranks_str(in, n, ranks, sizeof(ranks));
 		if (v)
 			fprintf(f, "%s %s \"%s\"", first ? "" : ",", ranks, v);
 		else
 			fprintf(f, "%s %s unset", first ? "" : ",", ranks);
 		first = 0;
-		memset(in, 0, (size_t)n * sizeof(*in));
 	}
-	fclose(f);
-	free(done);
-	free(in);
-	free(ranks);
-	if (!buf)
-		return -ENOMEM;
-	*msg = realloc(*msg, *len + size + 1);
-	if (!*msg) {
-		free(buf);
-		return -ENOMEM;
-	}
-	memcpy(*msg + *len, buf, size + 1);
-	*len += size;
-	free(buf);
-	return 0;
 }
 
-int boot_check_settings(struct boot *b)
+/* Every rank's record of @nv values into @recs (rows of @all). */
+static int gather(struct boot *b, const char *mine, size_t len, size_t nv, char **all,
+		  char ***recs)
 {
 	int n = boot_nranks(b), rank = boot_rank(b), rc;
-	size_t len = 0, max = 0, nitems = 1, msg_len = 0;
 	uint64_t *lens = calloc((size_t)n, sizeof(*lens));
-	char *mine = record(&len), *all = NULL, *msg = NULL, **recs = NULL;
+	size_t max = 0;
 
-	if (!lens || !mine) {
-		rc = ccore_error(-ENOMEM, "bootstrap rank %d: settings: out of memory", rank);
-		goto out;
-	}
+	if (!lens)
+		return -ENOMEM;
 	lens[rank] = len;
 	rc = boot_allgather(b, lens, sizeof(*lens));
-	if (rc)
-		goto out;
-	for (int r = 0; r < n; r++)
+	for (int r = 0; !rc && r < n; r++)
 		max = lens[r] > max ? lens[r] : max;
-	for (size_t i = 0; i < NSETTINGS; i++)
-		nitems += settings[i].decides_plan;
-	/* zeros after the last record: one of fewer items reads as unset */
-	all = calloc((size_t)n * max + 2 * nitems, 1);
-	recs = calloc((size_t)n, sizeof(*recs));
-	if (!all || !recs) {
-		rc = ccore_error(-ENOMEM, "bootstrap rank %d: settings: out of memory", rank);
-		goto out;
-	}
-	memcpy(all + (size_t)rank * max, mine, len);
-	rc = boot_allgather(b, all, max);
+	free(lens);
 	if (rc)
-		goto out;
+		return rc;
+	/* zeros after the last record: one of fewer values reads as unset */
+	*all = calloc((size_t)n * max + 2 * nv, 1);
+	*recs = calloc((size_t)n, sizeof(**recs));
+	if (!*all || !*recs)
+		return -ENOMEM;
+	memcpy(*all + (size_t)rank * max, mine, len);
+	rc = boot_allgather(b, *all, max);
 	for (int r = 0; r < n; r++)
-		recs[r] = all + (size_t)r * max;
-	for (size_t k = 0, i = 0; k < nitems; k++, i++) {
-		const char *name = "CCORE_TUNER_FILE (its contents)";
+		(*recs)[r] = *all + (size_t)r * max;
+	return rc;
+}
+
+int boot_check_values(struct boot *b, const struct boot_value *v, size_t nv, const char *rule)
+{
+	int n = boot_nranks(b), rank = boot_rank(b), rc;
+	size_t len = 0, msg_size = 0;
+	char *mine = record(v, nv, &len), *all = NULL, **recs = NULL, *msg = NULL;
+	bool *done = calloc((size_t)n, sizeof(*done)), *in = calloc((size_t)n, sizeof(*in));
+	FILE *f = NULL;
+
+	rc = mine && done && in ? gather(b, mine, len, nv, &all, &recs) : -ENOMEM;
+	if (!rc && !(f = open_memstream(&msg, &msg_size)))
+		rc = -ENOMEM;
+	for (size_t k = 0, differing = 0; !rc && k < nv; k++) {
 		bool differ = false;
 
-		while (i < NSETTINGS && !settings[i].decides_plan)
-			i++;
-		if (i < NSETTINGS)
-			name = settings[i].name;
 		for (int r = 1; r < n && !differ; r++)
 			differ = !same(item(recs[0], k), item(recs[r], k));
-		if (differ && describe(&msg, &msg_len, name, recs, n, k)) {
-			rc = ccore_error(-ENOMEM, "bootstrap rank %d: settings: out of memory", rank);
-			goto out;
-		}
+		if (!differ)
+			continue;
+		if (differing++)
+			fputs("; ", f);
+		describe(f, v[k].name, recs, n, k, done, in);
 	}
-	if (msg)
-		rc = ccore_error(-EINVAL,
-				 "bootstrap rank %d: %s (the settings that decide plans must be the same on every rank)",
-				 rank, msg);
-out:
-	free(lens);
+	if (f && fclose(f))
+		rc = rc ?: -ENOMEM;
+	if (rc == -ENOMEM)
+		ccore_error(rc, "bootstrap rank %d: comparing values: out of memory", rank);
+	else if (!rc && msg_size)
+		rc = ccore_error(-EINVAL, "bootstrap rank %d: %s (%s)", rank, msg, rule);
 	free(mine);
 	free(all);
 	free(recs);
 	free(msg);
+	free(done);
+	free(in);
+	return rc;
+}
+
+int boot_check_settings(struct boot *b)
+{
+	struct boot_value v[NSETTINGS + 1];
+	const char *tf = getenv("CCORE_TUNER_FILE");
+	char *digest = NULL;
+	size_t nv = 0;
+	int rc;
+
+	for (size_t i = 0; i < NSETTINGS; i++) {
+		const char *value = getenv(settings[i].name);
+
+		if (!settings[i].decides_plan)
+			continue;
+		/* the runtime reads an empty value as unset */
+		v[nv++] = (struct boot_value){ settings[i].name, value && *value ? value : NULL };
+	}
+	if (tf && *tf && !(digest = file_digest(tf)))
+		return ccore_error(-ENOMEM, "bootstrap rank %d: settings: out of memory",
+				   boot_rank(b));
+	v[nv++] = (struct boot_value){ "CCORE_TUNER_FILE (its contents)", digest };
+	rc = boot_check_values(b, v, nv,
+			       "the settings that decide plans must be the same on every rank");
+	free(digest);
 	return rc;
 }

@@ -116,7 +116,7 @@ static int say(struct rank_ctx *c, const char *fmt, ...)
 static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_writer,
 		    void (*launcher)(int id_wfd, int n))
 {
-	int idp[2], gop[2], res[MAXP][2];
+	int idp[2], gop[2], res[MAXP][2], fds = count_fds();
 	struct timespec t0;
 
 	ASSERT_LE(n, MAXP);
@@ -185,6 +185,7 @@ static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_w
 	}
 	for (int i = 0; i < n; i++)
 		waitpid(p[i].pid, &p[i].status, 0);
+	ASSERT_EQ(count_fds(), fds);
 }
 
 static bool exited_ok(const struct proc *p)
@@ -648,6 +649,46 @@ TEST(algo_agree)
 
 	run_spec(&s, 3, p);
 	assert_all_ok(p, 3);
+}
+
+/* Values of the caller's own: the same pass, several differing are named together. */
+static int values_main(struct rank_ctx *c)
+{
+	const char *comm_id = c->arg;
+	int fds = count_fds(), r = c->idx;
+	struct boot_value same[] = { { "nodes", "1" }, { "unset", NULL } };
+	struct boot_value differ[] = {
+		{ "nodes", "1" }, { "parity", r % 2 ? "odd" : "even" }, { "cfg", r == 2 ? NULL : "a" },
+	};
+	struct boot_id id;
+	struct boot *b;
+	int rc;
+
+	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
+	setenv("CCORE_COMM_ID", comm_id, 1);
+	CHILD_CHECK(c, !boot_unique_id(&id), "%s", ccore_last_error());
+	CHILD_CHECK(c, !boot_init(&id, r, 3, OK_TIMEOUT_MS, &b), "%s", ccore_last_error());
+	rc = boot_check_values(b, same, 2, "every rank must agree");
+	CHILD_CHECK(c, !rc, "the same values differ: %s", ccore_last_error());
+	rc = boot_check_values(b, differ, 3, "every rank must agree");
+	CHILD_CHECK(c, rc == -EINVAL, "differing values pass: %d", rc);
+	say(c, "%s", ccore_last_error());
+	/* a value check is no failure of the bootstrap */
+	CHILD_CHECK(c, !boot_barrier(b), "%s", ccore_last_error());
+	boot_close(b);
+	CHILD_CHECK(c, count_fds() == fds, "fds leaked");
+	return 3;
+}
+
+TEST(values_differ)
+{
+	char v[64];
+	struct proc p[3];
+
+	snprintf(v, sizeof(v), "127.0.0.1:%d", free_port(AF_INET));
+	run_job(3, values_main, v, p, -1, NULL);
+	for (int i = 0; i < 3; i++)
+		assert_failed_with(p, i, ": parity differs between ranks: ranks 0,2 \"even\", rank 1 \"odd\"; cfg differs between ranks: ranks 0,1 \"a\", rank 2 unset (every rank must agree)");
 }
 
 /* Point to point: a receive nobody sends to times out naming the peer and the tag. */
