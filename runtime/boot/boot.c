@@ -457,6 +457,8 @@ static int op_send(struct boot *b, struct op *op)
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			op->sent += (size_t)n;
+			/* cut here, the stream would not parse: no abort may follow */
+			c->broken = op->sent < total;
 			continue;
 		}
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)

@@ -735,6 +735,52 @@ TEST(recv_timeout_and_length)
 	assert_failed_with(p, 1, "rank 0 sent 8 bytes as a message with tag 7 (16 bytes), rank 1 expected 16");
 }
 
+/*
+ * A send larger than the socket buffers to a rank that calls nothing for
+ * longer than the timeout: the error says how much went, and the peer,
+ * once back, finds the sender gone (no abort spliced into the cut frame).
+ */
+static int send_timeout_main(struct rank_ctx *c)
+{
+	size_t size = 48 << 20;
+	unsigned char *buf = calloc(1, size);
+	int fds = count_fds(), rc;
+	struct boot_id id;
+	struct boot *b;
+
+	CHILD_CHECK(c, buf, "out of memory");
+	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
+	if (c->idx == 0) {
+		CHILD_CHECK(c, !boot_unique_id(&id), "%s", ccore_last_error());
+		CHILD_CHECK(c, !write_ids(c->id_fd, &id, 1), "writing the id");
+	} else {
+		CHILD_CHECK(c, !read_id(c->id_fd, &id), "no id");
+	}
+	CHILD_CHECK(c, !boot_init(&id, c->idx, 2, FAIL_TIMEOUT_MS, &b), "%s", ccore_last_error());
+	if (c->idx == 0) {
+		rc = boot_send(b, 1, 3, buf, size);
+	} else {
+		nanosleep(&(struct timespec){ 1, 500 * 1000000L }, NULL);
+		rc = boot_recv(b, 0, 3, buf, size);
+	}
+	free(buf);
+	CHILD_CHECK(c, rc, "the transfer succeeded");
+	say(c, "%s", ccore_last_error());
+	boot_close(b);
+	CHILD_CHECK(c, count_fds() == fds, "fds leaked");
+	return 3;
+}
+
+TEST(send_timeout)
+{
+	struct proc p[2];
+
+	run_job(2, send_timeout_main, NULL, p, 0, NULL);
+	assert_failed_with(p, 0, "send: timed out after 1000 ms waiting for rank 1 to take a message with tag 3 (50331648 bytes) (");
+	assert_failed_with(p, 0, " of 50331664 bytes sent)");
+	assert_failed_with(p, 1, "recv: rank 0 is gone before it sent a message with tag 3 (50331648 bytes): its connection closed without a goodbye");
+}
+
 /* --- in this process ------------------------------------------------------------ */
 
 /* A job of one rank, from CCORE_COMM_ID: the root runs here for the time of init. */
