@@ -82,7 +82,7 @@ FW_GEN := $(GEN)/firmware_blobs.c
 TOOL_NAMES := $(sort $(notdir $(wildcard tools/ccore-*)))
 TOOLS := $(addprefix $(BIN)/,$(TOOL_NAMES))
 
-TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c selftests/boot/*_test.c))
+TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c selftests/bootstrap/*_test.c))
 TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
 TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
@@ -293,7 +293,7 @@ $(BUILD)/tests/%: selftests/%.c $(TEST_LIB_OBJS) $(LIBCCORE)
 	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 
 # The bootstrap's test reads the runtime's sources (the settings table is complete).
-$(BUILD)/tests/boot/boot_test: CFLAGS_ALL += -DCCORE_SRCDIR='"$(CURDIR)"'
+$(BUILD)/tests/bootstrap/boot_test: CFLAGS_ALL += -DCCORE_SRCDIR='"$(CURDIR)"'
 
 # The collective tests' QEMU subset on the accel backend (see coll_test.c).
 $(BUILD)/tests/kernel/coll_accel: selftests/runtime/coll_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
@@ -417,7 +417,7 @@ check: deps-check kernel-deps
 # (its root is a thread).  make check runs them.
 TSAN_TESTS := threads_test os_shim_test
 .PHONY: tsan-tests
-tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS)) $(BUILD)/tests/boot/boot_test
+tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS)) $(BUILD)/tests/bootstrap/boot_test
 
 # The kernel module, against Debian's 6.12 headers (scripts/kernel-deps.sh).
 driver: kernel-deps

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bootstrap (runtime/boot/) between real processes: each case forks
+ * The bootstrap (runtime/bootstrap/) between real processes: each case forks
  * one process per rank over loopback, and every process reports back
  * through a pipe what it checked and the bootstrap's error text, which the
  * case asserts on.  Every process also checks that it ends with the file
@@ -8,7 +8,7 @@
  * socket closed); the sanitizer build's leak check runs in each one.
  */
 #include "ccore_test.h"
-#include "boot/boot.h"
+#include "bootstrap/boot.h"
 #include "ccore.h"
 
 #include <arpa/inet.h>
@@ -971,7 +971,7 @@ TEST(settings_table_complete)
 			known |= !strcmp(not_variables[i], name);
 		if (!known) {
 			pclose(f);
-			FAIL("%s is read by the runtime but missing from runtime/boot/settings.c's table: say whether it decides plans",
+			FAIL("%s is read by the runtime but missing from runtime/bootstrap/settings.c's table: say whether it decides plans",
 			     name);
 		}
 		found++;

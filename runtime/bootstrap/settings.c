@@ -9,7 +9,7 @@
  * selftests/boot/boot_test.c checks that every CCORE_* name the runtime's
  * sources mention is in it, so a new knob must be classified here.
  */
-#include "boot/wire.h"
+#include "bootstrap/wire.h"
 #include "ccore_internal.h"
 
 #include <stdio.h>

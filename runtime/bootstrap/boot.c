@@ -15,7 +15,7 @@
  * every rank waiting in a collective call.  After an error a struct boot
  * only repeats it.
  */
-#include "boot/wire.h"
+#include "bootstrap/wire.h"
 #include "ccore_internal.h"
 #include "log.h"
 #include "util/clock.h"

@@ -8,8 +8,8 @@
 #ifndef CCORE_BOOT_WIRE_H
 #define CCORE_BOOT_WIRE_H
 
-#include "boot/boot.h"
-#include "boot/sock.h"
+#include "bootstrap/boot.h"
+#include "bootstrap/sock.h"
 
 #include <stdbool.h>
 #include <stddef.h>

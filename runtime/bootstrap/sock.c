@@ -4,7 +4,7 @@
  * $CCORE_SOCKET_IFNAME, and blocking steps as poll() loops against a
  * deadline, so that no step waits longer than its caller allows.
  */
-#include "boot/sock.h"
+#include "bootstrap/sock.h"
 #include "ccore_internal.h"
 #include "util/clock.h"
 

@@ -10,7 +10,7 @@
  * The roots of this process are kept in a list so that a rank here, or a
  * launcher with boot_root_wait(), joins the thread (none is detached).
  */
-#include "boot/wire.h"
+#include "bootstrap/wire.h"
 #include "ccore_internal.h"
 #include "log.h"
 #include "util/clock.h"
