@@ -69,7 +69,7 @@ int ccm_uapi_ring_submit(const struct ccm_config *cfg, const struct drm_ccore_ri
 		return flags_unknown(a->flags, DRM_CCORE_SUBMIT_F_START, " START", err);
 	if (!a->count || a->count > CCM_UAPI_SUBMIT_MAX)
 		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_DESC_COUNT, CCM_UAPI_SUBMIT_MAX,
-				  "count %u out of range (1..%u descriptors)", a->count,
+				  "count is %u; expected 1..%u descriptors", a->count,
 				  CCM_UAPI_SUBMIT_MAX);
 	/* no ring has room for more (as a full ring): nothing larger is read */
 	if (a->count > cfg->max_ring_size)
@@ -163,7 +163,8 @@ int ccm_uapi_sem_import(const struct drm_ccore_sem_import *a, bool open, bool se
 				  "fd %d is not an open file descriptor", a->fd);
 	if (!sem)
 		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_FD_NOT_SEM, 0,
-				  "fd %d is not an exported semaphore block (SEM_EXPORT)", a->fd);
+				  "fd %d is a dma-buf or another file, not an exported semaphore block (SEM_EXPORT)",
+				  a->fd);
 	if (!same_fabric)
 		return ccm_reject(err, -EXDEV, DRM_CCORE_REASON_FD_OTHER_FABRIC, 0,
 				  "fd %d names semaphores of another fabric", a->fd);
@@ -189,8 +190,9 @@ int ccm_uapi_program_load(const struct ccm_config *cfg, const struct drm_ccore_p
 		return rc;
 	if (!a->count || a->count > cfg->max_program_size)
 		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_INSN_COUNT, cfg->max_program_size,
-				  "count %u out of range (1..%u instructions)", a->count,
-				  cfg->max_program_size);
+				  "count %u: %s (1..%u instructions)", a->count,
+				  a->count ? "more than the CC core's memory holds" :
+				  "the program has no instructions", cfg->max_program_size);
 	return 0;
 }
 

@@ -10,9 +10,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/*
+ * The calling thread's last failed ioctl, as GET_LAST_ERROR answers it on
+ * the context it failed on.  sim_fail() arms it with the reason of the
+ * call in progress; sim_ioctl() completes it once the call failed.
+ */
+static _Thread_local struct {
+	const struct sim_ctx *ctx;	/* NULL: nothing recorded */
+	bool armed;
+	struct drm_ccore_last_error e;
+} sim_last;
+
 int sim_fail(unsigned long request, int rc, const struct ccm_err *err)
 {
-	return ccore_error(rc, "%s: %s", ccore_ioctl_name(request), err->msg);
+	sim_last.armed = true;
+	sim_last.e.reason = err->reason;
+	sim_last.e.index = err->index;
+	sim_last.e.limit = err->limit;
+	if (err->reason == DRM_CCORE_REASON_NONE)
+		return ccore_error(rc, "%s: %s", ccore_ioctl_name(request), err->msg);
+	return ccore_error(rc, "%s: %s (reason %s)", ccore_ioctl_name(request), err->msg,
+			   ccore_reason_name(err->reason));
+}
+
+/* After ioctl @req of @c returned @rc. */
+static void last_error_end(const struct sim_ctx *c, unsigned long req, int rc)
+{
+	bool armed = sim_last.armed;
+
+	sim_last.armed = false;
+	if (rc >= 0)
+		return;
+	if (!armed)
+		sim_last.e = (struct drm_ccore_last_error){ .index = CCM_NO_INDEX };
+	sim_last.ctx = c;
+	sim_last.e.ioctl = _IOC_NR(req);
+	sim_last.e.error = rc;
+}
+
+static int get_last_error(const struct sim_ctx *c, struct drm_ccore_last_error *a)
+{
+	if (a->flags || a->pad)
+		return ccore_error(-EINVAL, "GET_LAST_ERROR: flags 0x%x and pad %u must be zero",
+				   a->flags, a->pad);
+	if (sim_last.ctx == c)
+		*a = sim_last.e;
+	else
+		*a = (struct drm_ccore_last_error){ .ioctl = ~0u, .index = CCM_NO_INDEX };
+	return 0;
 }
 
 static void sim_job_done(void *host, u64 cookie, int status)
@@ -138,7 +183,20 @@ static bool starts_work(unsigned long req, const void *arg)
 	_IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, DRM_COMMAND_BASE + DRM_CCORE_RING_CREATE, \
 	     offsetof(struct drm_ccore_ring_create, index_stride))
 
+static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg);
+
 static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
+{
+	int rc;
+
+	if (req == DRM_IOCTL_CCORE_GET_LAST_ERROR && arg)
+		return get_last_error(to_ctx(dev), arg);
+	rc = sim_ioctl_call(dev, req, arg);
+	last_error_end(to_ctx(dev), req, rc);
+	return rc;
+}
+
+static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg)
 {
 	struct sim_ctx *c = to_ctx(dev);
 	struct sim_system *s = c->sys;
@@ -152,7 +210,7 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 		struct drm_ccore_ring_create full = { 0 };
 
 		memcpy(&full, arg, _IOC_SIZE(req));
-		rc = sim_ioctl(dev, DRM_IOCTL_CCORE_RING_CREATE, &full);
+		rc = sim_ioctl_call(dev, DRM_IOCTL_CCORE_RING_CREATE, &full);
 		memcpy(arg, &full, _IOC_SIZE(req));
 		return rc;
 	}
