@@ -62,19 +62,13 @@ static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
 /**
  * struct ccore_last_error - why a thread's last ioctl on a file failed
  * @tid: the thread (global id), 0 for a free slot
- * @armed: a handler recorded @reason for the call still in progress
- * @reason: enum drm_ccore_reason
- * @ioctl: DRM_IOCTL_NR() of the failed ioctl
- * @error: its negative errno
- * @index: the descriptor or instruction at fault, or ~0
- * @limit: the bound of the rule broken
+ * @armed: a handler recorded the reason of the call still in progress
+ * @e: what GET_LAST_ERROR returns (flags and pad zero)
  */
 struct ccore_last_error {
 	pid_t tid;
 	bool armed;
-	u32 reason, ioctl, index;
-	s32 error;
-	u64 limit;
+	struct drm_ccore_last_error e;
 };
 
 /**

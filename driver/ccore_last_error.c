@@ -43,8 +43,8 @@ int ccore_reject(struct drm_file *file, const char *ioctl, int rc, const struct 
 		       err->reason);
 	spin_lock(&cfile->last_lock);
 	*e = (struct ccore_last_error){
-		.tid = tid, .armed = true, .reason = err->reason, .index = err->index,
-		.limit = err->limit,
+		.tid = tid, .armed = true,
+		.e = { .reason = err->reason, .index = err->index, .limit = err->limit },
 	};
 	spin_unlock(&cfile->last_lock);
 	return rc;
@@ -72,15 +72,14 @@ void ccore_last_error_end(struct file *filp, unsigned int cmd, long rc)
 	if (rc >= 0) {
 		if (e->tid == tid)
 			e->armed = false;
-	} else if (e->tid == tid && e->armed) {
-		e->armed = false;
-		e->ioctl = DRM_IOCTL_NR(cmd);
-		e->error = rc;
 	} else {
-		*e = (struct ccore_last_error){
-			.tid = tid, .reason = DRM_CCORE_REASON_NONE, .ioctl = DRM_IOCTL_NR(cmd),
-			.error = rc, .index = CCM_NO_INDEX,
-		};
+		if (e->tid != tid || !e->armed)
+			*e = (struct ccore_last_error){
+				.tid = tid, .e = { .index = CCM_NO_INDEX },
+			};
+		e->armed = false;
+		e->e.ioctl = DRM_IOCTL_NR(cmd);
+		e->e.error = rc;
 	}
 	spin_unlock(&cfile->last_lock);
 }
@@ -94,19 +93,10 @@ int ccore_ioctl_get_last_error(struct drm_device *drm, void *data, struct drm_fi
 
 	if (a->flags || a->pad)
 		return -EINVAL;
-	a->reason = DRM_CCORE_REASON_NONE;
-	a->ioctl = ~0u;
-	a->error = 0;
-	a->index = CCM_NO_INDEX;
-	a->limit = 0;
+	*a = (struct drm_ccore_last_error){ .ioctl = ~0u, .index = CCM_NO_INDEX };
 	spin_lock(&cfile->last_lock);
-	if (e->tid == tid && !e->armed) {
-		a->reason = e->reason;
-		a->ioctl = e->ioctl;
-		a->error = e->error;
-		a->index = e->index;
-		a->limit = e->limit;
-	}
+	if (e->tid == tid && !e->armed)
+		*a = e->e;
 	spin_unlock(&cfile->last_lock);
 	return 0;
 }

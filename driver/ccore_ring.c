@@ -235,12 +235,7 @@ int ccore_ioctl_ring_stats(struct drm_device *drm, void *data, struct drm_file *
 		ccm_uapi_no_handle(DRM_CCORE_REASON_RING_HANDLE, a->handle, &err);
 		return ccore_reject(file, "RING_STATS", -ENOENT, &err);
 	}
-	a->packet_size = st.packet_size;
-	a->bytes = st.bytes;
-	a->packets = st.packets;
-	a->started = st.started;
-	a->completed = st.completed;
-	a->errors = st.errors;
+	ccm_uapi_ring_stats(a, &st);
 	return 0;
 }
 

@@ -79,6 +79,16 @@ int ccm_uapi_ring_submit(const struct ccm_config *cfg, const struct drm_ccore_ri
 	return 0;
 }
 
+void ccm_uapi_ring_stats(struct drm_ccore_ring_stats *a, const struct ccm_ring_stats *st)
+{
+	a->packet_size = st->packet_size;
+	a->bytes = st->bytes;
+	a->packets = st->packets;
+	a->started = st->started;
+	a->completed = st->completed;
+	a->errors = st->errors;
+}
+
 void ccm_uapi_ring_verify_ctx(const struct ccm_uapi_ring *r, struct ccm_verify_ctx *v)
 {
 	v->core = r->core;

@@ -69,6 +69,8 @@ int ccm_uapi_ring_destroy(const struct drm_ccore_ring_destroy *a, const struct c
 /* Flags and count, before anything is copied in. */
 int ccm_uapi_ring_submit(const struct ccm_config *cfg, const struct drm_ccore_ring_submit *a,
 			 struct ccm_err *err);
+/* RING_STATS's answer from the hardware's counters. */
+void ccm_uapi_ring_stats(struct drm_ccore_ring_stats *a, const struct ccm_ring_stats *st);
 /* Point @v at ring @r: its core and index. */
 void ccm_uapi_ring_verify_ctx(const struct ccm_uapi_ring *r, struct ccm_verify_ctx *v);
 /*

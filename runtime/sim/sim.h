@@ -149,9 +149,20 @@ void sim_set_fini(struct sim_set *s);
 /* the ioctl families, each in its own file; called with the lock held */
 int sim_param_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
 int sim_bo_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
-int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
-int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
-int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+/* the ring, semaphore and job requests, each @arg its struct drm_ccore_* */
+int sim_ring_create(struct sim_ctx *c, void *arg);
+int sim_ring_destroy(struct sim_ctx *c, void *arg);
+int sim_ring_submit(struct sim_ctx *c, void *arg);
+int sim_ring_stats(struct sim_ctx *c, void *arg);
+int sim_sem_alloc(struct sim_ctx *c, void *arg);
+int sim_sem_free(struct sim_ctx *c, void *arg);
+int sim_sem_access(struct sim_ctx *c, void *arg);
+int sim_sem_export(struct sim_ctx *c, void *arg);
+int sim_sem_import(struct sim_ctx *c, void *arg);
+int sim_program_load(struct sim_ctx *c, void *arg);
+int sim_program_free(struct sim_ctx *c, void *arg);
+int sim_submit(struct sim_ctx *c, void *arg);
+int sim_cc_trigger(struct sim_ctx *c, void *arg);
 int sim_compute_submit(struct sim_ctx *c, struct drm_ccore_compute_submit *a);
 /* waits run without the lock */
 int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a);

@@ -52,8 +52,9 @@ static void program_unload(struct sim_ctx *c, struct sim_prog *p)
 	free(p);
 }
 
-static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
+int sim_program_load(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_program_load *a = arg;
 	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
 	const struct drm_ccore_insn *insns = (const void *)(uintptr_t)a->insns;
 	struct ccm_verify_ctx v = {
@@ -96,8 +97,9 @@ static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
 	return 0;
 }
 
-static int program_free(struct sim_ctx *c, struct drm_ccore_program_free *a)
+int sim_program_free(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_program_free *a = arg;
 	struct sim_prog *p = sim_handle_get(&c->progs, a->handle);
 	struct ccm_err err;
 	int rc;
@@ -111,8 +113,9 @@ static int program_free(struct sim_ctx *c, struct drm_ccore_program_free *a)
 	return 0;
 }
 
-static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
+int sim_submit(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_submit *a = arg;
 	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
 	struct ccm_err err = { 0 };
 	struct sim_prog *p;
@@ -149,8 +152,9 @@ static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
 	return 0;
 }
 
-static int trigger(struct sim_ctx *c, struct drm_ccore_cc_trigger *a)
+int sim_cc_trigger(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_cc_trigger *a = arg;
 	struct ccm_err err;
 	int rc = ccm_uapi_cc_trigger(ccm_fabric_config(c->sys->f), a, &err);
 
@@ -158,20 +162,6 @@ static int trigger(struct sim_ctx *c, struct drm_ccore_cc_trigger *a)
 		return sim_fail(DRM_IOCTL_CCORE_CC_TRIGGER, rc, &err);
 	ccm_cc_trigger(c->sys->f, c->dev, a->cc_core, a->count);
 	return 0;
-}
-
-int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
-{
-	switch (req) {
-	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
-		return program_load(c, arg);
-	case DRM_IOCTL_CCORE_PROGRAM_FREE:
-		return program_free(c, arg);
-	case DRM_IOCTL_CCORE_SUBMIT:
-		return submit(c, arg);
-	default:
-		return trigger(c, arg);
-	}
 }
 
 static bool job_done(void *p)

@@ -17,8 +17,9 @@ bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
 	return ccm_ring_owner(c->sys->f, dev, core, engine, ring) == c;
 }
 
-static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
+int sim_ring_create(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_create *a = arg;
 	struct ccm_fabric *f = c->sys->f;
 	struct ccm_err err = { 0 };
 	struct sim_ring *r;
@@ -71,8 +72,9 @@ static void ring_free(struct sim_ctx *c, struct sim_ring *r)
 	free(r);
 }
 
-static int ring_destroy(struct sim_ctx *c, struct drm_ccore_ring_destroy *a)
+int sim_ring_destroy(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_destroy *a = arg;
 	struct ccm_err err = { 0 };
 	struct sim_ring *r = sim_handle_get(&c->rings, a->handle);
 	int rc;
@@ -125,8 +127,9 @@ int sim_ring_refs(struct sim_ctx *c, struct sim_ring *r, const struct drm_ccore_
 	       ring_ref(c, r, d->src1, d->len);
 }
 
-static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
+int sim_ring_submit(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_submit *a = arg;
 	const struct drm_ccore_desc *in = (const void *)(uintptr_t)a->descs;
 	struct ccm_verify_ctx v = {
 		.f = c->sys->f, .dev = c->dev, .vm = &c->vm,
@@ -176,35 +179,17 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 	return 0;
 }
 
-static int ring_stats(struct sim_ctx *c, struct drm_ccore_ring_stats *a)
+int sim_ring_stats(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_stats *a = arg;
 	struct ccm_ring_stats st;
 	struct sim_ring *r = ring_get(c, DRM_IOCTL_CCORE_RING_STATS, a->handle);
 
 	if (!r)
 		return -ENOENT;
 	ccm_ring_stats(c->sys->f, c->dev, r->u.core, r->u.engine, r->u.ring, &st);
-	a->packet_size = st.packet_size;
-	a->bytes = st.bytes;
-	a->packets = st.packets;
-	a->started = st.started;
-	a->completed = st.completed;
-	a->errors = st.errors;
+	ccm_uapi_ring_stats(a, &st);
 	return 0;
-}
-
-int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
-{
-	switch (req) {
-	case DRM_IOCTL_CCORE_RING_CREATE:
-		return ring_create(c, arg);
-	case DRM_IOCTL_CCORE_RING_DESTROY:
-		return ring_destroy(c, arg);
-	case DRM_IOCTL_CCORE_RING_SUBMIT:
-		return ring_submit(c, arg);
-	default:
-		return ring_stats(c, arg);
-	}
 }
 
 void sim_ring_fini(struct sim_ctx *c)

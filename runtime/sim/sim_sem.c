@@ -79,8 +79,9 @@ static int sem_check(struct sim_ctx *c, unsigned long req, u32 ref)
 	return rc ? sim_fail(req, rc, &err) : 0;
 }
 
-static int sem_alloc(struct sim_ctx *c, struct drm_ccore_sem_alloc *a)
+int sim_sem_alloc(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_alloc *a = arg;
 	struct ccm_err err = { 0 };
 	struct sim_sem_block *b;
 	int rc;
@@ -105,8 +106,9 @@ static int sem_alloc(struct sim_ctx *c, struct drm_ccore_sem_alloc *a)
 	return 0;
 }
 
-static int sem_free(struct sim_ctx *c, struct drm_ccore_sem_free *a)
+int sim_sem_free(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_free *a = arg;
 	struct sim_sem_block **pb, *b;
 	struct ccm_err err = { 0 };
 	int rc;
@@ -125,8 +127,9 @@ static int sem_free(struct sim_ctx *c, struct drm_ccore_sem_free *a)
 	return 0;
 }
 
-static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
+int sim_sem_access(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_access *a = arg;
 	struct ccm_fabric *f = c->sys->f;
 	struct ccm_err err;
 	int rc;
@@ -145,8 +148,9 @@ static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
 	return 0;
 }
 
-static int sem_export(struct sim_ctx *c, struct drm_ccore_sem_export *a)
+int sim_sem_export(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_export *a = arg;
 	struct sim_token t = { .sem = true };
 	struct sim_sem_block **pb = own_block(c, a->first);
 	struct ccm_err err;
@@ -162,8 +166,9 @@ static int sem_export(struct sim_ctx *c, struct drm_ccore_sem_export *a)
 	return rc ? ccore_error(rc, "SEM_EXPORT: out of memory") : 0;
 }
 
-static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
+int sim_sem_import(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_import *a = arg;
 	const struct sim_token *t = sim_token_get(c->sys, a->fd);
 	struct ccm_err err;
 	u64 *g;
@@ -186,22 +191,6 @@ static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
 	a->first = t->first;
 	a->count = t->count;
 	return 0;
-}
-
-int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
-{
-	switch (req) {
-	case DRM_IOCTL_CCORE_SEM_ALLOC:
-		return sem_alloc(c, arg);
-	case DRM_IOCTL_CCORE_SEM_FREE:
-		return sem_free(c, arg);
-	case DRM_IOCTL_CCORE_SEM_ACCESS:
-		return sem_access(c, arg);
-	case DRM_IOCTL_CCORE_SEM_EXPORT:
-		return sem_export(c, arg);
-	default:
-		return sem_import(c, arg);
-	}
 }
 
 struct sem_wait_arg {

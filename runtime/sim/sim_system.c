@@ -196,10 +196,43 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 	return rc;
 }
 
+typedef int sim_request_fn(struct sim_ctx *c, void *arg);
+
+/* The ring, semaphore and job requests (sim_{ring,sem,job}.c), run locked. */
+static const struct {
+	unsigned long req;
+	sim_request_fn *fn;
+} object_requests[] = {
+	{ DRM_IOCTL_CCORE_RING_CREATE, sim_ring_create },
+	{ DRM_IOCTL_CCORE_RING_DESTROY, sim_ring_destroy },
+	{ DRM_IOCTL_CCORE_RING_SUBMIT, sim_ring_submit },
+	{ DRM_IOCTL_CCORE_RING_STATS, sim_ring_stats },
+	{ DRM_IOCTL_CCORE_SEM_ALLOC, sim_sem_alloc },
+	{ DRM_IOCTL_CCORE_SEM_FREE, sim_sem_free },
+	{ DRM_IOCTL_CCORE_SEM_ACCESS, sim_sem_access },
+	{ DRM_IOCTL_CCORE_SEM_EXPORT, sim_sem_export },
+	{ DRM_IOCTL_CCORE_SEM_IMPORT, sim_sem_import },
+	{ DRM_IOCTL_CCORE_PROGRAM_LOAD, sim_program_load },
+	{ DRM_IOCTL_CCORE_PROGRAM_FREE, sim_program_free },
+	{ DRM_IOCTL_CCORE_SUBMIT, sim_submit },
+	{ DRM_IOCTL_CCORE_CC_TRIGGER, sim_cc_trigger },
+};
+
+static sim_request_fn *object_request(unsigned long req)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(object_requests) / sizeof(object_requests[0]); i++)
+		if (object_requests[i].req == req)
+			return object_requests[i].fn;
+	return NULL;
+}
+
 static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg)
 {
 	struct sim_ctx *c = to_ctx(dev);
 	struct sim_system *s = c->sys;
+	sim_request_fn *handler;
 	int rc;
 
 	if (!arg)
@@ -236,30 +269,13 @@ static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg)
 	case DRM_IOCTL_PRIME_FD_TO_HANDLE:
 		rc = sim_bo_ioctl(c, req, arg);
 		break;
-	case DRM_IOCTL_CCORE_RING_CREATE:
-	case DRM_IOCTL_CCORE_RING_DESTROY:
-	case DRM_IOCTL_CCORE_RING_SUBMIT:
-	case DRM_IOCTL_CCORE_RING_STATS:
-		rc = sim_ring_ioctl(c, req, arg);
-		break;
-	case DRM_IOCTL_CCORE_SEM_ALLOC:
-	case DRM_IOCTL_CCORE_SEM_FREE:
-	case DRM_IOCTL_CCORE_SEM_ACCESS:
-	case DRM_IOCTL_CCORE_SEM_EXPORT:
-	case DRM_IOCTL_CCORE_SEM_IMPORT:
-		rc = sim_sem_ioctl(c, req, arg);
-		break;
-	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
-	case DRM_IOCTL_CCORE_PROGRAM_FREE:
-	case DRM_IOCTL_CCORE_SUBMIT:
-	case DRM_IOCTL_CCORE_CC_TRIGGER:
-		rc = sim_job_ioctl(c, req, arg);
-		break;
 	case DRM_IOCTL_CCORE_COMPUTE_SUBMIT:
 		rc = sim_compute_submit(c, arg);
 		break;
 	default:
-		rc = ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
+		handler = object_request(req);
+		rc = handler ? handler(c, arg) :
+			       ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
 		break;
 	}
 	ccm_mutex_unlock(&s->lock);
