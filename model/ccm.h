@@ -242,8 +242,6 @@ int ccm_sem_free(struct ccm_fabric *f, u32 first, void *owner, struct ccm_err *e
 /* Free every semaphore of @owner (on context close). */
 void ccm_sem_free_owner(struct ccm_fabric *f, void *owner);
 void *ccm_sem_owner(const struct ccm_fabric *f, u32 ref);
-/* Length of @owner's block starting at @first; -EINVAL if it is none. */
-int ccm_sem_block(const struct ccm_fabric *f, u32 first, void *owner, u32 *count);
 u32 ccm_sem_read(const struct ccm_fabric *f, u32 ref);
 void ccm_sem_set(struct ccm_fabric *f, u32 ref, u32 value);
 void ccm_sem_add(struct ccm_fabric *f, u32 ref, u32 value);

@@ -154,17 +154,3 @@ void *ccm_sem_owner(const struct ccm_fabric *f, u32 ref)
 		return NULL;
 	return c->sem_owner[DRM_CCORE_SEM_REF_IDX(ref)];
 }
-
-int ccm_sem_block(const struct ccm_fabric *f, u32 first, void *owner, u32 *count)
-{
-	struct ccm_core *c = ccm_core_of(f, DRM_CCORE_SEM_REF_DEV(first),
-					 DRM_CCORE_SEM_REF_CORE(first));
-	u32 idx = DRM_CCORE_SEM_REF_IDX(first), n = 1;
-
-	if (!c || idx >= f->cfg.sems || c->sem_owner[idx] != owner || !c->sem_first[idx])
-		return -EINVAL;
-	while (idx + n < f->cfg.sems && c->sem_owner[idx + n] == owner && !c->sem_first[idx + n])
-		n++;
-	*count = n;
-	return 0;
-}
