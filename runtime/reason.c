@@ -33,7 +33,7 @@ static const struct {
 	[DRM_CCORE_REASON_SEM_PINNED] = { "SEM_PINNED", "loaded programs or written rings name the block; free or destroy them first" },
 	[DRM_CCORE_REASON_SEM_OP] = { "SEM_OP", "op must be READ (0), SET (1) or ADD (2)" },
 	[DRM_CCORE_REASON_SEM_INVALID] = { "SEM_INVALID", "the semaphore does not exist: its device, core or index is out of range" },
-	[DRM_CCORE_REASON_SEM_NOT_USABLE] = { "SEM_NOT_USABLE", "the semaphore is not this file's: it neither allocated it nor imported its block" },
+	[DRM_CCORE_REASON_SEM_NOT_USABLE] = { "SEM_NOT_USABLE", "the semaphore is not yours: this file neither allocated it nor imported its block" },
 	[DRM_CCORE_REASON_FD_BAD] = { "FD_BAD", "the fd is not an open file" },
 	[DRM_CCORE_REASON_FD_NOT_SEM] = { "FD_NOT_SEM", "the fd is not one SEM_EXPORT returned" },
 	[DRM_CCORE_REASON_FD_OTHER_FABRIC] = { "FD_OTHER_FABRIC", "the fd names semaphores of another fabric; only devices of one fabric share them" },

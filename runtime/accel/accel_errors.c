@@ -54,8 +54,9 @@ static uint64_t hbm_size(const struct accel_dev *d)
 	return drmIoctl(d->fd, DRM_IOCTL_CCORE_GET_PARAM, &a) ? 0 : a.value;
 }
 
+/* @named: the module has GET_LAST_ERROR, which named no rule for this failure */
 static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long req,
-		    const void *arg, int err)
+		    const void *arg, int err, bool named)
 {
 	const struct drm_ccore_param_args *pa = arg;
 	const struct drm_ccore_bo_create *bc = arg;
@@ -229,45 +230,121 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 		break;
 	}
 	c = common(err);
+	if (!c && !named)
+		c = "the ccore module is older than GET_LAST_ERROR and names no reason" DEBUG_HINT;
 	snprintf(b, n, "%s", c ? c : "not an error this ioctl is documented to return");
 }
 
 /*
- * The rule the driver named for this thread's failed @request, if it
- * named one: false from a module without GET_LAST_ERROR (-ENOTTY, or
- * -EINVAL from one that predates the ccore check of unknown ioctls).
+ * Why this thread's @request failed, as the driver records it: false from
+ * a module without GET_LAST_ERROR (-ENOTTY, or -EINVAL from one that
+ * predates the ccore check of unknown ioctls).
  */
-static bool last_reason(const struct accel_dev *d, unsigned long request, int err,
-			struct drm_ccore_last_error *e)
+static bool last_error(const struct accel_dev *d, struct drm_ccore_last_error *e)
 {
 	*e = (struct drm_ccore_last_error){ 0 };
-	if (drmIoctl(d->fd, DRM_IOCTL_CCORE_GET_LAST_ERROR, e))
-		return false;
+	return !drmIoctl(d->fd, DRM_IOCTL_CCORE_GET_LAST_ERROR, e);
+}
+
+static bool names_rule(const struct drm_ccore_last_error *e, unsigned long request, int err)
+{
 	return e->reason != DRM_CCORE_REASON_NONE && e->ioctl == _IOC_NR(request) &&
 	       e->error == -err;
 }
 
-static void explain_reason(char *b, size_t n, const struct drm_ccore_last_error *e)
+/* What the request named, with the values that matter: the rule's subject. */
+static void subject(char *b, size_t n, unsigned long req, const void *arg, uint32_t index)
 {
-	char index[32] = "", limit[40] = "";
+	const struct drm_ccore_ring_create *rc = arg;
+	const struct drm_ccore_ring_submit *rs = arg;
+	const struct drm_ccore_sem_alloc *sa = arg;
+	const struct drm_ccore_sem_access *sx = arg;
+	const struct drm_ccore_sem_import *si = arg;
+	const struct drm_ccore_program_load *pl = arg;
+	const struct drm_ccore_submit *su = arg;
+	const struct drm_ccore_job_wait *jw = arg;
+	const struct drm_ccore_cc_trigger *ct = arg;
 
-	if (e->index != ~0u)
-		snprintf(index, sizeof(index), " at index %u", e->index);
+	switch (req) {
+	case DRM_IOCTL_CCORE_RING_CREATE:
+		snprintf(b, n, "ring %u of engine %u on core %u (size %u, packet %u, flags 0x%x, index_stride %lld, index_count %u)",
+			 rc->ring, rc->engine, rc->core, rc->size, rc->packet_size, rc->flags,
+			 (long long)rc->index_stride, rc->index_count);
+		return;
+	case DRM_IOCTL_CCORE_RING_SUBMIT:
+		if (index != ~0u)
+			snprintf(b, n, "descriptor %u of ring %u", index, rs->handle);
+		else
+			snprintf(b, n, "ring %u, %u descriptors, flags 0x%x", rs->handle, rs->count,
+				 rs->flags);
+		return;
+	case DRM_IOCTL_CCORE_RING_DESTROY:
+	case DRM_IOCTL_CCORE_RING_STATS:
+		/* both start with the handle */
+		snprintf(b, n, "ring %u", *(const uint32_t *)arg);
+		return;
+	case DRM_IOCTL_CCORE_SEM_ALLOC:
+		snprintf(b, n, "%u semaphores on core %u", sa->count, sa->core);
+		return;
+	case DRM_IOCTL_CCORE_SEM_ACCESS:
+		snprintf(b, n, "semaphore 0x%08x (op %u)", sx->sem, sx->op);
+		return;
+	case DRM_IOCTL_CCORE_SEM_FREE:
+	case DRM_IOCTL_CCORE_SEM_WAIT:
+	case DRM_IOCTL_CCORE_SEM_EXPORT:
+		/* each starts with the semaphore */
+		snprintf(b, n, "semaphore 0x%08x", *(const uint32_t *)arg);
+		return;
+	case DRM_IOCTL_CCORE_SEM_IMPORT:
+		snprintf(b, n, "fd %d", si->fd);
+		return;
+	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
+		if (index != ~0u)
+			snprintf(b, n, "instruction %u", index);
+		else
+			snprintf(b, n, "%u instructions on CC core %u", pl->count, pl->cc_core);
+		return;
+	case DRM_IOCTL_CCORE_PROGRAM_FREE:
+		snprintf(b, n, "program %u", *(const uint32_t *)arg);
+		return;
+	case DRM_IOCTL_CCORE_SUBMIT:
+		snprintf(b, n, "program %u (flags 0x%x, timeout_ms %u, syncobjs %u and %u)",
+			 su->program, su->flags, su->timeout_ms, su->in_syncobj, su->out_syncobj);
+		return;
+	case DRM_IOCTL_CCORE_JOB_WAIT:
+		snprintf(b, n, "job %llu", (unsigned long long)jw->job);
+		return;
+	case DRM_IOCTL_CCORE_CC_TRIGGER:
+		snprintf(b, n, "CC core %u, count %u", ct->cc_core, ct->count);
+		return;
+	default:
+		snprintf(b, n, "the argument");
+		return;
+	}
+}
+
+static void explain_reason(char *b, size_t n, unsigned long req, const void *arg,
+			   const struct drm_ccore_last_error *e)
+{
+	char what[200], limit[40] = "";
+
+	subject(what, sizeof(what), req, arg, e->index);
 	if (e->limit)
 		snprintf(limit, sizeof(limit), " (limit %llu)", (unsigned long long)e->limit);
-	snprintf(b, n, "reason %s%s: %s%s", ccore_reason_name(e->reason), index,
+	snprintf(b, n, "%s: reason %s: %s%s", what, ccore_reason_name(e->reason),
 		 ccore_reason_text(e->reason), limit);
 }
 
 int accel_fail(const struct accel_dev *d, unsigned long request, const void *arg, int err)
 {
 	struct drm_ccore_last_error e;
+	bool named = last_error(d, &e);
 	char what[400];
 
-	if (last_reason(d, request, err, &e))
-		explain_reason(what, sizeof(what), &e);
+	if (named && names_rule(&e, request, err))
+		explain_reason(what, sizeof(what), request, arg, &e);
 	else
-		explain(d, what, sizeof(what), request, arg, err);
+		explain(d, what, sizeof(what), request, arg, err, named);
 	return ccore_error(-err, "%s: %s (%s: %s) [device %u, " ACCEL_DIR "/%s]",
 			   ccore_ioctl_name(request), strerror(err), errno_name(err), what,
 			   d->base.index, d->node);
