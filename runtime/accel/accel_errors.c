@@ -252,8 +252,11 @@ static bool names_rule(const struct drm_ccore_last_error *e, unsigned long reque
 	       e->error == -err;
 }
 
-/* What the request named, with the values that matter: the rule's subject. */
-static void subject(char *b, size_t n, unsigned long req, const void *arg, uint32_t index)
+/*
+ * What a ring, semaphore or job request named, with the values that
+ * matter: the subject of the rule it broke.  False for other requests.
+ */
+static bool subject(char *b, size_t n, unsigned long req, const void *arg, uint32_t index)
 {
 	const struct drm_ccore_ring_create *rc = arg;
 	const struct drm_ccore_ring_submit *rs = arg;
@@ -270,69 +273,71 @@ static void subject(char *b, size_t n, unsigned long req, const void *arg, uint3
 		snprintf(b, n, "ring %u of engine %u on core %u (size %u, packet %u, flags 0x%x, index_stride %lld, index_count %u)",
 			 rc->ring, rc->engine, rc->core, rc->size, rc->packet_size, rc->flags,
 			 (long long)rc->index_stride, rc->index_count);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_RING_SUBMIT:
 		if (index != ~0u)
 			snprintf(b, n, "descriptor %u of ring %u", index, rs->handle);
 		else
 			snprintf(b, n, "ring %u, %u descriptors, flags 0x%x", rs->handle, rs->count,
 				 rs->flags);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_RING_DESTROY:
 	case DRM_IOCTL_CCORE_RING_STATS:
 		/* both start with the handle */
 		snprintf(b, n, "ring %u", *(const uint32_t *)arg);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_SEM_ALLOC:
 		snprintf(b, n, "%u semaphores on core %u", sa->count, sa->core);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_SEM_ACCESS:
 		snprintf(b, n, "semaphore 0x%08x (op %u)", sx->sem, sx->op);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_SEM_FREE:
 	case DRM_IOCTL_CCORE_SEM_WAIT:
 	case DRM_IOCTL_CCORE_SEM_EXPORT:
 		/* each starts with the semaphore */
 		snprintf(b, n, "semaphore 0x%08x", *(const uint32_t *)arg);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_SEM_IMPORT:
 		snprintf(b, n, "fd %d", si->fd);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
 		if (index != ~0u)
 			snprintf(b, n, "instruction %u", index);
 		else
 			snprintf(b, n, "%u instructions on CC core %u", pl->count, pl->cc_core);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_PROGRAM_FREE:
 		snprintf(b, n, "program %u", *(const uint32_t *)arg);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_SUBMIT:
 		snprintf(b, n, "program %u (flags 0x%x, timeout_ms %u, syncobjs %u and %u)",
 			 su->program, su->flags, su->timeout_ms, su->in_syncobj, su->out_syncobj);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_JOB_WAIT:
 		snprintf(b, n, "job %llu", (unsigned long long)jw->job);
-		return;
+		return true;
 	case DRM_IOCTL_CCORE_CC_TRIGGER:
 		snprintf(b, n, "CC core %u, count %u", ct->cc_core, ct->count);
-		return;
+		return true;
 	default:
-		snprintf(b, n, "the argument");
-		return;
+		return false;
 	}
 }
 
-static void explain_reason(char *b, size_t n, unsigned long req, const void *arg,
+/* The rule @e names, if @req is a request whose argument subject() knows. */
+static bool explain_reason(char *b, size_t n, unsigned long req, const void *arg,
 			   const struct drm_ccore_last_error *e)
 {
 	char what[200], limit[40] = "";
 
-	subject(what, sizeof(what), req, arg, e->index);
+	if (!subject(what, sizeof(what), req, arg, e->index))
+		return false;
 	if (e->limit)
 		snprintf(limit, sizeof(limit), " (limit %llu)", (unsigned long long)e->limit);
 	snprintf(b, n, "%s: reason %s: %s%s", what, ccore_reason_name(e->reason),
 		 ccore_reason_text(e->reason), limit);
+	return true;
 }
 
 int accel_fail(const struct accel_dev *d, unsigned long request, const void *arg, int err)
@@ -341,9 +346,8 @@ int accel_fail(const struct accel_dev *d, unsigned long request, const void *arg
 	bool named = last_error(d, &e);
 	char what[400];
 
-	if (named && names_rule(&e, request, err))
-		explain_reason(what, sizeof(what), request, arg, &e);
-	else
+	if (!named || !names_rule(&e, request, err) ||
+	    !explain_reason(what, sizeof(what), request, arg, &e))
 		explain(d, what, sizeof(what), request, arg, err, named);
 	return ccore_error(-err, "%s: %s (%s: %s) [device %u, " ACCEL_DIR "/%s]",
 			   ccore_ioctl_name(request), strerror(err), errno_name(err), what,
