@@ -106,6 +106,7 @@ struct sim_ctx {
 	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
 	s64 *compute_deadline;	/* per core: when its compute program times out */
 	u64 next_seq;
+	u64 serial;		/* unique in the process: names it in GET_LAST_ERROR's records */
 };
 
 struct sim_token {

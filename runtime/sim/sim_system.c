@@ -16,10 +16,11 @@
  * call in progress; sim_ioctl() completes it once the call failed.
  */
 static _Thread_local struct {
-	const struct sim_ctx *ctx;	/* NULL: nothing recorded */
+	u64 ctx;		/* the context's serial, 0: nothing recorded */
 	bool armed;
 	struct drm_ccore_last_error e;
 } sim_last;
+static u64 sim_ctx_serial;	/* of the last context opened (atomic) */
 
 int sim_fail(unsigned long request, int rc, const struct ccm_err *err)
 {
@@ -43,7 +44,7 @@ static void last_error_end(const struct sim_ctx *c, unsigned long req, int rc)
 		return;
 	if (!armed)
 		sim_last.e = (struct drm_ccore_last_error){ .index = CCM_NO_INDEX };
-	sim_last.ctx = c;
+	sim_last.ctx = c->serial;
 	sim_last.e.ioctl = _IOC_NR(req);
 	sim_last.e.error = rc;
 }
@@ -53,7 +54,7 @@ static int get_last_error(const struct sim_ctx *c, struct drm_ccore_last_error *
 	if (a->flags || a->pad)
 		return ccore_error(-EINVAL, "GET_LAST_ERROR: flags 0x%x and pad %u must be zero",
 				   a->flags, a->pad);
-	if (sim_last.ctx == c)
+	if (sim_last.ctx == c->serial)
 		*a = sim_last.e;
 	else
 		*a = (struct drm_ccore_last_error){ .ioctl = ~0u, .index = CCM_NO_INDEX };
@@ -438,6 +439,7 @@ static int ctx_open(struct sim_system *s, u32 dev)
 	c->sys = s;
 	c->dev = dev;
 	c->next_seq = 1;
+	c->serial = __atomic_add_fetch(&sim_ctx_serial, 1, __ATOMIC_RELAXED);
 	ccm_vm_init(&c->vm);
 	s->ctx[dev] = c;
 	s->base.devs[dev] = &c->base;
