@@ -89,7 +89,8 @@ TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
 # Run in the QEMU guest on the kernel driver (selftests/qemu/run.sh runs
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
-	$(BUILD)/tests/kernel/streams_accel $(BUILD)/tests/kernel/exe_run_accel
+	$(BUILD)/tests/kernel/streams_accel $(BUILD)/tests/kernel/exe_run_accel \
+	$(BUILD)/tests/kernel/reason_accel
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -312,6 +313,12 @@ $(BUILD)/tests/kernel/exe_run_accel: selftests/runtime/exe_run_test.c $(TEST_LIB
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -DEXE_RUN_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# The ioctls' reasons on the kernel driver: the sim's table of cases (see reason_test.c).
+$(BUILD)/tests/kernel/reason_accel: selftests/runtime/reason_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -DREASON_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 
 # The accel backend itself (maps, sharing, deadlines, error messages).
 $(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)

@@ -100,7 +100,7 @@ int ccore_ioctl_compute_submit(struct drm_device *drm, void *data, struct drm_fi
 	kvfree(insns);
 	if (rc) {
 		a->bad_index = err.index;
-		return ccore_fail(cdev, "COMPUTE_SUBMIT", rc, &err);
+		return ccore_reject(file, "COMPUTE_SUBMIT", rc, &err);
 	}
 	hw->ops->kick(hw);
 	return 0;

@@ -118,6 +118,7 @@ static int ccore_open(struct drm_device *drm, struct drm_file *file)
 	init_waitqueue_head(&cfile->active_done);
 	INIT_LIST_HEAD(&cfile->grants);
 	INIT_LIST_HEAD(&cfile->sem_blocks);
+	spin_lock_init(&cfile->last_lock);
 	cfile->next_job = 1;
 	file->driver_priv = cfile;
 	return 0;
@@ -188,6 +189,7 @@ static const struct drm_ioctl_desc ccore_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(CCORE_SEM_IMPORT, ccore_ioctl_sem_import, 0),
 	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_SUBMIT, ccore_ioctl_compute_submit, 0),
 	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_WAIT, ccore_ioctl_compute_wait, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_GET_LAST_ERROR, ccore_ioctl_get_last_error, 0),
 };
 
 /*
@@ -292,15 +294,21 @@ static long ccore_ioctl_check(struct file *filp, unsigned int cmd, unsigned long
 
 static long ccore_unlocked_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	return ccore_ioctl_check(filp, cmd, arg) ?: drm_ioctl(filp, cmd, arg);
+	long rc = ccore_ioctl_check(filp, cmd, arg) ?: drm_ioctl(filp, cmd, arg);
+
+	ccore_last_error_end(filp, cmd, rc);
+	return rc;
 }
 
 #ifdef CONFIG_COMPAT
 /* 32-bit callers pass the same checks, then the core's translation */
 static long ccore_compat_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	return ccore_ioctl_check(filp, cmd, (unsigned long)compat_ptr(arg)) ?:
-	       drm_compat_ioctl(filp, cmd, arg);
+	long rc = ccore_ioctl_check(filp, cmd, (unsigned long)compat_ptr(arg)) ?:
+		  drm_compat_ioctl(filp, cmd, arg);
+
+	ccore_last_error_end(filp, cmd, rc);
+	return rc;
 }
 #else
 #define ccore_compat_ioctl NULL

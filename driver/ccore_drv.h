@@ -24,6 +24,7 @@
 
 #include <uapi/linux/ccore_genl.h>
 
+#include "ccm_uapi.h"
 #include "ccm_vm.h"
 #include "ccore_accel.h"
 #include "ccore_hw.h"
@@ -55,6 +56,21 @@ static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
 	return container_of(drm, struct ccore_device, drm);
 }
 
+/* Threads whose last failed ioctl a file remembers (GET_LAST_ERROR) */
+#define CCORE_LAST_ERRORS 32
+
+/**
+ * struct ccore_last_error - why a thread's last ioctl on a file failed
+ * @tid: the thread (global id), 0 for a free slot
+ * @armed: a handler recorded the reason of the call still in progress
+ * @e: what GET_LAST_ERROR returns (flags and pad zero)
+ */
+struct ccore_last_error {
+	pid_t tid;
+	bool armed;
+	struct drm_ccore_last_error e;
+};
+
 /**
  * struct ccore_file - what one open file owns; all of it goes on close
  * @kref: held by the file and by every semaphore export made from it
@@ -73,6 +89,8 @@ static inline struct ccore_device *to_ccore_device(struct drm_device *drm)
  *	block still pinned when the file closes stays until unpinned
  * @next_job: id of the next job
  * @closing: set at close: no new work is accepted
+ * @last_lock: protects @last
+ * @last: the last failure of up to CCORE_LAST_ERRORS threads, by thread id
  */
 struct ccore_file {
 	struct kref kref;
@@ -89,6 +107,8 @@ struct ccore_file {
 	struct list_head sem_blocks;
 	u64 next_job;
 	bool closing;
+	spinlock_t last_lock;		/* @last */
+	struct ccore_last_error last[CCORE_LAST_ERRORS];
 };
 
 /* A buffer object: GEM shmem memory, user pages, or an import of another
@@ -133,28 +153,24 @@ struct ccore_sem_pins {
 /**
  * struct ccore_sem_block - a block of semaphores a file allocated
  * @link: in the owner's sem_blocks
- * @owner: the file (a reference is held for every pin)
- * @first: its first semaphore
- * @count: its size
- * @serial: unique per allocation: grants name the allocation, not indices
- * @pins: programs and rings (of any file) that refer to it
+ * @u: the block as the uAPI rules see it; its owner is the file (a
+ *	reference is held for every pin)
  */
 struct ccore_sem_block {
 	struct list_head link;
-	struct ccore_file *owner;
-	u32 first, count;
-	u64 serial;
-	u32 pins;
+	struct ccm_uapi_sem_block u;
 };
 
+static inline struct ccore_file *ccore_sem_block_owner(const struct ccore_sem_block *b)
+{
+	return b->u.owner;
+}
+
 struct ccore_ring {
-	u32 core, engine, ring;
-	s64 index_stride;		/* descriptors are checked at every index */
-	u32 index_count;
+	struct ccm_uapi_ring u;		/* where it is, what may not go */
 	struct drm_gem_object **bos;	/* objects its descriptors reach */
 	u32 nbos, cap;
 	struct ccore_sem_pins sems;	/* semaphores its descriptors signal */
-	u32 programs;			/* loaded programs that START it */
 };
 
 struct ccore_program {
@@ -200,6 +216,11 @@ int ccore_devices_walk(u64 *pos, u32 *gen,
 void ccore_file_put(struct ccore_file *cfile);
 int ccore_fail(struct ccore_device *cdev, const char *ioctl, int rc,
 	       const struct ccm_err *err);
+
+/* ccore_last_error.c */
+int ccore_reject(struct drm_file *file, const char *ioctl, int rc, const struct ccm_err *err);
+void ccore_last_error_end(struct file *filp, unsigned int cmd, long rc);
+int ccore_ioctl_get_last_error(struct drm_device *drm, void *data, struct drm_file *file);
 
 /* ccore_gem.c */
 struct drm_gem_object *ccore_gem_create_object(struct drm_device *drm, size_t size);

@@ -245,7 +245,7 @@ static int bo_create_shmem(struct ccore_device *cdev, struct drm_file *file,
 	span = PAGE_ALIGN(a->size);
 	rc = hw->ops->mem_reserve(hw, cdev->index, span, &err);
 	if (rc)
-		return ccore_fail(cdev, "BO_CREATE", rc, &err);
+		return ccore_reject(file, "BO_CREATE", rc, &err);
 	shmem = drm_gem_shmem_create(&cdev->drm, a->size);
 	if (IS_ERR(shmem)) {
 		hw->ops->mem_release(hw, cdev->index, span);

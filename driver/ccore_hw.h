@@ -60,7 +60,6 @@ struct ccore_hw_ops {
 	int (*sem_free)(struct ccore_hw *hw, u32 first, void *owner, struct ccm_err *err);
 	void *(*sem_owner)(struct ccore_hw *hw, u32 ref);
 	bool (*sem_valid)(struct ccore_hw *hw, u32 ref);
-	int (*sem_block)(struct ccore_hw *hw, u32 first, void *owner, u32 *count);
 	/* lock not needed */
 	u32 (*sem_read)(struct ccore_hw *hw, u32 ref);
 	void (*sem_write)(struct ccore_hw *hw, u32 ref, u32 op, u32 value);

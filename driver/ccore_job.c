@@ -75,22 +75,18 @@ static void job_put(struct ccore_job *job)
 }
 
 /* Count @job among the file's unfinished jobs, if there is room. */
-static int job_activate(struct ccore_file *cfile, struct ccore_job *job)
+static int job_activate(struct ccore_file *cfile, struct ccore_job *job, struct ccm_err *err)
 {
 	int rc = 0;
 
 	spin_lock_irq(&cfile->active_lock);
 	if (cfile->nactive >= CCORE_JOBS_ACTIVE_MAX) {
-		rc = -EAGAIN;
+		rc = ccm_uapi_jobs_full(-EAGAIN, CCORE_JOBS_ACTIVE_MAX, err);
 	} else {
 		list_add_tail(&job->active, &cfile->active);
 		cfile->nactive++;
 	}
 	spin_unlock_irq(&cfile->active_lock);
-	if (rc)
-		drm_dbg_driver(&cfile->cdev->drm,
-			       "SUBMIT: %u jobs unfinished, the most a file may have\n",
-			       CCORE_JOBS_ACTIVE_MAX);
 	return rc;
 }
 
@@ -115,16 +111,6 @@ static void job_retire(struct ccore_job *job)
 		wake_up_all(&cfile->active_done);
 	spin_unlock_irqrestore(&cfile->active_lock, flags);
 	dma_fence_put(in);
-}
-
-static int cc_check(struct ccore_device *cdev, u32 cc)
-{
-	if (cc >= ccore_hw_num_cc(cdev->hw)) {
-		drm_dbg_driver(&cdev->drm, "CC core %u does not exist (0..%u)\n", cc,
-			       ccore_hw_num_cc(cdev->hw) - 1);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /*
@@ -162,7 +148,7 @@ static int program_pin(struct ccore_file *cfile, struct ccore_program *p,
 			return -ENOMEM;
 		p->rings = rings;
 		p->rings[p->nrings++] = r;
-		r->programs++;
+		r->u.programs++;
 	}
 	return 0;
 }
@@ -176,7 +162,7 @@ static void program_unload(struct ccore_device *cdev, struct ccore_program *p)
 	hw->ops->cc_unload(hw, cdev->index, p->cc, p->base);
 	ccore_sem_unpin_all(hw, &p->sems);
 	for (k = 0; k < p->nrings; k++)
-		p->rings[k]->programs--;
+		p->rings[k]->u.programs--;
 	kfree(p->rings);
 	kfree(p);
 }
@@ -197,11 +183,9 @@ int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file
 	int rc;
 
 	a->bad_index = CCM_NO_INDEX;
-	rc = cc_check(cdev, a->cc_core);
+	rc = ccm_uapi_program_load(&hw->cfg, a, &err);
 	if (rc)
-		return rc;
-	if (!a->count || a->count > hw->cfg.max_program_size)
-		return -EINVAL;
+		return ccore_reject(file, "PROGRAM_LOAD", rc, &err);
 	insns = vmemdup_array_user(u64_to_user_ptr(a->insns), a->count, sizeof(*insns));
 	if (IS_ERR(insns))
 		return PTR_ERR(insns);
@@ -213,7 +197,10 @@ int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file
 	v.core = a->cc_core / hw->cfg.cc_cores;
 	mutex_lock(&hw->lock);
 	rc = hw->ops->program_verify(hw, &v, insns, a->count, &err);
-	if (!rc)
+	if (rc)
+		ccm_uapi_verify_failed(rc, DRM_CCORE_REASON_INSN_INVALID,
+				       DRM_CCORE_REASON_INSN_NOT_OWNED, &err);
+	else
 		rc = hw->ops->cc_load(hw, cdev->index, a->cc_core, insns, a->count, &p->base,
 				      &err);
 	if (!rc) {
@@ -227,7 +214,7 @@ int ccore_ioctl_program_load(struct drm_device *drm, void *data, struct drm_file
 		p = NULL;
 	} else {
 		a->bad_index = err.index;
-		rc = ccore_fail(cdev, "PROGRAM_LOAD", rc, &err);
+		rc = ccore_reject(file, "PROGRAM_LOAD", rc, &err);
 	}
 	mutex_unlock(&hw->lock);
 	kfree(p);
@@ -242,22 +229,18 @@ int ccore_ioctl_program_free(struct drm_device *drm, void *data, struct drm_file
 	struct drm_ccore_program_free *a = data;
 	struct ccore_hw *hw = cdev->hw;
 	struct ccore_program *p;
-	int rc = 0;
+	struct ccm_err err = {};
+	int rc;
 
-	if (a->pad)
-		return -EINVAL;
 	mutex_lock(&hw->lock);
 	p = xa_load(&cfile->programs, a->handle);
-	if (!p)
-		rc = -ENOENT;
-	else if (atomic_read(&p->pending))
-		rc = -EBUSY;
+	rc = ccm_uapi_program_free(a, !!p, p ? atomic_read(&p->pending) : 0, &err);
 	if (!rc) {
 		xa_erase(&cfile->programs, a->handle);
 		program_unload(cdev, p);
 	}
 	mutex_unlock(&hw->lock);
-	return rc;
+	return rc ? ccore_reject(file, "PROGRAM_FREE", rc, &err) : 0;
 }
 
 /*
@@ -434,7 +417,8 @@ static void job_record(struct ccore_file *cfile, struct ccore_job *job)
 	}
 }
 
-static int job_syncobjs(struct drm_file *file, struct drm_ccore_submit *a, struct ccore_job *job)
+static int job_syncobjs(struct drm_file *file, struct drm_ccore_submit *a, struct ccore_job *job,
+			struct ccm_err *err)
 {
 	struct drm_syncobj *out;
 	int rc;
@@ -442,12 +426,15 @@ static int job_syncobjs(struct drm_file *file, struct drm_ccore_submit *a, struc
 	if (a->in_syncobj) {
 		rc = drm_syncobj_find_fence(file, a->in_syncobj, 0, 0, &job->in_fence);
 		if (rc)
-			return rc;
+			return ccm_reject(err, rc, DRM_CCORE_REASON_SYNCOBJ, 0,
+					  "in_syncobj %u does not exist or has no fence",
+					  a->in_syncobj);
 	}
 	if (a->out_syncobj) {
 		out = drm_syncobj_find(file, a->out_syncobj);
 		if (!out)
-			return -ENOENT;
+			return ccm_reject(err, -ENOENT, DRM_CCORE_REASON_SYNCOBJ, 0,
+					  "out_syncobj %u does not exist", a->out_syncobj);
 		drm_syncobj_replace_fence(out, &job->fence);
 		drm_syncobj_put(out);
 	}
@@ -461,24 +448,28 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 	struct drm_ccore_submit *a = data;
 	struct ccore_hw *hw = cdev->hw;
 	struct ccore_program *p;
+	struct ccm_err err = {};
 	struct ccore_job *job;
 	int rc;
 
-	/* a shared CC core is held at most an hour by one job */
-	if (a->pad || (a->flags & ~DRM_CCORE_JOB_F_TRIGGER) || a->timeout_ms > 3600000)
-		return -EINVAL;
+	rc = ccm_uapi_submit(a, &err);
+	if (rc)
+		return ccore_reject(file, "SUBMIT", rc, &err);
 	mutex_lock(&hw->lock);
 	p = xa_load(&cfile->programs, a->program);
 	job = p ? job_new(cdev, cfile, p) : NULL;
 	if (!job) {
 		mutex_unlock(&hw->lock);
-		return p ? -ENOMEM : -ENOENT;
+		if (p)
+			return -ENOMEM;
+		rc = ccm_uapi_no_handle(DRM_CCORE_REASON_PROGRAM_HANDLE, a->program, &err);
+		return ccore_reject(file, "SUBMIT", rc, &err);
 	}
 	job->trigger = a->flags & DRM_CCORE_JOB_F_TRIGGER;
 	job->timeout_ms = a->timeout_ms ? a->timeout_ms : hw->cfg.job_timeout_ms;
-	rc = job_activate(cfile, job);
+	rc = job_activate(cfile, job, &err);
 	if (!rc) {
-		rc = job_syncobjs(file, a, job);
+		rc = job_syncobjs(file, a, job, &err);
 		if (rc)
 			job_retire(job);
 	}
@@ -486,7 +477,7 @@ int ccore_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file
 		mutex_unlock(&hw->lock);
 		dma_fence_put(job->in_fence);
 		job_put(job);
-		return rc;
+		return ccore_reject(file, "SUBMIT", rc, &err);
 	}
 	atomic_inc(&p->pending);
 	job_record(cfile, job);
@@ -530,18 +521,18 @@ int ccore_ioctl_job_wait(struct drm_device *drm, void *data, struct drm_file *fi
 	struct drm_ccore_job_wait *a = data;
 	struct ccore_hw *hw = cdev->hw;
 	struct job_wait_arg w = {};
+	struct ccm_err err = {};
 	struct ccore_job *job;
 	int rc;
 
-	if (a->pad)
-		return -EINVAL;
 	mutex_lock(&hw->lock);
-	job = xa_load(&cfile->jobs, a->job);
+	job = a->pad ? NULL : xa_load(&cfile->jobs, a->job);
 	if (job)
 		w.fence = dma_fence_get(&job->fence);
 	mutex_unlock(&hw->lock);
-	if (!job)
-		return -EINVAL;
+	rc = ccm_uapi_job_wait(a, !!job, CCORE_JOB_HISTORY, &err);
+	if (rc)
+		return ccore_reject(file, "JOB_WAIT", rc, &err);
 	/* a job's own timeout resets its core: the wait ends by then */
 	rc = hw->ops->wait(hw, job_finished, &w, max_t(s64, a->timeout_ns, 0));
 	if (dma_fence_is_signaled(w.fence)) {
@@ -558,12 +549,11 @@ int ccore_ioctl_cc_trigger(struct drm_device *drm, void *data, struct drm_file *
 {
 	struct ccore_device *cdev = to_ccore_device(drm);
 	struct drm_ccore_cc_trigger *a = data;
-	int rc = cc_check(cdev, a->cc_core);
+	struct ccm_err err = {};
+	int rc = ccm_uapi_cc_trigger(&cdev->hw->cfg, a, &err);
 
 	if (rc)
-		return rc;
-	if (!a->count || a->count > 0xffff)
-		return -EINVAL;
+		return ccore_reject(file, "CC_TRIGGER", rc, &err);
 	cdev->hw->ops->cc_trigger(cdev->hw, cdev->index, a->cc_core, a->count);
 	cdev->hw->ops->kick(cdev->hw);
 	return 0;

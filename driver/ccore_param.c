@@ -78,5 +78,5 @@ int ccore_ioctl_set_param(struct drm_device *drm, void *data, struct drm_file *f
 	mutex_lock(&hw->lock);
 	rc = hw->ops->set_packet_size(hw, cdev->index, compute, a->value, &err);
 	mutex_unlock(&hw->lock);
-	return rc ? ccore_fail(cdev, "SET_PARAM", rc, &err) : 0;
+	return rc ? ccore_reject(file, "SET_PARAM", rc, &err) : 0;
 }

@@ -13,9 +13,6 @@
 
 #include "ccore_drv.h"
 
-/* The most descriptors a submission may name (the uAPI's limit) */
-#define CCORE_SUBMIT_MAX BIT(20)
-
 bool ccore_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
 {
 	struct ccore_file *cfile = owner;
@@ -35,8 +32,9 @@ int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file 
 	u32 psize = a->packet_size;
 	int rc;
 
-	if (a->pad || a->pad2 || (a->flags & ~DRM_CCORE_RING_F_COMPUTE))
-		return -EINVAL;
+	rc = ccm_uapi_ring_create(a, &err);
+	if (rc)
+		return ccore_reject(file, "RING_CREATE", rc, &err);
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
@@ -48,16 +46,12 @@ int ccore_ioctl_ring_create(struct drm_device *drm, void *data, struct drm_file 
 	if (rc) {
 		mutex_unlock(&hw->lock);
 		kfree(r);
-		return ccore_fail(cdev, "RING_CREATE", rc, &err);
+		return ccore_reject(file, "RING_CREATE", rc, &err);
 	}
-	r->core = a->core;
-	r->engine = a->engine;
-	r->ring = a->ring;
-	r->index_stride = a->index_stride;
-	r->index_count = a->index_count;
+	ccm_uapi_ring_init(&r->u, a);
 	rc = xa_alloc(&cfile->rings, &a->handle, r, xa_limit_32b, GFP_KERNEL);
 	if (rc) {
-		hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err);
+		hw->ops->ring_release(hw, cdev->index, a->core, a->engine, a->ring, &err);
 		kfree(r);
 	}
 	mutex_unlock(&hw->lock);
@@ -84,23 +78,13 @@ int ccore_ioctl_ring_destroy(struct drm_device *drm, void *data, struct drm_file
 	struct ccore_ring *r;
 	int rc;
 
-	if (a->pad)
-		return -EINVAL;
 	mutex_lock(&hw->lock);
 	r = xa_load(&cfile->rings, a->handle);
-	if (!r) {
-		rc = -ENOENT;
-	} else if (r->programs) {
-		/* a loaded program would START whoever claims it next */
-		rc = -EBUSY;
-		drm_dbg_driver(drm, "RING_DESTROY: %u loaded programs start ring %u\n",
-			       r->programs, a->handle);
+	rc = ccm_uapi_ring_destroy(a, r ? &r->u : NULL, &err) ?:
+	     hw->ops->ring_release(hw, cdev->index, r->u.core, r->u.engine, r->u.ring, &err);
+	if (rc) {
+		rc = ccore_reject(file, "RING_DESTROY", rc, &err);
 	} else {
-		rc = hw->ops->ring_release(hw, cdev->index, r->core, r->engine, r->ring, &err);
-		if (rc)
-			rc = ccore_fail(cdev, "RING_DESTROY", rc, &err);
-	}
-	if (!rc) {
 		xa_erase(&cfile->rings, a->handle);
 		ccore_sem_unpin_all(hw, &r->sems);
 	}
@@ -117,7 +101,7 @@ struct ccore_ring *ccore_ring_find(struct ccore_file *cfile, u32 core, u32 engin
 	unsigned long h;
 
 	xa_for_each(&cfile->rings, h, r)
-		if (r->core == core && r->engine == engine && r->ring == ring)
+		if (ccm_uapi_ring_is(&r->u, core, engine, ring))
 			return r;
 	return NULL;
 }
@@ -177,21 +161,22 @@ static int ring_submit_locked(struct ccore_device *cdev, struct ccore_file *cfil
 
 	r = xa_load(&cfile->rings, a->handle);
 	if (!r)
-		return -ENOENT;
-	v.core = r->core;
-	v.index_stride = r->index_stride;
-	v.index_count = r->index_count;
+		return ccm_uapi_no_handle(DRM_CCORE_REASON_RING_HANDLE, a->handle, err);
+	ccm_uapi_ring_verify_ctx(&r->u, &v);
 	for (i = 0; i < a->count && !rc; i++)
 		rc = hw->ops->desc_translate(hw, &v, &in[i], i, &hwd[i], err);
+	if (rc)
+		return ccm_uapi_verify_failed(rc, DRM_CCORE_REASON_DESC_INVALID,
+					      DRM_CCORE_REASON_DESC_SEM, err);
 	/* take the memory references before the descriptors can run */
 	for (i = 0; i < a->count && !rc; i++)
 		rc = ccore_ring_refs(cfile, r, &in[i]);
 	if (!rc)
-		rc = hw->ops->ring_write(hw, cdev->index, r->core, r->engine, r->ring, hwd,
+		rc = hw->ops->ring_write(hw, cdev->index, r->u.core, r->u.engine, r->u.ring, hwd,
 					 a->count, err);
 	if (!rc && (a->flags & DRM_CCORE_SUBMIT_F_START))
-		rc = hw->ops->ring_start(hw, cdev->index, r->core, r->engine, r->ring, a->count,
-					 err);
+		rc = hw->ops->ring_start(hw, cdev->index, r->u.core, r->u.engine, r->u.ring,
+					 a->count, err);
 	return rc;
 }
 
@@ -206,16 +191,9 @@ int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file 
 	int rc;
 
 	a->bad_index = CCM_NO_INDEX;
-	if (a->flags & ~DRM_CCORE_SUBMIT_F_START)
-		return -EINVAL;
-	if (!a->count || a->count > CCORE_SUBMIT_MAX)
-		return -EINVAL;
-	/* no ring has room for more (as a full ring): nothing larger is copied in */
-	if (a->count > cdev->hw->cfg.max_ring_size) {
-		drm_dbg_driver(drm, "RING_SUBMIT: %u descriptors; rings hold at most %u\n",
-			       a->count, cdev->hw->cfg.max_ring_size);
-		return -ENOSPC;
-	}
+	rc = ccm_uapi_ring_submit(&cdev->hw->cfg, a, &err);
+	if (rc)
+		return ccore_reject(file, "RING_SUBMIT", rc, &err);
 	in = vmemdup_array_user(u64_to_user_ptr(a->descs), a->count, sizeof(*in));
 	if (IS_ERR(in))
 		return PTR_ERR(in);
@@ -231,7 +209,7 @@ int ccore_ioctl_ring_submit(struct drm_device *drm, void *data, struct drm_file 
 	kvfree(in);
 	if (rc) {
 		a->bad_index = err.index;
-		return rc == -ENOENT ? rc : ccore_fail(cdev, "RING_SUBMIT", rc, &err);
+		return ccore_reject(file, "RING_SUBMIT", rc, &err);
 	}
 	if (a->flags & DRM_CCORE_SUBMIT_F_START)
 		cdev->hw->ops->kick(cdev->hw);
@@ -245,21 +223,19 @@ int ccore_ioctl_ring_stats(struct drm_device *drm, void *data, struct drm_file *
 	struct drm_ccore_ring_stats *a = data;
 	struct ccore_hw *hw = cdev->hw;
 	struct ccm_ring_stats st;
+	struct ccm_err err = {};
 	struct ccore_ring *r;
 
 	mutex_lock(&hw->lock);
 	r = xa_load(&cfile->rings, a->handle);
 	if (r)
-		hw->ops->ring_stats(hw, cdev->index, r->core, r->engine, r->ring, &st);
+		hw->ops->ring_stats(hw, cdev->index, r->u.core, r->u.engine, r->u.ring, &st);
 	mutex_unlock(&hw->lock);
-	if (!r)
-		return -ENOENT;
-	a->packet_size = st.packet_size;
-	a->bytes = st.bytes;
-	a->packets = st.packets;
-	a->started = st.started;
-	a->completed = st.completed;
-	a->errors = st.errors;
+	if (!r) {
+		ccm_uapi_no_handle(DRM_CCORE_REASON_RING_HANDLE, a->handle, &err);
+		return ccore_reject(file, "RING_STATS", -ENOENT, &err);
+	}
+	ccm_uapi_ring_stats(a, &st);
 	return 0;
 }
 
@@ -273,7 +249,7 @@ static bool ring_drained(void *p)
 {
 	struct ring_idle_arg *w = p;
 
-	return w->hw->ops->ring_idle(w->hw, w->dev, w->r->core, w->r->engine, w->r->ring);
+	return w->hw->ops->ring_idle(w->hw, w->dev, w->r->u.core, w->r->u.engine, w->r->u.ring);
 }
 
 /*
@@ -296,7 +272,7 @@ void ccore_rings_fini(struct ccore_file *cfile)
 	unsigned long h;
 
 	xa_for_each(&cfile->rings, h, r)
-		hw->ops->ring_abort(hw, w.dev, r->core, r->engine, r->ring);
+		hw->ops->ring_abort(hw, w.dev, r->u.core, r->u.engine, r->u.ring);
 	hw->ops->kick(hw);
 	xa_for_each(&cfile->rings, h, r) {
 		w.r = r;
@@ -304,11 +280,11 @@ void ccore_rings_fini(struct ccore_file *cfile)
 		    !ring_drained(&w)) {
 			drm_err(&cfile->cdev->drm,
 				"ring %u/%u/%u did not stop after an abort; its buffers stay\n",
-				r->core, r->engine, r->ring);
+				r->u.core, r->u.engine, r->u.ring);
 			continue;
 		}
 		mutex_lock(&hw->lock);
-		hw->ops->ring_release(hw, w.dev, r->core, r->engine, r->ring, NULL);
+		hw->ops->ring_release(hw, w.dev, r->u.core, r->u.engine, r->u.ring, NULL);
 		ccore_sem_unpin_all(hw, &r->sems);
 		mutex_unlock(&hw->lock);
 		ring_free(r);

@@ -35,7 +35,7 @@ static struct ccore_sem_block *sem_block_of(struct ccore_hw *hw, u32 ref)
 	if (!holder)
 		return NULL;
 	list_for_each_entry(b, &holder->sem_blocks, link)
-		if (ref >= b->first && ref - b->first < b->count)
+		if (ccm_uapi_sem_in(&b->u, ref))
 			return b;
 	return NULL;
 }
@@ -59,7 +59,7 @@ bool ccore_sem_usable(void *owner, u32 ref)
 
 	if (!b)
 		return false;
-	return b->owner == cfile || sem_granted(cfile, b->owner, b->serial);
+	return b->u.owner == cfile || sem_granted(cfile, ccore_sem_block_owner(b), b->u.serial);
 }
 
 static void sem_block_free_entry(struct ccore_sem_block *b)
@@ -70,7 +70,7 @@ static void sem_block_free_entry(struct ccore_sem_block *b)
 
 static void sem_block_free(struct ccore_hw *hw, struct ccore_sem_block *b)
 {
-	hw->ops->sem_free(hw, b->first, b->owner, NULL);
+	hw->ops->sem_free(hw, b->u.first, b->u.owner, NULL);
 	sem_block_free_entry(b);
 }
 
@@ -99,8 +99,8 @@ int ccore_sem_pin(struct ccore_hw *hw, struct ccore_sem_pins *pins, u32 ref)
 		return -ENOMEM;
 	pins->blocks = blocks;
 	pins->blocks[pins->count++] = b;
-	b->pins++;
-	kref_get(&b->owner->kref);
+	b->u.pins++;
+	kref_get(&ccore_sem_block_owner(b)->kref);
 	return 0;
 }
 
@@ -113,8 +113,8 @@ void ccore_sem_unpin_all(struct ccore_hw *hw, struct ccore_sem_pins *pins)
 
 	for (i = 0; i < pins->count; i++) {
 		b = pins->blocks[i];
-		owner = b->owner;
-		if (!--b->pins && owner->closing)
+		owner = ccore_sem_block_owner(b);
+		if (!--b->u.pins && owner->closing)
 			sem_block_free(hw, b);
 		ccore_file_put(owner);
 	}
@@ -123,13 +123,12 @@ void ccore_sem_unpin_all(struct ccore_hw *hw, struct ccore_sem_pins *pins)
 	pins->count = 0;
 }
 
-static int sem_check(struct ccore_file *cfile, u32 ref)
+static int sem_check(struct ccore_file *cfile, u32 ref, struct ccm_err *err)
 {
 	struct ccore_hw *hw = cfile->cdev->hw;
+	bool valid = hw->ops->sem_valid(hw, ref);
 
-	if (!hw->ops->sem_valid(hw, ref))
-		return -EINVAL;
-	return ccore_sem_usable(cfile, ref) ? 0 : -EACCES;
+	return ccm_uapi_sem_usable(ref, valid, valid && ccore_sem_usable(cfile, ref), err);
 }
 
 int ccore_ioctl_sem_alloc(struct drm_device *drm, void *data, struct drm_file *file)
@@ -142,24 +141,25 @@ int ccore_ioctl_sem_alloc(struct drm_device *drm, void *data, struct drm_file *f
 	struct ccm_err err = {};
 	int rc;
 
-	if (a->pad)
-		return -EINVAL;
+	rc = ccm_uapi_sem_alloc(a, &err);
+	if (rc)
+		return ccore_reject(file, "SEM_ALLOC", rc, &err);
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
 	mutex_lock(&hw->lock);
 	rc = hw->ops->sem_alloc(hw, cdev->index, a->core, a->count, cfile, &a->first, &err);
 	if (!rc) {
-		b->owner = cfile;
-		b->first = a->first;
-		b->count = a->count;
-		b->serial = atomic64_inc_return(&sem_serial);
+		b->u = (struct ccm_uapi_sem_block){
+			.owner = cfile, .first = a->first, .count = a->count,
+			.serial = atomic64_inc_return(&sem_serial),
+		};
 		list_add_tail(&b->link, &cfile->sem_blocks);
 		b = NULL;
 	}
 	mutex_unlock(&hw->lock);
 	kfree(b);
-	return rc ? ccore_fail(cdev, "SEM_ALLOC", rc, &err) : 0;
+	return rc ? ccore_reject(file, "SEM_ALLOC", rc, &err) : 0;
 }
 
 /* The block of @cfile that starts at @first; called with hw->lock held. */
@@ -168,7 +168,7 @@ static struct ccore_sem_block *own_block(struct ccore_file *cfile, u32 first)
 	struct ccore_sem_block *b;
 
 	list_for_each_entry(b, &cfile->sem_blocks, link)
-		if (b->first == first)
+		if (b->u.first == first)
 			return b;
 	return NULL;
 }
@@ -182,24 +182,15 @@ int ccore_ioctl_sem_free(struct drm_device *drm, void *data, struct drm_file *fi
 	struct ccm_err err = {};
 	int rc;
 
-	if (a->pad)
-		return -EINVAL;
 	mutex_lock(&hw->lock);
 	b = own_block(file->driver_priv, a->first);
-	if (b && b->pins) {
-		rc = -EBUSY;
-		drm_dbg_driver(drm, "SEM_FREE: block 0x%08x is used by %u programs or rings\n",
-			       a->first, b->pins);
-	} else {
-		/* not a block of ours: the hardware says why */
-		rc = hw->ops->sem_free(hw, a->first, file->driver_priv, &err);
-		if (rc)
-			rc = ccore_fail(cdev, "SEM_FREE", rc, &err);
-		else if (b)
-			sem_block_free_entry(b);
-	}
+	/* not a block of ours: the hardware says why */
+	rc = ccm_uapi_sem_free(a, b ? &b->u : NULL, &err) ?:
+	     hw->ops->sem_free(hw, a->first, file->driver_priv, &err);
+	if (!rc && b)
+		sem_block_free_entry(b);
 	mutex_unlock(&hw->lock);
-	return rc;
+	return rc ? ccore_reject(file, "SEM_FREE", rc, &err) : 0;
 }
 
 int ccore_ioctl_sem_access(struct drm_device *drm, void *data, struct drm_file *file)
@@ -207,18 +198,22 @@ int ccore_ioctl_sem_access(struct drm_device *drm, void *data, struct drm_file *
 	struct ccore_device *cdev = to_ccore_device(drm);
 	struct drm_ccore_sem_access *a = data;
 	struct ccore_hw *hw = cdev->hw;
+	struct ccm_err err = {};
 	int rc;
 
-	if (a->pad || a->op > DRM_CCORE_SEM_ADD)
-		return -EINVAL;
+	rc = ccm_uapi_sem_access(a, &err);
+	if (rc)
+		return ccore_reject(file, "SEM_ACCESS", rc, &err);
 	mutex_lock(&hw->lock);
-	rc = sem_check(file->driver_priv, a->sem);
+	rc = sem_check(file->driver_priv, a->sem, &err);
 	if (!rc) {
 		hw->ops->sem_write(hw, a->sem, a->op, a->value);
 		a->value = hw->ops->sem_read(hw, a->sem);
 	}
 	mutex_unlock(&hw->lock);
-	if (!rc && a->op != DRM_CCORE_SEM_READ)
+	if (rc)
+		return ccore_reject(file, "SEM_ACCESS", rc, &err);
+	if (a->op != DRM_CCORE_SEM_READ)
 		hw->ops->kick(hw);
 	return rc;
 }
@@ -241,13 +236,14 @@ int ccore_ioctl_sem_wait(struct drm_device *drm, void *data, struct drm_file *fi
 	struct drm_ccore_sem_wait *a = data;
 	struct sem_wait_arg w = { .hw = cdev->hw, .sem = a->sem, .value = a->value };
 	struct ccore_hw *hw = cdev->hw;
+	struct ccm_err err = {};
 	int rc;
 
 	mutex_lock(&hw->lock);
-	rc = sem_check(file->driver_priv, a->sem);
+	rc = sem_check(file->driver_priv, a->sem, &err);
 	mutex_unlock(&hw->lock);
 	if (rc)
-		return rc;
+		return ccore_reject(file, "SEM_WAIT", rc, &err);
 	/* a deadline before the epoch is just past: the wait must not see
 	 * it wrap around into the far future
 	 */
@@ -277,22 +273,25 @@ int ccore_ioctl_sem_export(struct drm_device *drm, void *data, struct drm_file *
 	struct ccore_file *cfile = file->driver_priv;
 	struct drm_ccore_sem_export *a = data;
 	struct ccore_hw *hw = cdev->hw;
+	struct ccore_sem_block *b;
 	struct ccore_sem_export *e;
+	struct ccm_err err = {};
 	int rc;
 
-	if (a->flags || a->pad)
-		return -EINVAL;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	mutex_lock(&hw->lock);
-	rc = hw->ops->sem_block(hw, a->first, cfile, &e->count) ? -EINVAL : 0;
-	if (!rc)
-		e->serial = own_block(cfile, a->first)->serial;
+	b = own_block(cfile, a->first);
+	rc = ccm_uapi_sem_export(a, b ? &b->u : NULL, &err);
+	if (!rc) {
+		e->count = b->u.count;
+		e->serial = b->u.serial;
+	}
 	mutex_unlock(&hw->lock);
 	if (rc) {
 		kfree(e);
-		return rc;
+		return ccore_reject(file, "SEM_EXPORT", rc, &err);
 	}
 	e->first = a->first;
 	e->owner = cfile;
@@ -314,22 +313,17 @@ int ccore_ioctl_sem_import(struct drm_device *drm, void *data, struct drm_file *
 	struct drm_ccore_sem_import *a = data;
 	struct ccore_sem_export *e;
 	struct ccore_sem_grant *g;
+	struct ccm_err err = {};
 	struct file *f;
 	int rc = 0;
 
-	if (a->flags)
-		return -EINVAL;
-	f = fget(a->fd);
-	if (!f)
-		return -EBADF;
-	if (f->f_op != &ccore_sem_export_fops) {
-		fput(f);
-		return -EINVAL;
-	}
-	e = f->private_data;
-	if (e->owner->cdev->hw != cdev->hw) {
-		fput(f);
-		return -EXDEV;
+	f = a->flags ? NULL : fget(a->fd);
+	e = f && f->f_op == &ccore_sem_export_fops ? f->private_data : NULL;
+	rc = ccm_uapi_sem_import(a, !!f, !!e, e && e->owner->cdev->hw == cdev->hw, &err);
+	if (rc) {
+		if (f)
+			fput(f);
+		return ccore_reject(file, "SEM_IMPORT", rc, &err);
 	}
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g) {
@@ -369,7 +363,7 @@ void ccore_sems_fini(struct ccore_file *cfile)
 	/* the file's own pins went with its programs and rings */
 	mutex_lock(&hw->lock);
 	list_for_each_entry_safe(b, btmp, &cfile->sem_blocks, link)
-		if (!b->pins)
+		if (!b->u.pins)
 			sem_block_free(hw, b);
 	list_for_each_entry_safe(g, tmp, &cfile->grants, link) {
 		list_del(&g->link);

@@ -116,11 +116,6 @@ static bool sim_sem_valid(struct ccore_hw *hw, u32 ref)
 	return ccm_sem_valid(fab(hw), ref);
 }
 
-static int sim_sem_block(struct ccore_hw *hw, u32 first, void *owner, u32 *count)
-{
-	return ccm_sem_block(fab(hw), first, owner, count);
-}
-
 static u32 sim_sem_read(struct ccore_hw *hw, u32 ref)
 {
 	return ccm_sem_read(fab(hw), ref);
@@ -288,7 +283,6 @@ const struct ccore_hw_ops ccore_sim_hw_ops = {
 	.sem_free = sim_sem_free,
 	.sem_owner = sim_sem_owner,
 	.sem_valid = sim_sem_valid,
-	.sem_block = sim_sem_block,
 	.sem_read = sim_sem_read,
 	.sem_write = sim_sem_write,
 	.desc_translate = sim_desc_translate,

@@ -31,10 +31,15 @@
 /**
  * struct ccm_err - why a model call failed
  * @index: descriptor or instruction index at fault, or CCM_NO_INDEX
+ * @reason: the uAPI rule broken (enum drm_ccore_reason), or
+ *	DRM_CCORE_REASON_NONE where the failure names none
+ * @limit: the bound that rule enforces, where the reason says
  * @msg: human-readable reason naming the bad field and what is allowed
  */
 struct ccm_err {
 	u32 index;
+	u32 reason;
+	u64 limit;
 	char msg[CCM_ERR_LEN];
 };
 
@@ -45,8 +50,11 @@ struct ccm_err {
 int ccm_grow(void **arr, u32 *cap, u32 count, size_t size, u32 first);
 
 /* Record a failure in @err (may be NULL) and return @errno_neg. */
-int ccm_fail(struct ccm_err *err, int errno_neg, u32 index, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+__printf(4, 5)
+int ccm_fail(struct ccm_err *err, int errno_neg, u32 index, const char *fmt, ...);
+/* The same for a broken uAPI rule: @reason (enum drm_ccore_reason), @limit. */
+__printf(5, 6)
+int ccm_reject(struct ccm_err *err, int errno_neg, u32 reason, u64 limit, const char *fmt, ...);
 
 /**
  * struct ccm_config - the shape and limits of a fabric
@@ -234,8 +242,6 @@ int ccm_sem_free(struct ccm_fabric *f, u32 first, void *owner, struct ccm_err *e
 /* Free every semaphore of @owner (on context close). */
 void ccm_sem_free_owner(struct ccm_fabric *f, void *owner);
 void *ccm_sem_owner(const struct ccm_fabric *f, u32 ref);
-/* Length of @owner's block starting at @first; -EINVAL if it is none. */
-int ccm_sem_block(const struct ccm_fabric *f, u32 first, void *owner, u32 *count);
 u32 ccm_sem_read(const struct ccm_fabric *f, u32 ref);
 void ccm_sem_set(struct ccm_fabric *f, u32 ref, u32 value);
 void ccm_sem_add(struct ccm_fabric *f, u32 ref, u32 value);

@@ -101,8 +101,8 @@ void ccm_core_wake_ring(struct ccm_core *core)
 	ccm_compute_wake(core, true, 0);
 }
 
-static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static __printf(3, 4) void cc_fault(struct ccm_cc *cc, struct cc_events *ev,
+				    const char *fmt, ...);
 
 static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)
 {
@@ -436,9 +436,9 @@ struct ccm_cc *ccm_cc_of(const struct ccm_fabric *f, u32 dev, u32 cc, struct ccm
 	struct ccm_core *core = ccm_core_of(f, dev, cc / per);
 
 	if (!core || cc >= per * f->cfg.cores) {
-		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			 "CC core %u of device %u does not exist (devices 0..%u, CC cores 0..%u)",
-			 cc, dev, f->ndev - 1, per * f->cfg.cores - 1);
+		ccm_reject(err, -EINVAL, DRM_CCORE_REASON_CC_CORE, per * f->cfg.cores,
+			   "CC core %u of device %u does not exist (devices 0..%u, CC cores 0..%u)",
+			   cc, dev, f->ndev - 1, per * f->cfg.cores - 1);
 		return NULL;
 	}
 	return &core->cc[cc % per];
@@ -517,9 +517,10 @@ int ccm_cc_load(struct ccm_fabric *f, u32 dev, u32 ccidx, const struct drm_ccore
 	}
 	if (f->cfg.max_program_size - at < count) {
 		ccm_mutex_unlock(&cc->lock);
-		return ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
-				"CC core %u has no room for %u instructions (memory holds %u)",
-				ccidx, count, f->cfg.max_program_size);
+		return ccm_reject(err, -ENOSPC, DRM_CCORE_REASON_CC_MEMORY_FULL,
+				  f->cfg.max_program_size,
+				  "CC core %u has no room for %u instructions (memory holds %u)",
+				  ccidx, count, f->cfg.max_program_size);
 	}
 	memmove(&cc->regions[i + 1], &cc->regions[i],
 		(cc->nregions - i) * sizeof(*cc->regions));

@@ -82,8 +82,7 @@ static void ce_end(struct ccm_compute *ce, int status)
 	__atomic_store_n(&ce->running, false, __ATOMIC_RELEASE);
 }
 
-static void ce_fault(struct ccm_compute *ce, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static __printf(3, 4) void ce_fault(struct ccm_compute *ce, int status, const char *fmt, ...);
 
 static void ce_fault(struct ccm_compute *ce, int status, const char *fmt, ...)
 {

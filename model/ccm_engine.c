@@ -287,9 +287,9 @@ static struct ccm_engine *engine_at(struct ccm_core *c, u32 engine, u32 ring,
 	const struct ccm_config *cfg = &c->dev->f->cfg;
 
 	if (engine >= cfg->engines || ring >= cfg->rings) {
-		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			 "ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
-			 ring, engine, cfg->engines - 1, cfg->rings - 1);
+		ccm_reject(err, -EINVAL, DRM_CCORE_REASON_ENGINE_RING, 0,
+			   "ring %u of engine %u does not exist (engines 0..%u, rings 0..%u)",
+			   ring, engine, cfg->engines - 1, cfg->rings - 1);
 		return NULL;
 	}
 	return &c->engines[engine];
@@ -306,18 +306,21 @@ static struct ccm_engine *engine_of(const struct ccm_fabric *f, u32 dev, u32 cor
 static int check_index(s64 stride, u32 count, struct ccm_err *err)
 {
 	if (count > DRM_CCORE_MAX_INDEX_COUNT)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"index_count %u out of range (0 not indexed, or 1..%u)", count,
-				DRM_CCORE_MAX_INDEX_COUNT);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_RING_INDEX,
+				  DRM_CCORE_MAX_INDEX_COUNT,
+				  "index_count %u out of range (0 not indexed, or 1..%u)", count,
+				  DRM_CCORE_MAX_INDEX_COUNT);
 	if (!count && stride)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"index_stride %lld without index_count: a ring that is not indexed (index_count 0) takes index_stride 0",
-				(long long)stride);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_RING_INDEX,
+				  DRM_CCORE_MAX_INDEX_COUNT,
+				  "index_stride %lld without index_count: a ring that is not indexed (index_count 0) takes index_stride 0",
+				  (long long)stride);
 	if (stride < -DRM_CCORE_MAX_INDEX_STRIDE || stride > DRM_CCORE_MAX_INDEX_STRIDE)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"index_stride %lld out of range (-%lld..%lld bytes)",
-				(long long)stride, (long long)DRM_CCORE_MAX_INDEX_STRIDE,
-				(long long)DRM_CCORE_MAX_INDEX_STRIDE);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_RING_INDEX,
+				  DRM_CCORE_MAX_INDEX_COUNT,
+				  "index_stride %lld out of range (-%lld..%lld bytes)",
+				  (long long)stride, (long long)DRM_CCORE_MAX_INDEX_STRIDE,
+				  (long long)DRM_CCORE_MAX_INDEX_STRIDE);
 	return 0;
 }
 
@@ -336,9 +339,9 @@ int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	if (!owner)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "ring owner must be set");
 	if (slots == 0 || slots > f->cfg.max_ring_size)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"ring size %u out of range (1..%u descriptors)", slots,
-				f->cfg.max_ring_size);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_RING_SIZE, f->cfg.max_ring_size,
+				  "ring size %u out of range (1..%u descriptors)", slots,
+				  f->cfg.max_ring_size);
 	rc = ccm_check_packet_size(&f->cfg, packet_size, "packet_size", err) ?:
 	     check_index(index_stride, index_count, err);
 	if (rc)
@@ -358,9 +361,9 @@ int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 		ccm_mutex_unlock(&e->lock);
 		ccm_free(descs);
 		ccm_free(disp);
-		return ccm_fail(err, -EBUSY, CCM_NO_INDEX,
-				"ring %u of engine %u on core %u is already in use", ring,
-				engine, core);
+		return ccm_reject(err, -EBUSY, DRM_CCORE_REASON_RING_CLAIMED, 0,
+				  "ring %u of engine %u on core %u is already in use", ring,
+				  engine, core);
 	}
 	ccm_free(r->descs);
 	ccm_free(r->disp);
@@ -398,12 +401,12 @@ int ccm_ring_release(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ri
 	ccm_mutex_lock(&e->lock);
 	r = &e->rings[ring];
 	if (ccm_ring_busy(r)) {
-		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
-			      "ring %u of engine %u has descriptors in flight", ring, engine);
+		rc = ccm_reject(err, -EBUSY, DRM_CCORE_REASON_RING_IN_FLIGHT, 0,
+				"ring %u of engine %u has descriptors in flight", ring, engine);
 	} else if (ccm_compute_uses_ring(e->core, engine, ring)) {
-		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
-			      "ring %u of engine %u is the DMA ring of the program running on core %u's compute engine",
-			      ring, engine, core);
+		rc = ccm_reject(err, -EBUSY, DRM_CCORE_REASON_RING_IN_FLIGHT, 0,
+				"ring %u of engine %u is the DMA ring of the program running on core %u's compute engine",
+				ring, engine, core);
 	} else {
 		/* descs stay allocated until reuse or engine teardown: the
 		 * engine may still be looking at this slot's cursor. */
@@ -429,13 +432,13 @@ int ccm_ring_write(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 		rc = ccm_fail(err, -ENOENT, CCM_NO_INDEX, "ring %u of engine %u is not claimed",
 			      ring, engine);
 	} else if (ccm_ring_busy(r)) {
-		rc = ccm_fail(err, -EBUSY, CCM_NO_INDEX,
-			      "ring %u of engine %u has descriptors in flight; write it while idle",
-			      ring, engine);
+		rc = ccm_reject(err, -EBUSY, DRM_CCORE_REASON_RING_IN_FLIGHT, 0,
+				"ring %u of engine %u has descriptors in flight; write it while idle",
+				ring, engine);
 	} else if (count > r->slots - r->written) {
-		rc = ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
-			      "ring %u of engine %u has %u free slots, %u descriptors given",
-			      ring, engine, r->slots - r->written, count);
+		rc = ccm_reject(err, -ENOSPC, DRM_CCORE_REASON_RING_FULL, r->slots - r->written,
+				"ring %u of engine %u has %u free slots, %u descriptors given",
+				ring, engine, r->slots - r->written, count);
 	} else {
 		memcpy(&r->descs[r->written], descs, (size_t)count * sizeof(*descs));
 		ccm_store32(&r->written, r->written + count);

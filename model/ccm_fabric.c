@@ -23,9 +23,9 @@ struct ccm_core *ccm_core_get(const struct ccm_fabric *f, u32 dev, u32 core,
 	struct ccm_core *c = ccm_core_of(f, dev, core);
 
 	if (!c)
-		ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			 "core %u of device %u does not exist (devices 0..%u, cores 0..%u)",
-			 core, dev, f->ndev - 1, f->cfg.cores - 1);
+		ccm_reject(err, -EINVAL, DRM_CCORE_REASON_CORE, f->cfg.cores,
+			   "core %u of device %u does not exist (devices 0..%u, cores 0..%u)",
+			   core, dev, f->ndev - 1, f->cfg.cores - 1);
 	return c;
 }
 
@@ -161,9 +161,9 @@ int ccm_check_packet_size(const struct ccm_config *cfg, u32 bytes, const char *w
 			  struct ccm_err *err)
 {
 	if (!is_pow2(bytes) || bytes < cfg->min_packet_size || bytes > cfg->max_packet_size)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"%s %u is not a power of two from %u to %u bytes", what, bytes,
-				cfg->min_packet_size, cfg->max_packet_size);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_PACKET_SIZE, cfg->max_packet_size,
+				  "%s %u is not a power of two from %u to %u bytes", what, bytes,
+				  cfg->min_packet_size, cfg->max_packet_size);
 	return 0;
 }
 

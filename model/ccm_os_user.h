@@ -121,6 +121,10 @@ static inline void ccm_yield(void)
 #define CCM_THREAD_LOCAL _Thread_local
 
 #define CCM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* the kernel's spelling of a printf-like function's format check */
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
 
 /* a * b / c, the product in 128 bits (the timed model's rates). */
 static inline u64 ccm_muldiv64(u64 a, u64 b, u64 c)

@@ -63,12 +63,12 @@ int ccm_sem_alloc(struct ccm_fabric *f, u32 dev, u32 core, u32 count, void *owne
 	u32 i, run = 0;
 
 	if (!c)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"core %u of device %u does not exist (cores 0..%u)", core, dev,
-				f->cfg.cores - 1);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_CORE, f->cfg.cores,
+				  "core %u of device %u does not exist (cores 0..%u)", core, dev,
+				  f->cfg.cores - 1);
 	if (count == 0 || count > f->cfg.sems)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"semaphore count %u out of range (1..%u)", count, f->cfg.sems);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_SEM_COUNT, f->cfg.sems,
+				  "semaphore count %u out of range (1..%u)", count, f->cfg.sems);
 	ccm_mutex_lock(&c->sem_lock);
 	for (i = 0; i < f->cfg.sems; i++) {
 		run = c->sem_owner[i] ? 0 : run + 1;
@@ -77,9 +77,9 @@ int ccm_sem_alloc(struct ccm_fabric *f, u32 dev, u32 core, u32 count, void *owne
 	}
 	if (run < count) {
 		ccm_mutex_unlock(&c->sem_lock);
-		return ccm_fail(err, -ENOSPC, CCM_NO_INDEX,
-				"no %u free consecutive semaphores on core %u of device %u",
-				count, core, dev);
+		return ccm_reject(err, -ENOSPC, DRM_CCORE_REASON_SEM_NO_SPACE, 0,
+				  "no %u free consecutive semaphores on core %u of device %u",
+				  count, core, dev);
 	}
 	i = i + 1 - count;
 	*first = DRM_CCORE_SEM_REF(dev, core, i);
@@ -115,13 +115,13 @@ int ccm_sem_free(struct ccm_fabric *f, u32 first, void *owner, struct ccm_err *e
 	int rc = 0;
 
 	if (!c || idx >= f->cfg.sems)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"semaphore 0x%08x does not exist", first);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_SEM_INVALID, 0,
+				  "semaphore 0x%08x does not exist", first);
 	ccm_mutex_lock(&c->sem_lock);
 	if (c->sem_owner[idx] != owner || !c->sem_first[idx])
-		rc = ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-			      "semaphore 0x%08x is not the first of a block this context allocated",
-			      first);
+		rc = ccm_reject(err, -EINVAL, DRM_CCORE_REASON_SEM_NOT_BLOCK, 0,
+				"semaphore 0x%08x is not the first of a block this context allocated",
+				first);
 	else
 		free_block(c, idx, f->cfg.sems);
 	ccm_mutex_unlock(&c->sem_lock);
@@ -153,18 +153,4 @@ void *ccm_sem_owner(const struct ccm_fabric *f, u32 ref)
 	if (!c || DRM_CCORE_SEM_REF_IDX(ref) >= f->cfg.sems)
 		return NULL;
 	return c->sem_owner[DRM_CCORE_SEM_REF_IDX(ref)];
-}
-
-int ccm_sem_block(const struct ccm_fabric *f, u32 first, void *owner, u32 *count)
-{
-	struct ccm_core *c = ccm_core_of(f, DRM_CCORE_SEM_REF_DEV(first),
-					 DRM_CCORE_SEM_REF_CORE(first));
-	u32 idx = DRM_CCORE_SEM_REF_IDX(first), n = 1;
-
-	if (!c || idx >= f->cfg.sems || c->sem_owner[idx] != owner || !c->sem_first[idx])
-		return -EINVAL;
-	while (idx + n < f->cfg.sems && c->sem_owner[idx + n] == owner && !c->sem_first[idx + n])
-		n++;
-	*count = n;
-	return 0;
 }

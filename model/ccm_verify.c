@@ -374,12 +374,15 @@ static int insn_check(const struct ccm_verify_ctx *c, const struct drm_ccore_ins
 int ccm_verify_program_size(const struct ccm_verify_ctx *c, const char *what, u32 count,
 			    struct ccm_err *err)
 {
+	u32 max = c->f ? ccm_fabric_config(c->f)->max_program_size : 0;
+
 	if (count == 0)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "%s has no instructions", what);
-	if (c->f && count > ccm_fabric_config(c->f)->max_program_size)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"%s of %u instructions exceeds the %u its memory holds", what, count,
-				ccm_fabric_config(c->f)->max_program_size);
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_INSN_COUNT, max,
+				  "%s has no instructions", what);
+	if (max && count > max)
+		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_INSN_COUNT, max,
+				  "%s of %u instructions exceeds the %u its memory holds", what,
+				  count, max);
 	return 0;
 }
 

@@ -52,5 +52,9 @@ int ccore_accel_open(struct ccore_system **out);
 int device_virtual_now_ps(struct ccore_system *sys, uint64_t *ps);
 /* Name of a DRM_IOCTL_* request, for messages. */
 const char *ccore_ioctl_name(unsigned long request);
+/* Name of an enum drm_ccore_reason ("RING_BUSY"), and what it means:
+ * what was wrong and what is allowed (runtime/reason.c). */
+const char *ccore_reason_name(uint32_t reason);
+const char *ccore_reason_text(uint32_t reason);
 
 #endif

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * What an errno from the ccore driver means, ioctl by ioctl.  The driver
- * returns only the errno (its own text goes to the kernel log with
- * drm.debug=0x2); the runtime's last error names the ioctl, the errno and
- * what it means there, with the values of the argument that matter.
+ * Why an ioctl of the ccore driver failed.  The ring, semaphore and job
+ * ioctls name the rule they rejected (enum drm_ccore_reason, read back
+ * with GET_LAST_ERROR): the message gives it, with what is allowed.  For
+ * the rest, and from a module older than GET_LAST_ERROR, the message says
+ * what the errno means for that ioctl (the driver's own text goes to the
+ * kernel log with drm.debug=0x2).
  */
 #include "accel.h"
 
@@ -52,8 +54,9 @@ static uint64_t hbm_size(const struct accel_dev *d)
 	return drmIoctl(d->fd, DRM_IOCTL_CCORE_GET_PARAM, &a) ? 0 : a.value;
 }
 
+/* @named: the module has GET_LAST_ERROR, which named no rule for this failure */
 static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long req,
-		    const void *arg, int err)
+		    const void *arg, int err, bool named)
 {
 	const struct drm_ccore_param_args *pa = arg;
 	const struct drm_ccore_bo_create *bc = arg;
@@ -61,21 +64,8 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 	const struct drm_ccore_bo_info *bi = arg;
 	const struct drm_gem_close *gc = arg;
 	const struct drm_prime_handle *ph = arg;
-	const struct drm_ccore_ring_create *rc = arg;
-	const struct drm_ccore_ring_destroy *rd = arg;
-	const struct drm_ccore_ring_submit *rs = arg;
-	const struct drm_ccore_ring_stats *rst = arg;
-	const struct drm_ccore_sem_alloc *sa = arg;
-	const struct drm_ccore_sem_free *sf = arg;
-	const struct drm_ccore_sem_access *sx = arg;
 	const struct drm_ccore_sem_wait *sw = arg;
-	const struct drm_ccore_sem_export *se = arg;
-	const struct drm_ccore_sem_import *si = arg;
-	const struct drm_ccore_program_load *pl = arg;
-	const struct drm_ccore_program_free *pf = arg;
-	const struct drm_ccore_submit *su = arg;
 	const struct drm_ccore_job_wait *jw = arg;
-	const struct drm_ccore_cc_trigger *ct = arg;
 	const struct drm_ccore_compute_submit *cs = arg;
 	const struct drm_ccore_compute_wait *cw = arg;
 	uint64_t hbm = req == DRM_IOCTL_CCORE_BO_CREATE ? hbm_size(d) : 0;
@@ -181,196 +171,15 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 			return;
 		}
 		break;
-	case DRM_IOCTL_CCORE_RING_CREATE:
-		if (err == EBUSY) {
-			snprintf(b, n, "ring %u of engine %u on core %u is already claimed, by this file or another one (another process or runtime instance on the device)",
-				 rc->ring, rc->engine, rc->core);
-			return;
-		}
-		if (err == EINVAL && (rc->pad || rc->pad2)) {
-			snprintf(b, n, "pad %u and pad2 %u must be zero", rc->pad, rc->pad2);
-			return;
-		}
-		if (err == EINVAL && (rc->index_count || rc->index_stride)) {
-			snprintf(b, n, "index_stride %lld index_count %u: index_count 0 (not indexed, index_stride 0) or 1..%u, |index_stride| at most %lld; or core %u engine %u ring %u size %u packet %u flags 0x%x out of range" DEBUG_HINT,
-				 (long long)rc->index_stride, rc->index_count,
-				 DRM_CCORE_MAX_INDEX_COUNT, (long long)DRM_CCORE_MAX_INDEX_STRIDE,
-				 rc->core, rc->engine, rc->ring, rc->size, rc->packet_size,
-				 rc->flags);
-			return;
-		}
-		if (err == EINVAL) {
-			snprintf(b, n, "core %u engine %u ring %u size %u packet %u flags 0x%x: out of the device's range (NUM_CORES, ENGINES_PER_CORE, RINGS_PER_ENGINE, MAX_RING_SIZE; packet a power of two in MIN..MAX_PACKET_SIZE or 0)" DEBUG_HINT,
-				 rc->core, rc->engine, rc->ring, rc->size, rc->packet_size, rc->flags);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_RING_DESTROY:
-		if (err == ENOENT) {
-			snprintf(b, n, "no ring with handle %u in this file", rd->handle);
-			return;
-		}
-		if (err == EBUSY) {
-			snprintf(b, n, "ring %u still has descriptors in flight", rd->handle);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_RING_SUBMIT:
-		if (err == ENOENT) {
-			snprintf(b, n, "no ring with handle %u in this file, or START on a ring with no descriptors",
-				 rs->handle);
-			return;
-		}
-		if (err == EACCES) {
-			snprintf(b, n, "descriptor %d of ring %u names a semaphore this file did not allocate or import",
-				 (int)rs->bad_index, rs->handle);
-			return;
-		}
-		if (err == EINVAL) {
-			if (rs->bad_index != ~0u)
-				snprintf(b, n, "descriptor %u of ring %u is not valid: op, dtype, redop, flags, length, or an address outside this file's buffers and imports (on an indexed ring, at any index)" DEBUG_HINT,
-					 rs->bad_index, rs->handle);
-			else
-				snprintf(b, n, "ring %u: count %u must be 1..2^20 and flags 0x%x only START",
-					 rs->handle, rs->count, rs->flags);
-			return;
-		}
-		if (err == ENOSPC) {
-			snprintf(b, n, "ring %u has fewer free slots than the %u descriptors given",
-				 rs->handle, rs->count);
-			return;
-		}
-		if (err == EBUSY) {
-			snprintf(b, n, "ring %u has descriptors in flight; write it while idle", rs->handle);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_RING_STATS:
-		if (err == ENOENT) {
-			snprintf(b, n, "no ring with handle %u in this file", rst->handle);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_SEM_ALLOC:
-		if (err == ENOSPC) {
-			snprintf(b, n, "no %u free consecutive semaphores on core %u (other files on the device hold the rest)",
-				 sa->count, sa->core);
-			return;
-		}
-		if (err == EINVAL) {
-			snprintf(b, n, "core %u or count %u out of range (NUM_CORES, 1..SEMS_PER_CORE) or pad not zero",
-				 sa->core, sa->count);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_SEM_FREE:
-		if (err == EINVAL) {
-			snprintf(b, n, "semaphore 0x%08x is not the first of a block this file allocated",
-				 sf->first);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_SEM_ACCESS:
-	case DRM_IOCTL_CCORE_SEM_WAIT: {
-		uint32_t sem = req == DRM_IOCTL_CCORE_SEM_WAIT ? sw->sem : sx->sem;
-
-		if (err == EACCES) {
-			snprintf(b, n, "semaphore 0x%08x is not yours: this file neither allocated it nor imported its block",
-				 sem);
-			return;
-		}
-		if (err == EINVAL) {
-			snprintf(b, n, "semaphore 0x%08x (device %u core %u index %u) does not exist%s",
-				 sem, DRM_CCORE_SEM_REF_DEV(sem), DRM_CCORE_SEM_REF_CORE(sem),
-				 DRM_CCORE_SEM_REF_IDX(sem),
-				 req == DRM_IOCTL_CCORE_SEM_ACCESS ? ", or op is not READ, SET or ADD" : "");
-			return;
-		}
+	case DRM_IOCTL_CCORE_SEM_WAIT:
 		if (err == ETIMEDOUT) {
 			snprintf(b, n, "semaphore 0x%08x still below %u at the deadline", sw->sem, sw->value);
 			return;
 		}
 		break;
-	}
-	case DRM_IOCTL_CCORE_SEM_EXPORT:
-		if (err == EINVAL) {
-			snprintf(b, n, "semaphore 0x%08x is not the first of a block this file allocated, or flags/pad not zero",
-				 se->first);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_SEM_IMPORT:
-		if (err == EBADF) {
-			snprintf(b, n, "fd %d is not an open file", si->fd);
-			return;
-		}
-		if (err == EINVAL) {
-			snprintf(b, n, "fd %d is not a SEM_EXPORT file descriptor, or flags not zero", si->fd);
-			return;
-		}
-		if (err == EXDEV) {
-			snprintf(b, n, "fd %d names semaphores of another fabric", si->fd);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
-		if (err == ENOSPC) {
-			snprintf(b, n, "CC core %u's instruction memory has no room for %u more instructions",
-				 pl->cc_core, pl->count);
-			return;
-		}
-		if (err == EACCES) {
-			snprintf(b, n, "instruction %d names a semaphore or ring this file does not own",
-				 (int)pl->bad_index);
-			return;
-		}
-		if (err == EINVAL) {
-			if (pl->bad_index != ~0u)
-				snprintf(b, n, "instruction %u is not valid: opcode, operands or branch target" DEBUG_HINT,
-					 pl->bad_index);
-			else
-				snprintf(b, n, "CC core %u or count %u out of range (NUM_CORES * CC_CORES_PER_CORE, 1..MAX_PROGRAM_SIZE)" DEBUG_HINT,
-					 pl->cc_core, pl->count);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_PROGRAM_FREE:
-		if (err == ENOENT) {
-			snprintf(b, n, "no program with handle %u in this file", pf->handle);
-			return;
-		}
-		if (err == EBUSY) {
-			snprintf(b, n, "program %u still has jobs queued or running", pf->handle);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_SUBMIT:
-		if (err == ENOENT) {
-			snprintf(b, n, "no program with handle %u in this file, or syncobj %u/%u does not exist",
-				 su->program, su->in_syncobj, su->out_syncobj);
-			return;
-		}
-		if (err == EINVAL) {
-			snprintf(b, n, "flags 0x%x (only TRIGGER) or pad not zero, or the in_syncobj has no fence",
-				 su->flags);
-			return;
-		}
-		break;
 	case DRM_IOCTL_CCORE_JOB_WAIT:
-		if (err == EINVAL) {
-			snprintf(b, n, "job %llu is unknown to this file or too old (the last %u are kept)",
-				 (unsigned long long)jw->job, 4096);
-			return;
-		}
 		if (err == ETIMEDOUT) {
 			snprintf(b, n, "job %llu still running at the deadline", (unsigned long long)jw->job);
-			return;
-		}
-		break;
-	case DRM_IOCTL_CCORE_CC_TRIGGER:
-		if (err == EINVAL) {
-			snprintf(b, n, "CC core %u out of range or count %u not 1..65535", ct->cc_core,
-				 ct->count);
 			return;
 		}
 		break;
@@ -421,14 +230,125 @@ static void explain(const struct accel_dev *d, char *b, size_t n, unsigned long 
 		break;
 	}
 	c = common(err);
+	if (!c && !named)
+		c = "the ccore module is older than GET_LAST_ERROR and names no reason" DEBUG_HINT;
 	snprintf(b, n, "%s", c ? c : "not an error this ioctl is documented to return");
+}
+
+/*
+ * Why this thread's @request failed, as the driver records it: false from
+ * a module without GET_LAST_ERROR (-ENOTTY, or -EINVAL from one that
+ * predates the ccore check of unknown ioctls).
+ */
+static bool last_error(const struct accel_dev *d, struct drm_ccore_last_error *e)
+{
+	*e = (struct drm_ccore_last_error){ 0 };
+	return !drmIoctl(d->fd, DRM_IOCTL_CCORE_GET_LAST_ERROR, e);
+}
+
+static bool names_rule(const struct drm_ccore_last_error *e, unsigned long request, int err)
+{
+	return e->reason != DRM_CCORE_REASON_NONE && e->ioctl == _IOC_NR(request) &&
+	       e->error == -err;
+}
+
+/*
+ * What a ring, semaphore or job request named, with the values that
+ * matter: the subject of the rule it broke.  False for other requests.
+ */
+static bool subject(char *b, size_t n, unsigned long req, const void *arg, uint32_t index)
+{
+	const struct drm_ccore_ring_create *rc = arg;
+	const struct drm_ccore_ring_submit *rs = arg;
+	const struct drm_ccore_sem_alloc *sa = arg;
+	const struct drm_ccore_sem_access *sx = arg;
+	const struct drm_ccore_sem_import *si = arg;
+	const struct drm_ccore_program_load *pl = arg;
+	const struct drm_ccore_submit *su = arg;
+	const struct drm_ccore_job_wait *jw = arg;
+	const struct drm_ccore_cc_trigger *ct = arg;
+
+	switch (req) {
+	case DRM_IOCTL_CCORE_RING_CREATE:
+		snprintf(b, n, "ring %u of engine %u on core %u (size %u, packet %u, flags 0x%x, index_stride %lld, index_count %u)",
+			 rc->ring, rc->engine, rc->core, rc->size, rc->packet_size, rc->flags,
+			 (long long)rc->index_stride, rc->index_count);
+		return true;
+	case DRM_IOCTL_CCORE_RING_SUBMIT:
+		if (index != ~0u)
+			snprintf(b, n, "descriptor %u of ring %u", index, rs->handle);
+		else
+			snprintf(b, n, "ring %u, %u descriptors, flags 0x%x", rs->handle, rs->count,
+				 rs->flags);
+		return true;
+	case DRM_IOCTL_CCORE_RING_DESTROY:
+	case DRM_IOCTL_CCORE_RING_STATS:
+		/* both start with the handle */
+		snprintf(b, n, "ring %u", *(const uint32_t *)arg);
+		return true;
+	case DRM_IOCTL_CCORE_SEM_ALLOC:
+		snprintf(b, n, "%u semaphores on core %u", sa->count, sa->core);
+		return true;
+	case DRM_IOCTL_CCORE_SEM_ACCESS:
+		snprintf(b, n, "semaphore 0x%08x (op %u)", sx->sem, sx->op);
+		return true;
+	case DRM_IOCTL_CCORE_SEM_FREE:
+	case DRM_IOCTL_CCORE_SEM_WAIT:
+	case DRM_IOCTL_CCORE_SEM_EXPORT:
+		/* each starts with the semaphore */
+		snprintf(b, n, "semaphore 0x%08x", *(const uint32_t *)arg);
+		return true;
+	case DRM_IOCTL_CCORE_SEM_IMPORT:
+		snprintf(b, n, "fd %d", si->fd);
+		return true;
+	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
+		if (index != ~0u)
+			snprintf(b, n, "instruction %u", index);
+		else
+			snprintf(b, n, "%u instructions on CC core %u", pl->count, pl->cc_core);
+		return true;
+	case DRM_IOCTL_CCORE_PROGRAM_FREE:
+		snprintf(b, n, "program %u", *(const uint32_t *)arg);
+		return true;
+	case DRM_IOCTL_CCORE_SUBMIT:
+		snprintf(b, n, "program %u (flags 0x%x, timeout_ms %u, syncobjs %u and %u)",
+			 su->program, su->flags, su->timeout_ms, su->in_syncobj, su->out_syncobj);
+		return true;
+	case DRM_IOCTL_CCORE_JOB_WAIT:
+		snprintf(b, n, "job %llu", (unsigned long long)jw->job);
+		return true;
+	case DRM_IOCTL_CCORE_CC_TRIGGER:
+		snprintf(b, n, "CC core %u, count %u", ct->cc_core, ct->count);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The rule @e names, if @req is a request whose argument subject() knows. */
+static bool explain_reason(char *b, size_t n, unsigned long req, const void *arg,
+			   const struct drm_ccore_last_error *e)
+{
+	char what[200], limit[40] = "";
+
+	if (!subject(what, sizeof(what), req, arg, e->index))
+		return false;
+	if (e->limit)
+		snprintf(limit, sizeof(limit), " (limit %llu)", (unsigned long long)e->limit);
+	snprintf(b, n, "%s: reason %s: %s%s", what, ccore_reason_name(e->reason),
+		 ccore_reason_text(e->reason), limit);
+	return true;
 }
 
 int accel_fail(const struct accel_dev *d, unsigned long request, const void *arg, int err)
 {
+	struct drm_ccore_last_error e;
+	bool named = last_error(d, &e);
 	char what[400];
 
-	explain(d, what, sizeof(what), request, arg, err);
+	if (!named || !names_rule(&e, request, err) ||
+	    !explain_reason(what, sizeof(what), request, arg, &e))
+		explain(d, what, sizeof(what), request, arg, err, named);
 	return ccore_error(-err, "%s: %s (%s: %s) [device %u, " ACCEL_DIR "/%s]",
 			   ccore_ioctl_name(request), strerror(err), errno_name(err), what,
 			   d->base.index, d->node);

@@ -14,12 +14,12 @@
 
 #include "ccore_internal.h"
 #include "ccm.h"
+#include "ccm_uapi.h"
 #include "ccm_verify.h"
 
 #define SIM_JOB_SLOTS 4096	/* jobs in flight per context */
 #define SIM_TOKEN_BASE 0x40000000
 #define SIM_HELP_NS 20000	/* work a triggering thread does itself */
-#define SIM_JOB_TIMEOUT_MAX_MS 3600000	/* a shared CC core is held an hour at most */
 
 /* A set of pointers, each held once (what a ring or program refers to). */
 struct sim_set {
@@ -57,19 +57,13 @@ struct sim_bo {
  */
 struct sim_sem_block {
 	struct sim_sem_block *next;
-	struct sim_ctx *owner;
-	u32 first, count;
-	u64 serial;		/* unique per allocation: grants name it */
-	u32 pins;		/* programs and rings (of any context) naming it */
+	struct ccm_uapi_sem_block u;	/* owner: the sim_ctx */
 };
 
 struct sim_ring {
-	u32 core, engine, ring;
-	s64 index_stride;	/* descriptors are checked at every index */
-	u32 index_count;
+	struct ccm_uapi_ring u;	/* where it is, what may not go */
 	struct sim_set mems;	/* struct sim_mem its descriptors reach */
 	struct sim_set sems;	/* struct sim_sem_block they signal or write */
-	u32 programs;		/* loaded programs that start or wait for it */
 };
 
 struct sim_prog {
@@ -112,6 +106,7 @@ struct sim_ctx {
 	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
 	s64 *compute_deadline;	/* per core: when its compute program times out */
 	u64 next_seq;
+	u64 serial;		/* unique in the process: names it in GET_LAST_ERROR's records */
 };
 
 struct sim_token {
@@ -155,9 +150,20 @@ void sim_set_fini(struct sim_set *s);
 /* the ioctl families, each in its own file; called with the lock held */
 int sim_param_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
 int sim_bo_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
-int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
-int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
-int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg);
+/* the ring, semaphore and job requests, each @arg its struct drm_ccore_* */
+int sim_ring_create(struct sim_ctx *c, void *arg);
+int sim_ring_destroy(struct sim_ctx *c, void *arg);
+int sim_ring_submit(struct sim_ctx *c, void *arg);
+int sim_ring_stats(struct sim_ctx *c, void *arg);
+int sim_sem_alloc(struct sim_ctx *c, void *arg);
+int sim_sem_free(struct sim_ctx *c, void *arg);
+int sim_sem_access(struct sim_ctx *c, void *arg);
+int sim_sem_export(struct sim_ctx *c, void *arg);
+int sim_sem_import(struct sim_ctx *c, void *arg);
+int sim_program_load(struct sim_ctx *c, void *arg);
+int sim_program_free(struct sim_ctx *c, void *arg);
+int sim_submit(struct sim_ctx *c, void *arg);
+int sim_cc_trigger(struct sim_ctx *c, void *arg);
 int sim_compute_submit(struct sim_ctx *c, struct drm_ccore_compute_submit *a);
 /* waits run without the lock */
 int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a);

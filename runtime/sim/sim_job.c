@@ -10,16 +10,6 @@
 
 #include <stdlib.h>
 
-static int cc_check(struct sim_ctx *c, unsigned long req, u32 cc)
-{
-	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
-
-	if (cc >= cfg->cores * cfg->cc_cores)
-		return ccore_error(-EINVAL, "%s: CC core %u does not exist (0..%u)",
-				   ccore_ioctl_name(req), cc, cfg->cores * cfg->cc_cores - 1);
-	return 0;
-}
-
 /*
  * Pin what a verified program names, for as long as it is loaded: its
  * semaphores cannot be freed and its rings not destroyed under it.
@@ -44,7 +34,7 @@ static int program_pin(struct sim_ctx *c, struct sim_prog *p, const struct drm_c
 		if (rc < 0)
 			return rc;
 		if (rc)
-			r->programs++;
+			r->u.programs++;
 	}
 	return 0;
 }
@@ -57,13 +47,14 @@ static void program_unload(struct sim_ctx *c, struct sim_prog *p)
 	ccm_cc_unload(c->sys->f, c->dev, p->cc, p->base);
 	sim_sem_unpin_all(&p->sems);
 	for (i = 0; i < p->rings.count; i++)
-		((struct sim_ring *)p->rings.items[i])->programs--;
+		((struct sim_ring *)p->rings.items[i])->u.programs--;
 	sim_set_fini(&p->rings);
 	free(p);
 }
 
-static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
+int sim_program_load(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_program_load *a = arg;
 	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
 	const struct drm_ccore_insn *insns = (const void *)(uintptr_t)a->insns;
 	struct ccm_verify_ctx v = {
@@ -75,14 +66,16 @@ static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
 	int rc;
 
 	a->bad_index = CCM_NO_INDEX;
-	rc = cc_check(c, DRM_IOCTL_CCORE_PROGRAM_LOAD, a->cc_core);
+	rc = ccm_uapi_program_load(cfg, a, &err);
 	if (rc)
-		return rc;
+		return sim_fail(DRM_IOCTL_CCORE_PROGRAM_LOAD, rc, &err);
 	if (!insns)
 		return ccore_error(-EFAULT, "PROGRAM_LOAD: insns pointer is NULL");
 	v.core = a->cc_core / cfg->cc_cores;
 	rc = ccm_program_verify(&v, insns, a->count, &err);
 	if (rc) {
+		ccm_uapi_verify_failed(rc, DRM_CCORE_REASON_INSN_INVALID,
+				       DRM_CCORE_REASON_INSN_NOT_OWNED, &err);
 		a->bad_index = err.index;
 		return sim_fail(DRM_IOCTL_CCORE_PROGRAM_LOAD, rc, &err);
 	}
@@ -104,59 +97,43 @@ static int program_load(struct sim_ctx *c, struct drm_ccore_program_load *a)
 	return 0;
 }
 
-static struct sim_prog *prog_get(struct sim_ctx *c, unsigned long req, u32 handle)
+int sim_program_free(struct sim_ctx *c, void *arg)
 {
-	struct sim_prog *p = sim_handle_get(&c->progs, handle);
+	struct drm_ccore_program_free *a = arg;
+	struct sim_prog *p = sim_handle_get(&c->progs, a->handle);
+	struct ccm_err err;
+	int rc;
 
-	if (!p)
-		ccore_error(-ENOENT, "%s: no program with handle %u in this context",
-			    ccore_ioctl_name(req), handle);
-	return p;
-}
-
-static int program_free(struct sim_ctx *c, struct drm_ccore_program_free *a)
-{
-	struct sim_prog *p;
-
-	if (a->pad)
-		return ccore_error(-EINVAL, "PROGRAM_FREE: pad must be zero");
-	p = prog_get(c, DRM_IOCTL_CCORE_PROGRAM_FREE, a->handle);
-	if (!p)
-		return -ENOENT;
-	if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
-		return ccore_error(-EBUSY, "PROGRAM_FREE: program %u still has %u jobs queued or running",
-				   a->handle, p->pending);
+	rc = ccm_uapi_program_free(a, p != NULL,
+				   p ? __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) : 0, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_PROGRAM_FREE, rc, &err);
 	sim_handle_remove(&c->progs, a->handle);
 	program_unload(c, p);
 	return 0;
 }
 
-static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
+int sim_submit(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_submit *a = arg;
 	const struct ccm_config *cfg = ccm_fabric_config(c->sys->f);
 	struct ccm_err err = { 0 };
 	struct sim_prog *p;
 	struct sim_job *j;
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "SUBMIT: pad must be zero");
-	if (a->flags & ~DRM_CCORE_JOB_F_TRIGGER)
-		return ccore_error(-EINVAL, "SUBMIT: unknown flags 0x%x (allowed 0x%x TRIGGER)",
-				   a->flags, DRM_CCORE_JOB_F_TRIGGER);
-	if (a->timeout_ms > SIM_JOB_TIMEOUT_MAX_MS)
-		return ccore_error(-EINVAL, "SUBMIT: timeout_ms %u out of range (1..%u ms, 0 = the default)",
-				   a->timeout_ms, SIM_JOB_TIMEOUT_MAX_MS);
-	if (a->in_syncobj || a->out_syncobj)
-		return ccore_error(-EOPNOTSUPP,
-				   "SUBMIT: syncobjs are a kernel-driver feature; the sim backend waits with JOB_WAIT (set in_syncobj and out_syncobj to 0)");
-	p = prog_get(c, DRM_IOCTL_CCORE_SUBMIT, a->program);
-	if (!p)
-		return -ENOENT;
+	rc = ccm_uapi_submit(a, &err);
+	if (!rc && (a->in_syncobj || a->out_syncobj))
+		rc = ccm_reject(&err, -EOPNOTSUPP, DRM_CCORE_REASON_SYNCOBJ, 0,
+				"syncobjs are a kernel-driver feature; the sim backend waits with JOB_WAIT (set in_syncobj and out_syncobj to 0)");
+	p = rc ? NULL : sim_handle_get(&c->progs, a->program);
+	if (!rc && !p)
+		rc = ccm_uapi_no_handle(DRM_CCORE_REASON_PROGRAM_HANDLE, a->program, &err);
 	j = &c->jobs[c->next_seq % SIM_JOB_SLOTS];
-	if (j->seq && !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
-		return ccore_error(-EBUSY, "SUBMIT: %u jobs already in flight on this context",
-				   SIM_JOB_SLOTS);
+	if (!rc && j->seq && !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+		rc = ccm_uapi_jobs_full(-EBUSY, SIM_JOB_SLOTS, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_SUBMIT, rc, &err);
 	*j = (struct sim_job){
 		.seq = c->next_seq, .cc = p->cc, .prog = p,
 		.submit_cycles = ccm_cycles(),
@@ -175,30 +152,16 @@ static int submit(struct sim_ctx *c, struct drm_ccore_submit *a)
 	return 0;
 }
 
-static int trigger(struct sim_ctx *c, struct drm_ccore_cc_trigger *a)
+int sim_cc_trigger(struct sim_ctx *c, void *arg)
 {
-	int rc = cc_check(c, DRM_IOCTL_CCORE_CC_TRIGGER, a->cc_core);
+	struct drm_ccore_cc_trigger *a = arg;
+	struct ccm_err err;
+	int rc = ccm_uapi_cc_trigger(ccm_fabric_config(c->sys->f), a, &err);
 
 	if (rc)
-		return rc;
-	if (a->count == 0 || a->count > 0xffff)
-		return ccore_error(-EINVAL, "CC_TRIGGER: count %u out of range (1..65535)", a->count);
+		return sim_fail(DRM_IOCTL_CCORE_CC_TRIGGER, rc, &err);
 	ccm_cc_trigger(c->sys->f, c->dev, a->cc_core, a->count);
 	return 0;
-}
-
-int sim_job_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
-{
-	switch (req) {
-	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
-		return program_load(c, arg);
-	case DRM_IOCTL_CCORE_PROGRAM_FREE:
-		return program_free(c, arg);
-	case DRM_IOCTL_CCORE_SUBMIT:
-		return submit(c, arg);
-	default:
-		return trigger(c, arg);
-	}
 }
 
 static bool job_done(void *p)
@@ -236,15 +199,14 @@ static s64 job_deadline_ns(const struct sim_job *j)
 int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 {
 	struct sim_job *j = &c->jobs[a->job % SIM_JOB_SLOTS];
+	struct ccm_err err;
 	s64 deadline, own;
 	bool done;
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "JOB_WAIT: pad must be zero");
-	if (!a->job || j->seq != a->job)
-		return ccore_error(-EINVAL, "JOB_WAIT: job %llu is unknown or too old (the last %u are kept)",
-				   (unsigned long long)a->job, SIM_JOB_SLOTS);
+	rc = ccm_uapi_job_wait(a, a->job && j->seq == a->job, SIM_JOB_SLOTS, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_JOB_WAIT, rc, &err);
 	/* done already (small jobs usually are): no clock to read */
 	done = job_done(j);
 	own = done ? 0 : job_deadline_ns(j);

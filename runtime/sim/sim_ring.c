@@ -17,20 +17,18 @@ bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring)
 	return ccm_ring_owner(c->sys->f, dev, core, engine, ring) == c;
 }
 
-static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
+int sim_ring_create(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_create *a = arg;
 	struct ccm_fabric *f = c->sys->f;
 	struct ccm_err err = { 0 };
 	struct sim_ring *r;
 	u32 psize = a->packet_size;
 	int rc;
 
-	if (a->pad || a->pad2)
-		return ccore_error(-EINVAL, "RING_CREATE: %s must be zero, got %u",
-				   a->pad ? "pad" : "pad2", a->pad ? a->pad : a->pad2);
-	if (a->flags & ~DRM_CCORE_RING_F_COMPUTE)
-		return ccore_error(-EINVAL, "RING_CREATE: unknown flags 0x%x (allowed 0x%x COMPUTE)",
-				   a->flags, DRM_CCORE_RING_F_COMPUTE);
+	rc = ccm_uapi_ring_create(a, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_RING_CREATE, rc, &err);
 	if (!psize)
 		psize = a->flags & DRM_CCORE_RING_F_COMPUTE ? ccm_device_dma_packetization(f, c->dev)
 							    : ccm_device_cc_packet_size(f, c->dev);
@@ -43,11 +41,7 @@ static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
 		free(r);
 		return sim_fail(DRM_IOCTL_CCORE_RING_CREATE, rc, &err);
 	}
-	r->core = a->core;
-	r->engine = a->engine;
-	r->ring = a->ring;
-	r->index_stride = a->index_stride;
-	r->index_count = a->index_count;
+	ccm_uapi_ring_init(&r->u, a);
 	rc = sim_handle_add(&c->rings, r, &a->handle);
 	if (rc) {
 		ccm_ring_release(f, c->dev, a->core, a->engine, a->ring, NULL);
@@ -60,10 +54,10 @@ static int ring_create(struct sim_ctx *c, struct drm_ccore_ring_create *a)
 static struct sim_ring *ring_get(struct sim_ctx *c, unsigned long req, u32 handle)
 {
 	struct sim_ring *r = sim_handle_get(&c->rings, handle);
+	struct ccm_err err;
 
 	if (!r)
-		ccore_error(-ENOENT, "%s: no ring with handle %u in this context",
-			    ccore_ioctl_name(req), handle);
+		sim_fail(req, ccm_uapi_no_handle(DRM_CCORE_REASON_RING_HANDLE, handle, &err), &err);
 	return r;
 }
 
@@ -78,22 +72,15 @@ static void ring_free(struct sim_ctx *c, struct sim_ring *r)
 	free(r);
 }
 
-static int ring_destroy(struct sim_ctx *c, struct drm_ccore_ring_destroy *a)
+int sim_ring_destroy(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_destroy *a = arg;
 	struct ccm_err err = { 0 };
-	struct sim_ring *r;
+	struct sim_ring *r = sim_handle_get(&c->rings, a->handle);
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "RING_DESTROY: pad must be zero");
-	r = ring_get(c, DRM_IOCTL_CCORE_RING_DESTROY, a->handle);
-	if (!r)
-		return -ENOENT;
-	/* a loaded program would START whoever claims it next */
-	if (r->programs)
-		return ccore_error(-EBUSY, "RING_DESTROY: ring %u (core %u engine %u ring %u) is started or waited for by %u loaded programs; free them first",
-				   a->handle, r->core, r->engine, r->ring, r->programs);
-	rc = ccm_ring_release(c->sys->f, c->dev, r->core, r->engine, r->ring, &err);
+	rc = ccm_uapi_ring_destroy(a, r ? &r->u : NULL, &err) ?:
+	     ccm_ring_release(c->sys->f, c->dev, r->u.core, r->u.engine, r->u.ring, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_RING_DESTROY, rc, &err);
 	sim_handle_remove(&c->rings, a->handle);
@@ -109,7 +96,7 @@ struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring
 
 	for (h = 1; h <= c->rings.cap; h++) {
 		r = sim_handle_get(&c->rings, h);
-		if (r && r->core == core && r->engine == engine && r->ring == ring)
+		if (r && ccm_uapi_ring_is(&r->u, core, engine, ring))
 			return r;
 	}
 	return NULL;
@@ -140,8 +127,9 @@ int sim_ring_refs(struct sim_ctx *c, struct sim_ring *r, const struct drm_ccore_
 	       ring_ref(c, r, d->src1, d->len);
 }
 
-static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
+int sim_ring_submit(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_submit *a = arg;
 	const struct drm_ccore_desc *in = (const void *)(uintptr_t)a->descs;
 	struct ccm_verify_ctx v = {
 		.f = c->sys->f, .dev = c->dev, .vm = &c->vm,
@@ -154,36 +142,35 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 	int rc = 0;
 
 	a->bad_index = CCM_NO_INDEX;
-	if (a->flags & ~DRM_CCORE_SUBMIT_F_START)
-		return ccore_error(-EINVAL, "RING_SUBMIT: unknown flags 0x%x (allowed 0x%x START)",
-				   a->flags, DRM_CCORE_SUBMIT_F_START);
+	rc = ccm_uapi_ring_submit(ccm_fabric_config(c->sys->f), a, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_RING_SUBMIT, rc, &err);
 	r = ring_get(c, DRM_IOCTL_CCORE_RING_SUBMIT, a->handle);
 	if (!r)
 		return -ENOENT;
-	if (a->count == 0)
-		return ccore_error(-EINVAL, "RING_SUBMIT: count is 0; expected 1 or more descriptors");
 	if (!in)
 		return ccore_error(-EFAULT, "RING_SUBMIT: descs pointer is NULL");
-	v.core = r->core;
-	v.index_stride = r->index_stride;
-	v.index_count = r->index_count;
+	ccm_uapi_ring_verify_ctx(&r->u, &v);
 	hw = calloc(a->count, sizeof(*hw));
 	if (!hw)
 		return ccore_error(-ENOMEM, "RING_SUBMIT: out of memory for %u descriptors",
 				   a->count);
 	for (i = 0; i < a->count && !rc; i++)
 		rc = ccm_desc_translate(&v, &in[i], i, &hw[i], &err);
+	if (rc)
+		ccm_uapi_verify_failed(rc, DRM_CCORE_REASON_DESC_INVALID, DRM_CCORE_REASON_DESC_SEM,
+				       &err);
 	/* Take the references before the descriptors can run. */
 	for (i = 0; i < a->count && !rc; i++)
 		rc = sim_ring_refs(c, r, &in[i]);
 	if (rc == -ENOMEM)
 		rc = ccm_fail(&err, rc, CCM_NO_INDEX, "out of memory");
 	if (!rc)
-		rc = ccm_ring_write(c->sys->f, c->dev, r->core, r->engine, r->ring, hw, a->count,
-				    &err);
+		rc = ccm_ring_write(c->sys->f, c->dev, r->u.core, r->u.engine, r->u.ring, hw,
+				    a->count, &err);
 	if (!rc && (a->flags & DRM_CCORE_SUBMIT_F_START))
-		rc = ccm_ring_start(c->sys->f, c->dev, r->core, r->engine, r->ring, a->count,
-				    &err);
+		rc = ccm_ring_start(c->sys->f, c->dev, r->u.core, r->u.engine, r->u.ring,
+				    a->count, &err);
 	free(hw);
 	if (rc) {
 		a->bad_index = err.index;
@@ -192,35 +179,17 @@ static int ring_submit(struct sim_ctx *c, struct drm_ccore_ring_submit *a)
 	return 0;
 }
 
-static int ring_stats(struct sim_ctx *c, struct drm_ccore_ring_stats *a)
+int sim_ring_stats(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_ring_stats *a = arg;
 	struct ccm_ring_stats st;
 	struct sim_ring *r = ring_get(c, DRM_IOCTL_CCORE_RING_STATS, a->handle);
 
 	if (!r)
 		return -ENOENT;
-	ccm_ring_stats(c->sys->f, c->dev, r->core, r->engine, r->ring, &st);
-	a->packet_size = st.packet_size;
-	a->bytes = st.bytes;
-	a->packets = st.packets;
-	a->started = st.started;
-	a->completed = st.completed;
-	a->errors = st.errors;
+	ccm_ring_stats(c->sys->f, c->dev, r->u.core, r->u.engine, r->u.ring, &st);
+	ccm_uapi_ring_stats(a, &st);
 	return 0;
-}
-
-int sim_ring_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
-{
-	switch (req) {
-	case DRM_IOCTL_CCORE_RING_CREATE:
-		return ring_create(c, arg);
-	case DRM_IOCTL_CCORE_RING_DESTROY:
-		return ring_destroy(c, arg);
-	case DRM_IOCTL_CCORE_RING_SUBMIT:
-		return ring_submit(c, arg);
-	default:
-		return ring_stats(c, arg);
-	}
 }
 
 void sim_ring_fini(struct sim_ctx *c)

@@ -19,7 +19,7 @@ static struct sim_sem_block *block_of(struct sim_system *s, u32 ref)
 	struct sim_sem_block *b;
 
 	for (b = holder ? holder->blocks : NULL; b; b = b->next)
-		if (ref >= b->first && ref - b->first < b->count)
+		if (ccm_uapi_sem_in(&b->u, ref))
 			return b;
 	return NULL;
 }
@@ -32,10 +32,10 @@ bool sim_sem_usable(void *owner, u32 ref)
 
 	if (!b)
 		return false;
-	if (b->owner == c)
+	if (b->u.owner == c)
 		return true;
 	for (i = 0; i < c->ngrants; i++)
-		if (c->grants[i] == b->serial)
+		if (c->grants[i] == b->u.serial)
 			return true;
 	return false;
 }
@@ -46,7 +46,7 @@ int sim_sem_pin(struct sim_ctx *c, struct sim_set *pins, u32 ref)
 	int rc = b ? sim_set_add(pins, b) : 0;
 
 	if (rc > 0)
-		b->pins++;
+		b->u.pins++;
 	return rc < 0 ? rc : 0;
 }
 
@@ -55,7 +55,7 @@ void sim_sem_unpin_all(struct sim_set *pins)
 	u32 i;
 
 	for (i = 0; i < pins->count; i++)
-		((struct sim_sem_block *)pins->items[i])->pins--;
+		((struct sim_sem_block *)pins->items[i])->u.pins--;
 	sim_set_fini(pins);
 }
 
@@ -65,31 +65,30 @@ static struct sim_sem_block **own_block(struct sim_ctx *c, u32 first)
 	struct sim_sem_block **pb;
 
 	for (pb = &c->blocks; *pb; pb = &(*pb)->next)
-		if ((*pb)->first == first)
+		if ((*pb)->u.first == first)
 			return pb;
 	return NULL;
 }
 
 static int sem_check(struct sim_ctx *c, unsigned long req, u32 ref)
 {
-	if (!ccm_sem_valid(c->sys->f, ref))
-		return ccore_error(-EINVAL, "%s: semaphore 0x%08x does not exist (device %u core %u index %u)",
-				   ccore_ioctl_name(req), ref, DRM_CCORE_SEM_REF_DEV(ref),
-				   DRM_CCORE_SEM_REF_CORE(ref), DRM_CCORE_SEM_REF_IDX(ref));
-	if (!sim_sem_usable(c, ref))
-		return ccore_error(-EACCES, "%s: semaphore 0x%08x was not allocated or imported by this context",
-				   ccore_ioctl_name(req), ref);
-	return 0;
+	bool valid = ccm_sem_valid(c->sys->f, ref);
+	struct ccm_err err;
+	int rc = ccm_uapi_sem_usable(ref, valid, valid && sim_sem_usable(c, ref), &err);
+
+	return rc ? sim_fail(req, rc, &err) : 0;
 }
 
-static int sem_alloc(struct sim_ctx *c, struct drm_ccore_sem_alloc *a)
+int sim_sem_alloc(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_alloc *a = arg;
 	struct ccm_err err = { 0 };
 	struct sim_sem_block *b;
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "SEM_ALLOC: pad must be zero");
+	rc = ccm_uapi_sem_alloc(a, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return ccore_error(-ENOMEM, "SEM_ALLOC: out of memory");
@@ -99,27 +98,25 @@ static int sem_alloc(struct sim_ctx *c, struct drm_ccore_sem_alloc *a)
 		return sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err);
 	}
 	*b = (struct sim_sem_block){
-		.next = c->blocks, .owner = c, .first = a->first, .count = a->count,
-		.serial = ++c->sys->sem_serial,
+		.next = c->blocks,
+		.u = { .owner = c, .first = a->first, .count = a->count,
+		       .serial = ++c->sys->sem_serial },
 	};
 	c->blocks = b;
 	return 0;
 }
 
-static int sem_free(struct sim_ctx *c, struct drm_ccore_sem_free *a)
+int sim_sem_free(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_free *a = arg;
 	struct sim_sem_block **pb, *b;
 	struct ccm_err err = { 0 };
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "SEM_FREE: pad must be zero");
 	pb = own_block(c, a->first);
-	if (pb && (*pb)->pins)
-		return ccore_error(-EBUSY, "SEM_FREE: semaphore block 0x%08x (%u semaphores) is named by %u loaded programs or written rings; free or destroy them first",
-				   a->first, (*pb)->count, (*pb)->pins);
 	/* not a block of ours: the model says why */
-	rc = ccm_sem_free(c->sys->f, a->first, c, &err);
+	rc = ccm_uapi_sem_free(a, pb ? &(*pb)->u : NULL, &err) ?:
+	     ccm_sem_free(c->sys->f, a->first, c, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_SEM_FREE, rc, &err);
 	if (pb) {
@@ -130,15 +127,16 @@ static int sem_free(struct sim_ctx *c, struct drm_ccore_sem_free *a)
 	return 0;
 }
 
-static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
+int sim_sem_access(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_access *a = arg;
 	struct ccm_fabric *f = c->sys->f;
+	struct ccm_err err;
 	int rc;
 
-	if (a->pad)
-		return ccore_error(-EINVAL, "SEM_ACCESS: pad must be zero");
-	if (a->op > DRM_CCORE_SEM_ADD)
-		return ccore_error(-EINVAL, "SEM_ACCESS: unknown op %u (0 READ, 1 SET, 2 ADD)", a->op);
+	rc = ccm_uapi_sem_access(a, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_SEM_ACCESS, rc, &err);
 	rc = sem_check(c, DRM_IOCTL_CCORE_SEM_ACCESS, a->sem);
 	if (rc)
 		return rc;
@@ -150,38 +148,36 @@ static int sem_access(struct sim_ctx *c, struct drm_ccore_sem_access *a)
 	return 0;
 }
 
-static int sem_export(struct sim_ctx *c, struct drm_ccore_sem_export *a)
+int sim_sem_export(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_export *a = arg;
 	struct sim_token t = { .sem = true };
-	struct sim_sem_block **pb;
+	struct sim_sem_block **pb = own_block(c, a->first);
+	struct ccm_err err;
 	int rc;
 
-	if (a->flags || a->pad)
-		return ccore_error(-EINVAL, "SEM_EXPORT: flags and pad must be zero");
-	pb = own_block(c, a->first);
-	if (!pb)
-		return ccore_error(-EINVAL, "SEM_EXPORT: semaphore 0x%08x is not the first of a block this context allocated",
-				   a->first);
+	rc = ccm_uapi_sem_export(a, pb ? &(*pb)->u : NULL, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_SEM_EXPORT, rc, &err);
 	t.first = a->first;
-	t.count = (*pb)->count;
-	t.serial = (*pb)->serial;
+	t.count = (*pb)->u.count;
+	t.serial = (*pb)->u.serial;
 	rc = sim_token_new(c->sys, &t, &a->fd);
 	return rc ? ccore_error(rc, "SEM_EXPORT: out of memory") : 0;
 }
 
-static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
+int sim_sem_import(struct sim_ctx *c, void *arg)
 {
+	struct drm_ccore_sem_import *a = arg;
 	const struct sim_token *t = sim_token_get(c->sys, a->fd);
+	struct ccm_err err;
 	u64 *g;
+	int rc;
 
-	if (a->flags)
-		return ccore_error(-EINVAL, "SEM_IMPORT: flags must be zero");
-	if (!t)
-		return ccore_error(-EBADF, "SEM_IMPORT: fd %d is not an open file descriptor",
-				   a->fd);
-	if (!t->sem)
-		return ccore_error(-EINVAL, "SEM_IMPORT: fd %d is a dma-buf, not an exported semaphore block",
-				   a->fd);
+	/* the tokens are the process's own: of this fabric */
+	rc = ccm_uapi_sem_import(a, t != NULL, t && t->sem, true, &err);
+	if (rc)
+		return sim_fail(DRM_IOCTL_CCORE_SEM_IMPORT, rc, &err);
 	if (c->ngrants == c->grants_cap) {
 		u32 cap = c->grants_cap ? c->grants_cap * 2 : 16;
 
@@ -195,22 +191,6 @@ static int sem_import(struct sim_ctx *c, struct drm_ccore_sem_import *a)
 	a->first = t->first;
 	a->count = t->count;
 	return 0;
-}
-
-int sim_sem_ioctl(struct sim_ctx *c, unsigned long req, void *arg)
-{
-	switch (req) {
-	case DRM_IOCTL_CCORE_SEM_ALLOC:
-		return sem_alloc(c, arg);
-	case DRM_IOCTL_CCORE_SEM_FREE:
-		return sem_free(c, arg);
-	case DRM_IOCTL_CCORE_SEM_ACCESS:
-		return sem_access(c, arg);
-	case DRM_IOCTL_CCORE_SEM_EXPORT:
-		return sem_export(c, arg);
-	default:
-		return sem_import(c, arg);
-	}
 }
 
 struct sem_wait_arg {

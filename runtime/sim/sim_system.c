@@ -10,9 +10,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/*
+ * The calling thread's last failed ioctl, as GET_LAST_ERROR answers it on
+ * the context it failed on.  sim_fail() arms it with the reason of the
+ * call in progress; sim_ioctl() completes it once the call failed.
+ */
+static _Thread_local struct {
+	u64 ctx;		/* the context's serial, 0: nothing recorded */
+	bool armed;
+	struct drm_ccore_last_error e;
+} sim_last;
+static u64 sim_ctx_serial;	/* of the last context opened (atomic) */
+
 int sim_fail(unsigned long request, int rc, const struct ccm_err *err)
 {
-	return ccore_error(rc, "%s: %s", ccore_ioctl_name(request), err->msg);
+	sim_last.armed = true;
+	sim_last.e.reason = err->reason;
+	sim_last.e.index = err->index;
+	sim_last.e.limit = err->limit;
+	if (err->reason == DRM_CCORE_REASON_NONE)
+		return ccore_error(rc, "%s: %s", ccore_ioctl_name(request), err->msg);
+	return ccore_error(rc, "%s: %s (reason %s)", ccore_ioctl_name(request), err->msg,
+			   ccore_reason_name(err->reason));
+}
+
+/* After ioctl @req of @c returned @rc. */
+static void last_error_end(const struct sim_ctx *c, unsigned long req, int rc)
+{
+	bool armed = sim_last.armed;
+
+	sim_last.armed = false;
+	if (rc >= 0)
+		return;
+	if (!armed)
+		sim_last.e = (struct drm_ccore_last_error){ .index = CCM_NO_INDEX };
+	sim_last.ctx = c->serial;
+	sim_last.e.ioctl = _IOC_NR(req);
+	sim_last.e.error = rc;
+}
+
+static int get_last_error(const struct sim_ctx *c, struct drm_ccore_last_error *a)
+{
+	if (a->flags || a->pad)
+		return ccore_error(-EINVAL, "GET_LAST_ERROR: flags 0x%x and pad %u must be zero",
+				   a->flags, a->pad);
+	if (sim_last.ctx == c->serial)
+		*a = sim_last.e;
+	else
+		*a = (struct drm_ccore_last_error){ .ioctl = ~0u, .index = CCM_NO_INDEX };
+	return 0;
 }
 
 static void sim_job_done(void *host, u64 cookie, int status)
@@ -138,10 +184,56 @@ static bool starts_work(unsigned long req, const void *arg)
 	_IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, DRM_COMMAND_BASE + DRM_CCORE_RING_CREATE, \
 	     offsetof(struct drm_ccore_ring_create, index_stride))
 
+static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg);
+
 static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
+{
+	int rc;
+
+	if (req == DRM_IOCTL_CCORE_GET_LAST_ERROR && arg)
+		return get_last_error(to_ctx(dev), arg);
+	rc = sim_ioctl_call(dev, req, arg);
+	last_error_end(to_ctx(dev), req, rc);
+	return rc;
+}
+
+typedef int sim_request_fn(struct sim_ctx *c, void *arg);
+
+/* The ring, semaphore and job requests (sim_{ring,sem,job}.c), run locked. */
+static const struct {
+	unsigned long req;
+	sim_request_fn *fn;
+} object_requests[] = {
+	{ DRM_IOCTL_CCORE_RING_CREATE, sim_ring_create },
+	{ DRM_IOCTL_CCORE_RING_DESTROY, sim_ring_destroy },
+	{ DRM_IOCTL_CCORE_RING_SUBMIT, sim_ring_submit },
+	{ DRM_IOCTL_CCORE_RING_STATS, sim_ring_stats },
+	{ DRM_IOCTL_CCORE_SEM_ALLOC, sim_sem_alloc },
+	{ DRM_IOCTL_CCORE_SEM_FREE, sim_sem_free },
+	{ DRM_IOCTL_CCORE_SEM_ACCESS, sim_sem_access },
+	{ DRM_IOCTL_CCORE_SEM_EXPORT, sim_sem_export },
+	{ DRM_IOCTL_CCORE_SEM_IMPORT, sim_sem_import },
+	{ DRM_IOCTL_CCORE_PROGRAM_LOAD, sim_program_load },
+	{ DRM_IOCTL_CCORE_PROGRAM_FREE, sim_program_free },
+	{ DRM_IOCTL_CCORE_SUBMIT, sim_submit },
+	{ DRM_IOCTL_CCORE_CC_TRIGGER, sim_cc_trigger },
+};
+
+static sim_request_fn *object_request(unsigned long req)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(object_requests) / sizeof(object_requests[0]); i++)
+		if (object_requests[i].req == req)
+			return object_requests[i].fn;
+	return NULL;
+}
+
+static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg)
 {
 	struct sim_ctx *c = to_ctx(dev);
 	struct sim_system *s = c->sys;
+	sim_request_fn *handler;
 	int rc;
 
 	if (!arg)
@@ -152,7 +244,7 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 		struct drm_ccore_ring_create full = { 0 };
 
 		memcpy(&full, arg, _IOC_SIZE(req));
-		rc = sim_ioctl(dev, DRM_IOCTL_CCORE_RING_CREATE, &full);
+		rc = sim_ioctl_call(dev, DRM_IOCTL_CCORE_RING_CREATE, &full);
 		memcpy(arg, &full, _IOC_SIZE(req));
 		return rc;
 	}
@@ -178,30 +270,13 @@ static int sim_ioctl(struct ccore_dev *dev, unsigned long req, void *arg)
 	case DRM_IOCTL_PRIME_FD_TO_HANDLE:
 		rc = sim_bo_ioctl(c, req, arg);
 		break;
-	case DRM_IOCTL_CCORE_RING_CREATE:
-	case DRM_IOCTL_CCORE_RING_DESTROY:
-	case DRM_IOCTL_CCORE_RING_SUBMIT:
-	case DRM_IOCTL_CCORE_RING_STATS:
-		rc = sim_ring_ioctl(c, req, arg);
-		break;
-	case DRM_IOCTL_CCORE_SEM_ALLOC:
-	case DRM_IOCTL_CCORE_SEM_FREE:
-	case DRM_IOCTL_CCORE_SEM_ACCESS:
-	case DRM_IOCTL_CCORE_SEM_EXPORT:
-	case DRM_IOCTL_CCORE_SEM_IMPORT:
-		rc = sim_sem_ioctl(c, req, arg);
-		break;
-	case DRM_IOCTL_CCORE_PROGRAM_LOAD:
-	case DRM_IOCTL_CCORE_PROGRAM_FREE:
-	case DRM_IOCTL_CCORE_SUBMIT:
-	case DRM_IOCTL_CCORE_CC_TRIGGER:
-		rc = sim_job_ioctl(c, req, arg);
-		break;
 	case DRM_IOCTL_CCORE_COMPUTE_SUBMIT:
 		rc = sim_compute_submit(c, arg);
 		break;
 	default:
-		rc = ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
+		handler = object_request(req);
+		rc = handler ? handler(c, arg) :
+			       ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
 		break;
 	}
 	ccm_mutex_unlock(&s->lock);
@@ -364,6 +439,7 @@ static int ctx_open(struct sim_system *s, u32 dev)
 	c->sys = s;
 	c->dev = dev;
 	c->next_seq = 1;
+	c->serial = __atomic_add_fetch(&sim_ctx_serial, 1, __ATOMIC_RELAXED);
 	ccm_vm_init(&c->vm);
 	s->ctx[dev] = c;
 	s->base.devs[dev] = &c->base;

@@ -7,8 +7,9 @@
  * dma-buf import on another device; the waits' deadlines are absolute
  * CLOCK_MONOTONIC times; every errno comes back as a message naming the
  * ioctl and what the errno means there (SET_PARAM without CAP_SYS_ADMIN
- * too); closing the system releases what
- * its files held; a compute program copies, triggers and waits; an
+ * too; for the ring, semaphore and job ioctls, the rule the driver names
+ * through GET_LAST_ERROR); closing the system releases what its files
+ * held; a compute program copies, triggers and waits; an
  * indexed ring and a STARTI loop work through libdrm; the tuner prices
  * the fabric it runs on (its costs through GET_PARAM).
  */
@@ -262,14 +263,17 @@ TEST(errors_name_the_ioctl_and_what_the_errno_means)
 	EXPECT_ERR(ccore_dev_ioctl(d0, DRM_IOCTL_GEM_CLOSE, &gc), -EINVAL,
 		   "GEM_CLOSE: Invalid argument (EINVAL: no buffer object with handle 999");
 	CHECK(ccore_dev_ring_create(d0, 1, 0, 3, 4, 0, 0, &r1));
+	/* the ring, semaphore and job ioctls: the rule the driver names */
 	EXPECT_ERR(ccore_dev_ring_create(d0, 1, 0, 3, 4, 0, 0, &r2), -EBUSY,
-		   "RING_CREATE: Device or resource busy (EBUSY: ring 3 of engine 0 on core 1 is already claimed");
+		   "RING_CREATE: Device or resource busy (EBUSY: ring 3 of engine 0 on core 1 (");
+	ASSERT_STR_CONTAINS(ccore_last_error(), "reason RING_CLAIMED: that ring of the engine is already claimed");
 	CHECK(ccore_dev_ring_destroy(d0, r1));
-	EXPECT_ERR(ccore_dev_ring_destroy(d0, r1), -ENOENT, "no ring with handle");
+	EXPECT_ERR(ccore_dev_ring_destroy(d0, r1), -ENOENT,
+		   "reason RING_HANDLE: no ring with that handle in this file");
 	EXPECT_ERR(ccore_dev_job_wait(d0, 123456, SEC, &status), -EINVAL,
-		   "JOB_WAIT: Invalid argument (EINVAL: job 123456 is unknown");
+		   "JOB_WAIT: Invalid argument (EINVAL: job 123456: reason JOB_UNKNOWN: the job is unknown");
 	EXPECT_ERR(ccore_dev_program_load(d0, 0, bad, 2, &p), -EINVAL,
-		   "PROGRAM_LOAD: Invalid argument (EINVAL: instruction 1 is not valid");
+		   "PROGRAM_LOAD: Invalid argument (EINVAL: instruction 1: reason INSN_INVALID: the instruction is not valid");
 	EXPECT_ERR(ccore_dev_bo_create(d0, 0, &r1, NULL), -EINVAL,
 		   "BO_CREATE: Invalid argument (EINVAL: size 0 out of range (1..");
 	/* the device is named too */
@@ -542,7 +546,7 @@ TEST(indexed_ring_and_starti)
 		m[0][i] = (uint8_t)(i / block * 40 + i % 7 + 1);
 	memset(m[1], 0, n * block);
 	EXPECT_ERR(ccore_dev_ring_create_indexed(d0, 0, 0, 11, 2, 0, 0, block, 0, &ring), -EINVAL,
-		   "RING_CREATE: Invalid argument (EINVAL: index_stride 4096 index_count 0: index_count 0 (not indexed, index_stride 0)");
+		   "RING_CREATE: Invalid argument (EINVAL: ring 11 of engine 0 on core 0 (size 2, packet 0, flags 0x0, index_stride 4096, index_count 0): reason RING_INDEX: index_count must be 0 (not indexed, with index_stride 0)");
 	CHECK(ccore_dev_ring_create_indexed(d0, 0, 0, 11, 2, 0, 0, block, n, &ring));
 	/* block 1 would reach past the buffers at index 3 */
 	d.dst = va[1] + block;

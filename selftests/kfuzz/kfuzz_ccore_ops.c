@@ -563,6 +563,17 @@ static enum kf_op compute_wait(struct kf_ctx *c, struct kf_file *f)
 	return KF_COMPUTE_WAIT;
 }
 
+/* Why this worker's last call on the file failed (mutated: bad flags or pad). */
+static enum kf_op get_last_error(struct kf_ctx *c, struct kf_file *f)
+{
+	struct drm_ccore_last_error a = { 0 };
+
+	if (mutating(c))
+		kf_mutate(c->rng, &a, sizeof(a));
+	kf_count(KF_GET_LAST_ERROR, kf_ioctl(f->fd, DRM_IOCTL_CCORE_GET_LAST_ERROR, &a));
+	return KF_GET_LAST_ERROR;
+}
+
 /* Weights: the calls that build state come often, so the others have some. */
 static const struct {
 	enum kf_op (*fn)(struct kf_ctx *c, struct kf_file *f);
@@ -573,7 +584,7 @@ static const struct {
 	{ sem_alloc, 5 }, { sem_free, 1 }, { sem_access, 3 }, { sem_wait, 2 },
 	{ program_load, 8 }, { program_free, 2 }, { submit, 8 }, { job_wait, 3 },
 	{ cc_trigger, 3 }, { sem_export, 2 }, { sem_import, 2 }, { compute_submit, 3 },
-	{ compute_wait, 2 },
+	{ compute_wait, 2 }, { get_last_error, 2 },
 };
 
 /*

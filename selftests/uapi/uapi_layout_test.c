@@ -224,6 +224,15 @@ NEXT(drm_ccore_compute_wait, dma_bytes, start_ns, 40, __u64);
 NEXT(drm_ccore_compute_wait, start_ns, end_ns, 48, __u64);
 END(drm_ccore_compute_wait, end_ns, 56);
 
+FIRST(drm_ccore_last_error, flags, __u32);
+NEXT(drm_ccore_last_error, flags, reason, 4, __u32);
+NEXT(drm_ccore_last_error, reason, ioctl, 8, __u32);
+NEXT(drm_ccore_last_error, ioctl, error, 12, __s32);
+NEXT(drm_ccore_last_error, error, index, 16, __u32);
+NEXT(drm_ccore_last_error, index, pad, 20, __u32);
+NEXT(drm_ccore_last_error, pad, limit, 24, __u64);
+END(drm_ccore_last_error, limit, 32);
+
 /* The hardware formats are what rings and program memory hold. */
 _Static_assert(sizeof(struct drm_ccore_desc) == 48, "a descriptor is 48 bytes");
 _Static_assert(sizeof(struct drm_ccore_insn) == 16, "an instruction is 16 bytes");
@@ -269,6 +278,7 @@ static const struct ioctl_def ioctls[] = {
 	IOCTL(SEM_IMPORT, sem_import, WR),
 	IOCTL(COMPUTE_SUBMIT, compute_submit, WR),
 	IOCTL(COMPUTE_WAIT, compute_wait, WR),
+	IOCTL(GET_LAST_ERROR, last_error, WR),
 };
 
 TEST(ioctl_numbers)
@@ -302,7 +312,7 @@ TEST(ioctl_numbers)
 		}
 	}
 	/* The last command number the header defines is the last listed here. */
-	ASSERT_EQ(DRM_CCORE_COMPUTE_WAIT, ARRAY_SIZE(ioctls) - 1);
+	ASSERT_EQ(DRM_CCORE_GET_LAST_ERROR, ARRAY_SIZE(ioctls) - 1);
 }
 
 TEST(struct_sizes)

@@ -43,6 +43,7 @@ extern "C" {
 #define DRM_CCORE_SEM_IMPORT		0x13
 #define DRM_CCORE_COMPUTE_SUBMIT	0x14
 #define DRM_CCORE_COMPUTE_WAIT		0x15
+#define DRM_CCORE_GET_LAST_ERROR	0x16
 
 /* ------------------------------------------------------------------------ */
 /* Hardware formats: DMA descriptors and CC-core instructions.               */
@@ -868,6 +869,157 @@ struct drm_ccore_compute_wait {
 	__u64 end_ns;
 };
 
+/* ------------------------------------------------------------------------ */
+/* Why an ioctl failed                                                       */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * enum drm_ccore_reason - which rule a failed ioctl broke
+ * @DRM_CCORE_REASON_NONE: no rule recorded (a failure outside the rules of
+ *	the ring, semaphore and job ioctls: out of memory, a bad pointer, a
+ *	wait that timed out, a DRM core ioctl); only the errno says why
+ * @DRM_CCORE_REASON_PAD: a pad or reserved field is not zero
+ * @DRM_CCORE_REASON_FLAGS: unknown flags; @limit: the flags allowed
+ * @DRM_CCORE_REASON_CORE: the logical core does not exist; @limit: the
+ *	number of cores (NUM_CORES)
+ * @DRM_CCORE_REASON_ENGINE_RING: the DMA engine or its ring does not exist
+ *	(ENGINES_PER_CORE, RINGS_PER_ENGINE)
+ * @DRM_CCORE_REASON_RING_SIZE: a ring's size is not 1..@limit (MAX_RING_SIZE)
+ * @DRM_CCORE_REASON_PACKET_SIZE: a packet size is not a power of two in
+ *	MIN..MAX_PACKET_SIZE (nor 0 for the default); @limit: the maximum
+ * @DRM_CCORE_REASON_RING_INDEX: index_count above @limit
+ *	(DRM_CCORE_MAX_INDEX_COUNT), or index_stride beyond
+ *	+-DRM_CCORE_MAX_INDEX_STRIDE or set without index_count
+ * @DRM_CCORE_REASON_RING_CLAIMED: (-EBUSY) that ring of the engine is
+ *	already claimed, by this file or another one
+ * @DRM_CCORE_REASON_RING_HANDLE: (-ENOENT) no ring with that handle in
+ *	this file
+ * @DRM_CCORE_REASON_RING_PROGRAMS: (-EBUSY) loaded programs start or wait
+ *	for the ring: free them first
+ * @DRM_CCORE_REASON_RING_IN_FLIGHT: (-EBUSY) the ring has descriptors in
+ *	flight, or is the DMA ring of a running compute program
+ * @DRM_CCORE_REASON_DESC_COUNT: a ring submission's count is not 1..@limit
+ * @DRM_CCORE_REASON_RING_FULL: (-ENOSPC) more descriptors than the ring
+ *	has free slots; @limit: the free slots
+ * @DRM_CCORE_REASON_DESC_INVALID: descriptor @index is not valid (op,
+ *	dtype, redop, flags, length, or an address outside the file's
+ *	buffers and imports)
+ * @DRM_CCORE_REASON_DESC_SEM: (-EACCES) descriptor @index names a
+ *	semaphore the file neither allocated nor imported
+ * @DRM_CCORE_REASON_SEM_COUNT: a semaphore count is not 1..@limit
+ *	(SEMS_PER_CORE)
+ * @DRM_CCORE_REASON_SEM_NO_SPACE: (-ENOSPC) not that many free consecutive
+ *	semaphores on the core
+ * @DRM_CCORE_REASON_SEM_NOT_BLOCK: the semaphore is not the first of a
+ *	block this file allocated
+ * @DRM_CCORE_REASON_SEM_PINNED: (-EBUSY) loaded programs or written rings
+ *	name the block: free or destroy them first
+ * @DRM_CCORE_REASON_SEM_OP: SEM_ACCESS op is not READ, SET or ADD
+ * @DRM_CCORE_REASON_SEM_INVALID: the semaphore does not exist (device,
+ *	core or index out of range)
+ * @DRM_CCORE_REASON_SEM_NOT_USABLE: (-EACCES) the file neither allocated
+ *	the semaphore nor imported its block
+ * @DRM_CCORE_REASON_FD_BAD: (-EBADF) the fd is not an open file
+ * @DRM_CCORE_REASON_FD_NOT_SEM: the fd is not one SEM_EXPORT returned
+ * @DRM_CCORE_REASON_FD_OTHER_FABRIC: (-EXDEV) the fd names semaphores of
+ *	another fabric
+ * @DRM_CCORE_REASON_CC_CORE: the CC core does not exist; @limit: the
+ *	number of CC cores (NUM_CORES * CC_CORES_PER_CORE)
+ * @DRM_CCORE_REASON_INSN_COUNT: a program's count is not 1..@limit
+ *	(MAX_PROGRAM_SIZE)
+ * @DRM_CCORE_REASON_INSN_INVALID: instruction @index is not valid (opcode,
+ *	operands, branch target)
+ * @DRM_CCORE_REASON_INSN_NOT_OWNED: (-EACCES) instruction @index names a
+ *	semaphore or ring the file does not own
+ * @DRM_CCORE_REASON_CC_MEMORY_FULL: (-ENOSPC) the CC core's instruction
+ *	memory has no room for the program; @limit: its size
+ * @DRM_CCORE_REASON_PROGRAM_HANDLE: (-ENOENT) no program with that handle
+ *	in this file
+ * @DRM_CCORE_REASON_PROGRAM_BUSY: (-EBUSY) the program has jobs queued or
+ *	running
+ * @DRM_CCORE_REASON_TIMEOUT: timeout_ms is above @limit (an hour)
+ * @DRM_CCORE_REASON_JOBS_FULL: (-EAGAIN on the driver, -EBUSY on the sim
+ *	backend) the file has @limit jobs unfinished, the most it may have
+ * @DRM_CCORE_REASON_SYNCOBJ: (-ENOENT) the in or out syncobj does not
+ *	exist; (-EOPNOTSUPP) the sim backend has no syncobjs
+ * @DRM_CCORE_REASON_JOB_UNKNOWN: the job is unknown to this file or older
+ *	than the last @limit
+ * @DRM_CCORE_REASON_TRIGGER_COUNT: a trigger count is not 1..@limit
+ *
+ * The errno is -EINVAL where the reason names no other.  Codes are never
+ * reused; a newer driver may return codes an older runtime does not know.
+ */
+enum drm_ccore_reason {
+	DRM_CCORE_REASON_NONE = 0,
+	DRM_CCORE_REASON_PAD = 1,
+	DRM_CCORE_REASON_FLAGS = 2,
+	DRM_CCORE_REASON_CORE = 3,
+	DRM_CCORE_REASON_ENGINE_RING = 4,
+	DRM_CCORE_REASON_RING_SIZE = 5,
+	DRM_CCORE_REASON_PACKET_SIZE = 6,
+	DRM_CCORE_REASON_RING_INDEX = 7,
+	DRM_CCORE_REASON_RING_CLAIMED = 8,
+	DRM_CCORE_REASON_RING_HANDLE = 9,
+	DRM_CCORE_REASON_RING_PROGRAMS = 10,
+	DRM_CCORE_REASON_RING_IN_FLIGHT = 11,
+	DRM_CCORE_REASON_DESC_COUNT = 12,
+	DRM_CCORE_REASON_RING_FULL = 13,
+	DRM_CCORE_REASON_DESC_INVALID = 14,
+	DRM_CCORE_REASON_DESC_SEM = 15,
+	DRM_CCORE_REASON_SEM_COUNT = 16,
+	DRM_CCORE_REASON_SEM_NO_SPACE = 17,
+	DRM_CCORE_REASON_SEM_NOT_BLOCK = 18,
+	DRM_CCORE_REASON_SEM_PINNED = 19,
+	DRM_CCORE_REASON_SEM_OP = 20,
+	DRM_CCORE_REASON_SEM_INVALID = 21,
+	DRM_CCORE_REASON_SEM_NOT_USABLE = 22,
+	DRM_CCORE_REASON_FD_BAD = 23,
+	DRM_CCORE_REASON_FD_NOT_SEM = 24,
+	DRM_CCORE_REASON_FD_OTHER_FABRIC = 25,
+	DRM_CCORE_REASON_CC_CORE = 26,
+	DRM_CCORE_REASON_INSN_COUNT = 27,
+	DRM_CCORE_REASON_INSN_INVALID = 28,
+	DRM_CCORE_REASON_INSN_NOT_OWNED = 29,
+	DRM_CCORE_REASON_CC_MEMORY_FULL = 30,
+	DRM_CCORE_REASON_PROGRAM_HANDLE = 31,
+	DRM_CCORE_REASON_PROGRAM_BUSY = 32,
+	DRM_CCORE_REASON_TIMEOUT = 33,
+	DRM_CCORE_REASON_JOBS_FULL = 34,
+	DRM_CCORE_REASON_SYNCOBJ = 35,
+	DRM_CCORE_REASON_JOB_UNKNOWN = 36,
+	DRM_CCORE_REASON_TRIGGER_COUNT = 37,
+};
+
+/**
+ * struct drm_ccore_last_error - why the calling thread's last ioctl failed
+ *
+ * Every ioctl of the file that fails records, for the thread that made
+ * it, which ioctl failed, its errno and &enum drm_ccore_reason; the record
+ * stays until that thread's next failure on the file.  Threads never see
+ * each other's records, nor files each other's.  A file keeps the records
+ * of a bounded number of threads: a thread whose record was displaced by
+ * others reads %DRM_CCORE_REASON_NONE with @ioctl ~0.  GET_LAST_ERROR
+ * itself records nothing.
+ */
+struct drm_ccore_last_error {
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @reason: out: &enum drm_ccore_reason */
+	__u32 reason;
+	/** @ioctl: out: the failed ioctl's number, DRM_IOCTL_NR() of its
+	 *  request (DRM_COMMAND_BASE + DRM_CCORE_* for ccore's own), or ~0
+	 *  when the thread has no failure recorded */
+	__u32 ioctl;
+	/** @error: out: the negative errno it returned */
+	__s32 error;
+	/** @index: out: the descriptor or instruction at fault, or ~0 */
+	__u32 index;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @limit: out: the bound the rule enforces, where the reason says */
+	__u64 limit;
+};
+
 #define DRM_IOCTL_CCORE_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_GET_PARAM, struct drm_ccore_param_args)
 #define DRM_IOCTL_CCORE_SET_PARAM \
@@ -926,6 +1078,9 @@ struct drm_ccore_compute_wait {
 #define DRM_IOCTL_CCORE_COMPUTE_WAIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_COMPUTE_WAIT, \
 		 struct drm_ccore_compute_wait)
+#define DRM_IOCTL_CCORE_GET_LAST_ERROR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_GET_LAST_ERROR, \
+		 struct drm_ccore_last_error)
 
 #if defined(__cplusplus)
 }
