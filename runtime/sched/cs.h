@@ -72,8 +72,8 @@ enum cs_coll {
 #define CS_MAX_DEPS 6
 
 struct cs_ref {
-	uint8_t buf;		/* enum cs_buf */
-	uint64_t off;		/* elements */
+	uint64_t off : 56;	/* elements */
+	uint64_t buf : 8;	/* enum cs_buf */
 };
 
 struct cs_step {
@@ -291,7 +291,7 @@ struct cs_sched *cs_expand(const struct cs_sched *s);
 
 static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
 {
-	struct cs_ref r = { (uint8_t)buf, off };
+	struct cs_ref r = { .off = off, .buf = (uint8_t)buf };
 
 	return r;
 }
