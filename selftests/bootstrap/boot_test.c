@@ -759,8 +759,14 @@ static int send_timeout_main(struct rank_ctx *c)
 	CHILD_CHECK(c, !boot_init(&id, c->idx, 2, FAIL_TIMEOUT_MS, &b), "%s", ccore_last_error());
 	if (c->idx == 0) {
 		rc = boot_send(b, 1, 3, buf, size);
+		/* the receiver reads only once the send gave up, however late it began */
+		CHILD_CHECK(c, write(c->go[1], "g", 1) == 1, "no go");
 	} else {
-		nanosleep(&(struct timespec){ 1, 500 * 1000000L }, NULL);
+		struct pollfd pf = { .fd = c->go[0], .events = POLLIN };
+		char go;
+
+		CHILD_CHECK(c, poll(&pf, 1, JOB_LIMIT_MS) == 1 && read(c->go[0], &go, 1) == 1,
+			    "the sender never gave up");
 		rc = boot_recv(b, 0, 3, buf, size);
 	}
 	free(buf);
