@@ -6,6 +6,9 @@
  * case asserts on.  Every process also checks that it ends with the file
  * descriptors and threads it started with (a root thread joined, every
  * socket closed); the sanitizer build's leak check runs in each one.
+ *
+ * Over 800 lines on purpose: the process harness (fork, report pipe,
+ * descriptor and thread counts) serves every case here and no other test.
  */
 #include "ccore_test.h"
 #include "bootstrap/boot.h"

@@ -17,6 +17,10 @@ description would silently get wrong while fuzzing:
     offsets as syzlang lays them out on amd64, and each ioctl's
     _IOC_SIZE and _IOC_DIR.
 
+Over 800 lines on purpose: a reader of the subset of syzlang the
+description uses and the checks against the header, one tool with one
+job; its parts share the parsed description.
+
 Usage: syz-check.py [options] DESCRIPTION.txt
   --const FILE      its constants (default: DESCRIPTION.txt.const)
   --header FILE     the driver's uAPI header (default: uapi/drm/ccore_accel.h)

@@ -10,6 +10,10 @@
  * fields; every struct is a multiple of 8 bytes with no implicit holes; user
  * pointers are __u64; reserved fields and unknown flags must be zero or the
  * ioctl fails with -EINVAL.  Structs are only ever extended by appending.
+ *
+ * Over 800 lines on purpose: the uAPI is one header (as every DRM driver's
+ * is), and most of it is the kernel-doc of each field, which belongs beside
+ * the field.
  */
 #ifndef _UAPI_CCORE_ACCEL_H_
 #define _UAPI_CCORE_ACCEL_H_
