@@ -53,4 +53,31 @@ int device_virtual_now_ps(struct ccore_system *sys, uint64_t *ps);
 /* Name of a DRM_IOCTL_* request, for messages. */
 const char *ccore_ioctl_name(unsigned long request);
 
+/*
+ * Export tokens (dev_token.c): what one process gives another so that the
+ * other's device may use a buffer or a semaphore block of this one's, as
+ * opaque bytes it sends through the bootstrap.  The backend decides what
+ * a token is and how far it travels: today a token names a device of this
+ * process's system, so it imports only within the process that made it
+ * (-EXDEV elsewhere); the shared sim makes it work across the processes of
+ * a host, the kernel driver with dma-buf and semaphore fds.
+ */
+#define CCORE_TOKEN_BYTES 40
+struct ccore_token {
+	unsigned char bytes[CCORE_TOKEN_BYTES];
+};
+/* A token for buffer @handle of @dev (its device address @dev_addr). */
+int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+			struct ccore_token *tok);
+/*
+ * Make the buffer of @tok usable by @dev's descriptors: *@handle (0 when
+ * the buffer is @dev's own: nothing to close) and where @dev sees it.
+ */
+int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *tok,
+			      uint32_t *handle, uint64_t *dev_addr);
+/* A token for semaphore block @first of @dev. */
+int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+/* Let @dev signal the block of @tok (nothing to do if it is @dev's own). */
+int ccore_dev_sem_import_token(struct ccore_dev *dev, const struct ccore_token *tok);
+
 #endif

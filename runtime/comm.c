@@ -5,9 +5,12 @@
  * but not launched, and the plan cache; each rank's ccore_comm points at it.
  */
 #include "comm.h"
+#include "bootstrap/boot.h"
 #include "lock.h"
 #include "log.h"
+#include "plan/xchg.h"
 #include "select.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +31,17 @@ static void clique_free_arrays(struct clique *q)
 	}
 	free(q->sends);
 	free(q->recvs);
+	for (uint32_t r = 0; q->boots && r < q->n; r++)
+		boot_close(q->boots[r]);
+	free(q->boots);
+	free(q->local);
 	free(q->ranks);
 	free(q->comms);
 	free(q->pools);
 	free(q);
 }
 
-static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
-		      struct clique **out)
+int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg, struct clique **out)
 {
 	struct clique *q = calloc(1, sizeof(*q));
 
@@ -44,6 +50,7 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 	q->rt = rt;
 	q->n = n;
 	q->scfg = *scfg;
+	q->xchg = &xchg_in_process;
 	q->ranks = calloc(n, sizeof(*q->ranks));
 	q->comms = calloc(n, sizeof(*q->comms));
 	q->sends = calloc((size_t)n * n, sizeof(*q->sends));
@@ -59,9 +66,12 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 	return 0;
 }
 
-static void clique_free(struct clique *q)
+void clique_free(struct clique *q)
 {
 	plan_flush(q);
+	/* the peers' imports go after the plans naming them */
+	if (q->xchg->fini)
+		q->xchg->fini(q);
 	sems_fini(q);
 	for (struct clique **pq = &q->rt->cliques; *pq; pq = &(*pq)->rt_next)
 		if (*pq == q) {
@@ -72,10 +82,14 @@ static void clique_free(struct clique *q)
 	clique_free_arrays(q);
 }
 
-static int comms_create(struct clique *q, struct ccore_comm **out)
+int comms_create(struct clique *q, struct ccore_comm **out)
 {
 	for (uint32_t r = 0; r < q->n; r++) {
-		struct ccore_comm *c = calloc(1, sizeof(*c));
+		struct ccore_comm *c;
+
+		if (!clique_local(q, r))
+			continue;
+		c = calloc(1, sizeof(*c));
 
 		if (c) {
 			c->q = q;
@@ -84,8 +98,11 @@ static int comms_create(struct clique *q, struct ccore_comm **out)
 		if (!c || stream_alloc(c, 0, &c->stream0)) {
 			free(c);
 			while (r-- > 0) {
+				if (!q->comms[r])
+					continue;
 				free(q->comms[r]->stream0);
 				free(q->comms[r]);
+				q->comms[r] = NULL;
 			}
 			return ccore_error(-ENOMEM, "out of memory");
 		}
@@ -93,7 +110,7 @@ static int comms_create(struct clique *q, struct ccore_comm **out)
 		q->comms[r] = c;
 		out[r] = c;
 	}
-	q->alive = q->n;
+	q->alive = q->local ? q->nlocal : q->n;
 	return 0;
 }
 
@@ -179,6 +196,8 @@ static int check_split_args(struct ccore_comm *const *comms, int n, const int *c
 	if (!comms[0])
 		return ccore_error(-EINVAL, "ccore_comm_split: comms[0] is NULL; comms[i] must be rank i of the communicator");
 	parent = comms[0]->q;
+	if (parent->local)
+		return ccore_error(-EINVAL, "ccore_comm_split: comms[0] is a communicator of ccore_comm_init_rank(s), whose ranks live in other processes too; split it with ccore_comm_split_rank, each rank passing its own color and key");
 	if ((uint32_t)n != parent->n)
 		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all %u ranks of the communicator",
 				   n, parent->n);
@@ -269,6 +288,7 @@ int ccore_comm_destroy(struct ccore_comm *c)
 		return ccore_error(-EINVAL, "ccore_comm_destroy: comm is NULL");
 	rt_lock();
 	q = c->q;
+	clique_wait_exchange(q);
 	/* what this rank posted can no longer run: its peers' syncs will say
 	 * that it never posts */
 	clique_drop_posted(q, c->rank, NULL);
@@ -277,6 +297,11 @@ int ccore_comm_destroy(struct ccore_comm *c)
 	stream_drain(c->stream0);
 	stream_free(c->stream0);
 	q->comms[c->rank] = NULL;
+	if (q->boots) {
+		/* its peers learn that it is gone from their next exchange */
+		boot_close(q->boots[c->rank]);
+		q->boots[c->rank] = NULL;
+	}
 	free(c);
 	if (--q->alive == 0)
 		clique_free(q);
@@ -310,6 +335,23 @@ const char *ccore_comm_last_algo(const struct ccore_comm *c)
 	name = c->q->last_algo ? c->q->last_algo : "";
 	rt_unlock();
 	return name;
+}
+
+void clique_wait_exchange(struct clique *q)
+{
+	while (q->exchanging)
+		rt_wait_launch(rt_now_ns() + 100000000);
+}
+
+int comm_boot_traffic(const struct ccore_comm *c, uint64_t *msgs, uint64_t *bytes)
+{
+	if (!c || !msgs || !bytes)
+		return ccore_error(-EINVAL, "comm_boot_traffic: comm, msgs and bytes must be set");
+	rt_lock();
+	*msgs = c->q->boot_msgs;
+	*bytes = c->q->boot_bytes;
+	rt_unlock();
+	return 0;
 }
 
 struct ccore_dev *comm_dev(const struct ccore_comm *c)
@@ -371,8 +413,12 @@ int ccore_mem_free(struct ccore_comm *c, ccore_ptr ptr)
 	if (!c)
 		return ccore_error(-EINVAL, "ccore_mem_free: comm is NULL");
 	rt_lock();
+	clique_wait_exchange(c->q);
 	/* plans bake buffer addresses in: drop them before the memory goes */
 	plan_flush(c->q);
+	/* and what peers in other processes were given of it */
+	if (c->q->xchg->forget)
+		c->q->xchg->forget(c->q, c->rank, ptr);
 	rc = rt_free(c->q->rt, c->q->ranks[c->rank].dev, ptr);
 	rt_unlock();
 	return rc;
@@ -494,7 +540,7 @@ static void missing_ranks(const struct clique *q, const struct op_queue *qs, uin
 
 	buf[0] = 0;
 	for (uint32_t k = 0; k < q->n && at < len; k++)
-		if (qs[k].n <= i)
+		if (qs[k].n <= i && clique_local(q, k))
 			at += (size_t)snprintf(buf + at, len - at, "%s%u", at ? ", " : "", k);
 }
 

@@ -71,6 +71,20 @@ struct clique {
 	struct ccore_plan_timing timing;	/* of the last plan built */
 	uint32_t torus_x, torus_y;	/* the fabric's node shape (0: not asked yet) */
 	struct tune_hw hw;		/* its costs (GET_PARAM), asked with the shape */
+	/*
+	 * One process per rank (comm_rank.c): the ranks this process runs
+	 * (local[r]), each with its bootstrap; NULL when every rank is here
+	 * (ccore_comm_init_all).  How plans reach the peers' buffers and
+	 * semaphores (plan/xchg.h): directly, or exchanged with the other
+	 * processes when a plan is built.
+	 */
+	bool *local;
+	uint32_t nlocal;
+	struct boot **boots;		/* [rank], local ranks only */
+	const struct xchg_ops *xchg;
+	struct xchg_state *xs;
+	bool exchanging;		/* a build waits for peers, the lock dropped */
+	uint64_t boot_msgs, boot_bytes;	/* bootstrap traffic after init */
 	/* the last choice, for repeats of one call while the knobs stay */
 	struct {
 		bool valid;
@@ -82,6 +96,20 @@ struct clique {
 		double choose_us;	/* what making the choice took */
 	} memo;
 };
+
+/* Does this process run rank @r of @q? */
+static inline bool clique_local(const struct clique *q, uint32_t r)
+{
+	return !q->local || q->local[r];
+}
+
+/*
+ * With the lock held: wait while a build of @q exchanges with other
+ * processes (the lock is dropped meanwhile).
+ */
+void clique_wait_exchange(struct clique *q);
+/* The bootstrap messages and bytes @c's communicator sent and received after init. */
+int comm_boot_traffic(const struct ccore_comm *c, uint64_t *msgs, uint64_t *bytes);
 
 struct ccore_stream {
 	struct ccore_comm *comm;
@@ -102,7 +130,14 @@ struct ccore_comm {
 	struct clique *q;
 	uint32_t rank;
 	struct ccore_stream *stream0;
+	uint32_t splits;		/* ccore_comm_split_rank calls so far */
 };
+
+/* comm.c: a clique of @n ranks on @rt (ranks and local set by the caller) */
+int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg, struct clique **out);
+void clique_free(struct clique *q);
+/* comm.c: the communicators of @q's local ranks, out[r] for each local rank r */
+int comms_create(struct clique *q, struct ccore_comm **out);
 
 /* A stream of @c: its CC core from the communicator's stream map. */
 int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out);

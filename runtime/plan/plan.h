@@ -49,7 +49,19 @@ struct plan {
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
 	uint32_t pins;			/* executables holding it: never evicted */
+	/* what the build exchanged with other processes (xchg_boot.c): it
+	 * owns the local ranks' scratch, which peers name */
+	struct xrec *xrec;
 };
+
+/* The stream slot rank @r's part runs on (0 if it has none here). */
+static inline uint32_t plan_rank_slot(const struct plan *p, uint32_t r)
+{
+	return p->ops[r].stream ? p->ops[r].stream->slot : 0;
+}
+
+/* xchg_boot.c: rank @r's scratch as a record keeps it */
+uint64_t xchg_rec_tmp(const struct xrec *rec, uint32_t r);
 
 /* Microseconds since *@t, which moves on to now. */
 static inline double lap_us(int64_t *t)
