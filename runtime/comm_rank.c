@@ -111,7 +111,7 @@ static int join_all(struct join *js, uint32_t n)
 	}
 	for (uint32_t i = 0; i < n && !rc; i++)
 		if (js[i].rc)
-			rc = ccore_error(js[i].rc, "rank %d: %s", js[i].rank,
+			rc = ccore_error(js[i].rc, "ccore_comm_init_rank (rank %d): %s", js[i].rank,
 					 js[i].msg ? js[i].msg : "could not start a thread to join");
 	free(t);
 	free(started);

@@ -16,6 +16,11 @@ struct rank_host {
 	uint32_t rank;
 };
 
+/*
+ * For tests that run several hosts' ranks in one process: rank @rank's
+ * host id, or NULL for this process's real one.  NULL: none.
+ */
+extern const char *(*rank_host_for_test)(uint32_t rank);
 /* This process's host id into @h (with @rank). */
 void rank_host_self(uint32_t rank, struct rank_host *h);
 /*

@@ -17,6 +17,8 @@
 #include "ccore_verifiable.h"
 #include "algos/algo.h"
 #include "comm.h"
+#include "rank_place.h"
+#include "bootstrap/boot.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -100,11 +102,9 @@ static int post(struct job *j, const struct run *x, uint32_t r)
 	case CS_REDUCE_COLL:
 		return ccore_reduce(s, rv, x->count, x->dt, x->op, (int)x->root, c, NULL);
 	default:
-		/* a ring shift, in a group as NCCL asks: everyone sends to the next rank */
-		return ccore_group_start() ?:
-		       ccore_send(s, x->count, x->dt, (int)((r + 1) % j->n), c, NULL) ?:
-		       ccore_recv(rv, x->count, x->dt, (int)((r + j->n - 1) % j->n), c, NULL) ?:
-		       ccore_group_end();
+		/* a ring shift (in the caller's group): everyone sends to the next rank */
+		return ccore_send(s, x->count, x->dt, (int)((r + 1) % j->n), c, NULL) ?:
+		       ccore_recv(rv, x->count, x->dt, (int)((r + j->n - 1) % j->n), c, NULL);
 	}
 }
 
@@ -159,9 +159,14 @@ static void *proc_main(void *arg)
 		rc = 0;
 		for (uint32_t i = 0; i < per; i++)
 			fill(j, x, first + i);
-		/* several ranks of one process: posted together (the last one launches) */
+		/*
+		 * In a group, as NCCL asks of a ring of sends and receives and
+		 * of a thread posting for several ranks: launched together.
+		 */
+		rc = ccore_group_start();
 		for (uint32_t i = 0; i < per && !rc; i++)
 			rc = post(j, x, first + i);
+		rc = ccore_group_end() ?: rc;
 		for (uint32_t i = 0; i < per && !rc; i++)
 			rc = ccore_stream_sync(ccore_comm_stream(j->c[first + i]));
 		for (uint32_t i = 0; i < per; i++) {
@@ -305,13 +310,27 @@ static int run_check(struct job *j, const struct run *x)
 	return 0;
 }
 
+/* Hosts of the job running now: rank r is on host r / hosts_ranks ("host0", ...). */
+static uint32_t host_ranks;
+
+static const char *test_host(uint32_t rank)
+{
+	static const char *const names[] = { "host0", "host1", "host2", "host3",
+					     "host4", "host5", "host6", "host7" };
+
+	return host_ranks ? names[rank / host_ranks] : NULL;
+}
+
 /* Every collective x every algorithm serving it (and the tuner's) on @counts. */
 static void sweep_algos(struct job *j, const uint64_t *counts, size_t nc)
 {
 	struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_device = 1,
-			       .ranks_per_node = j->n };
+			       .ranks_per_node = host_ranks ? host_ranks : j->n };
 
 	for (uint8_t coll = 0; coll < CS_NCOLL; coll++) {
+		char ran[512] = "";
+		size_t at = 0;
+
 		for (int a = -1; a < (int)algo_count(); a++) {
 			const struct algo *al = a < 0 ? NULL : algo_at((unsigned int)a);
 			struct cs_shape sh = { .coll = coll, .nranks = j->n, .count = counts[0],
@@ -319,6 +338,8 @@ static void sweep_algos(struct job *j, const uint64_t *counts, size_t nc)
 
 			if (al && (!(al->colls & (1u << coll)) || al->rejects(&sh, &o)))
 				continue;
+			if (al && at < sizeof(ran))
+				at += (size_t)snprintf(ran + at, sizeof(ran) - at, " %s", al->name);
 			for (size_t ci = 0; ci < nc; ci++) {
 				struct run x = { .coll = coll, .algo = al ? al->name : NULL,
 						 .count = counts[ci], .dt = ccore_i32,
@@ -333,6 +354,8 @@ static void sweep_algos(struct job *j, const uint64_t *counts, size_t nc)
 				}
 			}
 		}
+		ccore_test_log("N=%u in %u processes%s: %s: the tuner's and%s", j->n, j->nproc,
+			       host_ranks ? ", 2 hosts" : "", cs_coll_name(coll), ran);
 	}
 }
 
@@ -355,23 +378,45 @@ static void sweep_dtypes(struct job *j)
 
 TEST(sweep_one_rank_per_process)
 {
-	static const uint64_t counts[] = { 1, 64, 301 };
+	static const uint64_t counts[] = { 1, 64, 301, 1000 };
 	static const uint32_t ns[] = { 2, 3, 4, 8 };
 	static struct job j;
 
 	runs_done = refused_runs = 0;
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		job_open(&j, ns[i], ns[i]);
-		/* every algorithm at 2 and 4 ranks, the tuner's and a few at 3 and 8 */
-		sweep_algos(&j, counts, ns[i] == 2 || ns[i] == 4 ? 3 : 1);
-		if (ns[i] == 3 || ns[i] == 4)
-			sweep_dtypes(&j);
+		sweep_algos(&j, counts, sizeof(counts) / sizeof(counts[0]));
+		sweep_dtypes(&j);
 		job_close(&j);
 	}
 	unsetenv("CCORE_ALGO");
 	ccore_test_log("%llu collectives checked, 0 wrong; %llu forced algorithms refused",
 		       runs_done, refused_runs);
 	ASSERT_GT(runs_done, 500);
+}
+
+TEST(sweep_two_hosts)
+{
+	static const uint64_t counts[] = { 5, 256, 999 };
+	static struct job j;
+
+	runs_done = refused_runs = 0;
+	rank_host_for_test = test_host;
+	/* 2 hosts of 2 ranks, then of 4: the hierarchical algorithms too */
+	host_ranks = 2;
+	job_open(&j, 4, 4);
+	sweep_algos(&j, counts, 3);
+	job_close(&j);
+	host_ranks = 4;
+	job_open(&j, 8, 8);
+	sweep_algos(&j, counts, 2);
+	job_close(&j);
+	host_ranks = 0;
+	rank_host_for_test = NULL;
+	unsetenv("CCORE_ALGO");
+	ccore_test_log("%llu collectives checked, 0 wrong; %llu forced algorithms refused",
+		       runs_done, refused_runs);
+	ASSERT_GT(runs_done, 200);
 }
 
 TEST(sweep_several_ranks_per_process)
@@ -616,6 +661,32 @@ static int reap(struct child *ch, char *msg, size_t len)
 	return rc;
 }
 
+/*
+ * A unique id made by a launcher process that runs no rank (its root
+ * thread serves the job, then it ends): ranks forked from a process that
+ * made the id would each think it ran their root (Documentation/bootstrap.rst).
+ */
+static pid_t launcher(struct ccore_unique_id *id)
+{
+	int p[2];
+	pid_t pid;
+
+	ASSERT_EQ(pipe(p), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		if (ccore_get_unique_id(id) || write(p[1], id, sizeof(*id)) != sizeof(*id))
+			_exit(1);
+		boot_root_wait((const struct boot_id *)id, 20000);
+		_exit(0);
+	}
+	close(p[1]);
+	ASSERT_EQ(read(p[0], id, sizeof(*id)), sizeof(*id));
+	close(p[0]);
+	return pid;
+}
+
 /* Two ranks in two processes, as @env0 / @env1 and @n0 / @n1 say; both must fail with @want. */
 static void init_fails(int n0, int r0, const char *env0, int n1, int r1, const char *env1,
 		       const char *want)
@@ -625,11 +696,14 @@ static void init_fails(int n0, int r0, const char *env0, int n1, int r1, const c
 	char ma[1024], mb[1024];
 	int ra, rb;
 
-	ASSERT_EQ(ccore_get_unique_id(&id), 0);
+	pid_t root = launcher(&id);
+	int status;
+
 	a = spawn(&id, n0, r0, env0);
 	b = spawn(&id, n1, r1, env1);
 	ra = reap(&a, ma, sizeof(ma));
 	rb = reap(&b, mb, sizeof(mb));
+	waitpid(root, &status, 0);
 	ccore_test_log("rank %d: %s", r0, ma);
 	ccore_test_log("rank %d: %s", r1, mb);
 	ASSERT_LT(ra, 0);
