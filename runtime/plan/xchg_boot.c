@@ -77,6 +77,15 @@ struct xchg_state {
 	uint32_t nimp, imp_cap;
 };
 
+/* The last error, copied: a message built on it may not overwrite its own source. */
+static const char *last_error_copy(void)
+{
+	static _Thread_local char copy[768];
+
+	snprintf(copy, sizeof(copy), "%s", ccore_last_error());
+	return copy;
+}
+
 uint64_t xchg_rec_tmp(const struct xrec *rec, uint32_t r)
 {
 	return rec->tmp[r];
@@ -316,6 +325,10 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 		memcpy(rec->peers[i].bo, in[i].bo, sizeof(in[i].bo));
 		/* x's device signals y's pair: let it, once per block */
 		rc = import_once(q, &in[i].sem, q->ranks[in[i].to].dev, true, &im);
+		if (rc)
+			rc = ccore_error(rc, "%s (%s): rank %u importing the semaphores of rank %u: %s",
+					 cs_coll_name(in[i].coll), in[i].algo, in[i].to, in[i].from,
+					 last_error_copy());
 	}
 	rec->npeers = npairs;
 	if (rc) {
@@ -335,8 +348,8 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 static int swap(struct clique *q, const uint32_t *pairs, uint32_t npairs, const struct xmsg *out,
 		struct xmsg *in, const uint32_t *tags)
 {
+	const char *why = "";
 	uint32_t i, bad = 0;
-	char why[768];
 	int rc = 0;
 
 	q->exchanging = true;
@@ -352,7 +365,7 @@ static int swap(struct clique *q, const uint32_t *pairs, uint32_t npairs, const 
 			       sizeof(in[i]));
 	}
 	if (rc)
-		snprintf(why, sizeof(why), "%s", ccore_last_error());
+		why = last_error_copy();
 	rt_lock();
 	q->exchanging = false;
 	rt_launched();
@@ -448,9 +461,11 @@ static int boot_peer_va(struct plan *p, uint32_t r, uint32_t k, uint32_t buf, ui
 	if (!e->va[buf])
 		return 0;
 	rc = import_once(q, &e->bo[buf], q->ranks[r].dev, false, &im);
-	if (!rc)
-		*va = im->addr + e->off[buf];
-	return rc;
+	if (rc)
+		return ccore_error(rc, "%s: rank %u importing a buffer of rank %u: %s", p->algo->name,
+				   r, k, last_error_copy());
+	*va = im->addr + e->off[buf];
+	return 0;
 }
 
 static int boot_sem(struct plan *p, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
