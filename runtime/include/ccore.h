@@ -46,13 +46,13 @@ extern "C" {
  * (Documentation/library.rst).
  */
 #define CCORE_MAJOR 0
-#define CCORE_MINOR 3
+#define CCORE_MINOR 4
 #define CCORE_PATCH 0
 #define CCORE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
 #define CCORE_VERSION_CODE CCORE_VERSION(CCORE_MAJOR, CCORE_MINOR, CCORE_PATCH)
 #define CCORE_STR_(x) #x
 #define CCORE_STR(x) CCORE_STR_(x)
-/* "0.3.0", for --version */
+/* "0.4.0", for --version */
 #define CCORE_VERSION_STRING \
 	CCORE_STR(CCORE_MAJOR) "." CCORE_STR(CCORE_MINOR) "." CCORE_STR(CCORE_PATCH)
 
