@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Export tokens of buffers and semaphore blocks (ccore_internal.h).  A
- * token made here names the exporting device by its system and index and
+ * Export tokens of buffers and semaphore blocks (ccore_internal.h): the
+ * backend's own (its bo_export ... ops) where it has them.  Else a token
+ * made here names the exporting device by its system and index and
  * carries the process that made it: only that process can import it (the
  * simulated devices live in its memory until the shared sim serves several
  * processes of a host; the kernel driver's tokens will carry dma-buf and
@@ -62,6 +63,8 @@ static int exporter(struct ccore_dev *dev, const struct ccore_token *tok, enum t
 int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
 			struct ccore_token *tok)
 {
+	if (dev->ops->bo_export)
+		return dev->ops->bo_export(dev, handle, dev_addr, tok);
 	make(dev, TOKEN_BO, handle, dev_addr, tok);
 	return 0;
 }
@@ -71,8 +74,11 @@ int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *t
 {
 	struct ccore_dev *from;
 	struct token_body b;
-	int rc = exporter(dev, tok, TOKEN_BO, &b, &from);
+	int rc;
 
+	if (dev->ops->bo_import_token)
+		return dev->ops->bo_import_token(dev, tok, handle, dev_addr);
+	rc = exporter(dev, tok, TOKEN_BO, &b, &from);
 	if (rc)
 		return rc;
 	if (from == dev) {
@@ -86,6 +92,8 @@ int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *t
 
 int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok)
 {
+	if (dev->ops->sem_export)
+		return dev->ops->sem_export(dev, first, tok);
 	make(dev, TOKEN_SEM, first, 0, tok);
 	return 0;
 }
@@ -94,8 +102,11 @@ int ccore_dev_sem_import_token(struct ccore_dev *dev, const struct ccore_token *
 {
 	struct ccore_dev *from;
 	struct token_body b;
-	int rc = exporter(dev, tok, TOKEN_SEM, &b, &from);
+	int rc;
 
+	if (dev->ops->sem_import_token)
+		return dev->ops->sem_import_token(dev, tok);
+	rc = exporter(dev, tok, TOKEN_SEM, &b, &from);
 	if (rc)
 		return rc;
 	return from == dev ? 0 : ccore_dev_sem_import(dev, from, b.id);
