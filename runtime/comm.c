@@ -35,6 +35,11 @@ static void clique_free_arrays(struct clique *q)
 		boot_close(q->boots[r]);
 	free(q->boots);
 	free(q->local);
+	free(q->split.color);
+	free(q->split.key);
+	free(q->split.in);
+	free(q->split.out);
+	free(q->split.msg);
 	free(q->ranks);
 	free(q->comms);
 	free(q->pools);
@@ -276,6 +281,79 @@ int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, c
 
 	rt_lock();
 	rc = comm_split(comms, n, color, key, out);
+	rt_unlock();
+	return rc;
+}
+
+/* The ranks that have not called ccore_comm_split_rank in this round, as "1, 3". */
+static void split_missing(const struct clique *q, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (uint32_t r = 0; r < q->n && at < len; r++)
+		if (!q->split.in[r])
+			at += (size_t)snprintf(buf + at, len - at, "%s%u", at ? ", " : "", r);
+}
+
+/* The last rank's call: split as ccore_comm_split does, hand everyone its result. */
+static void split_round_end(struct clique *q)
+{
+	int rc = comm_split(q->comms, (int)q->n, q->split.color, q->split.key, q->split.out);
+
+	q->split.rc = rc;
+	free(q->split.msg);
+	q->split.msg = rc ? strdup(ccore_last_error()) : NULL;
+	q->split.count = 0;
+	memset(q->split.in, 0, q->n * sizeof(*q->split.in));
+	q->split.round++;
+	rt_launched();
+}
+
+int comm_split_rank_in_process(struct ccore_comm *c, int color, int key, struct ccore_comm **out)
+{
+	struct clique *q = c->q;
+	int64_t deadline = rt_now_ns() + stream_peer_timeout_ns();
+	uint64_t round;
+	char missing[256];
+	int rc = 0;
+
+	rt_lock();
+	if (!q->split.in) {
+		q->split.color = calloc(q->n, sizeof(int));
+		q->split.key = calloc(q->n, sizeof(int));
+		q->split.in = calloc(q->n, sizeof(bool));
+		q->split.out = calloc(q->n, sizeof(*q->split.out));
+		if (!q->split.color || !q->split.key || !q->split.in || !q->split.out) {
+			rt_unlock();
+			return ccore_error(-ENOMEM, "out of memory");
+		}
+	}
+	if (q->split.in[c->rank]) {
+		rt_unlock();
+		return ccore_error(-EBUSY, "ccore_comm_split_rank: rank %u is already splitting this communicator (another thread's call waits for the other ranks)",
+				   c->rank);
+	}
+	q->split.color[c->rank] = color < 0 ? -1 : color;
+	q->split.key[c->rank] = key;
+	q->split.in[c->rank] = true;
+	round = q->split.round;
+	if (++q->split.count == q->n)
+		split_round_end(q);
+	while (q->split.round == round && !rc)
+		rc = rt_wait_launch(deadline);
+	if (rc) {
+		split_missing(q, missing, sizeof(missing));
+		q->split.in[c->rank] = false;
+		q->split.count--;
+		rt_unlock();
+		return ccore_error(-ETIMEDOUT, "ccore_comm_split_rank: rank %u waited %lld ms for ranks %s to call it (CCORE_PEER_TIMEOUT_MS)",
+				   c->rank, (long long)(stream_peer_timeout_ns() / 1000000), missing);
+	}
+	rc = q->split.rc;
+	*out = q->split.out[c->rank];
+	if (rc)
+		ccore_error(rc, "%s", q->split.msg ? q->split.msg : "ccore_comm_split_rank failed");
 	rt_unlock();
 	return rc;
 }

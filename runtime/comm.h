@@ -85,6 +85,17 @@ struct clique {
 	struct xchg_state *xs;
 	bool exchanging;		/* a build waits for peers, the lock dropped */
 	uint64_t boot_msgs, boot_bytes;	/* bootstrap traffic after init */
+	/* ccore_comm_split_rank on a communicator of ccore_comm_init_all:
+	 * each rank's color and key until the last rank's call splits */
+	struct {
+		int *color, *key;
+		bool *in;
+		struct ccore_comm **out;
+		uint32_t count;
+		uint64_t round;			/* rounds done */
+		int rc;
+		char *msg;
+	} split;
 	/* the last choice, for repeats of one call while the knobs stay */
 	struct {
 		bool valid;
@@ -136,6 +147,8 @@ struct ccore_comm {
 /* comm.c: a clique of @n ranks on @rt (ranks and local set by the caller) */
 int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg, struct clique **out);
 void clique_free(struct clique *q);
+/* comm.c: ccore_comm_split_rank on a communicator of ccore_comm_init_all */
+int comm_split_rank_in_process(struct ccore_comm *c, int color, int key, struct ccore_comm **out);
 /* comm.c: the communicators of @q's local ranks, out[r] for each local rank r */
 int comms_create(struct clique *q, struct ccore_comm **out);
 
@@ -165,6 +178,7 @@ void stream_free(struct ccore_stream *s);
 void ops_retire(struct op *ops, uint32_t n, int rc);
 /* $CCORE_PEER_TIMEOUT_MS, parsed (comm init); the wait for peers to post. */
 int stream_peer_timeout_init(void);
+int64_t stream_peer_timeout_ns(void);
 /*
  * With the lock held: forget what rank @rank posted on stream @s (on any
  * of its streams if NULL) that was not launched yet; the stream or the

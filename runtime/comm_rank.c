@@ -335,8 +335,12 @@ int ccore_comm_split_rank(struct ccore_comm *c, int color, int key,
 	if (!c || !out)
 		return ccore_error(-EINVAL, "ccore_comm_split_rank: %s is NULL", !c ? "comm" : "out");
 	*out = NULL;
-	if (!c->q->boots)
-		return ccore_error(-EINVAL, "ccore_comm_split_rank: comm is a communicator of ccore_comm_init_all, whose ranks are all in this process; split it with ccore_comm_split");
+	if (!c->q->boots) {
+		/* every rank in this process: the last rank's call splits for all */
+		if (config)
+			return ccore_error(-EINVAL, "ccore_comm_split_rank: config must be NULL on a communicator of ccore_comm_init_all (its splits keep its streams and packet sizes)");
+		return comm_split_rank_in_process(c, color, key, out);
+	}
 	rc = init_knobs(config, &own);
 	if (rc)
 		return rc;

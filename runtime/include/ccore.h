@@ -246,7 +246,10 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
  * form a new communicator, ordered by key then old rank, on the devices
  * they had; *@out is NULL for a negative color.  Blocks until every rank
  * of @comm has called it.  @config as in ccore_comm_init_rank (NULL: the
- * environment).
+ * environment).  On a communicator of ccore_comm_init_all each rank's
+ * thread calls it (@config NULL); the last call splits for all, as
+ * ccore_comm_split does; after $CCORE_PEER_TIMEOUT_MS waiting it fails
+ * naming the ranks that did not call.
  */
 CCORE_API
 int ccore_comm_split_rank(struct ccore_comm *comm, int color, int key,

@@ -9,7 +9,8 @@
  * and 8 ranks, and on "processes" that own several ranks
  * (ccore_comm_init_ranks): every element is checked, 0 wrong.  A cached
  * plan's launch sends nothing through the bootstrap, also after one rank
- * alone dropped its plans.  Init fails on every rank, naming why, for a
+ * alone dropped its plans.  Per-rank splits, also of a communicator of
+ * ccore_comm_init_all.  Init fails on every rank, naming why, for a
  * mismatched nranks, a rank given twice, CCORE_ALGO differing and a bad
  * id (separate processes, where the environment can differ).
  */
@@ -568,17 +569,83 @@ TEST(split_rank)
 	job_close(&j);
 }
 
+struct local_split {
+	struct ccore_comm *c, *sub;
+	int rc;
+	long wrong;
+	char err[512];
+};
+
+/* A rank of a ccore_comm_init_all communicator: split (by parity, reversed) and reduce. */
+static void *local_split_rank(void *arg)
+{
+	struct local_split *ls = arg;
+	int r = ccore_comm_rank(ls->c), me;
+	ccore_ptr buf;
+
+	ls->rc = ccore_comm_split_rank(ls->c, r % 2, -r, NULL, &ls->sub);
+	if (!ls->rc) {
+		me = ccore_comm_rank(ls->sub);
+		ls->rc = ccore_mem_alloc(ls->sub, 4096, &buf);
+		if (!ls->rc)
+			ccore_verifiable_fill(ccore_mem_host(ls->sub, buf), 40, ccore_f32, ccore_max, me,
+					      0);
+		ls->rc = ls->rc ?: ccore_all_reduce(buf, buf, 40, ccore_f32, ccore_max, ls->sub, NULL) ?:
+			 ccore_stream_sync(ccore_comm_stream(ls->sub));
+		if (!ls->rc)
+			ls->wrong = ccore_verifiable_check_reduced(ccore_mem_host(ls->sub, buf), 40,
+								   ccore_f32, ccore_max,
+								   ccore_comm_count(ls->sub), 0);
+	}
+	snprintf(ls->err, sizeof(ls->err), "%s", ls->rc ? ccore_last_error() : "");
+	return NULL;
+}
+
+TEST(split_rank_on_one_process_communicator)
+{
+	struct ccore_comm *all[4];
+	struct local_split ls[4];
+	pthread_t t[4];
+
+	ASSERT_EQ(ccore_comm_init_all(&(struct ccore_topology){ 1, 4, 1 }, all), 0);
+	for (int r = 0; r < 4; r++) {
+		ls[r] = (struct local_split){ .c = all[r] };
+		pthread_create(&t[r], NULL, local_split_rank, &ls[r]);
+	}
+	for (int r = 0; r < 4; r++)
+		pthread_join(t[r], NULL);
+	for (int r = 0; r < 4; r++) {
+		if (ls[r].rc)
+			FAIL("rank %d: %d: %s", r, ls[r].rc, ls[r].err);
+		/* key -r: the higher old rank first */
+		ASSERT_EQ(ccore_comm_rank(ls[r].sub), r < 2 ? 1 : 0);
+		ASSERT_EQ(ccore_comm_count(ls[r].sub), 2);
+		ASSERT_EQ(ls[r].wrong, 0);
+		ccore_comm_destroy(ls[r].sub);
+		ccore_comm_destroy(all[r]);
+	}
+}
+
 TEST(split_rank_refuses_bad_arguments)
 {
 	struct ccore_comm *out = (struct ccore_comm *)1, *all[2];
+	struct ccore_comm_config cfg = CCORE_COMM_CONFIG_INIT;
 
 	ASSERT_EQ(ccore_comm_split_rank(NULL, 0, 0, NULL, &out), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "comm is NULL");
 	ASSERT_EQ(ccore_comm_init_all(&(struct ccore_topology){ 1, 2, 1 }, all), 0);
-	ASSERT_EQ(ccore_comm_split_rank(all[0], 0, 0, NULL, &out), -EINVAL);
-	ASSERT_STR_CONTAINS(ccore_last_error(), "ccore_comm_split");
 	ASSERT_EQ(ccore_comm_split_rank(all[0], 0, 0, NULL, NULL), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "out is NULL");
+	ASSERT_EQ(ccore_comm_split_rank(all[0], 0, 0, &cfg, &out), -EINVAL);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "config must be NULL");
+	ccore_comm_destroy(all[0]);
+	ccore_comm_destroy(all[1]);
+	/* rank 1 never calls (the wait is read at init) */
+	setenv("CCORE_PEER_TIMEOUT_MS", "200", 1);
+	ASSERT_EQ(ccore_comm_init_all(&(struct ccore_topology){ 1, 2, 1 }, all), 0);
+	ASSERT_EQ(ccore_comm_split_rank(all[0], 0, 0, NULL, &out), -ETIMEDOUT);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "for ranks 1 to call it");
+	unsetenv("CCORE_PEER_TIMEOUT_MS");
 	ccore_comm_destroy(all[0]);
 	ccore_comm_destroy(all[1]);
 }
