@@ -23,6 +23,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -439,6 +440,14 @@ TEST(sweep_several_ranks_per_process)
 	ASSERT_GT(runs_done, 100);
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void traffic(struct job *j, uint64_t *msgs, uint64_t *bytes)
 {
 	*msgs = *bytes = 0;
@@ -471,9 +480,13 @@ TEST(cached_launch_sends_nothing_also_after_one_rank_evicts)
 	uint64_t m0, b0, m1, b1, built[MAXN];
 	ccore_ptr spare;
 
+	int64_t t0, t1, t2;
+
 	job_open(&j, 4, 4);
+	t0 = now_ns();
 	for (size_t i = 0; i < 4; i++)
 		run_check(&j, &set[i]);
+	t1 = now_ns();
 	traffic(&j, &m0, &b0);
 	ccore_test_log("first launches (plans built, peers exchanged): %llu messages, %llu bytes",
 		       (unsigned long long)m0, (unsigned long long)b0);
@@ -483,6 +496,9 @@ TEST(cached_launch_sends_nothing_also_after_one_rank_evicts)
 	for (int k = 0; k < 10; k++)
 		for (size_t i = 0; i < 4; i++)
 			run_check(&j, &set[i]);
+	t2 = now_ns();
+	ccore_test_log("the 4 calls: %.2f ms building (each rank's plans, the exchange), %.2f ms a cached round (fill, post, sync, check)",
+		       (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e7);
 	traffic(&j, &m1, &b1);
 	ASSERT_U64_EQ(m1, m0);
 	ASSERT_U64_EQ(b1, b0);
@@ -777,6 +793,58 @@ static void init_fails(int n0, int r0, const char *env0, int n1, int r1, const c
 	ASSERT_LT(rb, 0);
 	ASSERT_STR_CONTAINS(ma, want);
 	ASSERT_STR_CONTAINS(mb, want);
+}
+
+/* A process running rank @rank of 2: init, split (reversing the ranks), destroy; its report. */
+static struct child spawn_ok(const struct ccore_unique_id *id, int rank)
+{
+	struct child ch;
+	int p[2];
+
+	ASSERT_EQ(pipe(p), 0);
+	ch.pid = fork();
+	ASSERT_TRUE(ch.pid >= 0);
+	if (ch.pid == 0) {
+		struct ccore_comm *c, *sub = NULL;
+		char msg[1024];
+		int rc;
+
+		close(p[0]);
+		setenv("CCORE_BOOT_TIMEOUT_MS", "10000", 1);
+		rc = ccore_comm_init_rank(&c, 2, id, rank, NULL);
+		rc = rc ?: ccore_comm_split_rank(c, 7, -rank, NULL, &sub);
+		if (!rc)
+			snprintf(msg, sizeof(msg), "0 rank %d of %d, split: rank %d of %d", ccore_comm_rank(c),
+				 ccore_comm_count(c), ccore_comm_rank(sub), ccore_comm_count(sub));
+		else
+			snprintf(msg, sizeof(msg), "%d %s", rc, ccore_last_error());
+		if (write(p[1], msg, strlen(msg) + 1) < 0)
+			_exit(2);
+		if (!rc) {
+			ccore_comm_destroy(sub);
+			ccore_comm_destroy(c);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	ch.fd = p[0];
+	return ch;
+}
+
+TEST(init_and_split_across_processes)
+{
+	struct ccore_unique_id id;
+	pid_t root = launcher(&id);
+	struct child a = spawn_ok(&id, 0), b = spawn_ok(&id, 1);
+	char ma[1024], mb[1024];
+	int status;
+
+	ASSERT_EQ(reap(&a, ma, sizeof(ma)), 0);
+	ASSERT_EQ(reap(&b, mb, sizeof(mb)), 0);
+	waitpid(root, &status, 0);
+	ccore_test_log("process 0: %s; process 1: %s", ma + 2, mb + 2);
+	ASSERT_STR_CONTAINS(ma, "rank 0 of 2, split: rank 1 of 2");
+	ASSERT_STR_CONTAINS(mb, "rank 1 of 2, split: rank 0 of 2");
 }
 
 TEST(init_fails_on_every_rank_mismatched_nranks)
