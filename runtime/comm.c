@@ -348,7 +348,8 @@ int comm_split_rank_in_process(struct ccore_comm *c, int color, int key, struct 
 		q->split.count--;
 		rt_unlock();
 		return ccore_error(-ETIMEDOUT, "ccore_comm_split_rank: rank %u waited %lld ms for ranks %s to call it (CCORE_PEER_TIMEOUT_MS)",
-				   c->rank, (long long)(stream_peer_timeout_ns() / 1000000), missing);
+				   c->rank, (long long)(stream_peer_timeout_ns() / 1000000),
+				   missing);
 	}
 	rc = q->split.rc;
 	*out = q->split.out[c->rank];

@@ -12,7 +12,7 @@
 
 /* What one rank contributes (allgathered, so fixed-size bytes). */
 struct rank_host {
-	char host[124];			/* $CCORE_HOSTID, or hostname/boot id/uts namespace */
+	char host[124];			/* $CCORE_HOSTID, or hostname/boot id/UTS ns */
 	uint32_t rank;
 };
 

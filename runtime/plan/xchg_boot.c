@@ -20,6 +20,7 @@
 #include "xchg.h"
 #include "bootstrap/boot.h"
 #include "lock.h"
+#include "log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,8 @@ static uint32_t *find_pairs(struct clique *q, const struct cs_sched *s, uint32_t
 			const struct cs_step *st = &s->ranks[r].steps[i];
 			uint32_t o = st->peer;
 
-			if (st->op != CS_SEND_OP && st->op != CS_RECV_OP && st->op != CS_RECV_REDUCE)
+			if (st->op != CS_SEND_OP && st->op != CS_RECV_OP &&
+			    st->op != CS_RECV_REDUCE)
 				continue;
 			if (clique_local(q, r) == clique_local(q, o))
 				continue;
@@ -319,7 +321,8 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 	for (uint32_t i = 0; i < npairs && !rc; i++) {
 		struct ximport *im;
 
-		rec->peers[i] = (struct xpeer){ .x = in[i].to, .y = in[i].from, .pair = in[i].pair };
+		rec->peers[i] = (struct xpeer){ .x = in[i].to, .y = in[i].from,
+						.pair = in[i].pair };
 		memcpy(rec->peers[i].va, in[i].va, sizeof(in[i].va));
 		memcpy(rec->peers[i].off, in[i].off, sizeof(in[i].off));
 		memcpy(rec->peers[i].bo, in[i].bo, sizeof(in[i].bo));
@@ -415,12 +418,15 @@ static int boot_plan(struct clique *q, struct plan *p, const struct cs_sched *s)
 		else if (what)
 			rc = ccore_error(-EINVAL, "rank %u built a plan of %s count %llu (%s, %u slices, %u channels), rank %u of %s count %llu (%s, %u slices, %u channels): the %s differs; every rank must make the same calls in the same order, and change buffers at the same call",
 					 out[i].from, cs_coll_name(out[i].coll),
-					 (unsigned long long)out[i].count, out[i].algo, out[i].slices,
-					 out[i].channels, in[i].from, cs_coll_name(in[i].coll),
+					 (unsigned long long)out[i].count, out[i].algo,
+					 out[i].slices, out[i].channels, in[i].from, cs_coll_name(in[i].coll),
 					 (unsigned long long)in[i].count, in[i].algo, in[i].slices,
 					 in[i].channels, what);
 	}
 	rc = rc ?: rec_add(q, p, in, npairs);
+	if (!rc && npairs)
+		log_msg(LOG_INFO, "%s %s: a new plan: %u pairs of ranks here and in other processes swapped buffers and semaphores (%u messages of %zu bytes); repeats send nothing",
+			cs_coll_name(out[0].coll), p->algo->name, npairs, 2 * npairs, sizeof(*out));
 out:
 	free(pairs);
 	free(out);

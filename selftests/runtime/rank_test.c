@@ -245,7 +245,8 @@ static long check(struct job *j, const struct run *x)
 		out = ccore_mem_host(comm_of(j, r), rv);
 		switch (x->coll) {
 		case CS_ALLREDUCE:
-			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op, (int)j->n, 0);
+			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
+								(int)j->n, 0);
 			break;
 		case CS_REDUCE_COLL:
 			if (r == x->root)
@@ -253,19 +254,20 @@ static long check(struct job *j, const struct run *x)
 									(int)j->n, 0);
 			break;
 		case CS_REDUCESCATTER:
-			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op, (int)j->n,
-								r * x->count);
+			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
+								(int)j->n, r * x->count);
 			break;
 		case CS_ALLGATHER:
 		case CS_ALLTOALL:
 			for (uint32_t k = 0; k < j->n; k++)
-				wrong += ccore_verifiable_check_from(out + k * x->count * es, x->count,
-								     x->dt, x->op, (int)k,
+				wrong += ccore_verifiable_check_from(out + k * x->count * es,
+								     x->count, x->dt, x->op, (int)k,
 								     x->coll == CS_ALLTOALL ?
 								     r * x->count : 0);
 			break;
 		case CS_BROADCAST:
-			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op, (int)x->root, 0);
+			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op,
+							     (int)x->root, 0);
 			break;
 		default:
 			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op,
@@ -346,7 +348,8 @@ static void sweep_algos(struct job *j, const uint64_t *counts, size_t nc)
 				struct run x = { .coll = coll, .algo = al ? al->name : NULL,
 						 .count = counts[ci], .dt = ccore_i32,
 						 .op = ccore_sum, .root = j->n - 1,
-						 .in_place = coll != CS_SENDRECV && (ci + coll) % 2 };
+						 .in_place = coll != CS_SENDRECV &&
+							     (ci + coll) % 2 };
 
 				run_check(j, &x);
 				/* both ways at the first count */
@@ -551,8 +554,9 @@ static void split_task(struct job *j, uint32_t r)
 		     ccore_stream_sync(ccore_comm_stream(sub));
 	}
 	if (!rc)
-		j->wrong[r] = ccore_verifiable_check_reduced(ccore_mem_host(sub, buf), 50, ccore_i32,
-							     ccore_sum, ccore_comm_count(sub), 0);
+		j->wrong[r] = ccore_verifiable_check_reduced(ccore_mem_host(sub, buf), 50,
+							     ccore_i32, ccore_sum,
+							     ccore_comm_count(sub), 0);
 	j->rc[r] = rc;
 	snprintf(j->err[r], sizeof(j->err[r]), "%s", rc ? ccore_last_error() : "");
 }
@@ -604,9 +608,10 @@ static void *local_split_rank(void *arg)
 		me = ccore_comm_rank(ls->sub);
 		ls->rc = ccore_mem_alloc(ls->sub, 4096, &buf);
 		if (!ls->rc)
-			ccore_verifiable_fill(ccore_mem_host(ls->sub, buf), 40, ccore_f32, ccore_max, me,
-					      0);
-		ls->rc = ls->rc ?: ccore_all_reduce(buf, buf, 40, ccore_f32, ccore_max, ls->sub, NULL) ?:
+			ccore_verifiable_fill(ccore_mem_host(ls->sub, buf), 40, ccore_f32,
+					      ccore_max, me, 0);
+		ls->rc = ls->rc ?:
+			 ccore_all_reduce(buf, buf, 40, ccore_f32, ccore_max, ls->sub, NULL) ?:
 			 ccore_stream_sync(ccore_comm_stream(ls->sub));
 		if (!ls->rc)
 			ls->wrong = ccore_verifiable_check_reduced(ccore_mem_host(ls->sub, buf), 40,
