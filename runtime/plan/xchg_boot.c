@@ -425,8 +425,9 @@ static int boot_plan(struct clique *q, struct plan *p, const struct cs_sched *s)
 	}
 	rc = rc ?: rec_add(q, p, in, npairs);
 	if (!rc && npairs)
-		log_msg(LOG_INFO, "%s %s: a new plan: %u pairs of ranks here and in other processes swapped buffers and semaphores (%u messages of %zu bytes); repeats send nothing",
-			cs_coll_name(out[0].coll), p->algo->name, npairs, 2 * npairs, sizeof(*out));
+		log_msg(LOG_INFO, "%s %s: a new plan: %u pair%s of ranks here and in other processes swapped buffers and semaphores (%u messages of %zu bytes); repeats send nothing",
+			cs_coll_name(out[0].coll), p->algo->name, npairs, npairs == 1 ? "" : "s",
+			2 * npairs, sizeof(*out));
 out:
 	free(pairs);
 	free(out);
