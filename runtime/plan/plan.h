@@ -9,6 +9,8 @@
  *   cache.c     the cache: lookup, least-recently-used eviction, pins
  *   build.c     lowering the choice into programs, shrinking what does not fit
  *   place.c     scratch, ring indices, peer addresses and semaphores per rank
+ *   xchg*.c     how peers are reached: in this process, or exchanged with
+ *               other processes when a plan is built (xchg.h)
  *   launch.c    one trigger per rank of a cached plan
  *   group.c     groups: collectives deferred to ccore_group_end(), fused
  */

@@ -7,11 +7,6 @@
 #include "plan.h"
 #include "xchg.h"
 
-static uint32_t plan_slot(const struct plan *p, uint32_t r)
-{
-	return plan_rank_slot(p, r);
-}
-
 int xchg_local_peer_va(struct plan *p, uint32_t r, uint32_t k, uint32_t buf, uint64_t *va)
 {
 	struct clique *q = p->q;
@@ -33,7 +28,7 @@ int xchg_local_sem(struct plan *p, uint32_t r, uint32_t peer, enum lower_sem_kin
 		   uint32_t user, uint32_t *out)
 {
 	struct clique *q = p->q;
-	uint32_t slot = plan_slot(p, r), sem;
+	uint32_t slot = plan_rank_slot(p, r), sem;
 	int64_t t = 0;
 	int rc = 0;
 
