@@ -10,6 +10,12 @@
 /* Set the last error and return @rc (a negative errno). */
 int ccore_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* An export token (below, dev_token.c): opaque bytes one process sends another. */
+#define CCORE_TOKEN_BYTES 40
+struct ccore_token {
+	unsigned char bytes[CCORE_TOKEN_BYTES];
+};
+
 struct ccore_backend_ops {
 	const char *name;
 	int (*ioctl)(struct ccore_dev *dev, unsigned long request, void *arg);
@@ -18,6 +24,17 @@ struct ccore_backend_ops {
 	int (*bo_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t handle,
 			uint32_t *new_handle);
 	int (*sem_share)(struct ccore_dev *dev, struct ccore_dev *from, uint32_t first);
+	/*
+	 * Export tokens that travel between processes (dev_token.c): NULL
+	 * leaves the in-process token, which only the process that made it
+	 * imports.  A backend whose devices processes share sets all four.
+	 */
+	int (*bo_export)(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+			 struct ccore_token *tok);
+	int (*bo_import_token)(struct ccore_dev *dev, const struct ccore_token *tok,
+			       uint32_t *handle, uint64_t *dev_addr);
+	int (*sem_export)(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+	int (*sem_import_token)(struct ccore_dev *dev, const struct ccore_token *tok);
 	/* Timed model only (NULL elsewhere): a finished job's virtual times. */
 	int (*job_times)(struct ccore_dev *dev, uint64_t job, struct ccore_job_times *out);
 	/* Timed model only (NULL elsewhere): its virtual clock now, in ps. */
@@ -56,5 +73,28 @@ const char *ccore_ioctl_name(unsigned long request);
  * what was wrong and what is allowed (runtime/reason.c). */
 const char *ccore_reason_name(uint32_t reason);
 const char *ccore_reason_text(uint32_t reason);
+
+/*
+ * Export tokens (dev_token.c): what one process gives another so that the
+ * other's device may use a buffer or a semaphore block of this one's, as
+ * opaque bytes it sends through the bootstrap.  The backend decides what
+ * a token is and how far it travels: today a token names a device of this
+ * process's system, so it imports only within the process that made it
+ * (-EXDEV elsewhere); the shared sim makes it work across the processes of
+ * a host, the kernel driver with dma-buf and semaphore fds.
+ */
+/* A token for buffer @handle of @dev (its device address @dev_addr). */
+int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+			struct ccore_token *tok);
+/*
+ * Make the buffer of @tok usable by @dev's descriptors: *@handle (0 when
+ * the buffer is @dev's own: nothing to close) and where @dev sees it.
+ */
+int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *tok,
+			      uint32_t *handle, uint64_t *dev_addr);
+/* A token for semaphore block @first of @dev. */
+int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+/* Let @dev signal the block of @tok (nothing to do if it is @dev's own). */
+int ccore_dev_sem_import_token(struct ccore_dev *dev, const struct ccore_token *tok);
 
 #endif

@@ -154,24 +154,40 @@ static struct post_lane *lane_of(struct clique *q, uint32_t stream_id)
 	return l;
 }
 
-/* Every rank posted on the lane: take the heads if they agree. */
+/*
+ * A rank of another process: the call's shape (the same on every rank),
+ * its buffers unknown here (exchanged when a plan is built), no stream.
+ */
+static struct op remote_op(const struct op *o)
+{
+	return (struct op){ .coll = o->coll, .count = o->count, .dtype = o->dtype,
+			    .redop = o->redop, .root = o->root, .peer = o->peer };
+}
+
+/* Every rank of this process posted on the lane: take the heads if they agree. */
 static int try_collective(struct clique *q, struct post_lane *l)
 {
-	struct op *ops, *first;
+	struct op *ops, *first = NULL;
 	int rc;
 
 	for (uint32_t r = 0; r < q->n; r++)
-		if (!head(&l->ranks[r]))
+		if (clique_local(q, r) && !head(&l->ranks[r]))
 			return 0;
 	ops = calloc(q->n, sizeof(*ops));
 	if (!ops)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t r = 0; r < q->n; r++) {
+		if (!clique_local(q, r))
+			continue;
 		ops[r] = *head(&l->ranks[r]);
 		pop(&l->ranks[r]);
+		first = first ? first : &ops[r];
 	}
-	first = &ops[0];
 	for (uint32_t r = 0; r < q->n; r++) {
+		if (!clique_local(q, r)) {
+			ops[r] = remote_op(first);
+			continue;
+		}
 		if (same_shape(first, &ops[r]))
 			continue;
 		rc = coll_mismatch_error(first, &ops[r], r);
@@ -191,22 +207,30 @@ static int try_p2p(struct clique *q, const struct op *posted)
 {
 	uint32_t k = posted->root * q->n + posted->peer;
 	struct op_queue *sq = &q->sends[k], *rq = &q->recvs[k];
+	bool by_us = clique_local(q, posted->root), to_us = clique_local(q, posted->peer);
+	const struct op *any;
 	struct op *ops;
 	int rc;
 
-	if (!head(sq) || !head(rq))
+	/* the side in another process posts there */
+	if ((by_us && !head(sq)) || (to_us && !head(rq)))
 		return 0;
+	any = by_us ? head(sq) : head(rq);
 	ops = calloc(q->n, sizeof(*ops));
 	if (!ops)
 		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t r = 0; r < q->n; r++)
 		ops[r] = (struct op){ .coll = CS_SENDRECV, .root = posted->root,
-				      .peer = posted->peer, .count = head(sq)->count,
-				      .dtype = head(sq)->dtype };
-	ops[posted->root] = *head(sq);
-	ops[posted->peer] = *head(rq);
-	pop(sq);
-	pop(rq);
+				      .peer = posted->peer, .count = any->count,
+				      .dtype = any->dtype };
+	if (by_us) {
+		ops[posted->root] = *head(sq);
+		pop(sq);
+	}
+	if (to_us) {
+		ops[posted->peer] = *head(rq);
+		pop(rq);
+	}
 	if (ops[posted->peer].count != ops[posted->root].count ||
 	    ops[posted->peer].dtype != ops[posted->root].dtype) {
 		rc = coll_p2p_mismatch_error(&ops[posted->root], &ops[posted->peer]);

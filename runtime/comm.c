@@ -5,9 +5,12 @@
  * but not launched, and the plan cache; each rank's ccore_comm points at it.
  */
 #include "comm.h"
+#include "bootstrap/boot.h"
 #include "lock.h"
 #include "log.h"
+#include "plan/xchg.h"
 #include "select.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +31,22 @@ static void clique_free_arrays(struct clique *q)
 	}
 	free(q->sends);
 	free(q->recvs);
+	for (uint32_t r = 0; q->boots && r < q->n; r++)
+		boot_close(q->boots[r]);
+	free(q->boots);
+	free(q->local);
+	free(q->split.color);
+	free(q->split.key);
+	free(q->split.in);
+	free(q->split.out);
+	free(q->split.msg);
 	free(q->ranks);
 	free(q->comms);
 	free(q->pools);
 	free(q);
 }
 
-static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
-		      struct clique **out)
+int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg, struct clique **out)
 {
 	struct clique *q = calloc(1, sizeof(*q));
 
@@ -44,6 +55,7 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 	q->rt = rt;
 	q->n = n;
 	q->scfg = *scfg;
+	q->xchg = &xchg_in_process;
 	q->ranks = calloc(n, sizeof(*q->ranks));
 	q->comms = calloc(n, sizeof(*q->comms));
 	q->sends = calloc((size_t)n * n, sizeof(*q->sends));
@@ -59,9 +71,12 @@ static int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg,
 	return 0;
 }
 
-static void clique_free(struct clique *q)
+void clique_free(struct clique *q)
 {
 	plan_flush(q);
+	/* the peers' imports go after the plans naming them */
+	if (q->xchg->fini)
+		q->xchg->fini(q);
 	sems_fini(q);
 	for (struct clique **pq = &q->rt->cliques; *pq; pq = &(*pq)->rt_next)
 		if (*pq == q) {
@@ -72,10 +87,14 @@ static void clique_free(struct clique *q)
 	clique_free_arrays(q);
 }
 
-static int comms_create(struct clique *q, struct ccore_comm **out)
+int comms_create(struct clique *q, struct ccore_comm **out)
 {
 	for (uint32_t r = 0; r < q->n; r++) {
-		struct ccore_comm *c = calloc(1, sizeof(*c));
+		struct ccore_comm *c;
+
+		if (!clique_local(q, r))
+			continue;
+		c = calloc(1, sizeof(*c));
 
 		if (c) {
 			c->q = q;
@@ -84,8 +103,11 @@ static int comms_create(struct clique *q, struct ccore_comm **out)
 		if (!c || stream_alloc(c, 0, &c->stream0)) {
 			free(c);
 			while (r-- > 0) {
+				if (!q->comms[r])
+					continue;
 				free(q->comms[r]->stream0);
 				free(q->comms[r]);
+				q->comms[r] = NULL;
 			}
 			return ccore_error(-ENOMEM, "out of memory");
 		}
@@ -93,7 +115,7 @@ static int comms_create(struct clique *q, struct ccore_comm **out)
 		q->comms[r] = c;
 		out[r] = c;
 	}
-	q->alive = q->n;
+	q->alive = q->local ? q->nlocal : q->n;
 	return 0;
 }
 
@@ -179,6 +201,8 @@ static int check_split_args(struct ccore_comm *const *comms, int n, const int *c
 	if (!comms[0])
 		return ccore_error(-EINVAL, "ccore_comm_split: comms[0] is NULL; comms[i] must be rank i of the communicator");
 	parent = comms[0]->q;
+	if (parent->local)
+		return ccore_error(-EINVAL, "ccore_comm_split: comms[0] is a communicator of ccore_comm_init_rank(s), whose ranks live in other processes too; split it with ccore_comm_split_rank, each rank passing its own color and key");
 	if ((uint32_t)n != parent->n)
 		return ccore_error(-EINVAL, "ccore_comm_split: n is %d; pass all %u ranks of the communicator",
 				   n, parent->n);
@@ -261,6 +285,80 @@ int ccore_comm_split(struct ccore_comm *const *comms, int n, const int *color, c
 	return rc;
 }
 
+/* The ranks that have not called ccore_comm_split_rank in this round, as "1, 3". */
+static void split_missing(const struct clique *q, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (uint32_t r = 0; r < q->n && at < len; r++)
+		if (!q->split.in[r])
+			at += (size_t)snprintf(buf + at, len - at, "%s%u", at ? ", " : "", r);
+}
+
+/* The last rank's call: split as ccore_comm_split does, hand everyone its result. */
+static void split_round_end(struct clique *q)
+{
+	int rc = comm_split(q->comms, (int)q->n, q->split.color, q->split.key, q->split.out);
+
+	q->split.rc = rc;
+	free(q->split.msg);
+	q->split.msg = rc ? strdup(ccore_last_error()) : NULL;
+	q->split.count = 0;
+	memset(q->split.in, 0, q->n * sizeof(*q->split.in));
+	q->split.round++;
+	rt_launched();
+}
+
+int comm_split_rank_in_process(struct ccore_comm *c, int color, int key, struct ccore_comm **out)
+{
+	struct clique *q = c->q;
+	int64_t deadline = rt_now_ns() + stream_peer_timeout_ns();
+	uint64_t round;
+	char missing[256];
+	int rc = 0;
+
+	rt_lock();
+	if (!q->split.in) {
+		q->split.color = calloc(q->n, sizeof(int));
+		q->split.key = calloc(q->n, sizeof(int));
+		q->split.in = calloc(q->n, sizeof(bool));
+		q->split.out = calloc(q->n, sizeof(*q->split.out));
+		if (!q->split.color || !q->split.key || !q->split.in || !q->split.out) {
+			rt_unlock();
+			return ccore_error(-ENOMEM, "out of memory");
+		}
+	}
+	if (q->split.in[c->rank]) {
+		rt_unlock();
+		return ccore_error(-EBUSY, "ccore_comm_split_rank: rank %u is already splitting this communicator (another thread's call waits for the other ranks)",
+				   c->rank);
+	}
+	q->split.color[c->rank] = color < 0 ? -1 : color;
+	q->split.key[c->rank] = key;
+	q->split.in[c->rank] = true;
+	round = q->split.round;
+	if (++q->split.count == q->n)
+		split_round_end(q);
+	while (q->split.round == round && !rc)
+		rc = rt_wait_launch(deadline);
+	if (rc) {
+		split_missing(q, missing, sizeof(missing));
+		q->split.in[c->rank] = false;
+		q->split.count--;
+		rt_unlock();
+		return ccore_error(-ETIMEDOUT, "ccore_comm_split_rank: rank %u waited %lld ms for ranks %s to call it (CCORE_PEER_TIMEOUT_MS)",
+				   c->rank, (long long)(stream_peer_timeout_ns() / 1000000),
+				   missing);
+	}
+	rc = q->split.rc;
+	*out = q->split.out[c->rank];
+	if (rc)
+		ccore_error(rc, "%s", q->split.msg ? q->split.msg : "ccore_comm_split_rank failed");
+	rt_unlock();
+	return rc;
+}
+
 int ccore_comm_destroy(struct ccore_comm *c)
 {
 	struct clique *q;
@@ -269,6 +367,7 @@ int ccore_comm_destroy(struct ccore_comm *c)
 		return ccore_error(-EINVAL, "ccore_comm_destroy: comm is NULL");
 	rt_lock();
 	q = c->q;
+	clique_wait_exchange(q);
 	/* what this rank posted can no longer run: its peers' syncs will say
 	 * that it never posts */
 	clique_drop_posted(q, c->rank, NULL);
@@ -277,6 +376,11 @@ int ccore_comm_destroy(struct ccore_comm *c)
 	stream_drain(c->stream0);
 	stream_free(c->stream0);
 	q->comms[c->rank] = NULL;
+	if (q->boots) {
+		/* its peers learn that it is gone from their next exchange */
+		boot_close(q->boots[c->rank]);
+		q->boots[c->rank] = NULL;
+	}
 	free(c);
 	if (--q->alive == 0)
 		clique_free(q);
@@ -310,6 +414,23 @@ const char *ccore_comm_last_algo(const struct ccore_comm *c)
 	name = c->q->last_algo ? c->q->last_algo : "";
 	rt_unlock();
 	return name;
+}
+
+void clique_wait_exchange(struct clique *q)
+{
+	while (q->exchanging)
+		rt_wait_launch(rt_now_ns() + 100000000);
+}
+
+int comm_boot_traffic(const struct ccore_comm *c, uint64_t *msgs, uint64_t *bytes)
+{
+	if (!c || !msgs || !bytes)
+		return ccore_error(-EINVAL, "comm_boot_traffic: comm, msgs and bytes must be set");
+	rt_lock();
+	*msgs = c->q->boot_msgs;
+	*bytes = c->q->boot_bytes;
+	rt_unlock();
+	return 0;
 }
 
 struct ccore_dev *comm_dev(const struct ccore_comm *c)
@@ -371,8 +492,12 @@ int ccore_mem_free(struct ccore_comm *c, ccore_ptr ptr)
 	if (!c)
 		return ccore_error(-EINVAL, "ccore_mem_free: comm is NULL");
 	rt_lock();
+	clique_wait_exchange(c->q);
 	/* plans bake buffer addresses in: drop them before the memory goes */
 	plan_flush(c->q);
+	/* and what peers in other processes were given of it */
+	if (c->q->xchg->forget)
+		c->q->xchg->forget(c->q, c->rank, ptr);
 	rc = rt_free(c->q->rt, c->q->ranks[c->rank].dev, ptr);
 	rt_unlock();
 	return rc;
@@ -494,7 +619,7 @@ static void missing_ranks(const struct clique *q, const struct op_queue *qs, uin
 
 	buf[0] = 0;
 	for (uint32_t k = 0; k < q->n && at < len; k++)
-		if (qs[k].n <= i)
+		if (qs[k].n <= i && clique_local(q, k))
 			at += (size_t)snprintf(buf + at, len - at, "%s%u", at ? ", " : "", k);
 }
 

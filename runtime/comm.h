@@ -71,6 +71,31 @@ struct clique {
 	struct ccore_plan_timing timing;	/* of the last plan built */
 	uint32_t torus_x, torus_y;	/* the fabric's node shape (0: not asked yet) */
 	struct tune_hw hw;		/* its costs (GET_PARAM), asked with the shape */
+	/*
+	 * One process per rank (comm_rank.c): the ranks this process runs
+	 * (local[r]), each with its bootstrap; NULL when every rank is here
+	 * (ccore_comm_init_all).  How plans reach the peers' buffers and
+	 * semaphores (plan/xchg.h): directly, or exchanged with the other
+	 * processes when a plan is built.
+	 */
+	bool *local;
+	uint32_t nlocal;
+	struct boot **boots;		/* [rank], local ranks only */
+	const struct xchg_ops *xchg;
+	struct xchg_state *xs;
+	bool exchanging;		/* a build waits for peers, the lock dropped */
+	uint64_t boot_msgs, boot_bytes;	/* bootstrap traffic after init */
+	/* ccore_comm_split_rank on a communicator of ccore_comm_init_all:
+	 * each rank's color and key until the last rank's call splits */
+	struct {
+		int *color, *key;
+		bool *in;
+		struct ccore_comm **out;
+		uint32_t count;
+		uint64_t round;			/* rounds done */
+		int rc;
+		char *msg;
+	} split;
 	/* the last choice, for repeats of one call while the knobs stay */
 	struct {
 		bool valid;
@@ -82,6 +107,20 @@ struct clique {
 		double choose_us;	/* what making the choice took */
 	} memo;
 };
+
+/* Does this process run rank @r of @q? */
+static inline bool clique_local(const struct clique *q, uint32_t r)
+{
+	return !q->local || q->local[r];
+}
+
+/*
+ * With the lock held: wait while a build of @q exchanges with other
+ * processes (the lock is dropped meanwhile).
+ */
+void clique_wait_exchange(struct clique *q);
+/* The bootstrap messages and bytes @c's communicator sent and received after init. */
+int comm_boot_traffic(const struct ccore_comm *c, uint64_t *msgs, uint64_t *bytes);
 
 struct ccore_stream {
 	struct ccore_comm *comm;
@@ -102,7 +141,16 @@ struct ccore_comm {
 	struct clique *q;
 	uint32_t rank;
 	struct ccore_stream *stream0;
+	uint32_t splits;		/* ccore_comm_split_rank calls so far */
 };
+
+/* comm.c: a clique of @n ranks on @rt (ranks and local set by the caller) */
+int clique_new(struct rt *rt, uint32_t n, const struct stream_cfg *scfg, struct clique **out);
+void clique_free(struct clique *q);
+/* comm.c: ccore_comm_split_rank on a communicator of ccore_comm_init_all */
+int comm_split_rank_in_process(struct ccore_comm *c, int color, int key, struct ccore_comm **out);
+/* comm.c: the communicators of @q's local ranks, out[r] for each local rank r */
+int comms_create(struct clique *q, struct ccore_comm **out);
 
 /* A stream of @c: its CC core from the communicator's stream map. */
 int stream_alloc(struct ccore_comm *c, uint32_t id, struct ccore_stream **out);
@@ -130,6 +178,7 @@ void stream_free(struct ccore_stream *s);
 void ops_retire(struct op *ops, uint32_t n, int rc);
 /* $CCORE_PEER_TIMEOUT_MS, parsed (comm init); the wait for peers to post. */
 int stream_peer_timeout_init(void);
+int64_t stream_peer_timeout_ns(void);
 /*
  * With the lock held: forget what rank @rank posted on stream @s (on any
  * of its streams if NULL) that was not launched yet; the stream or the

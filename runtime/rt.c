@@ -94,6 +94,32 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	return 0;
 }
 
+/* Devices opened for per-rank communicators, one system per topology. */
+static struct rt *shared_rts;
+
+int rt_open_shared(const struct ccore_topology *topo, struct rt **out)
+{
+	struct rt *rt;
+	int rc;
+
+	for (rt = shared_rts; rt; rt = rt->shared_next)
+		if (rt->topo.nodes == topo->nodes && rt->topo.devices_per_node == topo->devices_per_node &&
+		    rt->topo.ranks_per_device == topo->ranks_per_device) {
+			rt_get(rt);
+			*out = rt;
+			return 0;
+		}
+	rc = rt_open(topo, &rt);
+	if (rc)
+		return rc;
+	rt->shared = true;
+	rt->topo = *topo;
+	rt->shared_next = shared_rts;
+	shared_rts = rt;
+	*out = rt;
+	return 0;
+}
+
 void rt_get(struct rt *rt)
 {
 	rt->refs++;
@@ -103,6 +129,11 @@ void rt_put(struct rt *rt)
 {
 	if (!rt || --rt->refs)
 		return;
+	for (struct rt **p = &shared_rts; rt->shared && *p; p = &(*p)->shared_next)
+		if (*p == rt) {
+			*p = rt->shared_next;
+			break;
+		}
 	for (uint32_t d = 0; rt->devs && d < rt->ndev; d++) {
 		free(rt->devs[d].allocs);
 		free(rt->devs[d].rings_used);

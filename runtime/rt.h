@@ -59,10 +59,21 @@ struct rt {
 	/* every communicator's clique on these devices: a plan short of ring
 	 * indices or CC-core memory may evict another's (plan/cache.c) */
 	struct clique *cliques;
+	/* opened for communicators of one process per rank: found again by
+	 * the next rank of this process with the same topology (rt_open_shared) */
+	bool shared;
+	struct ccore_topology topo;
+	struct rt *shared_next;
 };
 
 /* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */
 int rt_open(const struct ccore_topology *topo, struct rt **out);
+/*
+ * The devices every per-rank communicator of this process with topology
+ * @topo uses (ccore_comm_init_rank): opened by the first, shared by the
+ * rest, as the ranks of one host share them.  With the lock held.
+ */
+int rt_open_shared(const struct ccore_topology *topo, struct rt **out);
 void rt_get(struct rt *rt);
 void rt_put(struct rt *rt);
 

@@ -136,7 +136,8 @@ static int import_for(struct clique *q, uint32_t x, struct sem_pool *pl, uint32_
 {
 	uint32_t home = q->ranks[x].dev, d = q->ranks[y].dev;
 
-	if (d == home)
+	/* a rank of another process imports it from the token it is sent */
+	if (d == home || !clique_local(q, y))
 		return 0;
 	for (uint32_t k = 0; k < pl->nchunks; k++) {
 		struct sem_chunk *c = &pl->chunks[k];
@@ -214,4 +215,16 @@ undo:
 		if (pl->pair[peers[i]] == ~1u)
 			pl->pair[peers[i]] = ~0u;
 	return rc;
+}
+
+int sems_chunk_of(const struct clique *q, uint32_t slot, uint32_t x, uint32_t sem, uint32_t *first)
+{
+	const struct sem_pool *pl = pool_of(q, slot, x);
+
+	for (uint32_t k = 0; k < pl->nchunks; k++)
+		if (sem >= pl->chunks[k].first && sem - pl->chunks[k].first < pl->chunks[k].count) {
+			*first = pl->chunks[k].first;
+			return 0;
+		}
+	return -ENOENT;
 }

@@ -50,6 +50,8 @@ uint32_t sems_arrival(const struct clique *q, uint32_t slot, uint32_t x, uint32_
 uint32_t sems_credit(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
 /* Is the pair (x, y) there already (no call needed)? */
 bool sems_have(const struct clique *q, uint32_t slot, uint32_t x, uint32_t y);
+/* The first semaphore of the chunk of rank @x's pool holding @sem (what is exported); -ENOENT. */
+int sems_chunk_of(const struct clique *q, uint32_t slot, uint32_t x, uint32_t sem, uint32_t *first);
 /* Is L of rank @x there already? */
 bool sems_have_local(const struct clique *q, uint32_t slot, uint32_t x);
 

@@ -26,6 +26,11 @@
 
 static int64_t peer_timeout_ns = (int64_t)PEER_TIMEOUT_DEFAULT_MS * 1000000;
 
+int64_t stream_peer_timeout_ns(void)
+{
+	return peer_timeout_ns;
+}
+
 int stream_peer_timeout_init(void)
 {
 	const char *v = getenv("CCORE_PEER_TIMEOUT_MS");

@@ -226,19 +226,25 @@ static int dma_resolve(const struct ccore_comm_config *cfg, uint32_t min_pkt, ui
 	return 0;
 }
 
-int stream_cfg_resolve(const struct ccore_comm_config *cfg, uint32_t cc_cores,
-		       uint32_t min_pkt, uint32_t max_pkt, struct stream_cfg *out)
+int stream_cfg_config_in(const struct ccore_comm_config *cfg, struct ccore_comm_config *own)
 {
 	static const struct abi_struct config_abi = {
 		CFG_NAME, "CCORE_COMM_CONFIG_INIT", sizeof(struct ccore_comm_config),
 		sizeof(struct ccore_comm_config), CCORE_VERSION(0, 3, 0),
 	};
+
+	return abi_struct_in(&config_abi, own, cfg);
+}
+
+int stream_cfg_resolve(const struct ccore_comm_config *cfg, uint32_t cc_cores,
+		       uint32_t min_pkt, uint32_t max_pkt, struct stream_cfg *out)
+{
 	struct stream_cfg o = { .cc_cores = cc_cores };
 	struct ccore_comm_config own;
 	int rc;
 
 	if (cfg) {
-		rc = abi_struct_in(&config_abi, &own, cfg);
+		rc = stream_cfg_config_in(cfg, &own);
 		if (rc)
 			return rc;
 		cfg = &own;

@@ -30,6 +30,8 @@ struct stream_cfg {
  */
 int stream_cfg_resolve(const struct ccore_comm_config *cfg, uint32_t cc_cores,
 		       uint32_t min_pkt, uint32_t max_pkt, struct stream_cfg *out);
+/* The caller's @cfg in this library's layout (abi.h); -EINVAL naming what is wrong. */
+int stream_cfg_config_in(const struct ccore_comm_config *cfg, struct ccore_comm_config *own);
 /* The same, with the shape and limits asked from @dev. */
 int stream_cfg_for_dev(struct ccore_dev *dev, const struct ccore_comm_config *cfg,
 		       struct stream_cfg *out);

@@ -32,6 +32,8 @@ static const struct boot_setting settings[] = {
 	{ "CCORE_DMA_PACKETIZATION_SIZE", 1, "packet size of the compute DMA rings" },
 	{ "CCORE_DEVICE", 1, "the backend, whose costs the tuner prices" },
 	{ "CCORE_SIM", 1, "the simulated fabric's shape and costs (whole value, workers= included)" },
+	{ "CCORE_RANKS_PER_DEVICE", 1, "where ranks run, so the topology the tuner prices" },
+	{ "CCORE_HOSTID", 0, "which host a rank says it is on; hosts differ" },
 	{ "CCORE_VERIFY", 0, "checks schedules, the same plans either way" },
 	{ "CCORE_DEBUG", 0, "what is logged" },
 	{ "CCORE_PEER_TIMEOUT_MS", 0, "how long a sync waits for peers" },

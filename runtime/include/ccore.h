@@ -2,10 +2,12 @@
 /*
  * libccore public API.
  *
- * Shaped like NCCL's single-process, many-device use: one communicator per
- * rank (ccore_comm_init_all), one call per rank for each collective; a
- * collective is planned and launched when every rank of the communicator
- * has posted it (or at ccore_group_end()).  Calls are asynchronous on a
+ * Shaped like NCCL: one communicator per rank, one call per rank for each
+ * collective; the ranks run one per process (ccore_comm_init_rank, the
+ * usual way), several per process (ccore_comm_init_ranks) or all in one
+ * (ccore_comm_init_all).  A collective is planned and launched when every
+ * rank of the communicator in this process has posted it (or at
+ * ccore_group_end()).  Calls are asynchronous on a
  * stream; ccore_stream_sync() waits.
  *
  * Threads: any thread may call any function; one thread per rank (each
@@ -44,13 +46,13 @@ extern "C" {
  * (Documentation/library.rst).
  */
 #define CCORE_MAJOR 0
-#define CCORE_MINOR 3
+#define CCORE_MINOR 4
 #define CCORE_PATCH 0
 #define CCORE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
 #define CCORE_VERSION_CODE CCORE_VERSION(CCORE_MAJOR, CCORE_MINOR, CCORE_PATCH)
 #define CCORE_STR_(x) #x
 #define CCORE_STR(x) CCORE_STR_(x)
-/* "0.3.0", for --version */
+/* "0.4.0", for --version */
 #define CCORE_VERSION_STRING \
 	CCORE_STR(CCORE_MAJOR) "." CCORE_STR(CCORE_MINOR) "." CCORE_STR(CCORE_PATCH)
 
@@ -190,6 +192,68 @@ struct ccore_comm_config {
 CCORE_API
 int ccore_comm_init_all_config(const struct ccore_topology *topo,
 			       const struct ccore_comm_config *config, struct ccore_comm **comms);
+
+/*
+ * One process per rank, as NCCL: one process makes a unique id
+ * (ccore_get_unique_id) and hands its bytes to every process of the job
+ * (a pipe, a file, MPI_Bcast), or every process sets $CCORE_COMM_ID=
+ * host:port instead; then each process creates its rank's communicator
+ * with ccore_comm_init_rank (or its ranks' with ccore_comm_init_ranks).
+ * Documentation/processes.rst.
+ */
+#define CCORE_UNIQUE_ID_BYTES 128
+struct ccore_unique_id {
+	unsigned char internal[CCORE_UNIQUE_ID_BYTES];
+};
+
+/*
+ * Fill @id: with $CCORE_COMM_ID set, derived from it; else this process
+ * starts a listener thread (the root, on $CCORE_SOCKET_IFNAME's
+ * interface) that serves the job's ranks once and ends.
+ */
+CCORE_API
+int ccore_get_unique_id(struct ccore_unique_id *id);
+
+/*
+ * Create rank @rank (0..@nranks-1) of a communicator of @nranks ranks,
+ * each in its own process (or thread), all given the same @id.  Blocks
+ * until every rank has called it ($CCORE_BOOT_TIMEOUT_MS, default 60 s).
+ * @config as in ccore_comm_init_all_config (NULL: the environment and
+ * defaults).  Every rank checks that the settings deciding plans
+ * (CCORE_ALGO, the tuner's knobs, streams and packet sizes, the config's
+ * fields, ...) are the same on every rank; a mismatch, a rank given twice,
+ * a different @nranks or another job's id fails init on every rank with a
+ * message naming it.  Placement: ranks are grouped by host (hostname and
+ * boot id, or $CCORE_HOSTID), every host must run as many; a rank's local
+ * rank l (its order among its host's ranks) runs on device
+ * l / R of its host, core l % R, R = $CCORE_RANKS_PER_DEVICE (default 1).
+ */
+CCORE_API
+int ccore_comm_init_rank(struct ccore_comm **comm, int nranks, const struct ccore_unique_id *id,
+			 int rank, const struct ccore_comm_config *config);
+/*
+ * The same for a process that runs @nlocal ranks of the communicator:
+ * comms[i] becomes rank ranks[i] (distinct, 0..@nranks-1).  Their
+ * collectives launch once every one of them has posted, as
+ * ccore_comm_init_all's do.
+ */
+CCORE_API
+int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct ccore_unique_id *id,
+			  int nlocal, const int *ranks, const struct ccore_comm_config *config);
+/*
+ * Split a communicator of ccore_comm_init_rank(s), as ncclCommSplit: every
+ * rank calls it with its own @color and @key; ranks of equal color >= 0
+ * form a new communicator, ordered by key then old rank, on the devices
+ * they had; *@out is NULL for a negative color.  Blocks until every rank
+ * of @comm has called it.  @config as in ccore_comm_init_rank (NULL: the
+ * environment).  On a communicator of ccore_comm_init_all each rank's
+ * thread calls it (@config NULL); the last call splits for all, as
+ * ccore_comm_split does; after $CCORE_PEER_TIMEOUT_MS waiting it fails
+ * naming the ranks that did not call.
+ */
+CCORE_API
+int ccore_comm_split_rank(struct ccore_comm *comm, int color, int key,
+			  const struct ccore_comm_config *config, struct ccore_comm **out);
 
 /* What a communicator settled on, and where each value came from. */
 struct ccore_stream_map {

@@ -493,6 +493,11 @@ int lower_load_image(const struct lower_ctx *c, uint32_t r, const struct lower_i
 	if (c->max_program && im->ninsns > c->max_program)
 		return ccore_error(-E2BIG, "lowering: rank %u's program of %u instructions exceeds the %llu a CC core holds",
 				   r, im->ninsns, (unsigned long long)c->max_program);
+	if (!lr->dev) {
+		/* another process's rank: sized (every process shrinks alike), never loaded */
+		out->ninsns = im->ninsns;
+		return 0;
+	}
 	for (uint32_t k = 0; k < LOWER_RINGS && !rc; k++)
 		for (uint32_t eng = 0; eng < c->engines && !rc; eng++) {
 			const struct lower_ring_image *ri = &im->ring[k][eng];

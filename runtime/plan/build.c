@@ -5,6 +5,7 @@
  * program outgrows CC-core memory, fewer slices, then another algorithm.
  */
 #include "plan.h"
+#include "xchg.h"
 #include "lock.h"
 #include "log.h"
 
@@ -75,6 +76,10 @@ static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct 
 {
 	enum select_loops when = select_loops();
 
+	/* a communicator of one process per rank exchanges its peers from the
+	 * schedule's steps, before lowering: no loop form (Documentation/processes.rst) */
+	if (q->local)
+		return 0;
 	if (!p->algo->gen_rolled || ops[0].redop == ccore_avg || when == SELECT_LOOPS_NEVER ||
 	    q->rt->engines > LOWER_MAX_ENGINES)
 		return 0;
@@ -112,6 +117,19 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 				 (unsigned long long)sh->count, sh->nranks, s->fail);
 		goto out;
 	}
+	if (q->local && cs_has_repeats(s)) {
+		/* peers in other processes are exchanged before lowering, from
+		 * the steps: repeats written out name them all */
+		struct cs_sched *x = cs_expand(s);
+
+		cs_free(s);
+		s = x;
+		if (!s || cs_unusable(s)) {
+			rc = ccore_error(-ENOMEM, "%s: out of memory writing the schedule's repeats out",
+					 p->algo->name);
+			goto out;
+		}
+	}
 	if (ops[0].redop == ccore_avg)
 		add_divides(s);
 	tm->schedule_us = lap_us(t);
@@ -129,6 +147,7 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 	rolled = cs_has_repeats(s);
 	rc = (rolled ? 0 : plan_sems(q, p, s)) ?:
 	     plan_place(q, p, s->tmp_count, rings ? rings : 1) ?:
+	     (q->xchg->plan ? q->xchg->plan(q, p, s) : 0) ?:
 	     (rolled ? 0 : plan_resolve_peers(p, s));
 	if (rc)
 		goto out;

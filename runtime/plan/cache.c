@@ -103,6 +103,7 @@ int plan_get(struct clique *q, const struct op *ops, bool pinned, struct plan **
 	int rc = 0;
 
 	*out = NULL;
+	clique_wait_exchange(q);
 	for (uint32_t r = 0; r < q->n; r++)
 		if (ops[r].stream)
 			rc |= ops[r].count != 0;

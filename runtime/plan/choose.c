@@ -49,15 +49,18 @@ int plan_shape(struct clique *q, const struct op *ops, struct cs_shape *sh)
 			any = &ops[r];
 	*sh = (struct cs_shape){ .coll = any->coll, .nranks = q->n, .count = any->count,
 				 .root = any->root, .peer = any->peer };
+	uint32_t r0 = (uint32_t)(any - ops);
+
 	if (sh->coll == CS_SENDRECV)
 		return 0;
-	sh->in_place = detect_in_place(sh, &ops[0], 0, es);
-	for (uint32_t r = 1; r < q->n; r++)
-		if (detect_in_place(sh, &ops[r], r, es) != sh->in_place)
-			return ccore_error(-EINVAL, "%s: in place differs (rank 0: %s, send 0x%llx, recv 0x%llx; rank %u: %s, send 0x%llx, recv 0x%llx); all ranks must agree (in place is %s)",
-					   cs_coll_name(sh->coll), sh->in_place ? "in place" : "out of place",
-					   (unsigned long long)ops[0].send,
-					   (unsigned long long)ops[0].recv, r,
+	/* the ranks of this process; others' are compared when exchanging */
+	sh->in_place = detect_in_place(sh, any, r0, es);
+	for (uint32_t r = r0 + 1; r < q->n; r++)
+		if (clique_local(q, r) && detect_in_place(sh, &ops[r], r, es) != sh->in_place)
+			return ccore_error(-EINVAL, "%s: in place differs (rank %u: %s, send 0x%llx, recv 0x%llx; rank %u: %s, send 0x%llx, recv 0x%llx); all ranks must agree (in place is %s)",
+					   cs_coll_name(sh->coll), r0, sh->in_place ? "in place" : "out of place",
+					   (unsigned long long)any->send,
+					   (unsigned long long)any->recv, r,
 					   sh->in_place ? "out of place" : "in place",
 					   (unsigned long long)ops[r].send,
 					   (unsigned long long)ops[r].recv, in_place_rule(sh->coll));

@@ -163,6 +163,43 @@ static int fuse_rank(struct clique *q, struct plan **plans, const struct op **op
 	return fused_keep(q, plans[last]->lr[r].dev, s, prog);
 }
 
+/* A send/recv's pair, as (lower rank, higher rank, sender); 0 for a collective. */
+static uint64_t pair_key(const struct op *ops, uint32_t n)
+{
+	const struct op *o = NULL;
+
+	for (uint32_t r = 0; r < n && !o; r++)
+		o = ops[r].stream ? &ops[r] : NULL;
+	if (!o || o->coll != CS_SENDRECV)
+		return 0;
+	/* then the sender: a pair's two directions in one order everywhere */
+	return 1 + ((uint64_t)(o->root < o->peer ? o->root : o->peer) << 42 |
+		    (uint64_t)(o->root < o->peer ? o->peer : o->root) << 21 | o->root);
+}
+
+/*
+ * On a communicator of one process per rank, a group's sends and receives
+ * go after its collectives (in posting order), by pair, lowest first.  A
+ * plan's build waits for the pair's other process to build its side, and
+ * a rank's job runs its pieces in order, a send waiting for its receiver's
+ * credit: every process taking the pairs in one global order never waits
+ * in a cycle, in the build or on the device (a ring shift would).
+ */
+static void sort_pairs(struct clique *q, const struct op **opsv, uint32_t n)
+{
+	if (!q->local)
+		return;
+	/* insertion sort, stable: groups are short */
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && pair_key(opsv[j - 1], q->n) > pair_key(opsv[j], q->n);
+		     j--) {
+			const struct op *t = opsv[j];
+
+			opsv[j] = opsv[j - 1];
+			opsv[j - 1] = t;
+		}
+}
+
 /* A group's collectives of @q: one job per rank where possible. */
 static int launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 {
@@ -173,6 +210,7 @@ static int launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 
 	if (!plans)
 		return ccore_error(-ENOMEM, "out of memory");
+	sort_pairs(q, opsv, n);
 	for (uint32_t i = 0; i < n && !rc; i++)
 		rc = plan_get(q, opsv[i], false, &plans[i]);
 	/* plan_get may evict: make sure every plan is still cached */
@@ -186,6 +224,8 @@ static int launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 	/* the fused programs of this launch start at fused[launch_first] */
 	launch_first = q->nfused;
 	for (uint32_t r = 0; r < q->n && !rc && fusable; r++) {
+		if (!clique_local(q, r))
+			continue;	/* another process launches it */
 		rc = fuse_rank(q, plans, opsv, n, r, &launch_first);
 		if (rc == -EXDEV) {
 			/* a rank's part cannot be one job: launch it piece by piece */

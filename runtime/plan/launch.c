@@ -5,7 +5,7 @@
 const struct drm_ccore_insn *plan_rank_program(const struct plan *p, uint32_t r, uint32_t *ninsns,
 					       struct ccore_dev **dev, uint32_t *cc)
 {
-	if (!p->active[r])
+	if (!p->active[r] || !p->lr[r].dev)
 		return NULL;
 	*ninsns = p->low->ranks[r].ninsns;
 	*dev = p->lr[r].dev;
@@ -27,7 +27,7 @@ int plan_launch(struct clique *q, const struct op *ops)
 	int rc = plan_get(q, ops, false, &p);
 
 	for (uint32_t r = 0; p && r < q->n && !rc; r++)
-		if (p->active[r])
+		if (p->active[r] && clique_local(q, r))
 			rc = plan_submit(p->lr[r].dev, p->low->ranks[r].prog, ops[r].stream);
 	return rc;
 }

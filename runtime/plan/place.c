@@ -5,6 +5,7 @@
  * once per pair) and the semaphores its transfers signal.
  */
 #include "plan.h"
+#include "xchg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,13 +15,11 @@
 static int resolve_pair(struct clique *q, struct plan *p, uint32_t r, uint32_t k, uint64_t *va)
 {
 	for (uint32_t b = 0; b < CS_NBUF; b++) {
-		uint64_t at = b == CS_SEND ? p->ops[k].send :
-			      b == CS_RECV ? p->ops[k].recv : p->lr[k].va[CS_TMP];
 		int rc;
 
-		if (!at || !p->active[r] || !p->active[k])
+		if (!p->active[r] || !p->active[k])
 			continue;
-		rc = rt_peer_va(q->rt, q->ranks[k].dev, at, q->ranks[r].dev, &va[b]);
+		rc = q->xchg->peer_va(p, r, k, b, &va[b]);
 		if (rc)
 			return rc;
 	}
@@ -60,7 +59,8 @@ void plan_unplace(struct clique *q, struct plan *p)
 	for (uint32_t r = 0; r < p->n; r++) {
 		struct lower_rank *lr = &p->lr[r];
 
-		if (lr->va[CS_TMP])
+		/* scratch a build exchanged is the record's: peers name it */
+		if (lr->va[CS_TMP] && !p->xrec)
 			rt_free(q->rt, q->ranks[r].dev, lr->va[CS_TMP]);
 		lr->va[CS_TMP] = 0;
 		for (uint32_t k = 0; k < LOWER_RINGS; k++) {
@@ -73,6 +73,7 @@ void plan_unplace(struct clique *q, struct plan *p)
 	}
 	plan_peers_clear(&p->peers);
 	p->peer_rc = 0;
+	p->xrec = NULL;
 }
 
 /*
@@ -100,12 +101,20 @@ int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t ri
 	uint64_t es = ccore_dtype_size(p->ops[0].dtype);
 	int rc = 0;
 
+	if (q->xchg->prepare)
+		q->xchg->prepare(q, p);
 	for (uint32_t r = 0; r < p->n; r++) {
 		struct lower_rank *lr = &p->lr[r];
-		uint32_t slot = p->ops[r].stream ? p->ops[r].stream->slot : 0;
+		uint32_t slot = plan_rank_slot(p, r);
 
 		if (!p->active[r])
 			continue;
+		if (!clique_local(q, r)) {
+			/* another process's: its image is sized, never loaded */
+			lr->dev = NULL;
+			lr->core = q->ranks[r].core;
+			continue;
+		}
 		lr->dev = q->rt->devs[q->ranks[r].dev].dev;
 		lr->core = q->ranks[r].core;
 		lr->cc = p->ops[r].stream->cc;
@@ -113,8 +122,12 @@ int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t ri
 		lr->va[CS_RECV] = p->ops[r].recv;
 		/* 0 leaves the device's default (sysfs) to the ring */
 		lr->packet_size = q->scfg.cc_packet[slot];
+		if (tmp_count && p->xrec) {
+			/* the scratch the peers were given when this was exchanged */
+			lr->va[CS_TMP] = xchg_rec_tmp(p->xrec, r);
+		}
 		/* cached plans' scratch may be what fills the device: make room */
-		while (tmp_count &&
+		while (tmp_count && !lr->va[CS_TMP] &&
 		       (rc = rt_alloc(q->rt, q->ranks[r].dev, tmp_count * es, &lr->va[CS_TMP])) ==
 		       -ENOMEM && plan_evict_one(q))
 			;
@@ -135,43 +148,20 @@ int plan_place(struct clique *q, struct plan *p, uint64_t tmp_count, uint32_t ri
 	return 0;
 }
 
-static uint32_t plan_slot(const struct plan *p, uint32_t r)
-{
-	return p->ops[r].stream ? p->ops[r].stream->slot : 0;
-}
-
-/*
- * Semaphore @kind of rank @r for @peer, made on first use (a lowering
- * without a schedule names its peers as it goes); time spent making them
- * counts as connecting.
- */
+/* Semaphore @kind of rank @r for @peer, named by @user, as the exchange has it. */
 uint32_t plan_sem(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
 		  uint32_t user)
 {
 	struct plan *p = arg;
-	struct clique *q = p->q;
-	uint32_t slot = plan_slot(p, r), sem;
-	int64_t t = 0;
-	int rc = 0;
+	uint32_t sem = 0;
+	int rc;
 
-	if (kind == LOWER_SEM_LOCAL ? !sems_have_local(q, slot, r) : !sems_have(q, slot, r, peer)) {
-		t = rt_now_ns();
-		rc = sems_ensure(q, slot, r, &peer, kind != LOWER_SEM_LOCAL);
-	}
-	sem = rc ? 0 : kind == LOWER_SEM_LOCAL ? sems_local(q, slot, r) :
-	      kind == LOWER_SEM_ARRIVAL ? sems_arrival(q, slot, r, peer) :
-	      sems_credit(q, slot, r, peer);
-	if (!rc && user != peer) {
-		int64_t t0 = rt_now_ns();
-
-		rc = sems_allow(q, slot, r, sem, user);
-		t = rc > 0 && !t ? t0 : t;
-		rc = rc < 0 ? rc : 0;
-	}
-	if (t)
-		q->timing.connect_us += (double)(rt_now_ns() - t) / 1e3;
+	/* after a failure, none: the last error stays the first one's */
+	if (p->peer_rc)
+		return 0;
+	rc = p->q->xchg->sem(p, r, peer, kind, user, &sem);
 	if (rc) {
-		p->peer_rc = p->peer_rc ?: rc;
+		p->peer_rc = rc;
 		return 0;
 	}
 	return sem;
@@ -191,7 +181,8 @@ int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
 		const struct cs_rank *rk = &s->ranks[r];
 		uint32_t *peers, k = 0;
 
-		if (!rk->n)
+		/* another process makes its ranks' own */
+		if (!rk->n || !clique_local(q, r))
 			continue;
 		peers = malloc(rk->n * sizeof(*peers));
 		if (!peers)
@@ -200,7 +191,7 @@ int plan_sems(struct clique *q, struct plan *p, const struct cs_sched *s)
 			if (rk->steps[i].op == CS_SEND_OP || rk->steps[i].op == CS_RECV_OP ||
 			    rk->steps[i].op == CS_RECV_REDUCE)
 				peers[k++] = rk->steps[i].peer;
-		rc = sems_ensure(q, plan_slot(p, r), r, peers, k);
+		rc = sems_ensure(q, plan_rank_slot(p, r), r, peers, k);
 		free(peers);
 	}
 	q->timing.connect_us += (double)(rt_now_ns() - t) / 1e3;

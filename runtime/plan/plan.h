@@ -9,6 +9,8 @@
  *   cache.c     the cache: lookup, least-recently-used eviction, pins
  *   build.c     lowering the choice into programs, shrinking what does not fit
  *   place.c     scratch, ring indices, peer addresses and semaphores per rank
+ *   xchg*.c     how peers are reached: in this process, or exchanged with
+ *               other processes when a plan is built (xchg.h)
  *   launch.c    one trigger per rank of a cached plan
  *   group.c     groups: collectives deferred to ccore_group_end(), fused
  */
@@ -49,7 +51,19 @@ struct plan {
 	struct lowered *low;
 	bool *active;			/* ranks with steps */
 	uint32_t pins;			/* executables holding it: never evicted */
+	/* what the build exchanged with other processes (xchg_boot.c): it
+	 * owns the local ranks' scratch, which peers name */
+	struct xrec *xrec;
 };
+
+/* The stream slot rank @r's part runs on (0 if it has none here). */
+static inline uint32_t plan_rank_slot(const struct plan *p, uint32_t r)
+{
+	return p->ops[r].stream ? p->ops[r].stream->slot : 0;
+}
+
+/* xchg_boot.c: rank @r's scratch as a record keeps it */
+uint64_t xchg_rec_tmp(const struct xrec *rec, uint32_t r);
 
 /* Microseconds since *@t, which moves on to now. */
 static inline double lap_us(int64_t *t)

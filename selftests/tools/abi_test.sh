@@ -73,8 +73,14 @@ else
 	not_ok "libccore.a defines exactly the public functions as globals" "$why"
 fi
 nodes=$(nm -D --defined-only "$so" | awk '$3 ~ /^ccore_/ { sub(/.*@@?/, "", $3); print $3 }' | sort -u)
-[ "$nodes" = ccore_0 ] && ok "every export is of version node ccore_0" ||
-	not_ok "every export is of version node ccore_0" "nodes: $nodes"
+[ "$nodes" = "$(printf 'ccore_0\nccore_0.4')" ] && ok "every export is of version node ccore_0 or ccore_0.4" ||
+	not_ok "every export is of version node ccore_0 or ccore_0.4" "nodes: $nodes"
+# the functions added in 0.4 are at its node, so a program using them fails
+# to load on a 0.3 library instead of failing at the call
+at04=$(nm -D --defined-only "$so" | awk '$3 ~ /@@ccore_0\.4$/ { sub(/@.*/, "", $3); print $3 }' | sort | tr '\n' ' ')
+want04="ccore_comm_init_rank ccore_comm_init_ranks ccore_comm_split_rank ccore_get_unique_id "
+[ "$at04" = "$want04" ] && ok "ccore_0.4 holds the functions 0.4 added: $at04" ||
+	not_ok "ccore_0.4 holds the functions 0.4 added" "found: $at04" "want: $want04"
 
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libccore.so.$major" ] && ok "SONAME libccore.so.$major" ||
