@@ -8,7 +8,8 @@
  * A narrowed sweep -- AllReduce, AllGather, ReduceScatter, AllToAll,
  * Broadcast, Send/Recv, two algorithms each, f32 and i32, an odd count,
  * in place and out of place -- on 2 and 4 processes of one rank and 2
- * processes of two ranks, every element checked (0 wrong).  Each process
+ * processes of two ranks (4 ranks: two per device, so two processes
+ * drive cores of one device), every element checked (0 wrong).  Each process
  * ends with the fds it started with (every exported and received fd
  * closed), and once all have exited the devices hold no memory more than
  * before (sysfs memory_used).
@@ -47,7 +48,7 @@ static unsigned int ncases;
 /* Two algorithms that serve @coll on @n ranks (fewer if fewer do). */
 static void add_cases(uint8_t coll, uint32_t n)
 {
-	struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_device = 1,
+	struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_device = n > 2 ? 2 : 1,
 			       .ranks_per_node = n };
 	struct cs_shape sh = { .coll = coll, .nranks = n, .count = COUNT, .root = n - 1,
 			       .peer = 1 };
@@ -270,7 +271,11 @@ static pid_t launcher(struct ccore_unique_id *id)
 	ASSERT_TRUE(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);
-		if (ccore_get_unique_id(id) || write(p[1], id, sizeof(*id)) != sizeof(*id))
+		if (ccore_get_unique_id(id)) {
+			fprintf(stderr, "# ccore_get_unique_id: %s\n", ccore_last_error());
+			_exit(1);
+		}
+		if (write(p[1], id, sizeof(*id)) != sizeof(*id))
 			_exit(1);
 		boot_root_wait((const struct boot_id *)id, 60000);
 		_exit(0);
@@ -318,6 +323,8 @@ static void job(uint32_t n, uint32_t nproc)
 	double t0 = now_s();
 	bool failed = false;
 
+	/* the guest's fabric 0 has 2 devices: 4 ranks share them, 2 cores each */
+	setenv("CCORE_RANKS_PER_DEVICE", n > 2 ? "2" : "1", 1);
 	make_cases(n);
 	root = launcher(&id);
 	for (uint32_t p = 0; p < nproc; p++) {
