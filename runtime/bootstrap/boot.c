@@ -916,6 +916,13 @@ void boot_close(struct boot *b)
 	free(b);
 }
 
+int boot_peer_bound(const struct boot *b, int peer)
+{
+	if (peer < 0 || peer >= b->nranks)
+		return -EINVAL;
+	return fdpass_peer_bound(b->magic, peer);
+}
+
 static int no_fd_channel(const struct boot *b)
 {
 	return ccore_error(-ENOTCONN, "bootstrap rank %d: no fd channel: %s", b->rank,

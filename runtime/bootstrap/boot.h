@@ -92,6 +92,14 @@ int boot_recv(struct boot *b, int peer, uint32_t tag, void *buf, size_t len);
 int boot_send_fds(struct boot *b, int peer, uint32_t tag, const int *fds, unsigned int n);
 int boot_recv_fds(struct boot *b, int peer, uint32_t tag, int *fds, unsigned int n);
 
+/*
+ * Does @peer's process still run, as far as this host can tell?  1: its
+ * fd channel is bound here; 0: it is not (gone, or on another host);
+ * negative errno on failure.  Reads only what init set: any thread may
+ * call it while another uses @b.
+ */
+int boot_peer_bound(const struct boot *b, int peer);
+
 /* A named value every rank must have the same of (NULL: unset). */
 struct boot_value {
 	const char *name;

@@ -237,6 +237,19 @@ int fdpass_recv(struct fdpass *f, int peer, uint32_t tag, int *fds, unsigned int
 	}
 }
 
+int fdpass_peer_bound(uint64_t magic, int rank)
+{
+	struct sockaddr_un sa;
+	socklen_t len = endpoint(magic, rank, &sa);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (s < 0)
+		return -errno;
+	rc = connect(s, (struct sockaddr *)&sa, len) ? -errno : 1;
+	close(s);
+	return rc == -ECONNREFUSED || rc == -ENOENT ? 0 : rc;
+}
+
 void fdpass_close(struct fdpass *f)
 {
 	if (!f)

@@ -32,6 +32,13 @@ int fdpass_send(struct fdpass *f, int peer, uint32_t tag, const int *fds, unsign
  */
 int fdpass_recv(struct fdpass *f, int peer, uint32_t tag, int *fds, unsigned int n,
 		int timeout_ms);
+/*
+ * Is @rank's endpoint of the job of @magic bound on this host?  1 yes, 0
+ * no (its process exited or was killed: the kernel unbinds a dead
+ * process's name), or a negative errno.  Sends nothing: a datagram
+ * socket's connect() only looks the name up.  Any thread may call it.
+ */
+int fdpass_peer_bound(uint64_t magic, int rank);
 /* Close the endpoint and every fd received but not taken (NULL is fine). */
 void fdpass_close(struct fdpass *f);
 

@@ -76,6 +76,7 @@ struct xchg_state {
 	uint32_t *seq;			/* [x * n + y]: builds exchanged by the pair */
 	struct ximport *imp;		/* buffers and semaphore blocks imported */
 	uint32_t nimp, imp_cap;
+	uint8_t *watch;			/* [rank] exchanged with, its fd channel bound here */
 };
 
 /* The last error, copied: a message built on it may not overwrite its own source. */
@@ -98,7 +99,34 @@ static struct xchg_state *state(struct clique *q)
 		q->xs = calloc(1, sizeof(*q->xs));
 	if (q->xs && !q->xs->seq)
 		q->xs->seq = calloc((size_t)q->n * q->n, sizeof(*q->xs->seq));
-	return q->xs && q->xs->seq ? q->xs : NULL;
+	if (q->xs && !q->xs->watch)
+		q->xs->watch = calloc(q->n, 1);
+	return q->xs && q->xs->seq && q->xs->watch ? q->xs : NULL;
+}
+
+/* Watch @peer from now on if its process is on this host (it just sent to @x). */
+static void watch(struct clique *q, uint32_t x, uint32_t peer)
+{
+	if (!__atomic_load_n(&q->xs->watch[peer], __ATOMIC_RELAXED) &&
+	    boot_peer_bound(q->boots[x], (int)peer) == 1)
+		__atomic_store_n(&q->xs->watch[peer], 1, __ATOMIC_RELAXED);
+}
+
+int xchg_peer_gone(struct clique *q, uint32_t *rank)
+{
+	struct xchg_state *xs = q->xs;
+	const struct boot *b = NULL;
+
+	for (uint32_t r = 0; q->boots && r < q->n && !b; r++)
+		if (clique_local(q, r))
+			b = q->boots[r];
+	for (uint32_t r = 0; xs && xs->watch && b && r < q->n; r++)
+		if (__atomic_load_n(&xs->watch[r], __ATOMIC_RELAXED) &&
+		    boot_peer_bound(b, (int)r) == 0) {
+			*rank = r;
+			return 1;
+		}
+	return 0;
 }
 
 static bool same_call(const struct op *a, const struct op *b)
@@ -453,6 +481,8 @@ static int swap(struct clique *q, const uint32_t *pairs, uint32_t npairs, struct
 		rc = boot_recv(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i], &in[i],
 			       sizeof(in[i]));
 		rc = rc ?: recv_fds(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i], &in[i]);
+		if (!rc)
+			watch(q, pairs[2 * i], pairs[2 * i + 1]);
 	}
 	if (rc)
 		why = last_error_copy();
@@ -626,6 +656,7 @@ static void boot_fini(struct clique *q)
 	free(xs->recs);
 	free(xs->imp);
 	free(xs->seq);
+	free(xs->watch);
 	free(xs);
 	q->xs = NULL;
 }

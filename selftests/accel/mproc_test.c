@@ -12,7 +12,9 @@
  * drive cores of one device), every element checked (0 wrong).  Each process
  * ends with the fds it started with (every exported and received fd
  * closed), and once all have exited the devices hold no memory more than
- * before (sysfs memory_used).
+ * before (sysfs memory_used).  A process killed (SIGKILL) with its
+ * collective on the device: its peer's sync fails within seconds naming
+ * it, the driver frees what the dead process held, and a new job runs.
  */
 #include "ccore_test.h"
 #include "ccore_verifiable.h"
@@ -220,6 +222,25 @@ static int count_fds(void)
 	return n;
 }
 
+static unsigned long long memory_used(void)
+{
+	unsigned long long total = 0, v;
+	char path[96];
+
+	for (int d = 0; d < 16; d++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/class/accel/accel%d/memory_used", d);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &v) == 1)
+			total += v;
+		fclose(f);
+	}
+	return total;
+}
+
 /* A forked process's whole life; its report goes to @out: "0 ..." or "rc message". */
 static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per, uint32_t first,
 		      int out)
@@ -239,6 +260,11 @@ static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per
 		     ccore_mem_alloc(p.c[i], BUF_BYTES, &p.rb[i]);
 		if (rc)
 			snprintf(msg, sizeof(msg), "alloc: %s", ccore_last_error());
+	}
+	if (!rc && !memory_used()) {
+		/* else the leftover check after the job could not fail */
+		snprintf(msg, sizeof(msg), "sysfs memory_used reads 0 with buffers allocated");
+		rc = -EIO;
 	}
 	if (!rc)
 		rc = sweep(&p, msg, sizeof(msg), &checked);
@@ -284,25 +310,6 @@ static pid_t launcher(struct ccore_unique_id *id)
 	ASSERT_EQ(read(p[0], id, sizeof(*id)), sizeof(*id));
 	close(p[0]);
 	return pid;
-}
-
-static unsigned long long memory_used(void)
-{
-	unsigned long long total = 0, v;
-	char path[96];
-
-	for (int d = 0; d < 16; d++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/class/accel/accel%d/memory_used", d);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &v) == 1)
-			total += v;
-		fclose(f);
-	}
-	return total;
 }
 
 static double now_s(void)
@@ -373,6 +380,117 @@ TEST(sweep_four_processes)
 TEST(sweep_two_processes_of_two_ranks)
 {
 	job(4, 2);
+}
+
+/* --- a process killed in the middle of a collective ------------------------------------ */
+
+/* Rank @rank of 2: init, one AllReduce to build the plan (the exchange), then @then. */
+static int warm(const struct ccore_unique_id *id, int rank, struct ccore_comm **c, ccore_ptr *buf)
+{
+	int rc = ccore_comm_init_rank(c, 2, id, rank, NULL);
+
+	rc = rc ?: ccore_mem_alloc(*c, COUNT * 4, buf);
+	rc = rc ?: ccore_all_reduce(*buf, *buf, COUNT, ccore_f32, ccore_sum, *c, NULL);
+	return rc ?: ccore_stream_sync(ccore_comm_stream(*c));
+}
+
+/* Rank 1: posts the next AllReduce, says so, and waits to be killed with its job on the device. */
+static void victim(const struct ccore_unique_id *id, int out)
+{
+	struct ccore_comm *c;
+	ccore_ptr buf;
+	int rc = warm(id, 1, &c, &buf);
+
+	rc = rc ?: ccore_all_reduce(buf, buf, COUNT, ccore_f32, ccore_sum, c, NULL);
+	dprintf(out, "%d %s", rc, rc ? ccore_last_error() : "posted");
+	close(out);
+	for (;;)
+		pause();
+}
+
+/* Rank 0: once told (@go), the same AllReduce: its report, with how long the sync took. */
+static void survivor(const struct ccore_unique_id *id, int go, int out)
+{
+	struct ccore_comm *c;
+	ccore_ptr buf;
+	double t0;
+	char byte;
+	int rc = warm(id, 0, &c, &buf);
+
+	dprintf(out, "%d warm;", rc);
+	if (read(go, &byte, 1) != 1 || rc)
+		_exit(1);
+	t0 = now_s();
+	rc = ccore_all_reduce(buf, buf, COUNT, ccore_f32, ccore_sum, c, NULL) ?:
+	     ccore_stream_sync(ccore_comm_stream(c));
+	dprintf(out, "%d %.2f s: %s", rc, now_s() - t0, rc ? ccore_last_error() : "(no error)");
+	ccore_comm_destroy(c);
+	close(out);
+	_exit(0);
+}
+
+TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
+{
+	unsigned long long mem0 = memory_used();
+	int vp[2], sp[2], gp[2], status, rc = -9999;
+	struct ccore_unique_id id;
+	pid_t root, v, sv;
+	char msg[1100];
+	double secs = -1;
+	ssize_t got;
+
+	setenv("CCORE_RANKS_PER_DEVICE", "1", 1);
+	setenv("CCORE_ALGO", "ring", 1);
+	root = launcher(&id);
+	ASSERT_EQ(pipe(vp), 0);
+	ASSERT_EQ(pipe(sp), 0);
+	ASSERT_EQ(pipe(gp), 0);
+	v = fork();
+	ASSERT_TRUE(v >= 0);
+	if (v == 0) {
+		close(vp[0]);
+		victim(&id, vp[1]);
+	}
+	close(vp[1]);
+	sv = fork();
+	ASSERT_TRUE(sv >= 0);
+	if (sv == 0) {
+		close(sp[0]);
+		close(gp[1]);
+		survivor(&id, gp[0], sp[1]);
+	}
+	close(sp[1]);
+	close(gp[0]);
+	got = read(vp[0], msg, sizeof(msg) - 1);
+	msg[got > 0 ? got : 0] = 0;
+	ccore_test_log("rank 1: %s", msg);
+	ASSERT_STR_CONTAINS(msg, "0 posted");
+	got = read(sp[0], msg, 8);
+	msg[got > 0 ? got : 0] = 0;
+	ASSERT_STR_CONTAINS(msg, "0 warm;");
+	/* rank 1's job runs on its CC core, waiting for rank 0's part: kill it there */
+	usleep(100000);
+	ASSERT_EQ(kill(v, SIGKILL), 0);
+	waitpid(v, &status, 0);
+	ASSERT_EQ(write(gp[1], "g", 1), 1);
+	got = read(sp[0], msg, sizeof(msg) - 1);
+	msg[got > 0 ? got : 0] = 0;
+	sscanf(msg, "%d %lf", &rc, &secs);
+	ccore_test_log("rank 0: %s", msg);
+	waitpid(sv, &status, 0);
+	waitpid(root, &status, 0);
+	close(vp[0]);
+	close(sp[0]);
+	close(gp[1]);
+	ASSERT_EQ(rc, -ECONNRESET);
+	ASSERT_STR_CONTAINS(msg, "rank 1 is gone");
+	ASSERT_LT(secs, 5.0);
+	ccore_test_log("device memory used %llu before, %llu after both exited", mem0,
+		       memory_used());
+	ASSERT_EQ(memory_used(), mem0);
+	/* the killed process's cores, rings and semaphores are free again: a new job runs */
+	unsetenv("CCORE_ALGO");
+	job(2, 2);
 }
 
 __attribute__((constructor)) static void mproc_accel_defaults(void)
