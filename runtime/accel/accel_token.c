@@ -4,9 +4,11 @@
  * as a dma-buf fd (PRIME_HANDLE_TO_FD), a semaphore block as the driver's
  * semaphore fd (SEM_EXPORT), beside the token's bytes over the bootstrap's
  * fd channel.  The bytes name the export (exporting process, device,
- * handle or block, and the exported file's inode, so that a handle reused
- * for a new buffer makes a new token); the importer's own file takes the
- * fd (PRIME_FD_TO_HANDLE, SEM_IMPORT).  The caller closes the fds: the
+ * handle or block, and the exported file's inode: each dma-buf has its
+ * own, so a handle reused for a new buffer makes a new token; semaphore
+ * fds share the anonymous inode, but a communicator never reuses a
+ * block); the importer's own file takes the fd (PRIME_FD_TO_HANDLE,
+ * SEM_IMPORT).  The caller closes the fds: the
  * exporter once it sent them, the importer once it imported.
  */
 #include "accel.h"
