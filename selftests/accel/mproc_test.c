@@ -14,7 +14,8 @@
  * closed), and once all have exited the devices hold no memory more than
  * before (sysfs memory_used).  A process killed (SIGKILL) with its
  * collective on the device: its peer's sync fails within seconds naming
- * it, the driver frees what the dead process held, and a new job runs.
+ * it, it makes a new communicator with a new process, the driver frees
+ * what the dead process held, and a new job of new processes runs.
  * For information: an 8-byte AllReduce's latency with 2 processes next
  * to 2 ranks of one process (results checked, times only logged).
  */
@@ -396,6 +397,29 @@ static int warm(const struct ccore_unique_id *id, int rank, struct ccore_comm **
 	return rc ?: ccore_stream_sync(ccore_comm_stream(*c));
 }
 
+/* Rank @rank of a new job of 2: an AllReduce of ones, checked; 0 or a negative errno. */
+static int fresh_allreduce(const struct ccore_unique_id *id, int rank)
+{
+	struct ccore_comm *c;
+	ccore_ptr buf;
+	float *h;
+	int rc = ccore_comm_init_rank(&c, 2, id, rank, NULL);
+
+	if (rc)
+		return rc;
+	rc = ccore_mem_alloc(c, COUNT * 4, &buf);
+	h = rc ? NULL : ccore_mem_host(c, buf);
+	for (int i = 0; h && i < COUNT; i++)
+		h[i] = 1.0f;
+	rc = rc ?: ccore_all_reduce(buf, buf, COUNT, ccore_f32, ccore_sum, c, NULL) ?:
+	     ccore_stream_sync(ccore_comm_stream(c));
+	for (int i = 0; !rc && i < COUNT; i++)
+		if (h[i] != 2.0f)
+			rc = -EIO;
+	ccore_comm_destroy(c);
+	return rc;
+}
+
 /* Rank 1: posts the next AllReduce, says so, and waits to be killed with its job on the device. */
 static void victim(const struct ccore_unique_id *id, int out)
 {
@@ -413,6 +437,7 @@ static void victim(const struct ccore_unique_id *id, int out)
 /* Rank 0: once told (@go), the same AllReduce: its report, with how long the sync took. */
 static void survivor(const struct ccore_unique_id *id, int go, int out)
 {
+	struct ccore_unique_id id2;
 	struct ccore_comm *c;
 	ccore_ptr buf;
 	double t0;
@@ -427,6 +452,11 @@ static void survivor(const struct ccore_unique_id *id, int go, int out)
 	     ccore_stream_sync(ccore_comm_stream(c));
 	dprintf(out, "%d %.2f s: %s", rc, now_s() - t0, rc ? ccore_last_error() : "(no error)");
 	ccore_comm_destroy(c);
+	/* this process goes on: a new communicator with a new process */
+	if (read(go, &id2, sizeof(id2)) != sizeof(id2))
+		_exit(1);
+	rc = fresh_allreduce(&id2, 0);
+	dprintf(out, "%d %s", rc, rc ? ccore_last_error() : "a new communicator: AllReduce correct");
 	close(out);
 	_exit(0);
 }
@@ -437,7 +467,7 @@ TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
 	int vp[2], sp[2], gp[2], status, rc = -9999;
 	struct ccore_unique_id id;
 	pid_t root, v, sv;
-	char msg[1100];
+	char msg[1100], again[1100];
 	double secs = -1;
 	ssize_t got;
 
@@ -479,6 +509,19 @@ TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
 	msg[got > 0 ? got : 0] = 0;
 	sscanf(msg, "%d %lf", &rc, &secs);
 	ccore_test_log("rank 0: %s", msg);
+	waitpid(root, &status, 0);
+	/* the survivor and a new process make a new communicator */
+	root = launcher(&id);
+	v = fork();
+	ASSERT_TRUE(v >= 0);
+	if (v == 0)
+		_exit(fresh_allreduce(&id, 1) ? 1 : 0);
+	ASSERT_EQ(write(gp[1], &id, sizeof(id)), sizeof(id));
+	got = read(sp[0], again, sizeof(again) - 1);
+	again[got > 0 ? got : 0] = 0;
+	ccore_test_log("rank 0 afterwards: %s", again);
+	waitpid(v, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	waitpid(sv, &status, 0);
 	waitpid(root, &status, 0);
 	close(vp[0]);
@@ -487,6 +530,7 @@ TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
 	ASSERT_EQ(rc, -ECONNRESET);
 	ASSERT_STR_CONTAINS(msg, "rank 1 is gone");
 	ASSERT_LT(secs, 5.0);
+	ASSERT_STR_CONTAINS(again, "0 a new communicator: AllReduce correct");
 	ccore_test_log("device memory used %llu before, %llu after both exited", mem0,
 		       memory_used());
 	ASSERT_EQ(memory_used(), mem0);
