@@ -12,7 +12,7 @@
  * drive cores of one device), every element checked (0 wrong).  Each process
  * ends with the fds it started with (every exported and received fd
  * closed), and once all have exited the devices hold no memory more than
- * before (sysfs memory_used).  A process killed (SIGKILL) with its
+ * before (sysfs memory_used) and no ring or semaphore (debugfs).  A process killed (SIGKILL) with its
  * collective on the device: its peer's sync fails within seconds naming
  * it, it makes a new communicator with a new process, the driver frees
  * what the dead process held, and a new job of new processes runs.
@@ -27,6 +27,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,32 @@ static unsigned long long memory_used(void)
 	return total;
 }
 
+/* Rings and semaphores claimed on the devices: lines of debugfs's rings and semaphores. */
+static long held_in_debugfs(void)
+{
+	static const char *const pats[] = { "/sys/kernel/debug/ccore/*/*/rings",
+					    "/sys/kernel/debug/ccore/*/*/semaphores" };
+	long lines = 0;
+
+	for (size_t k = 0; k < 2; k++) {
+		glob_t g;
+
+		if (glob(pats[k], 0, NULL, &g))
+			return -1;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			FILE *f = fopen(g.gl_pathv[i], "re");
+			char line[512];
+
+			while (f && fgets(line, sizeof(line), f))
+				lines += !strncmp(line, "core=", 5);
+			if (f)
+				fclose(f);
+		}
+		globfree(&g);
+	}
+	return lines;
+}
+
 /* A forked process's whole life; its report goes to @out: "0 ..." or "rc message". */
 static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per, uint32_t first,
 		      int out)
@@ -271,6 +298,11 @@ static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per
 	}
 	if (!rc)
 		rc = sweep(&p, msg, sizeof(msg), &checked);
+	if (!rc && held_in_debugfs() <= 0) {
+		/* else the check after the job could not fail */
+		snprintf(msg, sizeof(msg), "debugfs shows no ring or semaphore held while this process holds some");
+		rc = -EIO;
+	}
 	for (uint32_t i = 0; i < per; i++)
 		if (p.c[i])
 			ccore_comm_destroy(p.c[i]);
@@ -368,6 +400,7 @@ static void job(uint32_t n, uint32_t nproc)
 	ccore_test_log("N=%u in %u processes: %u cases in %.1f s; device memory used %llu before, %llu after",
 		       n, nproc, ncases, now_s() - t0, mem0, memory_used());
 	ASSERT_EQ(memory_used(), mem0);
+	ASSERT_EQ(held_in_debugfs(), 0);
 }
 
 TEST(sweep_two_processes)
@@ -534,6 +567,7 @@ TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
 	ccore_test_log("device memory used %llu before, %llu after both exited", mem0,
 		       memory_used());
 	ASSERT_EQ(memory_used(), mem0);
+	ASSERT_EQ(held_in_debugfs(), 0);
 	/* the killed process's cores, rings and semaphores are free again: a new job runs */
 	unsetenv("CCORE_ALGO");
 	job(2, 2);
