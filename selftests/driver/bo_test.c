@@ -8,23 +8,7 @@
  */
 #include "ccore_drv_test.h"
 
-FIXTURE(bo) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(bo)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(bo)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+CCORE_DEV_FIXTURE(bo)
 
 TEST_F(bo, version)
 {

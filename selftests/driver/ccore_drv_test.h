@@ -204,6 +204,30 @@ static inline int ccore_open_first(struct ccore_dev *d)
 	return ccore_open_where(-1, 0, d);
 }
 
+/*
+ * The fixture most tests share: the first ccore device open as self->d (its
+ * file also self->fd), the test skipped when there is none, the file closed
+ * after.  Each test file names its own, so cases keep their names (bo.version).
+ */
+#define CCORE_DEV_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		struct ccore_dev d;					\
+		int fd;							\
+	};								\
+									\
+	FIXTURE_SETUP(name)						\
+	{								\
+		if (ccore_open_first(&self->d))				\
+			SKIP(return, NO_DEVICE_MSG);			\
+		self->fd = self->d.fd;					\
+	}								\
+									\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		if (self->fd >= 0)					\
+			close(self->fd);				\
+	}
+
 /* Another file on the same device. */
 static inline int reopen(const struct ccore_dev *d)
 {

@@ -11,23 +11,7 @@
 
 #define LEN (64 * 1024 + 8)
 
-FIXTURE(compute) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(compute)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(compute)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+CCORE_DEV_FIXTURE(compute)
 
 static struct drm_ccore_ce_insn ce(uint8_t op)
 {
