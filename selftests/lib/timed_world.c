@@ -68,13 +68,22 @@ void timed_world_open_ideal(struct timed_world *w, int n, const char *sim, size_
 void timed_world_close(struct timed_world *w)
 {
 	for (int r = 0; r < w->n; r++)
-		ccore_comm_destroy(w->c[r]);
+		ASSERT_EQ(ccore_comm_destroy(w->c[r]), 0);
 	for (int r = 0; w->fabric && r < w->fabric_n; r++)
-		ccore_comm_destroy(w->fabric[r]);
+		ASSERT_EQ(ccore_comm_destroy(w->fabric[r]), 0);
 	free(w->fabric);
 	w->fabric = NULL;
 	w->fabric_n = 0;
+	w->n = 0;
 	unsetenv("CCORE_SIM");
+}
+
+void timed_world_allreduce_runs(struct timed_world *w, size_t count)
+{
+	for (int r = 0; r < w->n; r++)
+		ASSERT_EQ(timed_post(ccore_op_allreduce, w->sb[r], w->rb[r], count, w->c[r]), 0);
+	for (int r = 0; r < w->n; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
 }
 
 uint64_t timed_world_now_ps(struct timed_world *w)

@@ -33,6 +33,7 @@ void timed_world_open(struct timed_world *w, const struct ccore_topology *t, con
  * semaphores and programs; then @sim's keys (α, bandwidth, ...).
  */
 void timed_world_open_ideal(struct timed_world *w, int n, const char *sim, size_t bytes);
+/* Destroys every communicator (each must succeed) and unsets CCORE_SIM. */
 void timed_world_close(struct timed_world *w);
 /* The fabric's virtual time, picoseconds. */
 uint64_t timed_world_now_ps(struct timed_world *w);
@@ -42,5 +43,11 @@ uint64_t timed_world_now_ps(struct timed_world *w);
  */
 int timed_post(enum ccore_coll_op op, ccore_ptr send, ccore_ptr recv, size_t count,
 	       struct ccore_comm *c);
+/*
+ * An f32 sum AllReduce of @count elements on every rank's default stream,
+ * posted and synced: each call must succeed (after refused calls, it shows
+ * nothing they posted was left behind).
+ */
+void timed_world_allreduce_runs(struct timed_world *w, size_t count);
 
 #endif
