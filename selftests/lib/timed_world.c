@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coll_call.h"
 #include "sim/sim_costs.h"
 
 static void alloc_buffers(struct timed_world *w, size_t bytes)
@@ -98,18 +99,7 @@ uint64_t timed_world_now_ps(struct timed_world *w)
 int timed_post(enum ccore_coll_op op, ccore_ptr send, ccore_ptr recv, size_t count,
 	       struct ccore_comm *c)
 {
-	switch (op) {
-	case ccore_op_allreduce:
-		return ccore_all_reduce(send, recv, count, ccore_f32, ccore_sum, c, NULL);
-	case ccore_op_allgather:
-		return ccore_all_gather(send, recv, count, ccore_f32, c, NULL);
-	case ccore_op_reducescatter:
-		return ccore_reduce_scatter(send, recv, count, ccore_f32, ccore_sum, c, NULL);
-	case ccore_op_alltoall:
-		return ccore_all_to_all(send, recv, count, ccore_f32, c, NULL);
-	case ccore_op_broadcast:
-		return ccore_broadcast(send, recv, count, ccore_f32, 0, c, NULL);
-	default:
-		return ccore_reduce(send, recv, count, ccore_f32, ccore_sum, 0, c, NULL);
-	}
+	struct coll_call call = { .op = op, .count = count, .dtype = ccore_f32, .redop = ccore_sum };
+
+	return coll_call_post(&call, 0, 1, send, recv, c, NULL);
 }

@@ -38,8 +38,8 @@ void timed_world_close(struct timed_world *w);
 /* The fabric's virtual time, picoseconds. */
 uint64_t timed_world_now_ps(struct timed_world *w);
 /*
- * Post collective @op on @c with nccl's @count: f32, sum, root 0, the
- * communicator's default stream.  The call's return code.
+ * Post collective @op (not Send/Recv) on @c with nccl's @count: f32, sum,
+ * root 0, the communicator's default stream.  The call's return code.
  */
 int timed_post(enum ccore_coll_op op, ccore_ptr send, ccore_ptr recv, size_t count,
 	       struct ccore_comm *c);

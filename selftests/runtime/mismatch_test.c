@@ -9,6 +9,7 @@
 #include "ccore_test.h"
 #include "ccore.h"
 #include "timed_world.h"
+#include "coll_call.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -50,23 +51,15 @@ struct call {
 
 static int post(const struct world *w, uint32_t r, const struct call *c)
 {
-	struct ccore_stream *s = c->stream1 ? w->s1[r] : NULL;
-	ccore_ptr recv = w->t.rb[r], send = c->in_place ? recv : w->t.sb[r];
+	struct coll_call cc = {
+		.op = c->op, .count = c->count, .dtype = c->dt, .redop = c->redop, .root = c->root,
+		.in_place = c->in_place,
+	};
+	ccore_ptr send, recv;
 
-	if (c->in_place && c->op == ccore_op_allgather)
-		send = recv + r * c->count * ccore_dtype_size(c->dt);
-	switch (c->op) {
-	case ccore_op_allreduce:
-		return ccore_all_reduce(send, recv, c->count, c->dt, c->redop, w->t.c[r], s);
-	case ccore_op_allgather:
-		return ccore_all_gather(send, recv, c->count, c->dt, w->t.c[r], s);
-	case ccore_op_reducescatter:
-		return ccore_reduce_scatter(send, recv, c->count, c->dt, c->redop, w->t.c[r], s);
-	case ccore_op_broadcast:
-		return ccore_broadcast(send, recv, c->count, c->dt, c->root, w->t.c[r], s);
-	default:
-		return ccore_reduce(send, recv, c->count, c->dt, c->redop, c->root, w->t.c[r], s);
-	}
+	coll_call_ptrs(&cc, (int)r, w->t.sb[r], w->t.rb[r], &send, &recv);
+	return coll_call_post(&cc, (int)r, w->t.n, send, recv, w->t.c[r],
+			      c->stream1 ? w->s1[r] : NULL);
 }
 
 /* Ranks 0..n-2 call @same, the last @odd: that call fails naming @field. */
