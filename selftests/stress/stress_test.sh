@@ -22,11 +22,6 @@ ntests=6
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 . "$here/helpers/tap.sh"
 
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 4
-}
-
 echo "TAP version 13"
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -f "$ko" ] || skip_all "no $ko"
