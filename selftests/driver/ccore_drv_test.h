@@ -39,6 +39,7 @@
 #define NSEC_PER_MSEC 1000000ll
 #define NSEC_PER_SEC 1000000000ll
 #define DEBUGFS_CCORE "/sys/kernel/debug/ccore"
+#define SIM_BUS "/sys/bus/ccore_sim"
 
 #define NO_DEVICE_MSG \
 	"no ccore device: load ccore.ko and create one (echo \"0 2\" > /sys/bus/ccore_sim/new_device)"
@@ -715,19 +716,28 @@ static inline bool debugfs_file(const struct ccore_dev *d, const char *name, cha
 	return d->fabric >= 0 && access(path, W_OK) == 0;
 }
 
-static inline int write_uint(const char *path, unsigned int v)
+/* Write @text to the sysfs or debugfs file @path in one write: 0, or -errno. */
+static inline int write_text(const char *path, const char *text)
 {
-	char buf[16];
-	int fd, n, rc = 0;
+	ssize_t len = (ssize_t)strlen(text), n;
+	int fd, rc = 0;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = snprintf(buf, sizeof(buf), "%u\n", v);
-	if (write(fd, buf, n) != n)
-		rc = -errno;
+	n = write(fd, text, len);
+	if (n != len)
+		rc = n < 0 ? -errno : -EIO;
 	close(fd);
 	return rc;
+}
+
+static inline int write_uint(const char *path, unsigned int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u\n", v);
+	return write_text(path, buf);
 }
 
 /* --- child processes -------------------------------------------------------- */
