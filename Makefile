@@ -484,8 +484,14 @@ TAP_SH := $(BUILD)/tests/kernel/helpers/tap.sh
 $(TAP_SH): selftests/lib/tap.sh
 	@mkdir -p $(dir $@)
 	$(Q)install -m 644 $< $@
+# Saving and restoring the fabrics around an unload of ccore.ko.
+FABRICS_SH := $(BUILD)/tests/kernel/helpers/fabrics.sh
+$(FABRICS_SH): selftests/lib/fabrics.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
 
-STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder $(TAP_SH)
+STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder \
+	$(TAP_SH) $(FABRICS_SH)
 ifeq ($(SAN),)
 all: $(STRESS_TESTS)
 endif
@@ -505,7 +511,7 @@ $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c ua
 # Its .timeout file gives the guest runner its own time limit.
 KFUZZ_SRCS := $(sort $(wildcard selftests/kfuzz/*.c))
 KFUZZ_TESTS := $(BUILD)/tests/kernel/kfuzz_test.sh $(BUILD)/tests/kernel/kfuzz_test.sh.timeout \
-	$(BUILD)/tests/kernel/helpers/ccore_kfuzz $(TAP_SH)
+	$(BUILD)/tests/kernel/helpers/ccore_kfuzz $(TAP_SH) $(FABRICS_SH)
 ifeq ($(SAN),)
 all: $(KFUZZ_TESTS)
 endif
