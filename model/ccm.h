@@ -505,8 +505,9 @@ u32 ccm_fabric_dead_pid(const struct ccm_fabric *f, u32 slot);
 u32 ccm_fabric_deaths(const struct ccm_fabric *f);
 /*
  * Stop the cores of dead @slot (their jobs end, rings and compute stop,
- * nothing of theirs runs again), unclaim them and free the slot.
+ * nothing of theirs runs again), unclaim them and free the slot.  True
+ * for the one caller that did (others find it reaped or being reaped).
  */
-void ccm_fabric_reap(struct ccm_fabric *f, u32 slot);
+bool ccm_fabric_reap(struct ccm_fabric *f, u32 slot);
 
 #endif

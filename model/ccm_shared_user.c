@@ -297,7 +297,7 @@ u32 ccm_fabric_deaths(const struct ccm_fabric *f)
 	return ccm_load32(&f->deaths);
 }
 
-void ccm_fabric_reap(struct ccm_fabric *f, u32 slot)
+bool ccm_fabric_reap(struct ccm_fabric *f, u32 slot)
 {
 	struct ccm_arena *was = ccm_arena_current;
 	u32 dead = CCM_PROC_DEAD;
@@ -305,9 +305,10 @@ void ccm_fabric_reap(struct ccm_fabric *f, u32 slot)
 	/* one reaper: the others find it reaping or free */
 	if (!f->procs || slot >= CCM_MAX_PROCS ||
 	    !ccm_cas32(&f->procs[slot].state, &dead, CCM_PROC_REAPING))
-		return;
+		return false;
 	ccm_arena_current = ccm_arena_of(f);
 	slot_release(f, slot, -EPIPE);
 	ccm_arena_current = was;
+	return true;
 }
 #endif
