@@ -496,8 +496,10 @@ u32 ccm_fabric_slot_pid(const struct ccm_fabric *f, u32 slot);
  * dead until ccm_fabric_reap().
  */
 u64 ccm_fabric_find_dead(struct ccm_fabric *f);
-/* Slots whose process was found dead, reaped or not, until a process
- * attaches in their place (bit = slot). */
+/*
+ * Slots whose process was found dead, reaped or not, until a process
+ * attaches in their place (bit = slot).
+ */
 u64 ccm_fabric_dead_slots(const struct ccm_fabric *f);
 /* The pid of the process last found dead in @slot (0: none). */
 u32 ccm_fabric_dead_pid(const struct ccm_fabric *f, u32 slot);

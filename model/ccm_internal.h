@@ -351,7 +351,7 @@ static inline void ccm_shared_stop(struct ccm_fabric *f)
 #else
 /* Stop this process's workers of shared @f (it stays attached). */
 void ccm_shared_stop(struct ccm_fabric *f);
-/* ccm_shared_user.c: this process's run queue of shared @f (NULL: none) */
+/* ccm_shared_user.c: this process's run queue of shared @f (NULL: none). */
 struct ccm_sched *ccm_shared_my_sched(struct ccm_fabric *f);
 /* The callbacks of this process, if @core is one of its cores, else NULL. */
 const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
@@ -463,8 +463,10 @@ struct ccm_ring *ccm_engine_pick_ring(struct ccm_engine *e);
 int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index);
 void ccm_engine_fini(struct ccm_engine *e);
 enum ccm_step_result ccm_engine_step(struct ccm_engine *e);
-/* Drop what every ring of @e started and free them, with no agent running
- * @e (a shared fabric's process died: ccm_fabric_reap()). */
+/*
+ * Drop what every ring of @e started and free them, with no agent running
+ * @e (a shared fabric's process died: ccm_fabric_reap()).
+ */
 void ccm_engine_drop_all(struct ccm_engine *e);
 struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring);
 /*

@@ -16,7 +16,7 @@
 #include <emmintrin.h>
 #endif
 
-_Thread_local struct ccm_arena *ccm_arena_current;
+CCM_THREAD_LOCAL struct ccm_arena *ccm_arena_current;
 
 void *ccm_zalloc(size_t size)
 {
@@ -167,7 +167,7 @@ static void futex_wake(u32 *word, int n, bool shared)
 void ccm_mutex_init(struct ccm_mutex *m)
 {
 	m->state = 0;
-	m->shared = ccm_arena_current != NULL;
+	m->shared = !!ccm_arena_current;
 }
 
 void ccm_mutex_destroy(struct ccm_mutex *m)
@@ -257,7 +257,7 @@ void ccm_mutex_wake(struct ccm_mutex *m)
 void ccm_cond_init(struct ccm_cond *c)
 {
 	c->seq = 0;
-	c->shared = ccm_arena_current != NULL;
+	c->shared = !!ccm_arena_current;
 }
 
 void ccm_cond_destroy(struct ccm_cond *c)

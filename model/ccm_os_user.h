@@ -156,15 +156,17 @@ static inline u64 ccm_div64_u32(u64 a, u32 b)
  * host maps at the same address.  NULL: the process's own heap.
  */
 struct ccm_arena;
-extern _Thread_local struct ccm_arena *ccm_arena_current;
+extern CCM_THREAD_LOCAL struct ccm_arena *ccm_arena_current;
 /* The arena @p was allocated from, or NULL (a plain heap pointer). */
 struct ccm_arena *ccm_arena_of(const void *p);
 void *ccm_arena_alloc(struct ccm_arena *a, size_t size);
 void ccm_arena_free(struct ccm_arena *a, void *p);
 void *ccm_arena_big_alloc(struct ccm_arena *a, size_t size);
 void ccm_arena_big_free(struct ccm_arena *a, void *p, size_t size);
-/* Resize an allocation of ccm_zalloc() of @old bytes (the new ones zeroed)
- * in the heap it came from; NULL (and @p kept) if out of memory. */
+/*
+ * Resize an allocation of ccm_zalloc() of @old bytes (the new ones zeroed)
+ * in the heap it came from; NULL (and @p kept) if out of memory.
+ */
 void *ccm_realloc(void *p, size_t old, size_t size);
 /* A process that held a lock (its pid) is gone: true (ccm_arena_user.c). */
 bool ccm_lock_holder_dead(u32 pid);

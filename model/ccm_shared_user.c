@@ -125,11 +125,14 @@ int ccm_fabric_attach(struct ccm_fabric *f, const struct ccm_host_ops *ops, void
 	}
 	if (!p)
 		return ccm_fail(err, -EUSERS, CCM_NO_INDEX,
-				"all %u process slots of the shared fabric are taken", CCM_MAX_PROCS);
+				"all %u process slots of the shared fabric are taken",
+				CCM_MAX_PROCS);
 	__atomic_fetch_and(&f->died, ~(1ull << (p - f->procs)), __ATOMIC_SEQ_CST);
 	threads = calloc(f->cfg.workers, sizeof(*threads));
+#ifndef CCM_OS_PTHREAD
 	/* this process's locks name it: a waiter can tell if it dies holding one */
 	ccm_lock_tag = (u32)getpid() << CCM_LOCK_TAG_SHIFT;
+#endif
 	p->pid = (u32)getpid();
 	ccm_arena_current = ccm_arena_of(f);
 	rc = threads ? ccm_sched_init_one(f, &p->sched) : -ENOMEM;
@@ -139,7 +142,8 @@ int ccm_fabric_attach(struct ccm_fabric *f, const struct ccm_host_ops *ops, void
 		ccm_sched_fini_one(&p->sched);
 		p->pid = 0;
 		ccm_store32(&p->state, CCM_PROC_FREE);
-		return ccm_fail(err, -ENOMEM, CCM_NO_INDEX, "out of memory attaching to the fabric");
+		return ccm_fail(err, -ENOMEM, CCM_NO_INDEX,
+				"out of memory attaching to the fabric");
 	}
 	*at = (struct attachment){
 		.slot = (u32)(p - f->procs), .ops = ops, .host = host, .threads = threads,

@@ -45,6 +45,8 @@ struct sim_hello {
 };
 
 struct sim_link {
+	char key[SIM_KEY_MAX + 1];
+	struct sim_link *next;	/* this process's open shared systems */
 	int memfd;		/* the creator's, for those who attach later */
 	int listen_fd;		/* the creator's */
 	pthread_t listener;
@@ -52,6 +54,45 @@ struct sim_link {
 	void *base;
 	u64 size;
 };
+
+/* This process's open shared systems: one per job key. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_link *open_links;
+
+/* Note @l open under its key; -EALREADY if this process has it open. */
+static int note_open(struct sim_link *l, const char *key)
+{
+	struct sim_link *o;
+	int rc = 0;
+
+	pthread_mutex_lock(&open_lock);
+	for (o = open_links; o; o = o->next)
+		if (!strcmp(o->key, key))
+			rc = -EALREADY;
+	if (!rc) {
+		snprintf(l->key, sizeof(l->key), "%s", key);
+		l->next = open_links;
+		open_links = l;
+	}
+	pthread_mutex_unlock(&open_lock);
+	if (rc)
+		return ccore_error(rc, "shared sim: this process has the fabric of job key \"%s\" open already: its ranks share that system (ccore_system_claim_core() claims more cores)",
+				   key);
+	return 0;
+}
+
+static void note_closed(struct sim_link *l)
+{
+	struct sim_link **p;
+
+	pthread_mutex_lock(&open_lock);
+	for (p = &open_links; *p; p = &(*p)->next)
+		if (*p == l) {
+			*p = l->next;
+			break;
+		}
+	pthread_mutex_unlock(&open_lock);
+}
 
 static u64 key_hash(const char *key)
 {
@@ -567,6 +608,12 @@ int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,
 	}
 	s->link->memfd = -1;
 	s->link->listen_fd = -1;
+	rc = note_open(s->link, key);
+	if (rc) {
+		free(s->link);
+		free(s);
+		return rc;
+	}
 	rc = rendezvous(s, key, opts->sim_config ? opts->sim_config : getenv("CCORE_SIM"),
 			opts->timeout_ns);
 	if (!rc)
@@ -617,6 +664,7 @@ void sim_shared_close(struct sim_system *s)
 		close(l->listen_fd);
 	if (l->memfd >= 0)
 		close(l->memfd);
+	note_closed(l);
 	if (s->arena)
 		ccm_arena_forget(s->arena);
 	if (l->base)

@@ -504,3 +504,39 @@ TEST(a_timed_or_inline_fabric_cannot_be_shared)
 	ASSERT_EQ(count_fds(), fds);
 	ASSERT_FALSE(socket_listed(key));
 }
+
+TEST(a_process_opens_a_job_key_once_and_leaves_nothing_after_close)
+{
+	struct ccore_core_ref ref = { .dev = 1, .core = 1 };
+	struct ccore_shared_opts o = { .sim_config = CONFIG, .cores = &ref, .ncores = 1 };
+	struct ccore_system *sys, *again;
+	uint32_t slot, h;
+	uint64_t va, dead;
+	int fds = count_fds(), shm = count_dev_shm();
+
+	new_key("once");
+	for (int round = 0; round < 2; round++) {
+		ASSERT_EQ(ccore_system_open_shared(key, &o, &sys), 0);
+		ASSERT_TRUE(socket_listed(key));
+		ASSERT_EQ(ccore_system_open_shared(key, &o, &again), -EALREADY);
+		ASSERT_STR_CONTAINS(ccore_last_error(), "open already");
+		ASSERT_EQ(ccore_system_process_slot(sys, &slot), 0);
+		ASSERT_EQ(ccore_system_dead_slots(sys, &dead), 0);
+		ASSERT_EQ(dead, 0);
+		ASSERT_EQ(ccore_dev_bo_create(ccore_system_device(sys, 1), 4096, &h, &va), 0);
+		/* USERPTR memory of one process cannot be shared */
+		struct drm_ccore_bo_create u = { .size = 4096, .flags = DRM_CCORE_BO_F_USERPTR,
+						 .userptr = (uintptr_t)&fds & ~4095ull };
+		ASSERT_EQ(ccore_dev_ioctl(ccore_system_device(sys, 1), DRM_IOCTL_CCORE_BO_CREATE, &u),
+			  -EOPNOTSUPP);
+		ccore_system_close(sys);
+		ASSERT_EQ(count_fds(), fds);
+		ASSERT_FALSE(socket_listed(key));
+	}
+	ASSERT_EQ(count_dev_shm(), shm);
+	/* a plain sim system is not shared */
+	ASSERT_EQ(ccore_system_open("sim", CONFIG, &sys), 0);
+	ASSERT_EQ(ccore_system_process_slot(sys, &slot), -ENODEV);
+	ASSERT_STR_CONTAINS(ccore_last_error(), "not shared");
+	ccore_system_close(sys);
+}
