@@ -330,6 +330,7 @@ struct ccm_fabric {
 	struct ccm_proc *procs;		/* CCM_MAX_PROCS, or NULL: not shared */
 	u32 deaths;			/* atomic: processes found dead so far */
 	u64 died;			/* atomic: slots whose process died, until reused */
+	u64 live;			/* atomic: slots attached (what a kick visits) */
 };
 
 #ifdef __KERNEL__

@@ -228,6 +228,7 @@ static void host_kick_one(struct ccm_sched *s, bool fence)
 
 static void host_kick(struct ccm_fabric *f, bool fence)
 {
+	u64 live;
 	u32 i;
 
 	/* timed mode: whoever waits runs the model inline */
@@ -238,9 +239,11 @@ static void host_kick(struct ccm_fabric *f, bool fence)
 		return;
 	}
 	/* a shared fabric: what changed may be waited for in any process */
-	for (i = 0; i < CCM_MAX_PROCS; i++)
+	for (live = ccm_load64(&f->live); live; live &= live - 1) {
+		i = (u32)__builtin_ctzll(live);
 		if (__atomic_load_n(&f->procs[i].state, __ATOMIC_ACQUIRE) == CCM_PROC_LIVE)
 			host_kick_one(&f->procs[i].sched, fence);
+	}
 }
 
 void ccm_host_kick(struct ccm_fabric *f)

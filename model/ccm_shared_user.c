@@ -150,6 +150,7 @@ int ccm_fabric_attach(struct ccm_fabric *f, const struct ccm_host_ops *ops, void
 	};
 	__atomic_store_n(&at->f, f, __ATOMIC_RELEASE);
 	ccm_sched_start_one(&p->sched, threads, f->cfg.workers);
+	__atomic_fetch_or(&f->live, 1ull << at->slot, __ATOMIC_SEQ_CST);
 	*slot = at->slot;
 	return 0;
 }
@@ -231,6 +232,7 @@ static void slot_release(struct ccm_fabric *f, u32 slot, int status)
 	struct ccm_proc *p = &f->procs[slot];
 	u32 d, k;
 
+	__atomic_fetch_and(&f->live, ~(1ull << slot), __ATOMIC_SEQ_CST);
 	for (d = 0; d < f->ndev; d++)
 		for (k = 0; k < f->cfg.cores; k++)
 			if (ccm_load32(&f->devs[d].cores[k].owner) == slot + 1)

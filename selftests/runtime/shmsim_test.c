@@ -397,20 +397,21 @@ static void kill_child(int i, int n, int fds)
 	xread(down, all, sizeof(all));
 	if (i == 2) {
 		struct ccm_arena *a = ccm_arena_of(ccore_system_model(sys));
-		struct drm_ccore_desc desc[64];
+		/* 16 GiB to copy: still moving when it is killed */
+		struct drm_ccore_desc desc[512];
 
 		CHECK(!ccore_dev_bo_import_token(d, all[0].bo_token, &peer_h, &peer_va), "import");
 		CHECK(!ccore_dev_sem_import_token(d, all[0].sem_token, &first, NULL), "import");
-		CHECK(!ccore_dev_ring_create(d, (uint32_t)core, 0, 0, 64, 0, 0, &ring), "ring");
-		for (int k = 0; k < 64; k++)
+		CHECK(!ccore_dev_ring_create(d, (uint32_t)core, 0, 0, 512, 0, 0, &ring), "ring");
+		for (int k = 0; k < 512; k++)
 			desc[k] = (struct drm_ccore_desc){
 				.op = DRM_CCORE_DESC_COPY, .len = 32u << 20, .dst = peer_va,
 				.src0 = va,
 			};
-		desc[63].flags = DRM_CCORE_DESC_F_SIGNAL;
-		desc[63].signal_sem = first;
-		desc[63].signal_value = 1;
-		CHECK(!ccore_dev_ring_submit(d, ring, desc, 64, DRM_CCORE_SUBMIT_F_START), "submit");
+		desc[511].flags = DRM_CCORE_DESC_F_SIGNAL;
+		desc[511].signal_sem = first;
+		desc[511].signal_value = 1;
+		CHECK(!ccore_dev_ring_submit(d, ring, desc, 512, DRM_CCORE_SUBMIT_F_START), "submit");
 		ccm_mutex_lock(&a->lock);	/* killed holding it */
 		xwrite(up, &me, sizeof(me));
 		pause();
@@ -539,4 +540,74 @@ TEST(a_process_opens_a_job_key_once_and_leaves_nothing_after_close)
 	ASSERT_EQ(ccore_system_process_slot(sys, &slot), -ENODEV);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "not shared");
 	ccore_system_close(sys);
+}
+
+/*
+ * The round trip across processes: child 0's host adds to child 1's
+ * semaphore, child 1's CC core (a queued job per round) takes it and adds
+ * to child 0's, whose host waits for it.  Logged, for the record.
+ */
+#define PINGS 200
+
+static void ping_child(int i, int n, int fds)
+{
+	int up = fds / 1000, down = fds % 1000;
+	struct card me = { .pid = getpid() }, all[2];
+	struct ccore_system *sys = open_shared(i, 0);
+	struct ccore_dev *d = ccore_system_device(sys, (unsigned int)i);
+	uint32_t sem, first, prog;
+	uint64_t job = 0;
+	int status;
+
+	(void)n;
+	CHECK(!ccore_dev_sem_alloc(d, 0, 1, &sem), "sem_alloc");
+	me.sem = sem;
+	CHECK(!ccore_dev_sem_export(d, sem, &me.sem_token), "sem_export");
+	xwrite(up, &me, sizeof(me));
+	xread(down, all, sizeof(all));
+	CHECK(!ccore_dev_sem_import_token(d, all[!i].sem_token, &first, NULL), "import");
+	if (i == 1) {
+		struct drm_ccore_insn *insns;
+		size_t ninsns;
+
+		insns = assemble(&ninsns, "acquire " SEMF ", 1\nadd " SEMF ", 1\nret\n", S3(sem),
+				 S3(first));
+		CHECK(!ccore_dev_program_load(d, 0, insns, (uint32_t)ninsns, &prog), "load");
+		free(insns);
+		for (int k = 0; k < PINGS; k++)
+			CHECK(!ccore_dev_submit(d, prog, DRM_CCORE_JOB_F_TRIGGER, &job), "submit");
+		xwrite(up, &me, sizeof(me));
+		CHECK(!ccore_dev_job_wait(d, job, 60 * TSIM_SEC, &status) && !status, "last job");
+	} else {
+		s64 t0;
+
+		xread(down, all, sizeof(all[0]));	/* its jobs are queued */
+		t0 = ccm_now_ns();
+		for (uint32_t k = 1; k <= PINGS; k++) {
+			CHECK(!ccore_dev_sem_write(d, first, DRM_CCORE_SEM_ADD, 1), "add");
+			CHECK(!ccore_dev_sem_wait(d, sem, k, 10 * TSIM_SEC), "round %u", k);
+		}
+		me.pid = (int32_t)((ccm_now_ns() - t0) / PINGS);
+		xwrite(up, &me, sizeof(me));
+	}
+	xwrite(up, &me, sizeof(me));
+	xread(down, all, sizeof(all[0]));
+	ccore_system_close(sys);
+}
+
+TEST(a_round_trip_between_processes)
+{
+	struct card c;
+
+	new_key("ping");
+	spawn(0, ping_child, 2);
+	spawn(1, ping_child, 2);
+	exchange(2);
+	xread(kids[1].up[0], &c, sizeof(c));
+	xwrite(kids[0].down[1], &c, sizeof(c));
+	xread(kids[0].up[0], &c, sizeof(c));
+	ccore_test_log("host -> CC core of another process -> host: %d ns a round trip (%d rounds)",
+		       c.pid, PINGS);
+	barrier(2);
+	reap_all(2, 0);
 }
