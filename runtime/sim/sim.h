@@ -107,7 +107,7 @@ struct sim_ctx {
 	struct sim_system *sys;	/* process-local: only its process follows it */
 	struct sim_ctx *next_ctx;	/* shared system: every context opened */
 	u32 slot;		/* shared system: its process's slot */
-	bool released;		/* shared system: its process died, its semaphores freed */
+	bool released;		/* shared system: closed or its process died, semaphores freed */
 	u32 dev;
 	struct ccm_vm vm;
 	struct sim_handles bos, rings, progs;
@@ -267,6 +267,8 @@ const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd);
 /* -EBADF saying why @fd is no open token (forged, closed or stale); @what
  * names the request. */
 int sim_token_bad(const struct sim_system *s, const char *what, s32 fd);
+/* The same reason, written to @buf. */
+void sim_token_why(const struct sim_system *s, s32 fd, char *buf, size_t len);
 /* close(2) of an exported fd: drops what it holds (caller holds s->lock). */
 int sim_token_close(struct sim_system *s, s32 fd);
 

@@ -181,9 +181,10 @@ int sim_sem_import(struct sim_ctx *c, void *arg)
 	/* the tokens are the process's own: of this fabric */
 	rc = ccm_uapi_sem_import(a, t != NULL, t && t->sem, true, &err);
 	if (rc) {
-		sim_fail(DRM_IOCTL_CCORE_SEM_IMPORT, rc, &err);
 		/* what the token was: forged, closed or stale */
-		return rc == -EBADF ? sim_token_bad(c->sys, "SEM_IMPORT", a->fd) : rc;
+		if (rc == -EBADF)
+			sim_token_why(c->sys, a->fd, err.msg, sizeof(err.msg));
+		return sim_fail(DRM_IOCTL_CCORE_SEM_IMPORT, rc, &err);
 	}
 	if (c->ngrants == c->grants_cap) {
 		u32 cap = c->grants_cap ? c->grants_cap * 2 : 16;

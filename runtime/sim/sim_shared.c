@@ -306,7 +306,7 @@ static int join_fabric(struct sim_system *s, int sock, const char *config)
 	return 0;
 }
 
-/* Connect to the job's creator, or become it; *@creator says which. */
+/* Connect to the process serving @key's fabric, or become it. */
 static int rendezvous(struct sim_system *s, const char *key, const char *config,
 		      int64_t timeout_ns)
 {
@@ -645,8 +645,10 @@ void sim_shared_close(struct sim_system *s)
 				sim_ring_fini(s->ctx[i]);
 			}
 		for (i = 0; i < s->base.ndev; i++)
-			if (s->ctx && s->ctx[i])
+			if (s->ctx && s->ctx[i]) {
 				sim_ctx_fini(s->ctx[i]);
+				s->ctx[i]->released = true;	/* stays: others may pin its blocks */
+			}
 		/* its exports go with it, as its fds would */
 		for (i = 0; i < s->sh->ntokens; i++)
 			if (s->sh->tokens[i].open && s->sh->tokens[i].slot == s->slot)

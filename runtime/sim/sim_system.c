@@ -151,18 +151,27 @@ const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd)
 	return token_of(s, fd);
 }
 
-int sim_token_bad(const struct sim_system *s, const char *name, s32 fd)
+void sim_token_why(const struct sim_system *s, s32 fd, char *buf, size_t len)
 {
 	const struct sim_shared *sh = s->sh;
 	u32 i = (u32)(fd - SIM_TOKEN_BASE) & 0xffff;
 
 	if (fd >= SIM_TOKEN_BASE && i < sh->ntokens && sh->tokens[i].open)
-		return ccore_error(-EBADF, "%s: fd %d is stale: that export was closed and its token reused (generation %u, now %u)",
-				   name, fd, (u32)(fd - SIM_TOKEN_BASE) >> 16, sh->tokens[i].gen);
-	if (fd >= SIM_TOKEN_BASE && i < sh->ntokens)
-		return ccore_error(-EBADF, "%s: fd %d is closed: that export was closed", name, fd);
-	return ccore_error(-EBADF, "%s: fd %d is not an open file descriptor (no export of this fabric%s)",
-			   name, fd, sim_shared(s) ? " by any process sharing it" : "");
+		snprintf(buf, len, "fd %d is stale: that export was closed and its token reused (generation %u, now %u)",
+			 fd, (u32)(fd - SIM_TOKEN_BASE) >> 16, sh->tokens[i].gen);
+	else if (fd >= SIM_TOKEN_BASE && i < sh->ntokens)
+		snprintf(buf, len, "fd %d is closed: that export was closed", fd);
+	else
+		snprintf(buf, len, "fd %d is not an open file descriptor (no export of this fabric%s)",
+			 fd, sim_shared(s) ? " by any process sharing it" : "");
+}
+
+int sim_token_bad(const struct sim_system *s, const char *name, s32 fd)
+{
+	char why[CCM_ERR_LEN];
+
+	sim_token_why(s, fd, why, sizeof(why));
+	return ccore_error(-EBADF, "%s: %s", name, why);
 }
 
 int sim_token_close(struct sim_system *s, s32 fd)
