@@ -42,10 +42,11 @@ void ccore_system_close(struct ccore_system *sys);
  * @key (e.g. derived from the job's unique id and the host name: any
  * printable ASCII without spaces, at most 80 characters).  The first
  * creates the fabric (from @opts->sim_config, else $CCORE_SIM, else the
- * defaults; every process must give the same) and serves it to the others
- * until it closes: every process must have opened it before the first one
- * closes.  Nothing is named in the file system: the fabric's memory goes
- * when the last process closes or exits, however it ends.
+ * defaults; every process must give the same); every process that opened
+ * it serves it to those that come later, so it lives as long as any of
+ * them.  Nothing is named in the file system: the fabric's memory goes
+ * when the last process closes or exits, however it ends.  A process opens
+ * a key once (-EALREADY): its ranks share that system.
  *
  * Each process claims cores (@opts->cores, or ccore_system_claim_core()):
  * only its contexts may create rings, load programs, allocate semaphores

@@ -9,7 +9,9 @@
  * pointers hold everywhere.  The first process of a job key creates it and
  * serves the memfd over a UNIX socket in the abstract namespace (SCM_RIGHTS;
  * the name goes with the socket too); the others connect and map it with
- * MAP_FIXED_NOREPLACE.  Each process claims cores and runs their agents on
+ * MAP_FIXED_NOREPLACE.  Every process keeps the memfd and serves it too,
+ * on a name of its slot (ccore-sim.KEY.SLOT): a process that opens the
+ * fabric after its creator closed or died finds it there.  Each process claims cores and runs their agents on
  * its own workers (model/ccm_shared_user.c): launching work costs no round
  * trip through another process.  See Documentation/device-model.rst,
  * "Processes sharing a fabric".
@@ -47,10 +49,12 @@ struct sim_hello {
 struct sim_link {
 	char key[SIM_KEY_MAX + 1];
 	struct sim_link *next;	/* this process's open shared systems */
-	int memfd;		/* the creator's, for those who attach later */
-	int listen_fd;		/* the creator's */
-	pthread_t listener;
-	bool listening;
+	int memfd;		/* for those who attach later */
+	int main_fd;		/* the creator's: the job key's own name */
+	int slot_fd;		/* everyone's: the name of its slot */
+	bool stopping;		/* atomic */
+	pthread_t server;
+	bool server_started;
 	void *base;
 	u64 size;
 };
@@ -146,22 +150,56 @@ static void send_arena(int conn, const struct sim_link *l)
 		ccore_error(-errno, "shared sim: sending the fabric to a process: %s", strerror(errno));
 }
 
-/* The creator hands the memfd to every process that connects. */
-static void *listener_main(void *arg)
+/* Serve the memfd to every process that connects, on either name. */
+static void *server_main(void *arg)
 {
 	struct sim_link *l = arg;
-	int conn;
+	struct pollfd p[2] = {
+		{ .fd = l->slot_fd, .events = POLLIN }, { .fd = l->main_fd, .events = POLLIN },
+	};
+	int conn, i;
 
-	for (;;) {
-		conn = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (conn < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+	while (!__atomic_load_n(&l->stopping, __ATOMIC_ACQUIRE)) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		for (i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
 				continue;
-			return NULL;	/* shut down at close */
+			conn = accept4(p[i].fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (conn >= 0) {
+				send_arena(conn, l);
+				close(conn);
+			} else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+				p[i].fd = -1;	/* shut down at close */
+			}
 		}
-		send_arena(conn, l);
-		close(conn);
+		if (p[0].fd < 0 && p[1].fd < 0)
+			return NULL;
 	}
+	return NULL;
+}
+
+/* Listen on @key's name (@slot: that slot's; CCM_NO_INDEX: the key's own). */
+static int name_socket(const char *key, u32 slot, bool listening)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	char name[SIM_KEY_MAX + 16];
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (slot == CCM_NO_INDEX)
+		snprintf(name, sizeof(name), "%s", key);
+	else
+		snprintf(name, sizeof(name), "%s.%u", key, slot);
+	len = sock_name(name, &sa);
+	if (fd < 0)
+		return -1;
+	if (listening ? bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 64) :
+			connect(fd, (struct sockaddr *)&sa, len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int recv_arena(int sock, struct sim_hello *hello, int *memfd)
@@ -288,7 +326,7 @@ static int join_fabric(struct sim_system *s, int sock, const char *config)
 		return rc;
 	l->size = hello.size;
 	l->base = map_arena(memfd, hello.size, hello.base, NULL);
-	close(memfd);	/* the mapping keeps the memory */
+	l->memfd = memfd;	/* to serve it in turn */
 	if (!l->base)
 		return ccore_error(-EADDRINUSE, "shared sim: the fabric lives at 0x%llx..0x%llx in every process, and that range is taken in this one (%s); open the shared fabric before mapping much else",
 				   (unsigned long long)hello.base,
@@ -306,37 +344,43 @@ static int join_fabric(struct sim_system *s, int sock, const char *config)
 	return 0;
 }
 
-/* Connect to the process serving @key's fabric, or become it. */
+/*
+ * A process serving @key's fabric: its creator (the key's own name), else
+ * any process attached to it (its slot's name); -1 if none.
+ */
+static int find_server(const char *key)
+{
+	int fd = name_socket(key, CCM_NO_INDEX, false);
+	u32 slot;
+
+	for (slot = 0; fd < 0 && slot < CCM_MAX_PROCS; slot++)
+		fd = name_socket(key, slot, false);
+	return fd;
+}
+
+/* Connect to a process serving @key's fabric, or become its creator. */
 static int rendezvous(struct sim_system *s, const char *key, const char *config,
 		      int64_t timeout_ns)
 {
-	struct sockaddr_un sa;
-	socklen_t len = sock_name(key, &sa);
+	struct sim_link *l = s->link;
 	s64 deadline = ccm_now_ns() + (timeout_ns > 0 ? timeout_ns : SIM_ATTACH_TIMEOUT_NS);
 	struct timespec pause = { 0, 1000000 };
 	int fd, rc;
 
 	for (;;) {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return ccore_error(-errno, "shared sim: socket: %s", strerror(errno));
-		if (!connect(fd, (struct sockaddr *)&sa, len)) {
+		fd = find_server(key);
+		if (fd >= 0) {
 			rc = join_fabric(s, fd, config);
 			close(fd);
 			return rc;
 		}
-		if (!bind(fd, (struct sockaddr *)&sa, len)) {
-			s->link->listen_fd = fd;
-			rc = create_fabric(s, key, config);
-			if (!rc && listen(fd, 64))
-				rc = ccore_error(-errno, "shared sim: listen: %s", strerror(errno));
-			if (!rc && pthread_create(&s->link->listener, NULL, listener_main, s->link))
-				rc = ccore_error(-EAGAIN, "shared sim: no thread to serve the fabric");
-			s->link->listening = !rc;
-			return rc;
+		/* whoever binds the key's own name first creates the fabric */
+		fd = name_socket(key, CCM_NO_INDEX, true);
+		if (fd >= 0) {
+			l->main_fd = fd;
+			return create_fabric(s, key, config);
 		}
-		close(fd);
-		/* bound by a creator not listening yet, or gone between the two */
+		/* another process is creating it */
 		if (ccm_now_ns() >= deadline)
 			return ccore_error(-ETIMEDOUT, "shared sim: job key \"%s\": no process served the fabric within %lld ms",
 					   key, (long long)((timeout_ns > 0 ? timeout_ns : SIM_ATTACH_TIMEOUT_NS) / 1000000));
@@ -607,7 +651,8 @@ int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,
 		return ccore_error(-ENOMEM, "shared sim: out of memory");
 	}
 	s->link->memfd = -1;
-	s->link->listen_fd = -1;
+	s->link->main_fd = -1;
+	s->link->slot_fd = -1;
 	rc = note_open(s->link, key);
 	if (rc) {
 		free(s->link);
@@ -618,6 +663,14 @@ int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,
 			opts->timeout_ns);
 	if (!rc)
 		rc = attach(s, opts);
+	if (!rc) {
+		/* a slot's name may linger a moment after its last holder closed:
+		 * then this process serves under the key's name alone */
+		s->link->slot_fd = name_socket(key, s->slot, true);
+		if (pthread_create(&s->link->server, NULL, server_main, s->link))
+			rc = ccore_error(-EAGAIN, "shared sim: no thread to serve the fabric");
+		s->link->server_started = !rc;
+	}
 	if (rc) {
 		char msg[1024];
 
@@ -630,11 +683,30 @@ int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,
 	return 0;
 }
 
+static void stop_serving(struct sim_link *l)
+{
+	__atomic_store_n(&l->stopping, true, __ATOMIC_RELEASE);
+	if (l->slot_fd >= 0)
+		shutdown(l->slot_fd, SHUT_RDWR);
+	if (l->main_fd >= 0)
+		shutdown(l->main_fd, SHUT_RDWR);
+	if (l->server_started)
+		pthread_join(l->server, NULL);
+	if (l->slot_fd >= 0)
+		close(l->slot_fd);
+	if (l->main_fd >= 0)
+		close(l->main_fd);
+	l->slot_fd = l->main_fd = -1;
+	l->server_started = false;
+}
+
 void sim_shared_close(struct sim_system *s)
 {
 	struct sim_link *l = s->link;
 	u32 i;
 
+	/* first: a process taking this slot next binds its name */
+	stop_serving(l);
 	if (s->f && ccm_fabric_slot(s->f) != CCM_NO_INDEX) {
 		ccm_fabric_stop(s->f);
 		ccm_arena_current = s->arena;
@@ -658,12 +730,6 @@ void sim_shared_close(struct sim_system *s)
 		ccm_mutex_unlock(&s->sh->lock);
 		ccm_arena_current = NULL;
 	}
-	if (l->listening) {
-		shutdown(l->listen_fd, SHUT_RDWR);
-		pthread_join(l->listener, NULL);
-	}
-	if (l->listen_fd >= 0)
-		close(l->listen_fd);
 	if (l->memfd >= 0)
 		close(l->memfd);
 	note_closed(l);

@@ -611,3 +611,75 @@ TEST(a_round_trip_between_processes)
 	barrier(2);
 	reap_all(2, 0);
 }
+
+/*
+ * The fabric outlives the process that created it: child 0 creates it and
+ * closes, child 2 still finds it (it imports child 1's token); child 1 is
+ * killed, child 3 still finds it and takes child 1's core.
+ */
+static void outlive_child(int i, int n, int fds)
+{
+	int up = fds / 1000, down = fds % 1000;
+	struct card me = { .pid = getpid() }, other;
+	struct ccore_system *sys = open_shared(i == 1 || i == 3 ? 1 : 0, i == 3 ? 1 : 0);
+	struct ccore_dev *d = ccore_system_device(sys, 1);
+	uint32_t h, slot, pid;
+	uint64_t va, dead;
+
+	(void)n;
+	if (i == 1) {
+		CHECK(!ccore_dev_bo_create(d, 4096, &h, &va), "bo_create");
+		CHECK(!ccore_dev_bo_export(d, h, &me.bo_token), "export");
+	}
+	if (i == 2) {
+		xread(down, &other, sizeof(other));
+		CHECK(!ccore_dev_bo_import_token(d, other.bo_token, &h, &va),
+		      "the creator gone, a newcomer imports an export of the same fabric");
+	}
+	if (i == 3) {
+		CHECK(!ccore_system_claim_core(sys, 1, 0), "the dead one's core");
+		CHECK(!ccore_system_dead_slots(sys, &dead) && dead, "its death is known");
+		slot = (uint32_t)__builtin_ctzll(dead);
+		CHECK(!ccore_system_slot_pid(sys, slot, &pid) && pid, "its pid");
+		me.pid = (int32_t)pid;
+	}
+	xwrite(up, &me, sizeof(me));
+	if (i != 3)
+		xread(down, &other, sizeof(other));
+	ccore_system_close(sys);
+}
+
+TEST(the_fabric_outlives_its_creator_and_a_killed_server)
+{
+	struct card c0, c1, c;
+	int st, shm = count_dev_shm();
+
+	new_key("outlive");
+	spawn(0, outlive_child, 4);
+	xread(kids[0].up[0], &c0, sizeof(c0));
+	spawn(1, outlive_child, 4);
+	xread(kids[1].up[0], &c1, sizeof(c1));
+	xwrite(kids[0].down[1], &c0, sizeof(c0));	/* the creator closes */
+	ASSERT_EQ(waitpid(kids[0].pid, &st, 0), kids[0].pid);
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	spawn(2, outlive_child, 4);
+	xwrite(kids[2].down[1], &c1, sizeof(c1));
+	xread(kids[2].up[0], &c, sizeof(c));
+	ASSERT_EQ(kill(kids[1].pid, SIGKILL), 0);
+	ASSERT_EQ(waitpid(kids[1].pid, &st, 0), kids[1].pid);
+	spawn(3, outlive_child, 4);
+	xread(kids[3].up[0], &c, sizeof(c));
+	ASSERT_EQ(c.pid, kids[1].pid);	/* the slot that died was child 1's */
+	ASSERT_EQ(waitpid(kids[3].pid, &st, 0), kids[3].pid);
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	xwrite(kids[2].down[1], &c, sizeof(c));
+	ASSERT_EQ(waitpid(kids[2].pid, &st, 0), kids[2].pid);
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	for (int i = 0; i < 4; i++) {
+		close(kids[i].up[0]);
+		close(kids[i].down[1]);
+	}
+	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+	ASSERT_FALSE(socket_listed(key));
+	ASSERT_EQ(count_dev_shm(), shm);
+}
