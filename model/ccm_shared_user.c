@@ -117,12 +117,15 @@ int ccm_fabric_attach(struct ccm_fabric *f, const struct ccm_host_ops *ops, void
 		return ccm_fail(err, -EMFILE, CCM_NO_INDEX,
 				"this process is attached to %u shared fabrics already (the most)",
 				CCM_MAX_ATTACH);
-	/* a slot whose process died last: only when no other is free, so
-	 * the others still find it among the dead (ccm_fabric_dead_slots()) */
+	/*
+	 * A slot whose process died last only when no other is free, so the
+	 * others still find it among the dead (ccm_fabric_dead_slots()).
+	 */
 	for (i = 0; i < 2 * CCM_MAX_PROCS && !p; i++) {
 		u32 free_state = CCM_PROC_FREE, k = i % CCM_MAX_PROCS;
+		bool first_pass = i < CCM_MAX_PROCS;
 
-		if ((i < CCM_MAX_PROCS) == !(ccm_load64(&f->died) >> k & 1) &&
+		if (first_pass == !(ccm_load64(&f->died) >> k & 1) &&
 		    ccm_cas32(&f->procs[k].state, &free_state, CCM_PROC_LIVE))
 			p = &f->procs[k];
 	}
