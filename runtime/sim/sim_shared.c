@@ -290,9 +290,11 @@ static int create_fabric(struct sim_system *s, const char *key, const char *conf
 		return ccore_error(-errno, "shared sim: mapping %llu bytes: %s",
 				   (unsigned long long)l->size, strerror(errno));
 	rc = ccm_arena_init(l->base, l->size, SIM_SMALL_HEAP, &s->arena);
+	if (rc == -EMFILE)
+		return ccore_error(rc, "shared sim: this process has as many shared fabrics open as it may");
 	if (rc)
-		return ccore_error(rc, "shared sim: this process maps %d shared fabrics already",
-				   4);
+		return ccore_error(rc, "shared sim: laying out %llu bytes: %s",
+				   (unsigned long long)l->size, strerror(-rc));
 	ccm_arena_current = s->arena;
 	sh = ccm_zalloc(sizeof(*sh));
 	if (sh)
