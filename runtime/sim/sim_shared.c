@@ -334,6 +334,8 @@ static int join_fabric(struct sim_system *s, int sock, const char *config)
 				   (unsigned long long)hello.base,
 				   (unsigned long long)(hello.base + hello.size), strerror(errno));
 	rc = ccm_arena_join(l->base, l->size, &s->arena);
+	if (rc == -EMFILE)
+		return ccore_error(rc, "shared sim: this process has as many shared fabrics open as it may");
 	if (rc)
 		return ccore_error(rc, "shared sim: what was sent is no fabric of this library version");
 	s->sh = s->arena->root;
