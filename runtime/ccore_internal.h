@@ -40,6 +40,13 @@ struct ccore_backend_ops {
 	/* Timed model only (NULL elsewhere): its virtual clock now, in ps. */
 	int (*now_ps)(struct ccore_system *sys, uint64_t *ps);
 	void (*close)(struct ccore_system *sys);
+	/* Shared systems only (NULL elsewhere): ccore_system_claim_core(), and
+	 * this process's slot and the slots found dead. */
+	int (*claim_core)(struct ccore_system *sys, uint32_t dev, uint32_t core);
+	int (*slots)(struct ccore_system *sys, uint32_t *slot, uint64_t *dead);
+	int (*slot_pid)(struct ccore_system *sys, uint32_t slot, uint32_t *pid);
+	/* Close an exported buffer or semaphore token (NULL: it is an fd). */
+	int (*token_close)(struct ccore_dev *dev, int32_t token);
 };
 
 struct ccore_dev {
@@ -56,6 +63,8 @@ struct ccore_system {
 };
 
 int ccore_sim_open(const char *config, struct ccore_system **out);
+int ccore_sim_open_shared(const char *key, const struct ccore_shared_opts *opts,
+			  struct ccore_system **out);
 /*
  * The device model behind a sim system, for tools and tests that look at
  * the simulated hardware itself (NULL for other backends: on accel the

@@ -29,6 +29,9 @@ int sim_ring_create(struct sim_ctx *c, void *arg)
 	rc = ccm_uapi_ring_create(a, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_RING_CREATE, rc, &err);
+	rc = sim_core_mine(c, DRM_IOCTL_CCORE_RING_CREATE, a->core);
+	if (rc)
+		return rc;
 	if (!psize)
 		psize = a->flags & DRM_CCORE_RING_F_COMPUTE ? ccm_device_dma_packetization(f, c->dev)
 							    : ccm_device_cc_packet_size(f, c->dev);
@@ -110,7 +113,7 @@ static int ring_ref(struct sim_ctx *c, struct sim_ring *r, u64 va, u64 len)
 	int rc = mem ? sim_set_add(&r->mems, mem) : 0;
 
 	if (rc > 0)
-		mem->refs++;
+		sim_mem_get(c->sys, mem);
 	return rc < 0 ? rc : 0;
 }
 
