@@ -93,17 +93,17 @@ const char *ccore_reason_text(uint32_t reason);
  * a host, the kernel driver with dma-buf and semaphore fds.
  */
 /* A token for buffer @handle of @dev (its device address @dev_addr). */
-int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+int dev_token_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
 			struct ccore_token *tok);
 /*
  * Make the buffer of @tok usable by @dev's descriptors: *@handle (0 when
  * the buffer is @dev's own: nothing to close) and where @dev sees it.
  */
-int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *tok,
+int dev_token_bo_import(struct ccore_dev *dev, const struct ccore_token *tok,
 			      uint32_t *handle, uint64_t *dev_addr);
 /* A token for semaphore block @first of @dev. */
-int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+int dev_token_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
 /* Let @dev signal the block of @tok (nothing to do if it is @dev's own). */
-int ccore_dev_sem_import_token(struct ccore_dev *dev, const struct ccore_token *tok);
+int dev_token_sem_import(struct ccore_dev *dev, const struct ccore_token *tok);
 
 #endif

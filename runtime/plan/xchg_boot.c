@@ -182,7 +182,7 @@ static int export_buf(struct clique *q, struct plan *p, uint32_t x, uint32_t b, 
 				   x, (unsigned long long)at);
 	m->va[b] = at;
 	m->off[b] = at - a->va;
-	return ccore_dev_bo_export(q->rt->devs[q->ranks[x].dev].dev, a->handle, a->va, &m->bo[b]);
+	return dev_token_bo_export(q->rt->devs[q->ranks[x].dev].dev, a->handle, a->va, &m->bo[b]);
 }
 
 static void shape_into(const struct plan *p, const struct cs_sched *s, struct xmsg *m)
@@ -222,7 +222,7 @@ static int make_msg(struct clique *q, struct plan *p, const struct cs_sched *s, 
 		return rc;
 	m->pair = sems_arrival(q, slot, x, y);
 	rc = sems_chunk_of(q, slot, x, m->pair, &first);
-	rc = rc ?: ccore_dev_sem_export(dev, first, &m->sem);
+	rc = rc ?: dev_token_sem_export(dev, first, &m->sem);
 	for (uint32_t b = 0; b < CS_NBUF && !rc; b++)
 		rc = export_buf(q, p, x, b, m);
 	return rc;
@@ -269,8 +269,8 @@ static int import_once(struct clique *q, const struct ccore_token *tok, uint32_t
 	}
 	im = &xs->imp[xs->nimp];
 	*im = (struct ximport){ .tok = *tok, .dev = dev };
-	rc = sem ? ccore_dev_sem_import_token(q->rt->devs[dev].dev, tok) :
-	     ccore_dev_bo_import_token(q->rt->devs[dev].dev, tok, &im->handle, &im->addr);
+	rc = sem ? dev_token_sem_import(q->rt->devs[dev].dev, tok) :
+	     dev_token_bo_import(q->rt->devs[dev].dev, tok, &im->handle, &im->addr);
 	if (rc)
 		return rc;
 	xs->nimp++;
