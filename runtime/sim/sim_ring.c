@@ -97,8 +97,10 @@ struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring
 	struct sim_ring *r;
 	u32 h;
 
-	for (h = 1; h <= c->rings.cap; h++) {
-		r = sim_handle_get(&c->rings, h);
+	/* the handle table itself: a loaded program names several rings, a
+	 * plan of many ranks loads many programs */
+	for (h = 0; h < c->rings.cap; h++) {
+		r = c->rings.slot[h];
 		if (r && ccm_uapi_ring_is(&r->u, core, engine, ring))
 			return r;
 	}
