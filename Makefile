@@ -85,7 +85,8 @@ TOOLS := $(addprefix $(BIN)/,$(TOOL_NAMES))
 TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c selftests/bootstrap/*_test.c))
 TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
-TEST_LIB_SRCS := $(wildcard selftests/lib/*.c)
+# The tests' helpers, and the collective call the tools make too (coll_call.h).
+TEST_LIB_SRCS := $(wildcard selftests/lib/*.c) tools/common/coll_call.c
 # Run in the QEMU guest on the kernel driver (selftests/qemu/run.sh runs
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
@@ -205,6 +206,7 @@ deps-check:
 
 $(OBJ)/model/%.o $(PIC)/model/%.o $(OBJ)/runtime/sim/%.o $(PIC)/runtime/sim/%.o \
 $(OBJ)/tools/%.o $(OBJ)/selftests/%.o $(BIN)/% $(BUILD)/tests/%: CFLAGS_ALL += $(MODEL_INCLUDES)
+$(OBJ)/selftests/%.o $(BUILD)/tests/%: CFLAGS_ALL += -Itools/common
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -273,10 +275,10 @@ $(BIN)/%: $$(call objs,$$(wildcard tools/%/*.c)) $(TOOL_COMMON_OBJS) $(LIBCCORE)
 
 # The JSON writer on its own: every escape, read back by python3's parser.
 all: $(BUILD)/tests/tools/json_test
-$(BUILD)/tests/tools/json_test: selftests/tools/json_test.c $(TOOL_COMMON_OBJS)
+$(BUILD)/tests/tools/json_test: selftests/tools/json_test.c $(OBJ)/tools/common/json.o
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Itools/common $< $(TOOL_COMMON_OBJS) -o $@ $(LDFLAGS_ALL) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itools/common $< $(OBJ)/tools/common/json.o -o $@ $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 $(FW)/ccore/%.bin: firmware-programs/%.ccs $(BIN)/ccore-as
 	@mkdir -p $(dir $@)
@@ -488,8 +490,14 @@ TAP_SH := $(BUILD)/tests/kernel/helpers/tap.sh
 $(TAP_SH): selftests/lib/tap.sh
 	@mkdir -p $(dir $@)
 	$(Q)install -m 644 $< $@
+# Saving and restoring the fabrics around an unload of ccore.ko.
+FABRICS_SH := $(BUILD)/tests/kernel/helpers/fabrics.sh
+$(FABRICS_SH): selftests/lib/fabrics.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
 
-STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder $(TAP_SH)
+STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder \
+	$(TAP_SH) $(FABRICS_SH)
 ifeq ($(SAN),)
 all: $(STRESS_TESTS)
 endif
@@ -509,7 +517,7 @@ $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c ua
 # Its .timeout file gives the guest runner its own time limit.
 KFUZZ_SRCS := $(sort $(wildcard selftests/kfuzz/*.c))
 KFUZZ_TESTS := $(BUILD)/tests/kernel/kfuzz_test.sh $(BUILD)/tests/kernel/kfuzz_test.sh.timeout \
-	$(BUILD)/tests/kernel/helpers/ccore_kfuzz $(TAP_SH)
+	$(BUILD)/tests/kernel/helpers/ccore_kfuzz $(TAP_SH) $(FABRICS_SH)
 ifeq ($(SAN),)
 all: $(KFUZZ_TESTS)
 endif

@@ -126,6 +126,7 @@ struct ccm_hwdesc {
 };
 
 struct ccm_fabric;
+struct ccm_arena;
 
 /**
  * struct ccm_host_ops - how the model reports to its host
@@ -460,5 +461,55 @@ float ccm_f16_to_f32(u16 h);
 u16 ccm_f32_to_f16(float f);
 float ccm_bf16_to_f32(u16 h);
 u16 ccm_f32_to_bf16(float f);
+
+/* --- shared fabrics (userspace, ccm_shared_user.c) ------------------------
+ * A fabric created in an arena (ccm_arena.h) that every process of a host
+ * maps at the same address.  Each process attaches, takes a slot, claims
+ * cores and runs only their agents on its own workers; a wake for another
+ * process's agent goes to that process's run queue.
+ */
+#define CCM_MAX_PROCS 64
+
+/* Create @cfg's fabric in arena @arena, for processes to attach to. */
+struct ccm_fabric *ccm_fabric_create_shared(const struct ccm_config *cfg,
+					    struct ccm_arena *arena, struct ccm_err *err);
+/*
+ * This process joins shared @f: a slot of its own, its callbacks @ops and
+ * @host for the jobs of its cores, its workers (cfg.workers).  One
+ * attachment per process and fabric.
+ */
+int ccm_fabric_attach(struct ccm_fabric *f, const struct ccm_host_ops *ops, void *host,
+		      u32 *slot, struct ccm_err *err);
+/* Stop this process's workers, release its cores and slot. */
+void ccm_fabric_detach(struct ccm_fabric *f);
+/* This process's slot in @f, or CCM_NO_INDEX. */
+u32 ccm_fabric_slot(const struct ccm_fabric *f);
+/* Claim core @core of @dev for this process: -EBUSY if another has it. */
+int ccm_core_claim(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_err *err);
+/* The slot that claimed core @core of @dev, or CCM_NO_INDEX. */
+u32 ccm_core_owner(const struct ccm_fabric *f, u32 dev, u32 core);
+/* The pid of the process in @slot (0: free). */
+u32 ccm_fabric_slot_pid(const struct ccm_fabric *f, u32 slot);
+/*
+ * Look for processes that died while attached: their slots turn dead, the
+ * mask (bit = slot) is returned of those this call found.  Dead slots stay
+ * dead until ccm_fabric_reap().
+ */
+u64 ccm_fabric_find_dead(struct ccm_fabric *f);
+/*
+ * Slots whose process was found dead, reaped or not, until a process
+ * attaches in their place (bit = slot).
+ */
+u64 ccm_fabric_dead_slots(const struct ccm_fabric *f);
+/* The pid of the process last found dead in @slot (0: none). */
+u32 ccm_fabric_dead_pid(const struct ccm_fabric *f, u32 slot);
+/* How many deaths were found so far (a waiter compares before and after). */
+u32 ccm_fabric_deaths(const struct ccm_fabric *f);
+/*
+ * Stop the cores of dead @slot (their jobs end, rings and compute stop,
+ * nothing of theirs runs again), unclaim them and free the slot.  True
+ * for the one caller that did (others find it reaped or being reaped).
+ */
+bool ccm_fabric_reap(struct ccm_fabric *f, u32 slot);
 
 #endif

@@ -382,14 +382,16 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 static void report(struct ccm_cc *cc, const struct cc_events *ev)
 {
 	struct ccm_fabric *f = cc->agent.f;
+	void *host;
+	const struct ccm_host_ops *ops = ccm_host_ops_of(f, cc->core, &host);
 
-	if (ev->notify && f->ops && f->ops->notify)
-		f->ops->notify(f->host, cc->core->dev->index, cc->index, ev->notify_value);
-	if (ev->job_done && ccm_timed(f) && f->ops && f->ops->job_times)
-		f->ops->job_times(f->host, ev->cookie, ev->job_trigger_ps, ev->job_start_ps,
-				  ccm_fabric_now_ps(f));
-	if (ev->job_done && f->ops && f->ops->job_done)
-		f->ops->job_done(f->host, ev->cookie, ev->status);
+	if (ev->notify && ops && ops->notify)
+		ops->notify(host, cc->core->dev->index, cc->index, ev->notify_value);
+	if (ev->job_done && ccm_timed(f) && ops && ops->job_times)
+		ops->job_times(host, ev->cookie, ev->job_trigger_ps, ev->job_start_ps,
+			       ccm_fabric_now_ps(f));
+	if (ev->job_done && ops && ops->job_done)
+		ops->job_done(host, ev->cookie, ev->status);
 	if (ev->notify || ev->job_done)
 		ccm_host_kick(f);
 }
@@ -597,6 +599,8 @@ void ccm_cc_trigger(struct ccm_fabric *f, u32 dev, u32 ccidx, u32 count)
 void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 {
 	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, NULL);
+	const struct ccm_host_ops *ops;
+	void *host;
 	u64 *failed;
 	u32 n = 0, i;
 
@@ -615,9 +619,10 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 	cc_restart(cc);
 	cc->resets++;
 	ccm_mutex_unlock(&cc->lock);
+	ops = ccm_host_ops_of(f, cc->core, &host);
 	for (i = 0; i < n; i++)
-		if (f->ops && f->ops->job_done)
-			f->ops->job_done(f->host, failed[i], status);
+		if (ops && ops->job_done)
+			ops->job_done(host, failed[i], status);
 	ccm_free(failed);
 	ccm_agent_wake(&cc->agent);
 	ccm_host_kick(f);

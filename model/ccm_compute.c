@@ -100,9 +100,11 @@ static void ce_fault(struct ccm_compute *ce, int status, const char *fmt, ...)
 static void ce_report(struct ccm_compute *ce, int status)
 {
 	struct ccm_fabric *f = ce->agent.f;
+	void *host;
+	const struct ccm_host_ops *ops = ccm_host_ops_of(f, ce->core, &host);
 
-	if (f->ops && f->ops->compute_done)
-		f->ops->compute_done(f->host, ce->core->dev->index, ce->core->index, status);
+	if (ops && ops->compute_done)
+		ops->compute_done(host, ce->core->dev->index, ce->core->index, status);
 	ccm_host_kick(f);
 }
 

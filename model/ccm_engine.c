@@ -646,6 +646,26 @@ int ccm_ring_abort(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	return 0;
 }
 
+void ccm_engine_drop_all(struct ccm_engine *e)
+{
+	u32 i;
+
+	ccm_mutex_lock(&e->lock);
+	for (i = 0; i < CCM_MAX_RINGS; i++) {
+		struct ccm_ring *r = &e->rings[i];
+
+		if (ccm_ring_busy(r))
+			ring_drop(e, r, false);
+		/* what completed signals no more: nothing steps this engine */
+		ccm_store64(&r->signalled, ccm_load64(&r->completed));
+		__atomic_store_n(&r->abort, 0, __ATOMIC_RELEASE);
+		r->owner = NULL;
+		r->written = 0;
+	}
+	__atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE);
+	ccm_mutex_unlock(&e->lock);
+}
+
 bool ccm_ring_idle(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring)
 {
 	struct ccm_engine *e = engine_of(f, dev, core, engine, ring, NULL);

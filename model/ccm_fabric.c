@@ -74,9 +74,10 @@ static void core_fini(struct ccm_core *c, const struct ccm_config *cfg)
 	ccm_mutex_destroy(&c->sem_lock);
 }
 
-struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
-				     const struct ccm_host_ops *ops, void *host,
-				     struct ccm_err *err)
+/* @shared: run queues per process (ccm_fabric_create_shared()). */
+struct ccm_fabric *ccm_fabric_create_in(const struct ccm_config *cfg,
+					const struct ccm_host_ops *ops, void *host, bool shared,
+					struct ccm_err *err)
 {
 	struct ccm_fabric *f;
 	struct ccm_device *d;
@@ -94,6 +95,11 @@ struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
 		f->cfg.workers = 0;	/* the virtual clock runs inline */
 	f->ops = ops;
 	f->host = host;
+	if (shared) {
+		f->procs = ccm_calloc(CCM_MAX_PROCS, sizeof(*f->procs));
+		if (!f->procs)
+			goto nomem_fabric;
+	}
 	f->ndev = cfg->nodes * cfg->devices_per_node;
 	f->devs = ccm_calloc(f->ndev, sizeof(*f->devs));
 	if (!f->devs)
@@ -124,6 +130,13 @@ nomem:
 	return NULL;
 }
 
+struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
+				     const struct ccm_host_ops *ops, void *host,
+				     struct ccm_err *err)
+{
+	return ccm_fabric_create_in(cfg, ops, host, false, err);
+}
+
 void ccm_fabric_destroy(struct ccm_fabric *f)
 {
 	u32 i, k;
@@ -139,6 +152,7 @@ void ccm_fabric_destroy(struct ccm_fabric *f)
 		ccm_free(f->devs[i].cores);
 	}
 	ccm_free(f->devs);
+	ccm_free(f->procs);
 	ccm_free(f);
 }
 

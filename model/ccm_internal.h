@@ -43,6 +43,7 @@ struct ccm_agent {
 	u8 kind;
 	u8 state;
 	bool rerun;
+	u8 proc;		/* shared fabric: its process's slot + 1, 0: unclaimed */
 	struct ccm_fabric *f;
 	/*
 	 * Timed mode (ccm_timed.c): @t is the agent's clock (when it may
@@ -239,6 +240,7 @@ struct ccm_core {
 	struct ccm_cc *cc;
 	struct ccm_compute compute;
 	u32 dma_error_armed;		/* atomic: ccm_inject_dma_error() */
+	u32 owner;			/* shared fabric: the claiming slot + 1, 0: none */
 };
 
 struct ccm_device {
@@ -253,6 +255,7 @@ struct ccm_device {
 };
 
 struct ccm_sched {
+	struct ccm_fabric *f;
 	struct ccm_mutex lock;
 	struct ccm_cond work;		/* workers: an agent was queued */
 	struct ccm_cond host;		/* host waiters: something changed */
@@ -298,6 +301,24 @@ struct ccm_timed {
 	u64 *port_out;
 };
 
+/*
+ * A process slot of a shared fabric (ccm_shared_user.c): its run queue,
+ * which its own workers and host threads run, holds the agents of the
+ * cores it claimed.
+ */
+enum ccm_proc_state { CCM_PROC_FREE, CCM_PROC_LIVE, CCM_PROC_DEAD, CCM_PROC_REAPING };
+
+struct ccm_proc {
+	u32 state;			/* atomic: enum ccm_proc_state */
+	u32 pid;
+	u32 dead_pid;			/* the last process found dead in this slot */
+	struct ccm_sched sched;
+};
+
+/*
+ * @ops and @host are the creating process's; a shared fabric (@procs set)
+ * keeps each process's own in that process (ccm_host_ops_of()).
+ */
 struct ccm_fabric {
 	struct ccm_config cfg;
 	const struct ccm_host_ops *ops;
@@ -306,7 +327,54 @@ struct ccm_fabric {
 	struct ccm_device *devs;
 	struct ccm_sched sched;
 	struct ccm_timed tm;
+	struct ccm_proc *procs;		/* CCM_MAX_PROCS, or NULL: not shared */
+	u32 deaths;			/* atomic: processes found dead so far */
+	u64 died;			/* atomic: slots whose process died, until reused */
+	u64 live;			/* atomic: slots attached (what a kick visits) */
 };
+
+#ifdef __KERNEL__
+static inline struct ccm_sched *ccm_shared_my_sched(struct ccm_fabric *f)
+{
+	return &f->sched;
+}
+
+static inline const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
+							     const struct ccm_core *core,
+							     void **host)
+{
+	return NULL;
+}
+
+static inline void ccm_shared_stop(struct ccm_fabric *f)
+{
+}
+#else
+/* Stop this process's workers of shared @f (it stays attached). */
+void ccm_shared_stop(struct ccm_fabric *f);
+/* ccm_shared_user.c: this process's run queue of shared @f (NULL: none). */
+struct ccm_sched *ccm_shared_my_sched(struct ccm_fabric *f);
+/* The callbacks of this process, if @core is one of its cores, else NULL. */
+const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
+					       const struct ccm_core *core, void **host);
+#endif
+
+/* The run queue this thread's process runs. */
+static inline struct ccm_sched *ccm_my_sched(struct ccm_fabric *f)
+{
+	return f->procs ? ccm_shared_my_sched(f) : &f->sched;
+}
+
+/* Whom to tell about what @core did (NULL: nobody in this process). */
+static inline const struct ccm_host_ops *ccm_host_ops_of(const struct ccm_fabric *f,
+							 const struct ccm_core *core,
+							 void **host)
+{
+	if (f->procs)
+		return ccm_shared_host_ops(f, core, host);
+	*host = f->host;
+	return f->ops;
+}
 
 static inline bool ccm_timed(const struct ccm_fabric *f)
 {
@@ -323,6 +391,11 @@ static inline u64 ccm_muldiv64_up(u64 a, u64 b, u64 c)
 
 /* ccm_sched.c */
 int ccm_sched_init(struct ccm_fabric *f);
+int ccm_sched_init_one(struct ccm_fabric *f, struct ccm_sched *s);
+/* Start @n workers on @s in @threads (the caller's, freed after stop). */
+void ccm_sched_start_one(struct ccm_sched *s, struct ccm_thread *threads, u32 n);
+void ccm_sched_stop_one(struct ccm_sched *s);
+void ccm_sched_fini_one(struct ccm_sched *s);
 void ccm_sched_start(struct ccm_fabric *f);
 void ccm_sched_fini(struct ccm_fabric *f);
 void ccm_agent_wake(struct ccm_agent *a);
@@ -391,6 +464,11 @@ struct ccm_ring *ccm_engine_pick_ring(struct ccm_engine *e);
 int ccm_engine_init(struct ccm_engine *e, struct ccm_core *core, u32 index);
 void ccm_engine_fini(struct ccm_engine *e);
 enum ccm_step_result ccm_engine_step(struct ccm_engine *e);
+/*
+ * Drop what every ring of @e started and free them, with no agent running
+ * @e (a shared fabric's process died: ccm_fabric_reap()).
+ */
+void ccm_engine_drop_all(struct ccm_engine *e);
 struct ccm_ring *ccm_core_ring(struct ccm_core *core, u32 engine, u32 ring);
 /*
  * STARTI: start the next @count descriptors of ring @ring of @engine of
@@ -442,6 +520,9 @@ bool ccm_fault_take_cc_hang(struct ccm_cc *cc);
 u32 *ccm_sem_slot(const struct ccm_fabric *f, u32 ref);
 
 /* ccm_fabric.c */
+struct ccm_fabric *ccm_fabric_create_in(const struct ccm_config *cfg,
+					const struct ccm_host_ops *ops, void *host, bool shared,
+					struct ccm_err *err);
 struct ccm_device *ccm_dev(const struct ccm_fabric *f, u32 dev);
 struct ccm_core *ccm_core_of(const struct ccm_fabric *f, u32 dev, u32 core);
 /* ccm_core_of(), failing with -EINVAL in @err naming the ranges. */

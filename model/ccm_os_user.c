@@ -16,32 +16,71 @@
 #include <emmintrin.h>
 #endif
 
+CCM_THREAD_LOCAL struct ccm_arena *ccm_arena_current;
+
 void *ccm_zalloc(size_t size)
 {
+	if (ccm_arena_current)
+		return ccm_arena_alloc(ccm_arena_current, size);
 	return calloc(1, size ? size : 1);
 }
 
 void *ccm_calloc(size_t n, size_t size)
 {
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (ccm_arena_current)
+		return ccm_arena_alloc(ccm_arena_current, n * size);
 	return calloc(n ? n : 1, size ? size : 1);
 }
 
 void ccm_free(void *p)
 {
-	free(p);
+	struct ccm_arena *a = ccm_arena_of(p);
+
+	if (a)
+		ccm_arena_free(a, p);
+	else
+		free(p);
+}
+
+void *ccm_realloc(void *p, size_t old, size_t size)
+{
+	struct ccm_arena *a = p ? ccm_arena_of(p) : ccm_arena_current;
+	void *q;
+
+	if (!a) {
+		q = realloc(p, size ? size : 1);
+		if (q && size > old)
+			memset((char *)q + old, 0, size - old);
+		return q;
+	}
+	q = ccm_arena_alloc(a, size);
+	if (q && p) {
+		memcpy(q, p, old < size ? old : size);
+		ccm_arena_free(a, p);
+	}
+	return q;
 }
 
 void *ccm_big_zalloc(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p;
 
+	if (ccm_arena_current)
+		return ccm_arena_big_alloc(ccm_arena_current, size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
 void ccm_big_free(void *p, size_t size)
 {
-	if (p)
+	struct ccm_arena *a = ccm_arena_of(p);
+
+	if (a)
+		ccm_arena_big_free(a, p, size);
+	else if (p)
 		munmap(p, size);
 }
 
@@ -107,24 +146,28 @@ void ccm_cond_broadcast(struct ccm_cond *c)
 	pthread_mutex_unlock(&c->lock);
 }
 #else
+u32 ccm_lock_tag;
+
 /* FUTEX_WAIT until *@word changes from @val (or @deadline, absolute
- * CLOCK_MONOTONIC, unless NULL); false once the deadline passed. */
-static bool futex_wait(u32 *word, u32 val, const struct timespec *deadline)
+ * CLOCK_MONOTONIC, unless NULL); false once the deadline passed.  @shared:
+ * the word is in memory other processes map. */
+static bool futex_wait(u32 *word, u32 val, const struct timespec *deadline, bool shared)
 {
-	long rc = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, deadline, NULL,
-			  FUTEX_BITSET_MATCH_ANY);
+	long rc = syscall(SYS_futex, word, shared ? FUTEX_WAIT_BITSET : FUTEX_WAIT_BITSET_PRIVATE,
+			  val, deadline, NULL, FUTEX_BITSET_MATCH_ANY);
 
 	return !(rc < 0 && errno == ETIMEDOUT);
 }
 
-static void futex_wake(u32 *word, int n)
+static void futex_wake(u32 *word, int n, bool shared)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+	syscall(SYS_futex, word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
 void ccm_mutex_init(struct ccm_mutex *m)
 {
 	m->state = 0;
+	m->shared = !!ccm_arena_current;
 }
 
 void ccm_mutex_destroy(struct ccm_mutex *m)
@@ -132,14 +175,63 @@ void ccm_mutex_destroy(struct ccm_mutex *m)
 	(void)m;
 }
 
-/* Take @m marked contended (2): others may sleep on it, so its unlock wakes. */
-static void lock_contended(struct ccm_mutex *m)
+/* How often a waiter on a shared lock checks that its holder still lives. */
+#define CCM_HOLDER_CHECK_NS 20000000
+
+/*
+ * A shared lock whose holder's process died (state @seen): take it over,
+ * as a robust mutex's next owner does (EOWNERDEAD); the fabric's recovery
+ * then stops that process's cores (ccm_fabric_reap()).
+ */
+static bool take_from_dead(struct ccm_mutex *m, u32 seen)
 {
-	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
-		futex_wait(&m->state, 2, NULL);
+	u32 holder = seen >> CCM_LOCK_TAG_SHIFT;
+
+	if (!m->shared || !holder || !ccm_lock_holder_dead(holder))
+		return false;
+	return __atomic_compare_exchange_n(&m->state, &seen,
+					   ccm_lock_tag | CCM_LOCK_HELD | CCM_LOCK_WAITERS, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-/* Held: spin a little, then mark it contended and sleep until it is free. */
+/* Take @m marked awaited: others may sleep on it, so its unlock wakes. */
+static void lock_contended(struct ccm_mutex *m)
+{
+	u32 seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+	struct timespec ts;
+
+	for (;;) {
+		if (!seen) {
+			if (__atomic_compare_exchange_n(&m->state, &seen,
+							ccm_lock_tag | CCM_LOCK_HELD |
+							CCM_LOCK_WAITERS, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return;
+			continue;
+		}
+		if (!(seen & CCM_LOCK_WAITERS) &&
+		    !__atomic_compare_exchange_n(&m->state, &seen, seen | CCM_LOCK_WAITERS, false,
+						 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			continue;
+		seen |= CCM_LOCK_WAITERS;
+		if (!m->shared) {
+			futex_wait(&m->state, seen, NULL, false);
+		} else {
+			ts = (struct timespec){ 0 };
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_nsec += CCM_HOLDER_CHECK_NS;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			if (!futex_wait(&m->state, seen, &ts, true) && take_from_dead(m, seen))
+				return;
+		}
+		seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+	}
+}
+
+/* Held: spin a little, then mark it awaited and sleep until it is free. */
 void ccm_mutex_lock_slow(struct ccm_mutex *m)
 {
 	int spin;
@@ -147,7 +239,8 @@ void ccm_mutex_lock_slow(struct ccm_mutex *m)
 	for (spin = 0; spin < 100; spin++) {
 		u32 free_state = 0;
 
-		if (__atomic_compare_exchange_n(&m->state, &free_state, 1, false,
+		if (__atomic_compare_exchange_n(&m->state, &free_state,
+						ccm_lock_tag | CCM_LOCK_HELD, false,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return;
 		__builtin_ia32_pause();
@@ -155,16 +248,16 @@ void ccm_mutex_lock_slow(struct ccm_mutex *m)
 	lock_contended(m);
 }
 
-/* The unlock found waiters (state was 2): free it and wake one. */
+/* The unlock found waiters: wake one (the lock is already free). */
 void ccm_mutex_wake(struct ccm_mutex *m)
 {
-	__atomic_store_n(&m->state, 0, __ATOMIC_RELEASE);
-	futex_wake(&m->state, 1);
+	futex_wake(&m->state, 1, m->shared);
 }
 
 void ccm_cond_init(struct ccm_cond *c)
 {
 	c->seq = 0;
+	c->shared = !!ccm_arena_current;
 }
 
 void ccm_cond_destroy(struct ccm_cond *c)
@@ -178,7 +271,7 @@ static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct time
 	bool woken;
 
 	ccm_mutex_unlock(m);
-	woken = futex_wait(&c->seq, seq, deadline);
+	woken = futex_wait(&c->seq, seq, deadline, c->shared);
 	/* others woken with us may sleep on the mutex too */
 	lock_contended(m);
 	return woken;
@@ -187,7 +280,7 @@ static bool cond_wait(struct ccm_cond *c, struct ccm_mutex *m, const struct time
 void ccm_cond_broadcast(struct ccm_cond *c)
 {
 	__atomic_add_fetch(&c->seq, 1, __ATOMIC_RELEASE);
-	futex_wake(&c->seq, 0x7fffffff);
+	futex_wake(&c->seq, 0x7fffffff, c->shared);
 }
 
 #endif

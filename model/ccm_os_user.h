@@ -58,18 +58,30 @@ static inline void ccm_mutex_unlock(struct ccm_mutex *m)
 }
 #else
 /*
- * Futex-based: 0 free, 1 held, 2 held with waiters.  The model takes a lock
- * about twenty times per small collective, so the uncontended path is
- * inline (one compare-and-swap to take, one decrement to release).
+ * Futex-based: 0 free, else held (bit 0) and maybe awaited (bit 1), the
+ * holder's tag in the bits above (ccm_lock_tag: its pid in a process
+ * attached to a shared fabric, see ccm_arena_user.c, else 0), so a waiter
+ * can tell that a process died holding a lock of a shared fabric.  The model
+ * takes a lock about twenty times per small collective, so the uncontended
+ * path is inline (one compare-and-swap to take, one exchange to release).
+ * @shared: the lock lives in memory other processes map (non-private futex).
  */
 struct ccm_mutex {
 	u32 state;
+	u32 shared;
 };
+
+#define CCM_LOCK_HELD 1u
+#define CCM_LOCK_WAITERS 2u
+#define CCM_LOCK_TAG_SHIFT 2
 
 /* Waiters sleep on @seq; a broadcast bumps it and wakes them all. */
 struct ccm_cond {
 	u32 seq;
+	u32 shared;
 };
+
+extern u32 ccm_lock_tag;
 
 void ccm_mutex_lock_slow(struct ccm_mutex *m);
 void ccm_mutex_wake(struct ccm_mutex *m);
@@ -78,14 +90,14 @@ static inline void ccm_mutex_lock(struct ccm_mutex *m)
 {
 	u32 free_state = 0;
 
-	if (!__atomic_compare_exchange_n(&m->state, &free_state, 1, false, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&m->state, &free_state, ccm_lock_tag | CCM_LOCK_HELD,
+					 false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		ccm_mutex_lock_slow(m);
 }
 
 static inline void ccm_mutex_unlock(struct ccm_mutex *m)
 {
-	if (__atomic_fetch_sub(&m->state, 1, __ATOMIC_RELEASE) != 1)
+	if (__atomic_exchange_n(&m->state, 0, __ATOMIC_RELEASE) & CCM_LOCK_WAITERS)
 		ccm_mutex_wake(m);
 }
 #endif
@@ -137,5 +149,26 @@ static inline u64 ccm_div64_u32(u64 a, u32 b)
 {
 	return a / b;
 }
+
+/*
+ * Shared fabrics (ccm_arena_user.c): while a thread works on one, the
+ * model's allocations come from its arena, memory every process of the
+ * host maps at the same address.  NULL: the process's own heap.
+ */
+struct ccm_arena;
+extern CCM_THREAD_LOCAL struct ccm_arena *ccm_arena_current;
+/* The arena @p was allocated from, or NULL (a plain heap pointer). */
+struct ccm_arena *ccm_arena_of(const void *p);
+void *ccm_arena_alloc(struct ccm_arena *a, size_t size);
+void ccm_arena_free(struct ccm_arena *a, void *p);
+void *ccm_arena_big_alloc(struct ccm_arena *a, size_t size);
+void ccm_arena_big_free(struct ccm_arena *a, void *p, size_t size);
+/*
+ * Resize an allocation of ccm_zalloc() of @old bytes (the new ones zeroed)
+ * in the heap it came from; NULL (and @p kept) if out of memory.
+ */
+void *ccm_realloc(void *p, size_t old, size_t size);
+/* A process that held a lock (its pid) is gone: true (ccm_arena_user.c). */
+bool ccm_lock_holder_dead(u32 pid);
 
 #endif

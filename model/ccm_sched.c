@@ -55,9 +55,9 @@ static u64 xorshift64(u64 *state)
 }
 
 /* FIFO with workers; seeded random choice inline. */
-static struct ccm_agent *queue_pop(struct ccm_fabric *f)
+static struct ccm_agent *queue_pop(struct ccm_sched *s)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_fabric *f = s->f;
 	struct ccm_agent *a;
 	u32 pick, slot, head_slot;
 
@@ -153,28 +153,57 @@ static void wake_locked(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
 	}
 }
 
+static void host_kick_one(struct ccm_sched *s, bool fence);
+
+/*
+ * The run queue of @a: the fabric's, or in a shared fabric that of the
+ * process whose cores it belongs to (NULL: no process claimed them).
+ */
+static struct ccm_sched *agent_sched(const struct ccm_agent *a)
+{
+	if (!a->f->procs)
+		return &a->f->sched;
+	return a->proc ? &a->f->procs[a->proc - 1].sched : NULL;
+}
+
+/*
+ * An agent of another process of a shared fabric: its workers may all
+ * sleep and no thread of theirs helps, so it is theirs at once (heavy)
+ * and they are woken (a futex in shared memory).
+ */
+static void wake_remote(struct ccm_sched *s, struct ccm_agent *a)
+{
+	ccm_mutex_lock(&s->lock);
+	if (!s->stop)
+		wake_locked(s, a, true);
+	ccm_mutex_unlock(&s->lock);
+	/* its host threads poll their queue or sleep on @host */
+	host_kick_one(s, true);
+}
+
 void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
 {
-	struct ccm_sched *s = &a->f->sched;
+	struct ccm_sched *s = agent_sched(a);
 
 	if (ccm_timed(a->f)) {
 		ccm_agent_wake_after(a, 0);
 		return;
 	}
+	if (!s)
+		return;		/* unclaimed: woken when claimed (ccm_core_claim()) */
 	if (defer_wake(s, a, heavy))
 		return;
+	if (a->f->procs && s != ccm_my_sched(a->f)) {
+		wake_remote(s, a);
+		return;
+	}
 	ccm_mutex_lock(&s->lock);
 	wake_locked(s, a, heavy);
 	ccm_mutex_unlock(&s->lock);
 }
 
-static void host_kick(struct ccm_fabric *f, bool fence)
+static void host_kick_one(struct ccm_sched *s, bool fence)
 {
-	struct ccm_sched *s = &f->sched;
-
-	/* timed mode: whoever waits runs the model inline */
-	if (ccm_timed(f))
-		return;
 	/* Pairs with the increment in ccm_fabric_wait(): either the waiter
 	 * sees our state change or we see the waiter. */
 #ifdef CCM_OS_PTHREAD
@@ -197,6 +226,26 @@ static void host_kick(struct ccm_fabric *f, bool fence)
 	ccm_mutex_unlock(&s->lock);
 }
 
+static void host_kick(struct ccm_fabric *f, bool fence)
+{
+	u64 live;
+	u32 i;
+
+	/* timed mode: whoever waits runs the model inline */
+	if (ccm_timed(f))
+		return;
+	if (!f->procs) {
+		host_kick_one(&f->sched, fence);
+		return;
+	}
+	/* a shared fabric: what changed may be waited for in any process */
+	for (live = ccm_load64(&f->live); live; live &= live - 1) {
+		i = (u32)__builtin_ctzll(live);
+		if (__atomic_load_n(&f->procs[i].state, __ATOMIC_ACQUIRE) == CCM_PROC_LIVE)
+			host_kick_one(&f->procs[i].sched, fence);
+	}
+}
+
 void ccm_host_kick(struct ccm_fabric *f)
 {
 	host_kick(f, true);
@@ -208,18 +257,18 @@ void ccm_host_kick_sc(struct ccm_fabric *f)
 }
 
 /* Agents ready to run (timed: events queued); with the lock held. */
-static u32 pending(struct ccm_fabric *f)
+static u32 pending(struct ccm_sched *s)
 {
-	return ccm_timed(f) ? ccm_timed_pending(f) : f->sched.count;
+	return ccm_timed(s->f) ? ccm_timed_pending(s->f) : s->count;
 }
 
 /*
  * Run one agent step; called with the scheduler lock held, drops it and
  * takes it again.
  */
-static void run_one(struct ccm_fabric *f)
+static void run_one(struct ccm_sched *s)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_fabric *f = s->f;
 	struct ccm_agent *a;
 	enum ccm_step_result r;
 
@@ -227,7 +276,7 @@ static void run_one(struct ccm_fabric *f)
 		ccm_timed_run_one(f);
 		return;
 	}
-	a = queue_pop(f);
+	a = queue_pop(s);
 	a->state = CCM_AGENT_RUNNING;
 	a->rerun = false;
 	s->running++;
@@ -294,8 +343,7 @@ static bool worth_locking(struct ccm_sched *s)
 
 static void worker_main(void *arg)
 {
-	struct ccm_fabric *f = arg;
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = arg;
 	u32 spins = 0;
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
@@ -304,7 +352,7 @@ static void worker_main(void *arg)
 			ccm_mutex_lock(&s->lock);
 			while (s->count && head_aged(s) && !s->stop) {
 				s->recent = ccm_cycles();
-				run_one(f);
+				run_one(s);
 			}
 			ccm_mutex_unlock(&s->lock);
 			spins = 0;
@@ -332,9 +380,8 @@ static void worker_main(void *arg)
 	}
 }
 
-int ccm_sched_init(struct ccm_fabric *f)
+int ccm_sched_init_one(struct ccm_fabric *f, struct ccm_sched *s)
 {
-	struct ccm_sched *s = &f->sched;
 	const struct ccm_config *c = &f->cfg;
 
 	/* every agent: engines, CC cores and the compute engine of each core */
@@ -348,29 +395,47 @@ int ccm_sched_init(struct ccm_fabric *f)
 	ccm_cond_init(&s->work);
 	ccm_cond_init(&s->host);
 	s->rng = c->seed ? c->seed : 0x9e3779b97f4a7c15ull;
-	return ccm_timed(f) ? ccm_timed_init(f) : 0;
+	s->f = f;
+	return 0;
 }
 
-void ccm_sched_start(struct ccm_fabric *f)
+int ccm_sched_init(struct ccm_fabric *f)
 {
-	struct ccm_sched *s = &f->sched;
+	int rc;
+
+	/* a shared fabric's run queues are its processes' (ccm_fabric_attach()) */
+	if (f->procs)
+		return 0;
+	rc = ccm_sched_init_one(f, &f->sched);
+	return rc ? rc : ccm_timed(f) ? ccm_timed_init(f) : 0;
+}
+
+void ccm_sched_start_one(struct ccm_sched *s, struct ccm_thread *threads, u32 n)
+{
 	u32 i;
 
-	if (!f->cfg.workers || ccm_timed(f))
-		return;
-	s->threads = ccm_calloc(f->cfg.workers, sizeof(*s->threads));
-	if (!s->threads)
-		return;
-	for (i = 0; i < f->cfg.workers; i++) {
-		if (ccm_thread_start(&s->threads[i], worker_main, f))
+	s->threads = threads;
+	for (i = 0; i < n; i++) {
+		if (ccm_thread_start(&s->threads[i], worker_main, s))
 			break;
 		s->nthreads++;
 	}
 }
 
-void ccm_fabric_stop(struct ccm_fabric *f)
+void ccm_sched_start(struct ccm_fabric *f)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_thread *threads;
+
+	if (!f->cfg.workers || ccm_timed(f) || f->procs)
+		return;
+	threads = ccm_calloc(f->cfg.workers, sizeof(*threads));
+	if (threads)
+		ccm_sched_start_one(&f->sched, threads, f->cfg.workers);
+}
+
+/* Stop @s's workers; the caller frees their threads. */
+void ccm_sched_stop_one(struct ccm_sched *s)
+{
 	u32 i;
 
 	if (!s->queue)
@@ -381,24 +446,40 @@ void ccm_fabric_stop(struct ccm_fabric *f)
 	ccm_mutex_unlock(&s->lock);
 	for (i = 0; i < s->nthreads; i++)
 		ccm_thread_join(&s->threads[i]);
-	ccm_free(s->threads);
-	s->threads = NULL;
 	s->nthreads = 0;
 }
 
-void ccm_sched_fini(struct ccm_fabric *f)
+void ccm_fabric_stop(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = &f->sched;
 
+	if (f->procs) {
+		ccm_shared_stop(f);
+		return;
+	}
+	ccm_sched_stop_one(s);
+	ccm_free(s->threads);
+	s->threads = NULL;
+}
+
+void ccm_sched_fini_one(struct ccm_sched *s)
+{
 	if (!s->queue)
 		return;
-	ccm_fabric_stop(f);
 	ccm_cond_destroy(&s->work);
 	ccm_cond_destroy(&s->host);
 	ccm_mutex_destroy(&s->lock);
 	ccm_free(s->queue);
 	ccm_free(s->stamp);
 	s->queue = NULL;
+}
+
+void ccm_sched_fini(struct ccm_fabric *f)
+{
+	if (f->procs || !f->sched.queue)
+		return;
+	ccm_fabric_stop(f);
+	ccm_sched_fini_one(&f->sched);
 	ccm_timed_fini(f);
 }
 
@@ -410,7 +491,7 @@ static bool heavy_engine(struct ccm_sched *s)
 
 void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = ccm_my_sched(f);
 	u64 start, budget;
 
 	if (!f->cfg.workers)
@@ -429,7 +510,7 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 			if (s->recent - start >= budget)
 				break;
 		}
-		run_one(f);
+		run_one(s);
 	}
 	ccm_mutex_unlock(&s->lock);
 	ccm_fabric_nudge(f);
@@ -437,7 +518,7 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 
 void ccm_fabric_nudge(struct ccm_fabric *f)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = ccm_my_sched(f);
 
 	if (!f->cfg.workers || !__atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
 		return;
@@ -450,25 +531,25 @@ void ccm_fabric_nudge(struct ccm_fabric *f)
 
 bool ccm_fabric_quiescent(struct ccm_fabric *f)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = ccm_my_sched(f);
 	bool q;
 
 	ccm_mutex_lock(&s->lock);
-	q = pending(f) == 0 && s->running == 0;
+	q = pending(s) == 0 && s->running == 0;
 	ccm_mutex_unlock(&s->lock);
 	return q;
 }
 
 u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = ccm_my_sched(f);
 	u64 done = 0;
 
 	if (f->cfg.workers)
 		return 0;
 	ccm_mutex_lock(&s->lock);
-	while (done < steps && pending(f)) {
-		run_one(f);
+	while (done < steps && pending(s)) {
+		run_one(s);
 		done++;
 	}
 	ccm_mutex_unlock(&s->lock);
@@ -478,7 +559,7 @@ u64 ccm_fabric_run_steps(struct ccm_fabric *f, u64 steps)
 static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		       s64 deadline_ns)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = &f->sched;	/* shared fabrics have workers */
 	u32 steps = 0;
 	int rc = 0;
 
@@ -489,17 +570,17 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			return 0;
 		ccm_mutex_lock(&s->lock);
 		/* the clock is read every 64 steps: it costs more than a step */
-		if ((!pending(f) && !s->running) ||
+		if ((!pending(s) && !s->running) ||
 		    (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns)) {
 			rc = -ETIMEDOUT;
 			break;
 		}
 		/* another host thread runs the step that may finish ours */
-		if (!pending(f)) {
+		if (!pending(s)) {
 			ccm_yield();
 			continue;
 		}
-		run_one(f);
+		run_one(s);
 	}
 	ccm_mutex_unlock(&s->lock);
 	return cond(arg) ? 0 : rc;
@@ -513,7 +594,7 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		    s64 deadline_ns)
 {
-	struct ccm_sched *s = &f->sched;
+	struct ccm_sched *s = ccm_my_sched(f);
 	u32 steps = 0;
 	int rc = 0;
 	u64 gen;
@@ -533,7 +614,7 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		if (s->count) {
 			if (steps++ % 4 == 0)
 				s->recent = ccm_cycles();
-			run_one(f);
+			run_one(s);
 			ccm_mutex_unlock(&s->lock);
 			/* there may always be work (CC cores spinning): the
 			 * deadline still holds, the clock read now and then */

@@ -42,11 +42,6 @@ void ccm_uapi_ring_init(struct ccm_uapi_ring *r, const struct drm_ccore_ring_cre
 	};
 }
 
-bool ccm_uapi_ring_is(const struct ccm_uapi_ring *r, u32 core, u32 engine, u32 ring)
-{
-	return r->core == core && r->engine == engine && r->ring == ring;
-}
-
 int ccm_uapi_ring_destroy(const struct drm_ccore_ring_destroy *a, const struct ccm_uapi_ring *r,
 			  struct ccm_err *err)
 {
@@ -101,11 +96,6 @@ int ccm_uapi_verify_failed(int rc, u32 invalid, u32 not_owned, struct ccm_err *e
 	if (err->reason == DRM_CCORE_REASON_NONE && err->index != CCM_NO_INDEX)
 		err->reason = rc == -EACCES ? not_owned : invalid;
 	return rc;
-}
-
-bool ccm_uapi_sem_in(const struct ccm_uapi_sem_block *b, u32 ref)
-{
-	return ref >= b->first && ref - b->first < b->count;
 }
 
 int ccm_uapi_sem_alloc(const struct drm_ccore_sem_alloc *a, struct ccm_err *err)

@@ -62,7 +62,12 @@ int ccm_uapi_no_handle(u32 reason, u32 handle, struct ccm_err *err);
 /* --- rings --------------------------------------------------------------- */
 int ccm_uapi_ring_create(const struct drm_ccore_ring_create *a, struct ccm_err *err);
 void ccm_uapi_ring_init(struct ccm_uapi_ring *r, const struct drm_ccore_ring_create *a);
-bool ccm_uapi_ring_is(const struct ccm_uapi_ring *r, u32 core, u32 engine, u32 ring);
+/* Inline: the backends' lookups test every ring of a file with it. */
+static inline bool ccm_uapi_ring_is(const struct ccm_uapi_ring *r, u32 core, u32 engine, u32 ring)
+{
+	return r->core == core && r->engine == engine && r->ring == ring;
+}
+
 /* @r: the ring @a->handle names, or NULL */
 int ccm_uapi_ring_destroy(const struct drm_ccore_ring_destroy *a, const struct ccm_uapi_ring *r,
 			  struct ccm_err *err);
@@ -80,7 +85,11 @@ void ccm_uapi_ring_verify_ctx(const struct ccm_uapi_ring *r, struct ccm_verify_c
 int ccm_uapi_verify_failed(int rc, u32 invalid, u32 not_owned, struct ccm_err *err);
 
 /* --- semaphores ------------------------------------------------------------ */
-bool ccm_uapi_sem_in(const struct ccm_uapi_sem_block *b, u32 ref);
+static inline bool ccm_uapi_sem_in(const struct ccm_uapi_sem_block *b, u32 ref)
+{
+	return ref >= b->first && ref - b->first < b->count;
+}
+
 int ccm_uapi_sem_alloc(const struct drm_ccore_sem_alloc *a, struct ccm_err *err);
 /* @own: the caller's block starting at @a->first, or NULL */
 int ccm_uapi_sem_free(const struct drm_ccore_sem_free *a, const struct ccm_uapi_sem_block *own,

@@ -48,6 +48,13 @@ struct ccore_backend_ops {
 	/* Timed model only (NULL elsewhere): its virtual clock now, in ps. */
 	int (*now_ps)(struct ccore_system *sys, uint64_t *ps);
 	void (*close)(struct ccore_system *sys);
+	/* Shared systems only (NULL elsewhere): ccore_system_claim_core(), and
+	 * this process's slot and the slots found dead. */
+	int (*claim_core)(struct ccore_system *sys, uint32_t dev, uint32_t core);
+	int (*slots)(struct ccore_system *sys, uint32_t *slot, uint64_t *dead);
+	int (*slot_pid)(struct ccore_system *sys, uint32_t slot, uint32_t *pid);
+	/* Close an exported buffer or semaphore token (NULL: it is an fd). */
+	int (*token_close)(struct ccore_dev *dev, int32_t token);
 };
 
 struct ccore_dev {
@@ -64,6 +71,8 @@ struct ccore_system {
 };
 
 int ccore_sim_open(const char *config, struct ccore_system **out);
+int ccore_sim_open_shared(const char *key, const struct ccore_shared_opts *opts,
+			  struct ccore_system **out);
 /*
  * The device model behind a sim system, for tools and tests that look at
  * the simulated hardware itself (NULL for other backends: on accel the
@@ -92,19 +101,19 @@ const char *ccore_reason_text(uint32_t reason);
  * a host, the kernel driver with dma-buf and semaphore fds.
  */
 /* A token for buffer @handle of @dev (its device address @dev_addr). */
-int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+int dev_token_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
 			struct ccore_token *tok);
 /*
  * Make the buffer of @tok usable by @dev's descriptors: *@handle (0 when
  * the buffer is @dev's own: nothing to close) and where @dev sees it.
  */
-int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *tok,
+int dev_token_bo_import(struct ccore_dev *dev, const struct ccore_token *tok,
 			      uint32_t *handle, uint64_t *dev_addr);
 /* A token for semaphore block @first of @dev. */
-int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+int dev_token_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
 /* Let @dev signal the block of @tok (nothing to do if it is @dev's own). */
-int ccore_dev_sem_import_token(struct ccore_dev *dev, const struct ccore_token *tok);
+int dev_token_sem_import(struct ccore_dev *dev, const struct ccore_token *tok);
 /* Close @tok's fd, if it has one (the sender once sent, the receiver once imported). */
-void ccore_token_close_fd(struct ccore_token *tok);
+void dev_token_close_fd(struct ccore_token *tok);
 
 #endif

@@ -62,7 +62,7 @@ static int exporter(struct ccore_dev *dev, const struct ccore_token *tok, enum t
 	return 0;
 }
 
-int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+int dev_token_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
 			struct ccore_token *tok)
 {
 	if (dev->ops->bo_export)
@@ -71,7 +71,7 @@ int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_add
 	return 0;
 }
 
-int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *tok,
+int dev_token_bo_import(struct ccore_dev *dev, const struct ccore_token *tok,
 			      uint32_t *handle, uint64_t *dev_addr)
 {
 	struct ccore_dev *from;
@@ -92,7 +92,7 @@ int ccore_dev_bo_import_token(struct ccore_dev *dev, const struct ccore_token *t
 	return ccore_dev_bo_import(dev, from, b.id, handle, dev_addr);
 }
 
-int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok)
+int dev_token_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok)
 {
 	if (dev->ops->sem_export)
 		return dev->ops->sem_export(dev, first, tok);
@@ -100,7 +100,7 @@ int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_tok
 	return 0;
 }
 
-void ccore_token_close_fd(struct ccore_token *tok)
+void dev_token_close_fd(struct ccore_token *tok)
 {
 	if (tok->has_fd)
 		close(tok->fd);
@@ -108,7 +108,7 @@ void ccore_token_close_fd(struct ccore_token *tok)
 	tok->fd = -1;
 }
 
-int ccore_dev_sem_import_token(struct ccore_dev *dev, const struct ccore_token *tok)
+int dev_token_sem_import(struct ccore_dev *dev, const struct ccore_token *tok)
 {
 	struct ccore_dev *from;
 	struct token_body b;

@@ -6,10 +6,12 @@
 #include "ccore_internal.h"
 #include "util/clock.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const struct {
 	unsigned long req;
@@ -68,6 +70,46 @@ int ccore_system_open(const char *backend, const char *sim_config, struct ccore_
 	if (!strcmp(backend, "accel"))
 		return ccore_accel_open(out);	/* $CCORE_ACCEL_FABRIC picks the fabric */
 	return ccore_error(-EINVAL, "CCORE_DEVICE=%s: unknown backend; allowed: sim, accel", backend);
+}
+
+int ccore_system_open_shared(const char *key, const struct ccore_shared_opts *opts,
+			     struct ccore_system **out)
+{
+	if (!out)
+		return ccore_error(-EINVAL, "ccore_system_open_shared: out is NULL");
+	return ccore_sim_open_shared(key, opts, out);
+}
+
+int ccore_system_claim_core(struct ccore_system *sys, uint32_t dev, uint32_t core)
+{
+	if (!sys->ops->claim_core)
+		return ccore_error(-ENODEV, "claiming cores: the %s system is not shared (ccore_system_open_shared)",
+				   sys->ops->name);
+	return sys->ops->claim_core(sys, dev, core);
+}
+
+int ccore_system_process_slot(struct ccore_system *sys, uint32_t *slot)
+{
+	if (!sys->ops->slots)
+		return ccore_error(-ENODEV, "process slots: the %s system is not shared (ccore_system_open_shared)",
+				   sys->ops->name);
+	return sys->ops->slots(sys, slot, NULL);
+}
+
+int ccore_system_dead_slots(struct ccore_system *sys, uint64_t *mask)
+{
+	if (!sys->ops->slots)
+		return ccore_error(-ENODEV, "dead slots: the %s system is not shared (ccore_system_open_shared)",
+				   sys->ops->name);
+	return sys->ops->slots(sys, NULL, mask);
+}
+
+int ccore_system_slot_pid(struct ccore_system *sys, uint32_t slot, uint32_t *pid)
+{
+	if (!sys->ops->slot_pid)
+		return ccore_error(-ENODEV, "process slots: the %s system is not shared (ccore_system_open_shared)",
+				   sys->ops->name);
+	return sys->ops->slot_pid(sys, slot, pid);
 }
 
 void ccore_system_close(struct ccore_system *sys)
@@ -180,6 +222,69 @@ int ccore_dev_bo_import(struct ccore_dev *dev, struct ccore_dev *from, uint32_t 
 	if (!rc)
 		*dev_addr = info.dev_addr;
 	return rc;
+}
+
+int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, int32_t *token)
+{
+	struct drm_prime_handle a = { .handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR };
+	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_PRIME_HANDLE_TO_FD, &a);
+
+	if (!rc)
+		*token = a.fd;
+	return rc;
+}
+
+int ccore_dev_bo_import_token(struct ccore_dev *dev, int32_t token, uint32_t *handle,
+			      uint64_t *dev_addr)
+{
+	struct drm_prime_handle a = { .fd = token };
+	struct drm_ccore_bo_info info = { 0 };
+	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_PRIME_FD_TO_HANDLE, &a);
+
+	if (rc)
+		return rc;
+	*handle = a.handle;
+	if (!dev_addr)
+		return 0;
+	info.handle = a.handle;
+	rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_BO_INFO, &info);
+	if (!rc)
+		*dev_addr = info.dev_addr;
+	return rc;
+}
+
+int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, int32_t *token)
+{
+	struct drm_ccore_sem_export a = { .first = first };
+	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_SEM_EXPORT, &a);
+
+	if (!rc)
+		*token = a.fd;
+	return rc;
+}
+
+int ccore_dev_sem_import_token(struct ccore_dev *dev, int32_t token, uint32_t *first,
+			       uint32_t *count)
+{
+	struct drm_ccore_sem_import a = { .fd = token };
+	int rc = ccore_dev_ioctl(dev, DRM_IOCTL_CCORE_SEM_IMPORT, &a);
+
+	if (rc)
+		return rc;
+	if (first)
+		*first = a.first;
+	if (count)
+		*count = a.count;
+	return 0;
+}
+
+int ccore_dev_token_close(struct ccore_dev *dev, int32_t token)
+{
+	if (dev->ops->token_close)
+		return dev->ops->token_close(dev, token);
+	if (close(token))
+		return ccore_error(-errno, "closing token (fd) %d: %s", token, strerror(errno));
+	return 0;
 }
 
 int ccore_dev_sem_alloc(struct ccore_dev *dev, uint32_t core, uint32_t count, uint32_t *first)

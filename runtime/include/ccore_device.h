@@ -33,6 +33,65 @@ CCORE_API
 int ccore_system_open(const char *backend, const char *sim_config, struct ccore_system **out);
 CCORE_API
 void ccore_system_close(struct ccore_system *sys);
+
+/*
+ * Processes of one host sharing one simulated fabric (the sim backend; see
+ * Documentation/device-model.rst, "Processes sharing a fabric").
+ *
+ * Every process of a job calls ccore_system_open_shared() with the same
+ * @key (e.g. derived from the job's unique id and the host name: any
+ * printable ASCII without spaces, at most 80 characters).  The first
+ * creates the fabric (from @opts->sim_config, else $CCORE_SIM, else the
+ * defaults; every process must give the same); every process that opened
+ * it serves it to those that come later, so it lives as long as any of
+ * them.  Nothing is named in the file system: the fabric's memory goes
+ * when the last process closes or exits, however it ends.  A process opens
+ * a key once (-EALREADY): its ranks share that system.
+ *
+ * Each process claims cores (@opts->cores, or ccore_system_claim_core()):
+ * only its contexts may create rings, load programs, allocate semaphores
+ * and run compute on them (-EPERM naming the owner otherwise), and only its
+ * threads run them.  Its contexts read and write any device memory and
+ * semaphore it imported (ccore_dev_bo_export() and the tokens below).
+ *
+ * A process that dies is found by the others' waits (within 10 ms), by
+ * ccore_system_dead_slots() and by the next open: its cores stop, its
+ * memory, semaphores, rings and exports are released, and the waits that
+ * were in progress fail with -EPIPE naming its slot, pid and cores.
+ * timed=1 (the virtual clock) and workers=0 cannot be shared.
+ */
+struct ccore_core_ref {
+	uint32_t dev;		/* device index */
+	uint32_t core;		/* logical core of that device */
+};
+
+struct ccore_shared_opts {
+	const char *sim_config;			/* NULL: $CCORE_SIM, else the defaults */
+	const struct ccore_core_ref *cores;	/* cores this process claims */
+	uint32_t ncores;
+	int64_t timeout_ns;	/* waiting for the creator to serve it; 0: 30 s */
+};
+
+/* @opts may be NULL (no cores claimed yet). */
+CCORE_API
+int ccore_system_open_shared(const char *key, const struct ccore_shared_opts *opts,
+			     struct ccore_system **out);
+/* Claim core @core of device @dev for this process (-EBUSY if another has it). */
+CCORE_API
+int ccore_system_claim_core(struct ccore_system *sys, uint32_t dev, uint32_t core);
+/* This process's slot (0..63) in a shared system; -ENODEV for other systems. */
+CCORE_API
+int ccore_system_process_slot(struct ccore_system *sys, uint32_t *slot);
+/*
+ * The slots whose process died (bit = slot), looking for new deaths first
+ * and releasing what they held; a slot stays in the mask until another
+ * process opens the system in its place.  -ENODEV for other systems.
+ */
+CCORE_API
+int ccore_system_dead_slots(struct ccore_system *sys, uint64_t *mask);
+/* The pid of the process in @slot, or of the one that died there last. */
+CCORE_API
+int ccore_system_slot_pid(struct ccore_system *sys, uint32_t slot, uint32_t *pid);
 CCORE_API
 const char *ccore_system_backend(const struct ccore_system *sys);
 CCORE_API
@@ -63,6 +122,29 @@ int ccore_dev_bo_close(struct ccore_dev *dev, uint32_t handle);
 CCORE_API
 int ccore_dev_bo_import(struct ccore_dev *dev, struct ccore_dev *from, uint32_t handle,
 			uint32_t *new_handle, uint64_t *dev_addr);
+
+/*
+ * Tokens: a buffer or a semaphore block exported as another process would
+ * receive it (a dma-buf or semaphore fd on the kernel driver, passed over a
+ * UNIX socket; a number valid in every process of a shared sim system,
+ * passed any way).  An import checks the token: a forged, closed or stale
+ * one is -EBADF saying which.  A token stays valid until closed, or until
+ * its exporting process closes the system or dies; the memory stays while
+ * any import of it remains.
+ */
+CCORE_API
+int ccore_dev_bo_export(struct ccore_dev *dev, uint32_t handle, int32_t *token);
+CCORE_API
+int ccore_dev_bo_import_token(struct ccore_dev *dev, int32_t token, uint32_t *handle,
+			      uint64_t *dev_addr);
+CCORE_API
+int ccore_dev_sem_export(struct ccore_dev *dev, uint32_t first, int32_t *token);
+/* *@first and *@count: the block imported (may be NULL). */
+CCORE_API
+int ccore_dev_sem_import_token(struct ccore_dev *dev, int32_t token, uint32_t *first,
+			       uint32_t *count);
+CCORE_API
+int ccore_dev_token_close(struct ccore_dev *dev, int32_t token);
 
 CCORE_API
 int ccore_dev_sem_alloc(struct ccore_dev *dev, uint32_t core, uint32_t count,

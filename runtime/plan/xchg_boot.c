@@ -210,7 +210,7 @@ static int export_buf(struct clique *q, struct plan *p, uint32_t x, uint32_t b, 
 				   x, (unsigned long long)at);
 	m->va[b] = at;
 	m->off[b] = at - a->va;
-	return ccore_dev_bo_export(q->rt->devs[q->ranks[x].dev].dev, a->handle, a->va, &m->bo[b]);
+	return dev_token_bo_export(q->rt->devs[q->ranks[x].dev].dev, a->handle, a->va, &m->bo[b]);
 }
 
 static void shape_into(const struct plan *p, const struct cs_sched *s, struct xmsg *m)
@@ -250,7 +250,7 @@ static int make_msg(struct clique *q, struct plan *p, const struct cs_sched *s, 
 		return rc;
 	m->pair = sems_arrival(q, slot, x, y);
 	rc = sems_chunk_of(q, slot, x, m->pair, &first);
-	rc = rc ?: ccore_dev_sem_export(dev, first, &m->sem);
+	rc = rc ?: dev_token_sem_export(dev, first, &m->sem);
 	for (uint32_t b = 0; b < CS_NBUF && !rc; b++)
 		rc = export_buf(q, p, x, b, m);
 	return rc;
@@ -299,8 +299,8 @@ static int import_once(struct clique *q, const struct ccore_token *tok, uint32_t
 	im = &xs->imp[xs->nimp];
 	*im = (struct ximport){ .tok = *tok, .dev = dev };
 	im->tok.has_fd = 0;	/* the key is the bytes; the fd is the caller's */
-	rc = sem ? ccore_dev_sem_import_token(q->rt->devs[dev].dev, tok) :
-	     ccore_dev_bo_import_token(q->rt->devs[dev].dev, tok, &im->handle, &im->addr);
+	rc = sem ? dev_token_sem_import(q->rt->devs[dev].dev, tok) :
+	     dev_token_bo_import(q->rt->devs[dev].dev, tok, &im->handle, &im->addr);
 	if (rc)
 		return rc;
 	xs->nimp++;
@@ -434,7 +434,7 @@ static void close_fds(struct xmsg *m, uint32_t n)
 
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t t = 0, nt = msg_tokens(&m[i], toks); t < nt; t++)
-			ccore_token_close_fd(toks[t]);
+			dev_token_close_fd(toks[t]);
 }
 
 /*

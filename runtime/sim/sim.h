@@ -5,7 +5,13 @@
  * its handles, address space and ownership rules follow the kernel driver's
  * so the same runtime code runs on either.  File descriptors the uAPI
  * passes between contexts (dma-buf, semaphore export) are emulated as
- * tokens valid within the process.
+ * tokens valid within the fabric.
+ *
+ * A shared system (sim_shared.c) is one fabric that several processes of a
+ * host open: the model, device memory and what every process must see (the
+ * contexts' semaphore blocks, the tokens, struct sim_shared) live in an
+ * arena all of them map at one address; each process keeps its own handles,
+ * rings, programs and jobs, and runs the cores it claimed.
  */
 #ifndef CCORE_SIM_H
 #define CCORE_SIM_H
@@ -29,6 +35,7 @@ struct sim_set {
 
 /* Device memory, shared by a buffer and its imports. */
 struct sim_mem {
+	struct sim_mem *next, *prev;	/* shared system: every allocation */
 	u8 *host;
 	u64 size;		/* requested */
 	u64 span;		/* allocated, page multiple */
@@ -36,6 +43,7 @@ struct sim_mem {
 	u32 refs;		/* under the system lock */
 	bool user;		/* registered user memory: not ours to free */
 	bool virt;		/* timed virtual=1: no host memory behind it */
+	u32 slot_refs[CCM_MAX_PROCS];	/* of @refs, those of each process slot */
 };
 
 /*
@@ -96,7 +104,10 @@ struct sim_handles {
 
 struct sim_ctx {
 	struct ccore_dev base;
-	struct sim_system *sys;
+	struct sim_system *sys;	/* process-local: only its process follows it */
+	struct sim_ctx *next_ctx;	/* shared system: every context opened */
+	u32 slot;		/* shared system: its process's slot */
+	bool released;		/* shared system: closed or its process died, semaphores freed */
 	u32 dev;
 	struct ccm_vm vm;
 	struct sim_handles bos, rings, progs;
@@ -112,28 +123,91 @@ struct sim_ctx {
 struct sim_token {
 	bool open;		/* the emulated fd is open (else the slot is free) */
 	bool sem;
+	u16 gen;		/* bumped as the slot is reused: a stale token is refused */
+	u32 slot;		/* the exporting process's slot (shared system) */
 	struct sim_mem *mem;	/* dma-buf: a reference, held while open */
 	u32 first, count;	/* semaphore block */
 	u64 serial;		/* its allocation */
 	u32 next_free;		/* free slots: 1 + the next one, 0 ends */
 };
 
-struct sim_system {
-	struct ccore_system base;
-	struct ccm_fabric *f;
+/* Token fds: SIM_TOKEN_BASE + generation (14 bits) << 16 + slot. */
+#define SIM_TOKEN_SLOTS 65536
+#define SIM_TOKEN_GENS 16384
+
+/*
+ * What every context of the fabric sees: in the arena for a shared system
+ * (every process's), else in the process's heap.
+ */
+struct sim_shared {
 	struct ccm_mutex lock;	/* every table below and in the contexts */
-	struct sim_ctx **ctx;
+	struct ccm_fabric *f;
 	struct sim_token *tokens;
 	u32 ntokens, tokens_cap;
 	u32 free_token;		/* 1 + the first free slot, 0: none */
 	u64 sem_serial;		/* of the last semaphore allocation */
 	u32 fw_size;		/* resident firmware instructions */
+	/* shared system only */
+	u32 ready;		/* atomic: the creator finished setting up */
+	char config[256];	/* the fabric's configuration, as given */
+	struct sim_mem *mems;
+	struct sim_ctx *ctxs;
+	char dead_cores[CCM_MAX_PROCS][160];	/* what a dead slot held */
+};
+
+struct sim_link;
+
+struct sim_system {
+	struct ccore_system base;
+	struct ccm_fabric *f;
+	struct sim_shared *sh;
+	struct sim_ctx **ctx;
+	/* shared system only (sim_shared.c) */
+	struct ccm_arena *arena;	/* NULL: a plain, one-process system */
+	u32 slot;			/* this process's */
+	u32 deaths_seen;		/* ccm_fabric_deaths() last reported */
+	struct sim_link *link;		/* the memfd and how others get it */
 };
 
 static inline struct sim_ctx *to_ctx(struct ccore_dev *dev)
 {
 	return (struct sim_ctx *)dev;
 }
+
+/* sim_shared.c: shared systems */
+static inline bool sim_shared(const struct sim_system *s)
+{
+	return s->arena != NULL;
+}
+
+/* Take a reference to @m for this process; drop it with sim_mem_put(). */
+void sim_mem_get(struct sim_system *s, struct sim_mem *m);
+/* A fresh struct sim_mem (in the arena of a shared system), one reference. */
+struct sim_mem *sim_mem_new(struct sim_system *s);
+/* -EPERM naming who has it unless this process claimed core @core of @dev. */
+int sim_core_mine(struct sim_ctx *c, unsigned long req, u32 core);
+/*
+ * ccm_fabric_wait() that, on a shared system, also fails (-EPIPE) when a
+ * process sharing the fabric dies meanwhile, naming it; @what names the
+ * request in the message.
+ */
+int sim_wait(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns,
+	     const char *what);
+/* Find processes that died, release what they held; the mask found dead. */
+u64 sim_reap_dead(struct sim_system *s);
+int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,
+		    struct ccore_system **out);
+void sim_shared_close(struct sim_system *s);
+/* the shared-system operations of struct ccore_backend_ops */
+int sim_claim_core(struct ccore_system *base, uint32_t dev, uint32_t core);
+int sim_slots(struct ccore_system *base, uint32_t *slot, uint64_t *dead);
+int sim_slot_pid(struct ccore_system *base, uint32_t slot, uint32_t *pid);
+/* sim_system.c, for sim_shared.c */
+extern const struct ccore_backend_ops sim_ops;
+extern const struct ccm_host_ops sim_host_ops;
+int sim_load_firmware(struct sim_system *s);
+int sim_ctx_open(struct sim_system *s, u32 dev);
+void sim_ctx_fini(struct sim_ctx *c);
 
 /* Report a model failure as the last error of an ioctl. */
 int sim_fail(unsigned long request, int rc, const struct ccm_err *err);
@@ -172,6 +246,8 @@ int sim_job_times(struct sim_ctx *c, u64 job, struct ccore_job_times *out);
 int sim_compute_wait(struct sim_ctx *c, struct drm_ccore_compute_wait *a);
 
 void sim_mem_put(struct sim_system *s, struct sim_mem *m);
+/* Drop a reference process slot @slot held (a token's, a dead process's). */
+void sim_mem_put_slot(struct sim_system *s, struct sim_mem *m, u32 slot);
 /* Verifier callback: @owner (a sim_ctx) allocated or imported @ref. */
 bool sim_sem_usable(void *owner, u32 ref);
 bool sim_ring_owned(void *owner, u32 dev, u32 core, u32 engine, u32 ring);
@@ -188,6 +264,11 @@ void sim_bo_fini(struct sim_ctx *c);
 void sim_sem_fini(struct sim_ctx *c);
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd);
 const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd);
+/* -EBADF saying why @fd is no open token (forged, closed or stale); @what
+ * names the request. */
+int sim_token_bad(const struct sim_system *s, const char *what, s32 fd);
+/* The same reason, written to @buf. */
+void sim_token_why(const struct sim_system *s, s32 fd, char *buf, size_t len);
 /* close(2) of an exported fd: drops what it holds (caller holds s->lock). */
 int sim_token_close(struct sim_system *s, s32 fd);
 

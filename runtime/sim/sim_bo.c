@@ -9,8 +9,40 @@
 
 #include <stdlib.h>
 
-void sim_mem_put(struct sim_system *s, struct sim_mem *m)
+struct sim_mem *sim_mem_new(struct sim_system *s)
 {
+	struct ccm_arena *was = ccm_arena_current;
+	struct sim_shared *sh = s->sh;
+	struct sim_mem *m;
+
+	ccm_arena_current = s->arena;
+	m = ccm_zalloc(sizeof(*m));
+	ccm_arena_current = was;
+	if (!m)
+		return NULL;
+	m->refs = 1;
+	m->slot_refs[s->slot] = 1;
+	/* a shared system's list: what a dead process held is found there */
+	if (sim_shared(s)) {
+		m->next = sh->mems;
+		if (sh->mems)
+			sh->mems->prev = m;
+		sh->mems = m;
+	}
+	return m;
+}
+
+void sim_mem_get(struct sim_system *s, struct sim_mem *m)
+{
+	m->refs++;
+	m->slot_refs[s->slot]++;
+}
+
+void sim_mem_put_slot(struct sim_system *s, struct sim_mem *m, u32 slot)
+{
+	struct sim_shared *sh = s->sh;
+
+	m->slot_refs[slot]--;
 	if (--m->refs)
 		return;
 	if (!m->user) {
@@ -18,7 +50,20 @@ void sim_mem_put(struct sim_system *s, struct sim_mem *m)
 		if (!m->virt)
 			ccm_big_free(m->host, m->span);
 	}
-	free(m);
+	if (sim_shared(s)) {
+		if (m->prev)
+			m->prev->next = m->next;
+		else
+			sh->mems = m->next;
+		if (m->next)
+			m->next->prev = m->prev;
+	}
+	ccm_free(m);
+}
+
+void sim_mem_put(struct sim_system *s, struct sim_mem *m)
+{
+	sim_mem_put_slot(s, m, s->slot);
 }
 
 static int bo_install(struct sim_ctx *c, struct sim_mem *m, u32 *handle, u64 *va)
@@ -39,7 +84,7 @@ static int bo_install(struct sim_ctx *c, struct sim_mem *m, u32 *handle, u64 *va
 		return rc;
 	}
 	bo->mem = m;
-	m->refs++;
+	sim_mem_get(c->sys, m);
 	*va = bo->va;
 	return 0;
 }
@@ -60,7 +105,10 @@ static int bo_register(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 		return ccore_error(-EINVAL, "BO_CREATE USERPTR: size %llu at userptr 0x%llx out of range (1..%llu bytes, not past the end of the address space)",
 				   (unsigned long long)a->size, (unsigned long long)a->userptr,
 				   (unsigned long long)cfg->hbm_size);
-	m = calloc(1, sizeof(*m));
+	/* another process cannot see this process's own memory */
+	if (sim_shared(c->sys))
+		return ccore_error(-EOPNOTSUPP, "BO_CREATE USERPTR: a shared sim fabric cannot register process memory (other processes could not reach it); create device memory instead");
+	m = sim_mem_new(c->sys);
 	if (!m)
 		return ccore_error(-ENOMEM, "BO_CREATE: out of memory");
 	m->host = (u8 *)(uintptr_t)a->userptr;
@@ -68,10 +116,9 @@ static int bo_register(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 	m->dev = c->dev;
 	m->user = true;
 	rc = bo_install(c, m, &a->handle, &a->dev_addr);
-	if (rc) {
-		free(m);
+	sim_mem_put(c->sys, m);	/* the buffer's reference remains, if any */
+	if (rc)
 		return ccore_error(rc, "BO_CREATE: out of memory");
-	}
 	return 0;
 }
 
@@ -92,7 +139,7 @@ static int bo_create(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 	if (a->size == 0 || a->size > cfg->hbm_size)
 		return ccore_error(-EINVAL, "BO_CREATE: size %llu out of range (1..%llu bytes)",
 				   (unsigned long long)a->size, (unsigned long long)cfg->hbm_size);
-	m = calloc(1, sizeof(*m));
+	m = sim_mem_new(c->sys);
 	if (!m)
 		return ccore_error(-ENOMEM, "BO_CREATE: out of memory");
 	m->size = a->size;
@@ -100,19 +147,20 @@ static int bo_create(struct sim_ctx *c, struct drm_ccore_bo_create *a)
 	m->dev = c->dev;
 	rc = ccm_device_mem_reserve(c->sys->f, c->dev, m->span, &err);
 	if (rc) {
-		free(m);
+		m->user = true;	/* nothing reserved or allocated to give back */
+		sim_mem_put(c->sys, m);
 		return sim_fail(DRM_IOCTL_CCORE_BO_CREATE, rc, &err);
 	}
 	/* timed virtual=1: device memory is accounted, no host memory is */
 	m->virt = cfg->virt;
 	m->host = m->virt ? SIM_VIRT_BASE : ccm_big_zalloc(m->span);
 	rc = m->host ? bo_install(c, m, &a->handle, &a->dev_addr) : -ENOMEM;
-	if (rc) {
-		m->refs = 1;
-		sim_mem_put(c->sys, m);
+	if (!m->host)
+		m->virt = true;	/* no host memory to free */
+	sim_mem_put(c->sys, m);	/* the buffer's reference remains, if any */
+	if (rc)
 		return ccore_error(rc, "BO_CREATE: host memory for %llu bytes unavailable",
 				   (unsigned long long)a->size);
-	}
 	return 0;
 }
 
@@ -156,7 +204,7 @@ static int prime_export(struct sim_ctx *c, struct drm_prime_handle *a)
 	rc = sim_token_new(c->sys, &t, &a->fd);
 	if (rc)
 		return ccore_error(rc, "PRIME_HANDLE_TO_FD: out of memory");
-	bo->mem->refs++;	/* the token keeps the memory alive */
+	sim_mem_get(c->sys, bo->mem);	/* the token keeps the memory alive */
 	return 0;
 }
 
@@ -167,8 +215,7 @@ static int prime_import(struct sim_ctx *c, struct drm_prime_handle *a)
 	int rc;
 
 	if (!t)
-		return ccore_error(-EBADF, "PRIME_FD_TO_HANDLE: fd %d is not an open file descriptor",
-				   a->fd);
+		return sim_token_bad(c->sys, "PRIME_FD_TO_HANDLE", a->fd);
 	if (t->sem)
 		return ccore_error(-EINVAL, "PRIME_FD_TO_HANDLE: fd %d is an exported semaphore block, not a dma-buf",
 				   a->fd);

@@ -68,6 +68,9 @@ int sim_compute_submit(struct sim_ctx *c, struct drm_ccore_compute_submit *a)
 	if (a->core >= cfg->cores)
 		return ccore_error(-EINVAL, "COMPUTE_SUBMIT: core %u does not exist (0..%u)", a->core,
 				   cfg->cores - 1);
+	rc = sim_core_mine(c, DRM_IOCTL_CCORE_COMPUTE_SUBMIT, a->core);
+	if (rc)
+		return rc;
 	if (a->timeout_ms > SIM_COMPUTE_TIMEOUT_MAX_MS)
 		return ccore_error(-EINVAL, "COMPUTE_SUBMIT: timeout_ms %u out of range (1..%u ms, 0 = the default)",
 				   a->timeout_ms, SIM_COMPUTE_TIMEOUT_MAX_MS);
@@ -128,7 +131,11 @@ int sim_compute_wait(struct sim_ctx *c, struct drm_ccore_compute_wait *a)
 				   a->core);
 	own = __atomic_load_n(&c->compute_deadline[a->core], __ATOMIC_RELAXED);
 	deadline = a->timeout_ns < own ? a->timeout_ns : own;
-	rc = ccm_fabric_wait(f, compute_idle, &ref, deadline);
+	rc = sim_wait(c, compute_idle, &ref, deadline, "COMPUTE_WAIT");
+	if (rc == -EPIPE) {
+		ccm_compute_abort(f, c->dev, a->core, c, -EPIPE);
+		return rc;
+	}
 	if (rc && deadline == own && ccm_now_ns() >= own) {
 		/* the program's own timeout: stop the engine, fail the program */
 		ccm_compute_abort(f, c->dev, a->core, c, -ETIMEDOUT);

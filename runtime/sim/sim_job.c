@@ -72,6 +72,9 @@ int sim_program_load(struct sim_ctx *c, void *arg)
 	if (!insns)
 		return ccore_error(-EFAULT, "PROGRAM_LOAD: insns pointer is NULL");
 	v.core = a->cc_core / cfg->cc_cores;
+	rc = sim_core_mine(c, DRM_IOCTL_CCORE_PROGRAM_LOAD, v.core);
+	if (rc)
+		return rc;
 	rc = ccm_program_verify(&v, insns, a->count, &err);
 	if (rc) {
 		ccm_uapi_verify_failed(rc, DRM_CCORE_REASON_INSN_INVALID,
@@ -211,7 +214,12 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	done = job_done(j);
 	own = done ? 0 : job_deadline_ns(j);
 	deadline = done || a->timeout_ns < own ? a->timeout_ns : own;
-	rc = ccm_fabric_wait(c->sys->f, job_done, j, deadline);
+	rc = sim_wait(c, job_done, j, deadline, "JOB_WAIT");
+	if (rc == -EPIPE) {
+		/* a process it may wait for died: its CC core is free again */
+		ccm_cc_reset(c->sys->f, c->dev, j->cc, -EPIPE);
+		return rc;
+	}
 	if (rc && deadline == own) {
 		/* The job's own timeout: recover its CC core, fail the job. */
 		ccm_cc_reset(c->sys->f, c->dev, j->cc, -ETIMEDOUT);

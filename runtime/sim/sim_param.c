@@ -16,7 +16,7 @@ static int get_param(struct sim_ctx *c, struct drm_ccore_param_args *a)
 	case DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE:
 		v = ccm_device_dma_packetization(f, c->dev);
 		break;
-	case DRM_CCORE_PARAM_FIRMWARE_SIZE: v = c->sys->fw_size; break;
+	case DRM_CCORE_PARAM_FIRMWARE_SIZE: v = c->sys->sh->fw_size; break;
 	default:
 		/* the rest follows from the fabric's configuration, as in the driver */
 		if (!ccm_config_param(cfg, a->param, &v))

@@ -29,6 +29,9 @@ int sim_ring_create(struct sim_ctx *c, void *arg)
 	rc = ccm_uapi_ring_create(a, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_RING_CREATE, rc, &err);
+	rc = sim_core_mine(c, DRM_IOCTL_CCORE_RING_CREATE, a->core);
+	if (rc)
+		return rc;
 	if (!psize)
 		psize = a->flags & DRM_CCORE_RING_F_COMPUTE ? ccm_device_dma_packetization(f, c->dev)
 							    : ccm_device_cc_packet_size(f, c->dev);
@@ -94,8 +97,10 @@ struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring
 	struct sim_ring *r;
 	u32 h;
 
-	for (h = 1; h <= c->rings.cap; h++) {
-		r = sim_handle_get(&c->rings, h);
+	/* the handle table itself: a loaded program names several rings, a
+	 * plan of many ranks loads many programs */
+	for (h = 0; h < c->rings.cap; h++) {
+		r = c->rings.slot[h];
 		if (r && ccm_uapi_ring_is(&r->u, core, engine, ring))
 			return r;
 	}
@@ -110,7 +115,7 @@ static int ring_ref(struct sim_ctx *c, struct sim_ring *r, u64 va, u64 len)
 	int rc = mem ? sim_set_add(&r->mems, mem) : 0;
 
 	if (rc > 0)
-		mem->refs++;
+		sim_mem_get(c->sys, mem);
 	return rc < 0 ? rc : 0;
 }
 

@@ -89,18 +89,22 @@ int sim_sem_alloc(struct sim_ctx *c, void *arg)
 	rc = ccm_uapi_sem_alloc(a, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err);
-	b = calloc(1, sizeof(*b));
+	rc = sim_core_mine(c, DRM_IOCTL_CCORE_SEM_ALLOC, a->core);
+	if (rc)
+		return rc;
+	/* a shared system's blocks are in its arena: others look them up */
+	b = ccm_zalloc(sizeof(*b));
 	if (!b)
 		return ccore_error(-ENOMEM, "SEM_ALLOC: out of memory");
 	rc = ccm_sem_alloc(c->sys->f, c->dev, a->core, a->count, c, &a->first, &err);
 	if (rc) {
-		free(b);
+		ccm_free(b);
 		return sim_fail(DRM_IOCTL_CCORE_SEM_ALLOC, rc, &err);
 	}
 	*b = (struct sim_sem_block){
 		.next = c->blocks,
 		.u = { .owner = c, .first = a->first, .count = a->count,
-		       .serial = ++c->sys->sem_serial },
+		       .serial = ++c->sys->sh->sem_serial },
 	};
 	c->blocks = b;
 	return 0;
@@ -122,7 +126,7 @@ int sim_sem_free(struct sim_ctx *c, void *arg)
 	if (pb) {
 		b = *pb;
 		*pb = b->next;
-		free(b);
+		ccm_free(b);
 	}
 	return 0;
 }
@@ -176,8 +180,12 @@ int sim_sem_import(struct sim_ctx *c, void *arg)
 
 	/* the tokens are the process's own: of this fabric */
 	rc = ccm_uapi_sem_import(a, t != NULL, t && t->sem, true, &err);
-	if (rc)
+	if (rc) {
+		/* what the token was: forged, closed or stale */
+		if (rc == -EBADF)
+			sim_token_why(c->sys, a->fd, err.msg, sizeof(err.msg));
 		return sim_fail(DRM_IOCTL_CCORE_SEM_IMPORT, rc, &err);
+	}
 	if (c->ngrants == c->grants_cap) {
 		u32 cap = c->grants_cap ? c->grants_cap * 2 : 16;
 
@@ -210,12 +218,14 @@ int sim_sem_wait(struct sim_ctx *c, struct drm_ccore_sem_wait *a)
 	struct sem_wait_arg w = { .f = c->sys->f, .sem = a->sem, .value = a->value };
 	int rc;
 
-	ccm_mutex_lock(&c->sys->lock);
+	ccm_mutex_lock(&c->sys->sh->lock);
 	rc = sem_check(c, DRM_IOCTL_CCORE_SEM_WAIT, a->sem);
-	ccm_mutex_unlock(&c->sys->lock);
+	ccm_mutex_unlock(&c->sys->sh->lock);
 	if (rc)
 		return rc;
-	rc = ccm_fabric_wait(c->sys->f, sem_reached, &w, a->timeout_ns);
+	rc = sim_wait(c, sem_reached, &w, a->timeout_ns, "SEM_WAIT");
+	if (rc == -EPIPE)
+		return rc;
 	if (rc)
 		return ccore_error(rc, "SEM_WAIT: semaphore 0x%08x is %u, still below %u at the deadline",
 				   a->sem, ccm_sem_read(c->sys->f, a->sem), a->value);
@@ -228,9 +238,10 @@ void sim_sem_fini(struct sim_ctx *c)
 	struct sim_sem_block *b;
 
 	ccm_sem_free_owner(c->sys->f, c);
-	while ((b = c->blocks)) {
+	/* a shared system's blocks may be pinned by other processes' rings */
+	while (!sim_shared(c->sys) && (b = c->blocks)) {
 		c->blocks = b->next;
-		free(b);
+		ccm_free(b);
 	}
 	free(c->grants);
 	c->grants = NULL;

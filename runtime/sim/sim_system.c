@@ -94,7 +94,7 @@ static int sim_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_j
 	return sim_job_times(to_ctx(dev), job, out);
 }
 
-static const struct ccm_host_ops sim_host_ops = {
+const struct ccm_host_ops sim_host_ops = {
 	.job_done = sim_job_done,
 	.job_times = sim_job_times_done,
 	/* NOTIFY is counted by the model (ccm_cc_info); no host listener yet */
@@ -102,52 +102,94 @@ static const struct ccm_host_ops sim_host_ops = {
 
 int sim_token_new(struct sim_system *s, const struct sim_token *t, s32 *fd)
 {
-	struct sim_token *tok = s->tokens;
+	struct sim_shared *sh = s->sh;
+	struct sim_token *tok = sh->tokens;
+	u16 gen;
 	u32 i;
 
-	if (s->free_token) {
-		i = s->free_token - 1;
-		s->free_token = tok[i].next_free;
+	if (sh->free_token) {
+		i = sh->free_token - 1;
+		sh->free_token = tok[i].next_free;
 	} else {
+		if (sh->ntokens == SIM_TOKEN_SLOTS)
+			return -EMFILE;
 		/* doubling: thousands of ranks export and import a lot */
-		if (s->ntokens == s->tokens_cap) {
-			u32 cap = s->tokens_cap ? s->tokens_cap * 2 : 64;
+		if (sh->ntokens == sh->tokens_cap) {
+			u32 cap = sh->tokens_cap ? sh->tokens_cap * 2 : 64;
 
-			tok = realloc(s->tokens, cap * sizeof(*tok));
+			tok = ccm_realloc(sh->tokens, sh->tokens_cap * sizeof(*tok),
+					  cap * sizeof(*tok));
 			if (!tok)
 				return -ENOMEM;
-			s->tokens = tok;
-			s->tokens_cap = cap;
+			sh->tokens = tok;
+			sh->tokens_cap = cap;
 		}
-		i = s->ntokens++;
+		i = sh->ntokens++;
 	}
+	gen = (u16)((tok[i].gen + 1) % SIM_TOKEN_GENS);
 	tok[i] = *t;
 	tok[i].open = true;
-	*fd = (s32)(SIM_TOKEN_BASE + i);
+	tok[i].gen = gen;
+	tok[i].slot = s->slot;
+	*fd = (s32)(SIM_TOKEN_BASE + ((u32)gen << 16) + i);
 	return 0;
+}
+
+static struct sim_token *token_of(const struct sim_system *s, s32 fd)
+{
+	const struct sim_shared *sh = s->sh;
+	u32 i = (u32)(fd - SIM_TOKEN_BASE) & 0xffff;
+
+	if (fd < SIM_TOKEN_BASE || i >= sh->ntokens || !sh->tokens[i].open ||
+	    sh->tokens[i].gen != (u32)(fd - SIM_TOKEN_BASE) >> 16)
+		return NULL;
+	return &sh->tokens[i];
 }
 
 const struct sim_token *sim_token_get(const struct sim_system *s, s32 fd)
 {
-	if (fd < SIM_TOKEN_BASE || (u32)(fd - SIM_TOKEN_BASE) >= s->ntokens ||
-	    !s->tokens[fd - SIM_TOKEN_BASE].open)
-		return NULL;
-	return &s->tokens[fd - SIM_TOKEN_BASE];
+	return token_of(s, fd);
+}
+
+void sim_token_why(const struct sim_system *s, s32 fd, char *buf, size_t len)
+{
+	const struct sim_shared *sh = s->sh;
+	u32 i = (u32)(fd - SIM_TOKEN_BASE) & 0xffff;
+
+	if (fd >= SIM_TOKEN_BASE && i < sh->ntokens && sh->tokens[i].open)
+		snprintf(buf, len, "fd %d is stale: that export was closed and its token reused (generation %u, now %u)",
+			 fd, (u32)(fd - SIM_TOKEN_BASE) >> 16, sh->tokens[i].gen);
+	else if (fd >= SIM_TOKEN_BASE && i < sh->ntokens)
+		snprintf(buf, len, "fd %d is closed: that export was closed", fd);
+	else
+		snprintf(buf, len, "fd %d is not an open file descriptor (no export of this fabric%s)",
+			 fd, sim_shared(s) ? " by any process sharing it" : "");
+}
+
+int sim_token_bad(const struct sim_system *s, const char *name, s32 fd)
+{
+	char why[CCM_ERR_LEN];
+
+	sim_token_why(s, fd, why, sizeof(why));
+	return ccore_error(-EBADF, "%s: %s", name, why);
 }
 
 int sim_token_close(struct sim_system *s, s32 fd)
 {
-	struct sim_token *t = (struct sim_token *)sim_token_get(s, fd);
+	struct sim_shared *sh = s->sh;
+	struct sim_token *t = token_of(s, fd);
 	u32 i;
+	u16 gen;
 
 	if (!t)
-		return ccore_error(-EBADF, "close: fd %d is not an open file descriptor", fd);
+		return sim_token_bad(s, "close", fd);
 	/* a dma-buf keeps its memory; an exported semaphore block holds nothing */
 	if (!t->sem)
-		sim_mem_put(s, t->mem);
-	i = (u32)(t - s->tokens);
-	*t = (struct sim_token){ .next_free = s->free_token };
-	s->free_token = i + 1;
+		sim_mem_put_slot(s, t->mem, t->slot);
+	i = (u32)(t - sh->tokens);
+	gen = t->gen;
+	*t = (struct sim_token){ .next_free = sh->free_token, .gen = gen };
+	sh->free_token = i + 1;
 	return 0;
 }
 
@@ -156,9 +198,22 @@ static void close_token(struct ccore_dev *dev, s32 fd)
 {
 	struct sim_system *s = to_ctx(dev)->sys;
 
-	ccm_mutex_lock(&s->lock);
+	ccm_mutex_lock(&s->sh->lock);
 	sim_token_close(s, fd);
-	ccm_mutex_unlock(&s->lock);
+	ccm_mutex_unlock(&s->sh->lock);
+}
+
+static int sim_dev_token_close(struct ccore_dev *dev, int32_t token)
+{
+	struct sim_system *s = to_ctx(dev)->sys;
+	int rc;
+
+	ccm_arena_current = s->arena;
+	ccm_mutex_lock(&s->sh->lock);
+	rc = sim_token_close(s, token);
+	ccm_mutex_unlock(&s->sh->lock);
+	ccm_arena_current = NULL;
+	return rc;
 }
 
 static bool starts_work(unsigned long req, const void *arg)
@@ -256,7 +311,9 @@ static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg)
 	if (req == DRM_IOCTL_CCORE_COMPUTE_WAIT)
 		return sim_compute_wait(c, arg);
 
-	ccm_mutex_lock(&s->lock);
+	/* a shared fabric's objects come from its arena */
+	ccm_arena_current = s->arena;
+	ccm_mutex_lock(&s->sh->lock);
 	switch (req) {
 	case DRM_IOCTL_CCORE_GET_PARAM:
 	case DRM_IOCTL_CCORE_SET_PARAM:
@@ -279,7 +336,8 @@ static int sim_ioctl_call(struct ccore_dev *dev, unsigned long req, void *arg)
 			       ccore_error(-ENOTTY, "unknown ioctl request 0x%lx", req);
 		break;
 	}
-	ccm_mutex_unlock(&s->lock);
+	ccm_mutex_unlock(&s->sh->lock);
+	ccm_arena_current = NULL;
 	/* work the host just started: lend a hand before returning, as light
 	 * work is left to host threads (see model/ccm_sched.c) */
 	if (!rc && starts_work(req, arg))
@@ -293,7 +351,7 @@ static void *sim_bo_map(struct ccore_dev *dev, uint32_t handle)
 	struct sim_bo *bo;
 	void *p = NULL;
 
-	ccm_mutex_lock(&c->sys->lock);
+	ccm_mutex_lock(&c->sys->sh->lock);
 	bo = sim_handle_get(&c->bos, handle);
 	if (bo && bo->mem->virt)
 		ccore_error(-ENXIO, "map: buffer %u is virtual (timed sim with virtual=1): it has no host memory",
@@ -302,7 +360,7 @@ static void *sim_bo_map(struct ccore_dev *dev, uint32_t handle)
 		p = bo->mem->host;
 	else
 		ccore_error(-ENOENT, "map: no buffer object with handle %u", handle);
-	ccm_mutex_unlock(&c->sys->lock);
+	ccm_mutex_unlock(&c->sys->sh->lock);
 	return p;
 }
 
@@ -341,15 +399,22 @@ static int sim_sem_share(struct ccore_dev *dev, struct ccore_dev *from, uint32_t
 	return rc;
 }
 
-/* After every context's programs and rings: they pin others' blocks. */
-static void ctx_fini(struct sim_ctx *c)
+/*
+ * After every context's programs and rings: they pin others' blocks.  A
+ * shared system's context and its blocks stay in the arena: others' rings
+ * and programs may still pin them.
+ */
+void sim_ctx_fini(struct sim_ctx *c)
 {
 	sim_bo_fini(c);
 	sim_sem_fini(c);
 	ccm_vm_fini(&c->vm);
 	free(c->compute_deadline);
 	free(c->jobs);
-	free(c);
+	c->jobs = NULL;
+	c->compute_deadline = NULL;
+	if (!sim_shared(c->sys))
+		ccm_free(c);
 }
 
 static int sim_now_ps(struct ccore_system *base, uint64_t *ps)
@@ -367,6 +432,10 @@ static void sim_close(struct ccore_system *base)
 	struct sim_system *s = (struct sim_system *)base;
 	u32 i;
 
+	if (sim_shared(s)) {
+		sim_shared_close(s);
+		return;
+	}
 	/* Stop the workers first: nothing may touch memory being freed. */
 	if (s->f)
 		ccm_fabric_stop(s->f);
@@ -377,19 +446,20 @@ static void sim_close(struct ccore_system *base)
 		}
 	for (i = 0; i < base->ndev; i++)
 		if (s->ctx && s->ctx[i])
-			ctx_fini(s->ctx[i]);
-	for (i = 0; i < s->ntokens; i++)
-		if (s->tokens[i].open && !s->tokens[i].sem)
-			sim_mem_put(s, s->tokens[i].mem);
+			sim_ctx_fini(s->ctx[i]);
+	for (i = 0; i < s->sh->ntokens; i++)
+		if (s->sh->tokens[i].open && !s->sh->tokens[i].sem)
+			sim_mem_put(s, s->sh->tokens[i].mem);
 	ccm_fabric_destroy(s->f);
 	free(s->ctx);
 	free(base->devs);
-	free(s->tokens);
-	ccm_mutex_destroy(&s->lock);
+	ccm_free(s->sh->tokens);
+	ccm_mutex_destroy(&s->sh->lock);
+	free(s->sh);
 	free(s);
 }
 
-static const struct ccore_backend_ops sim_ops = {
+const struct ccore_backend_ops sim_ops = {
 	.name = "sim",
 	.ioctl = sim_ioctl,
 	.bo_map = sim_bo_map,
@@ -398,9 +468,19 @@ static const struct ccore_backend_ops sim_ops = {
 	.job_times = sim_dev_job_times,
 	.now_ps = sim_now_ps,
 	.close = sim_close,
+	.claim_core = sim_claim_core,
+	.slots = sim_slots,
+	.slot_pid = sim_slot_pid,
+	.token_close = sim_dev_token_close,
 };
 
-static int load_firmware(struct sim_system *s)
+int ccore_sim_open_shared(const char *key, const struct ccore_shared_opts *opts,
+			  struct ccore_system **out)
+{
+	return sim_shared_open(key, opts, out);
+}
+
+int sim_load_firmware(struct sim_system *s)
 {
 	struct ccm_err err = { 0 };
 	unsigned int i;
@@ -413,16 +493,20 @@ static int load_firmware(struct sim_system *s)
 				       ccore_firmware_blobs[i].count, &err);
 		if (rc)
 			return ccore_error(rc, "sim: loading the dispatcher firmware: %s", err.msg);
-		s->fw_size = ccore_firmware_blobs[i].count;
+		s->sh->fw_size = ccore_firmware_blobs[i].count;
 		return 0;
 	}
 	return ccore_error(-ENOENT, "sim: no dispatcher firmware was built in");
 }
 
-static int ctx_open(struct sim_system *s, u32 dev)
+/* A context lives in the arena of a shared system: others find its blocks. */
+int sim_ctx_open(struct sim_system *s, u32 dev)
 {
-	struct sim_ctx *c = calloc(1, sizeof(*c));
+	struct sim_ctx *c;
 
+	ccm_arena_current = s->arena;
+	c = ccm_zalloc(sizeof(*c));
+	ccm_arena_current = NULL;
 	if (!c)
 		return -ENOMEM;
 	c->jobs = calloc(SIM_JOB_SLOTS, sizeof(*c->jobs));
@@ -430,9 +514,10 @@ static int ctx_open(struct sim_system *s, u32 dev)
 	if (!c->jobs || !c->compute_deadline) {
 		free(c->jobs);
 		free(c->compute_deadline);
-		free(c);
+		ccm_free(c);
 		return -ENOMEM;
 	}
+	c->slot = s->slot;
 	c->base.ops = &sim_ops;
 	c->base.sys = &s->base;
 	c->base.index = dev;
@@ -461,27 +546,33 @@ int ccore_sim_open(const char *config, struct ccore_system **out)
 	if (config && ccm_config_parse(&cfg, config, &err))
 		return ccore_error(-EINVAL, "sim configuration \"%s\": %s", config, err.msg);
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (s)
+		s->sh = calloc(1, sizeof(*s->sh));
+	if (!s || !s->sh) {
+		free(s);
 		return ccore_error(-ENOMEM, "sim: out of memory");
-	ccm_mutex_init(&s->lock);
+	}
+	ccm_mutex_init(&s->sh->lock);
 	s->base.ops = &sim_ops;
 	s->f = ccm_fabric_create(&cfg, &sim_host_ops, s, &err);
 	if (!s->f) {
-		ccm_mutex_destroy(&s->lock);
+		ccm_mutex_destroy(&s->sh->lock);
+		free(s->sh);
 		free(s);
 		return ccore_error(-EINVAL, "sim: %s", err.msg);
 	}
+	s->sh->f = s->f;
 	s->base.model = s->f;
 	s->base.ndev = ccm_fabric_num_devices(s->f);
 	s->base.devs = calloc(s->base.ndev, sizeof(*s->base.devs));
 	s->ctx = calloc(s->base.ndev, sizeof(*s->ctx));
 	rc = s->base.devs && s->ctx ? 0 : -ENOMEM;
 	for (i = 0; !rc && i < s->base.ndev; i++)
-		rc = ctx_open(s, i);
+		rc = sim_ctx_open(s, i);
 	if (rc)
 		ccore_error(rc, "sim: out of memory opening devices");
 	else
-		rc = load_firmware(s);
+		rc = sim_load_firmware(s);
 	if (rc) {
 		sim_close(&s->base);
 		return rc;

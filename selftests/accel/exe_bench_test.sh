@@ -27,16 +27,8 @@ trap 'rm -rf "$tmp"' EXIT
 . "$here/helpers/tap.sh"
 
 echo "TAP version 13"
-if [ ! -e /dev/accel/accel0 ]; then
-	echo "1..0 # SKIP no /dev/accel/accel0 (is ccore.ko loaded, setup.sh run?)"
-	exit 4
-fi
-for f in "$bench" "$exe" "$desc"; do
-	if [ ! -e "$f" ]; then
-		echo "1..0 # SKIP $f is missing (make builds it)"
-		exit 4
-	fi
-done
+[ -e /dev/accel/accel0 ] || skip_all "no /dev/accel/accel0 (is ccore.ko loaded, setup.sh run?)"
+need_built "$bench" "$exe" "$desc"
 echo "1..$ntests"
 
 # Output lines with runs of blanks squeezed, for exact comparisons.

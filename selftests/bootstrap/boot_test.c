@@ -537,6 +537,16 @@ static void run_spec(const struct job_spec *s, int nprocs, struct proc *p)
 		s->launcher ? launch_id : NULL);
 }
 
+/* Run @s in @nprocs processes: each fails naming @needle. */
+static void expect_all_fail(const struct job_spec *s, int nprocs, const char *needle)
+{
+	struct proc p[MAXP];
+
+	run_spec(s, nprocs, p);
+	for (int i = 0; i < nprocs; i++)
+		assert_failed_with(p, i, needle);
+}
+
 static void healthy(int n, const char *comm_id)
 {
 	struct job_spec s = { .nranks = n, .timeout_ms = OK_TIMEOUT_MS, .comm_id = comm_id,
@@ -600,32 +610,23 @@ TEST(duplicate_rank)
 {
 	struct job_spec s = { .nranks = 3, .timeout_ms = FAIL_TIMEOUT_MS * 3,
 			      .rank_of = { [2] = 2 } };
-	struct proc p[MAXP];
 
-	run_spec(&s, 3, p);
-	for (int i = 0; i < 3; i++)
-		assert_failed_with(p, i, "rank 1 joined twice");
+	expect_all_fail(&s, 3, "rank 1 joined twice");
 }
 
 TEST(nranks_disagree)
 {
 	struct job_spec s = { .nranks = 3, .timeout_ms = FAIL_TIMEOUT_MS,
 			      .nranks_of = { [2] = 4 } };
-	struct proc p[MAXP];
 
-	run_spec(&s, 3, p);
-	for (int i = 0; i < 3; i++)
-		assert_failed_with(p, i, "says the job has");
+	expect_all_fail(&s, 3, "says the job has");
 }
 
 TEST(rank_never_arrives)
 {
 	struct job_spec s = { .nranks = 4, .timeout_ms = FAIL_TIMEOUT_MS };
-	struct proc p[MAXP];
 
-	run_spec(&s, 3, p);
-	for (int i = 0; i < 3; i++)
-		assert_failed_with(p, i, "waiting for rank 3 to reach the root (3 of 4 came: ranks 0-2)");
+	expect_all_fail(&s, 3, "waiting for rank 3 to reach the root (3 of 4 came: ranks 0-2)");
 }
 
 TEST(comm_id_rank0_missing)
@@ -633,12 +634,9 @@ TEST(comm_id_rank0_missing)
 	char v[64];
 	struct job_spec s = { .nranks = 3, .timeout_ms = FAIL_TIMEOUT_MS, .comm_id = v,
 			      .rank_of = { 2, 3 } };
-	struct proc p[MAXP];
 
 	snprintf(v, sizeof(v), "127.0.0.1:%d", free_port(AF_INET));
-	run_spec(&s, 2, p);
-	for (int i = 0; i < 2; i++)
-		assert_failed_with(p, i, "rank 0 runs it; did rank 0 start?");
+	expect_all_fail(&s, 2, "rank 0 runs it; did rank 0 start?");
 }
 
 static void killed(int n, int victim)
@@ -666,11 +664,8 @@ TEST(algo_mismatch)
 {
 	struct job_spec s = { .nranks = 4, .timeout_ms = OK_TIMEOUT_MS,
 			      .algo_of = { "ring", NULL, "ring", NULL } };
-	struct proc p[MAXP];
 
-	run_spec(&s, 4, p);
-	for (int i = 0; i < 4; i++)
-		assert_failed_with(p, i, "CCORE_ALGO differs between ranks: ranks 0,2 \"ring\", ranks 1,3 unset (the settings");
+	expect_all_fail(&s, 4, "CCORE_ALGO differs between ranks: ranks 0,2 \"ring\", ranks 1,3 unset (the settings");
 }
 
 /* One path, other contents: each process reads its own /proc/self/stat. */

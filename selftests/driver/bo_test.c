@@ -8,23 +8,7 @@
  */
 #include "ccore_drv_test.h"
 
-FIXTURE(bo) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(bo)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(bo)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+CCORE_DEV_FIXTURE(bo)
 
 TEST_F(bo, version)
 {
@@ -596,25 +580,6 @@ TEST_F(bo, prime_bad_fd)
 
 /* --- a private fabric: memory accounting, other fabrics, unplug ---------- */
 
-#define SIM_BUS "/sys/bus/ccore_sim"
-
-static int sim_write(const char *file, const char *line)
-{
-	char path[128];
-	int fd, rc = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), SIM_BUS "/%s", file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, strlen(line));
-	if (n < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
 FIXTURE(fabric) {
 	struct ccore_dev main;	/* the first ccore device */
 	struct ccore_dev d;	/* device 0 of our fabric */
@@ -634,7 +599,7 @@ FIXTURE_SETUP(fabric)
 	/* 1 MiB of device memory: exhausting it costs nothing */
 	for (id = 900 + getpid() % 50; id < 1000 && rc == -EEXIST; id++) {
 		snprintf(line, sizeof(line), "%d 1 hbm=1M", id);
-		rc = sim_write("new_device", line);
+		rc = write_text(SIM_BUS "/new_device", line);
 		if (!rc)
 			self->id = id;
 	}
@@ -655,7 +620,7 @@ FIXTURE_TEARDOWN(fabric)
 		close(self->main.fd);
 	if (self->id >= 0) {
 		snprintf(line, sizeof(line), "%d", self->id);
-		EXPECT_EQ(0, sim_write("del_device", line));
+		EXPECT_EQ(0, write_text(SIM_BUS "/del_device", line));
 	}
 }
 
@@ -732,7 +697,7 @@ TEST_F(fabric, unplug_with_open_file)
 	ASSERT_EQ(0, submit_job(self->d.fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job));
 
 	snprintf(line, sizeof(line), "%d", self->id);
-	ASSERT_EQ(0, sim_write("del_device", line));
+	ASSERT_EQ(0, write_text(SIM_BUS "/del_device", line));
 	self->id = -1;
 	ASSERT_EQ(-ENODEV, bo_create(self->d.fd, 4096, NULL, NULL));
 	ASSERT_EQ(-ENODEV, sem_access(self->d.fd, sem, DRM_CCORE_SEM_ADD, 1, NULL));

@@ -39,6 +39,7 @@
 #define NSEC_PER_MSEC 1000000ll
 #define NSEC_PER_SEC 1000000000ll
 #define DEBUGFS_CCORE "/sys/kernel/debug/ccore"
+#define SIM_BUS "/sys/bus/ccore_sim"
 
 #define NO_DEVICE_MSG \
 	"no ccore device: load ccore.ko and create one (echo \"0 2\" > /sys/bus/ccore_sim/new_device)"
@@ -203,6 +204,30 @@ static inline int ccore_open_first(struct ccore_dev *d)
 {
 	return ccore_open_where(-1, 0, d);
 }
+
+/*
+ * The fixture most tests share: the first ccore device open as self->d (its
+ * file also self->fd), the test skipped when there is none, the file closed
+ * after.  Each test file names its own, so cases keep their names (bo.version).
+ */
+#define CCORE_DEV_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		struct ccore_dev d;					\
+		int fd;							\
+	};								\
+									\
+	FIXTURE_SETUP(name)						\
+	{								\
+		if (ccore_open_first(&self->d))				\
+			SKIP(return, NO_DEVICE_MSG);			\
+		self->fd = self->d.fd;					\
+	}								\
+									\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		if (self->fd >= 0)					\
+			close(self->fd);				\
+	}
 
 /* Another file on the same device. */
 static inline int reopen(const struct ccore_dev *d)
@@ -691,19 +716,28 @@ static inline bool debugfs_file(const struct ccore_dev *d, const char *name, cha
 	return d->fabric >= 0 && access(path, W_OK) == 0;
 }
 
-static inline int write_uint(const char *path, unsigned int v)
+/* Write @text to the sysfs or debugfs file @path in one write: 0, or -errno. */
+static inline int write_text(const char *path, const char *text)
 {
-	char buf[16];
-	int fd, n, rc = 0;
+	ssize_t len = (ssize_t)strlen(text), n;
+	int fd, rc = 0;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = snprintf(buf, sizeof(buf), "%u\n", v);
-	if (write(fd, buf, n) != n)
-		rc = -errno;
+	n = write(fd, text, len);
+	if (n != len)
+		rc = n < 0 ? -errno : -EIO;
 	close(fd);
 	return rc;
+}
+
+static inline int write_uint(const char *path, unsigned int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u\n", v);
+	return write_text(path, buf);
 }
 
 /* --- child processes -------------------------------------------------------- */

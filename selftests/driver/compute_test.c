@@ -11,23 +11,7 @@
 
 #define LEN (64 * 1024 + 8)
 
-FIXTURE(compute) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(compute)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(compute)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+CCORE_DEV_FIXTURE(compute)
 
 static struct drm_ccore_ce_insn ce(uint8_t op)
 {
@@ -98,28 +82,20 @@ TEST_F(compute, dma_copies_and_signals)
 	struct drm_ccore_compute_wait w;
 	struct drm_ccore_ce_insn prog[2];
 	struct drm_ccore_ring_stats st;
-	uint32_t hs, hd, ring, sem;
-	uint64_t vs, vd;
-	uint8_t *src, *dst;
+	struct bo_pair bp;
+	uint32_t ring, sem;
 
-	ASSERT_EQ(0, bo_create(self->fd, LEN, &hs, &vs));
-	ASSERT_EQ(0, bo_create(self->fd, LEN, &hd, &vd));
-	src = bo_map(self->fd, hs, LEN);
-	dst = bo_map(self->fd, hd, LEN);
-	ASSERT_NE(NULL, src);
-	ASSERT_NE(NULL, dst);
-	fill_pattern(src, LEN, 7);
-	memset(dst, 0, LEN);
+	ASSERT_EQ(0, bo_pair(self->fd, LEN, 7, 0, &bp));
 	ASSERT_EQ(0, ring_create(self->fd, 0, 1, 2, 4, 0, DRM_CCORE_RING_F_COMPUTE, &ring));
 	ASSERT_EQ(0, sem_alloc(self->fd, 0, 1, &sem));
-	prog[0] = ce_dma_signal(vd, vs, LEN, sem);
+	prog[0] = ce_dma_signal(bp.ad, bp.as, LEN, sem);
 	prog[1] = ce(DRM_CCORE_CE_END);
 	ASSERT_EQ(0, compute_submit(self->fd, 0, prog, 2, 1, 2, 0, NULL));
 	ASSERT_EQ(0, compute_wait(self->fd, 0, deadline_ms(5000), &w));
 	ASSERT_EQ(0, w.status);
 	ASSERT_EQ(2, w.insns);
 	ASSERT_EQ(LEN, w.dma_bytes);
-	ASSERT_TRUE(check_pattern(dst, LEN, 7));
+	ASSERT_TRUE(check_pattern(bp.d, LEN, 7));
 	ASSERT_EQ(1, sem_read(self->fd, sem));
 	ASSERT_EQ(0, ring_stats(self->fd, ring, &st));
 	ASSERT_EQ(param(self->fd, DRM_CCORE_PARAM_DMA_PACKETIZATION_SIZE), st.packet_size);
@@ -127,8 +103,8 @@ TEST_F(compute, dma_copies_and_signals)
 	/* waiting again gives the same answer */
 	ASSERT_EQ(0, compute_wait(self->fd, 0, deadline_ms(10), &w));
 	ASSERT_EQ(0, w.status);
-	munmap(src, LEN);
-	munmap(dst, LEN);
+	munmap(bp.s, LEN);
+	munmap(bp.d, LEN);
 }
 
 TEST_F(compute, trigger_runs_queued_collective)

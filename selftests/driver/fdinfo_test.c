@@ -67,23 +67,7 @@ static int read_fdinfo(int fd, struct fdinfo *fi)
 	return 0;
 }
 
-FIXTURE(fdinfo) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(fdinfo)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(fdinfo)
-{
-	if (self->d.fd >= 0)
-		close(self->d.fd);
-}
+CCORE_DEV_FIXTURE(fdinfo)
 
 /* A new file: ccore's keys, nothing in memory yet. */
 TEST_F(fdinfo, keys_of_a_new_file)

@@ -39,16 +39,8 @@ cleanup() {
 trap cleanup EXIT
 
 echo "TAP version 13"
-if [ ! -d "$bus" ]; then
-	echo "1..0 # SKIP no $bus (is ccore.ko loaded?)"
-	exit 4
-fi
-for f in "$info" "$provoke" "$request"; do
-	if [ ! -x "$f" ]; then
-		echo "1..0 # SKIP $f is missing (make builds it)"
-		exit 4
-	fi
-done
+[ -d "$bus" ] || skip_all "no $bus (is ccore.ko loaded?)"
+need_built "$info" "$provoke" "$request"
 echo "1..$ntests"
 
 # Our own fabric of two devices, whatever setup.sh created.

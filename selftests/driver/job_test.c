@@ -288,22 +288,16 @@ TEST_F(job, program_runs_ring)
 	struct drm_ccore_ring_stats st;
 	struct drm_ccore_insn prog[5];
 	struct drm_ccore_desc d[2];
-	uint32_t ha, hb, ring, sem, p;
 	uint32_t core = self->cc / self->d.cc_per_core;
+	uint32_t ring, sem, p;
+	struct bo_pair bp;
 	int32_t status;
-	uint8_t *a, *b;
-	uint64_t da, db, job;
+	uint64_t job;
 
-	ASSERT_EQ(0, bo_create(self->fd, size, &ha, &da));
-	ASSERT_EQ(0, bo_create(self->fd, size, &hb, &db));
-	a = bo_map(self->fd, ha, size);
-	b = bo_map(self->fd, hb, size);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	fill_pattern(a, size, 21);
+	ASSERT_EQ(0, bo_pair(self->fd, size, 21, 0, &bp));
 	ASSERT_EQ(0, sem_alloc(self->fd, core, 1, &sem));
 	ASSERT_EQ(0, ring_create(self->fd, core, 0, 0, 2, 0, 0, &ring));
-	d[0] = desc_copy(db, da, size);
+	d[0] = desc_copy(bp.ad, bp.as, size);
 	d[1] = desc_sem_write(sem, 1, false);
 	ASSERT_EQ(0, ring_submit(self->fd, ring, d, 2, 0, NULL));
 	prog[0] = I_START(0, 0, 2);
@@ -315,22 +309,22 @@ TEST_F(job, program_runs_ring)
 	ASSERT_EQ(0, submit_job(self->fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job));
 	ASSERT_EQ(0, job_wait(self->fd, job, deadline_ms(5000), &status));
 	ASSERT_EQ(0, status);
-	ASSERT_TRUE(check_pattern(b, size, 21));
+	ASSERT_TRUE(check_pattern(bp.d, size, 21));
 	ASSERT_EQ(11, sem_read(self->fd, sem));
 
 	/* run again: the ring wraps to its first descriptor */
-	fill_pattern(a, size, 22);
+	fill_pattern(bp.s, size, 22);
 	ASSERT_EQ(0, submit_job(self->fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job));
 	ASSERT_EQ(0, job_wait(self->fd, job, deadline_ms(5000), &status));
 	ASSERT_EQ(0, status);
-	ASSERT_TRUE(check_pattern(b, size, 22));
+	ASSERT_TRUE(check_pattern(bp.d, size, 22));
 	ASSERT_EQ(22, sem_read(self->fd, sem));
 	ASSERT_EQ(0, ring_stats(self->fd, ring, &st));
 	EXPECT_EQ(4, st.started);
 	EXPECT_EQ(4, st.completed);
 	EXPECT_EQ(2 * (size + 4), st.bytes);
-	munmap(a, size);
-	munmap(b, size);
+	munmap(bp.s, size);
+	munmap(bp.d, size);
 }
 
 /* A ring keeps the buffers its descriptors reach: closing the handles
@@ -341,25 +335,19 @@ TEST_F(job, ring_keeps_closed_buffers)
 	const size_t size = 8192;
 	struct drm_ccore_insn prog[3];
 	struct drm_ccore_desc d;
-	uint32_t ha, hb, ring, p;
 	uint32_t core = self->cc / self->d.cc_per_core;
-	uint64_t da, db, job;
+	struct bo_pair bp;
+	uint32_t ring, p;
 	int32_t status;
-	uint8_t *a, *b;
+	uint64_t job;
 
-	ASSERT_EQ(0, bo_create(self->fd, size, &ha, &da));
-	ASSERT_EQ(0, bo_create(self->fd, size, &hb, &db));
-	a = bo_map(self->fd, ha, size);
-	b = bo_map(self->fd, hb, size);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	fill_pattern(a, size, 31);
+	ASSERT_EQ(0, bo_pair(self->fd, size, 31, 0, &bp));
 	ASSERT_EQ(0, ring_create(self->fd, core, 0, 0, 1, 0, 0, &ring));
-	d = desc_copy(db, da, size);
+	d = desc_copy(bp.ad, bp.as, size);
 	ASSERT_EQ(0, ring_submit(self->fd, ring, &d, 1, 0, NULL));
-	ASSERT_EQ(0, gem_close(self->fd, ha));
-	ASSERT_EQ(0, gem_close(self->fd, hb));
-	munmap(a, size);
+	ASSERT_EQ(0, gem_close(self->fd, bp.hs));
+	ASSERT_EQ(0, gem_close(self->fd, bp.hd));
+	munmap(bp.s, size);
 	prog[0] = I_START(0, 0, 1);
 	prog[1] = I_RWAIT(0, 0);
 	prog[2] = I_RET();
@@ -367,8 +355,8 @@ TEST_F(job, ring_keeps_closed_buffers)
 	ASSERT_EQ(0, submit_job(self->fd, p, DRM_CCORE_JOB_F_TRIGGER, 0, 0, 0, &job));
 	ASSERT_EQ(0, job_wait(self->fd, job, deadline_ms(5000), &status));
 	ASSERT_EQ(0, status);
-	ASSERT_TRUE(check_pattern(b, size, 31));
-	munmap(b, size);
+	ASSERT_TRUE(check_pattern(bp.d, size, 31));
+	munmap(bp.d, size);
 	/* the loaded program starts the ring: it stays until the program goes */
 	ASSERT_EQ(-EBUSY, ring_destroy(self->fd, ring));
 	ASSERT_EQ(0, prog_free(self->fd, p));

@@ -9,23 +9,7 @@
  */
 #include "ccore_drv_test.h"
 
-FIXTURE(ring) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(ring)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(ring)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+CCORE_DEV_FIXTURE(ring)
 
 TEST_F(ring, create_destroy)
 {

@@ -6,23 +6,7 @@
  */
 #include "ccore_drv_test.h"
 
-FIXTURE(sem) {
-	struct ccore_dev d;
-	int fd;
-};
-
-FIXTURE_SETUP(sem)
-{
-	if (ccore_open_first(&self->d))
-		SKIP(return, NO_DEVICE_MSG);
-	self->fd = self->d.fd;
-}
-
-FIXTURE_TEARDOWN(sem)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
+CCORE_DEV_FIXTURE(sem)
 
 TEST_F(sem, alloc_free)
 {

@@ -25,14 +25,8 @@ probes=$here/helpers/dev_ccore.probes
 . "$here/helpers/tap.sh"
 
 echo "TAP version 13"
-if [ ! -w "$bus/new_device" ]; then
-	echo "1..0 # SKIP no $bus/new_device (ccore.ko not loaded, or not root)"
-	exit 4
-fi
-if [ ! -r "$probes" ]; then
-	echo "1..0 # SKIP no $probes (make writes it)"
-	exit 4
-fi
+[ -w "$bus/new_device" ] || skip_all "no $bus/new_device (ccore.ko not loaded, or not root)"
+[ -r "$probes" ] || skip_all "no $probes (make writes it)"
 
 strings_of() { # LIST
 	sed -n "s/^strings $1 //p" "$probes"

@@ -18,7 +18,6 @@
 
 #include "ccore_drv_test.h"
 
-#define SIM_BUS "/sys/bus/ccore_sim"
 #define MAX_SEEN 16
 
 /* What one "add" uevent named, and the attribute files there were then. */
@@ -156,18 +155,6 @@ static int pin_to_cpu0(void)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
 /* A fabric id no one uses, from the pid so parallel runs differ. */
 static int free_fabric_id(void)
 {
@@ -215,7 +202,7 @@ FIXTURE_TEARDOWN(uev)
 		free(self->seen[i].files);
 	if (self->created) {
 		snprintf(id, sizeof(id), "%d", self->fabric);
-		write_file(SIM_BUS "/del_device", id);
+		write_text(SIM_BUS "/del_device", id);
 	}
 	if (self->sock >= 0)
 		close(self->sock);
@@ -266,7 +253,7 @@ TEST_F(uev, attributes_exist_at_add)
 		struct sched_param normal = { .sched_priority = 0 };
 
 		sched_setscheduler(0, SCHED_OTHER, &normal);
-		_exit(write_file(SIM_BUS "/new_device", line) ? 1 : 0);
+		_exit(write_text(SIM_BUS "/new_device", line) ? 1 : 0);
 	}
 	pfd.fd = self->sock;
 	pfd.events = POLLIN;

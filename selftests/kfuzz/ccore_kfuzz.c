@@ -48,16 +48,19 @@ static void usage(FILE *out)
 		"Needs root, the ccore module and setup.sh's fabrics 0 and 1.\n");
 }
 
-static bool number(const char *s, long min, long max, long *out)
+/* @flag's argument @s as a whole number from @min to @max; false, saying so, if it is not. */
+static bool int_option(const char *flag, const char *s, int min, int max, int *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "ccore_kfuzz: %s '%s': expected %d..%d\n", flag, s, min, max);
 		return false;
-	*out = v;
+	}
+	*out = (int)v;
 	return true;
 }
 
@@ -82,7 +85,6 @@ int main(int argc, char **argv)
 	const char *scenario = NULL;
 	unsigned long long seed;
 	char *end;
-	long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -98,32 +100,20 @@ int main(int argc, char **argv)
 			o.seed = seed;
 			break;
 		case 's':
-			if (!number(optarg, 1, 86400, &v)) {
-				fprintf(stderr, "ccore_kfuzz: --seconds '%s': expected 1..86400\n", optarg);
+			if (!int_option("--seconds", optarg, 1, 86400, &o.seconds))
 				return 2;
-			}
-			o.seconds = (int)v;
 			break;
 		case 'p':
-			if (!number(optarg, 1, 32, &v)) {
-				fprintf(stderr, "ccore_kfuzz: --procs '%s': expected 1..32\n", optarg);
+			if (!int_option("--procs", optarg, 1, 32, &o.procs))
 				return 2;
-			}
-			o.procs = (int)v;
 			break;
 		case 'f':
-			if (!number(optarg, 1, 8, &v)) {
-				fprintf(stderr, "ccore_kfuzz: --files '%s': expected 1..8\n", optarg);
+			if (!int_option("--files", optarg, 1, 8, &o.files))
 				return 2;
-			}
-			o.files = (int)v;
 			break;
 		case 'w':
-			if (!number(optarg, 0, 10000, &v)) {
-				fprintf(stderr, "ccore_kfuzz: --wait-ms '%s': expected 0..10000\n", optarg);
+			if (!int_option("--wait-ms", optarg, 0, 10000, &o.wait_ms))
 				return 2;
-			}
-			o.wait_ms = (int)v;
 			break;
 		case 'F':
 			o.fabrics = false;

@@ -221,6 +221,13 @@ struct kf_ctx {
 /* One random ccore (or generic DRM) ioctl on file @f; returns the op. */
 enum kf_op kf_ccore_op(struct kf_ctx *c, struct kf_file *f);
 enum kf_op kf_drm_op(struct kf_ctx *c, struct kf_file *f);
+/* Whether this call's arguments, built valid, are to be damaged (one in five). */
+bool kf_mutating(struct kf_ctx *c);
+/* One fuzzed call: @arg (@len bytes) mutated when kf_mutating() says so, then
+ * ioctl @req issued once on @f and its return code counted under @op: that code.
+ */
+int kf_fuzz_call(struct kf_ctx *c, struct kf_file *f, enum kf_op op, unsigned long req, void *arg,
+		 size_t len);
 void kf_pool_add(struct kf_rng *r, struct kf_fdpool *p, int fd);
 int kf_pool_pick(struct kf_rng *r, const struct kf_fdpool *p);
 

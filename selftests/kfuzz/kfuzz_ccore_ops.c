@@ -18,9 +18,21 @@
 #define MAX_INSNS 24
 #define MAX_CE_INSNS 8
 
-static bool mutating(struct kf_ctx *c)
+bool kf_mutating(struct kf_ctx *c)
 {
 	return kf_chance(c->rng, 20);
+}
+
+int kf_fuzz_call(struct kf_ctx *c, struct kf_file *f, enum kf_op op, unsigned long req, void *arg,
+		 size_t len)
+{
+	int rc;
+
+	if (kf_mutating(c))
+		kf_mutate(c->rng, arg, len);
+	rc = kf_ioctl(f->fd, req, arg);
+	kf_count(op, rc);
+	return rc;
 }
 
 static int64_t deadline(struct kf_ctx *c)
@@ -59,9 +71,7 @@ static enum kf_op get_param(struct kf_ctx *c, struct kf_file *f)
 {
 	struct drm_ccore_param_args a = { .param = kf_below(c->rng, 22) };
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_GET_PARAM, kf_ioctl(f->fd, DRM_IOCTL_CCORE_GET_PARAM, &a));
+	kf_fuzz_call(c, f, KF_GET_PARAM, DRM_IOCTL_CCORE_GET_PARAM, &a, sizeof(a));
 	return KF_GET_PARAM;
 }
 
@@ -73,9 +83,7 @@ static enum kf_op set_param(struct kf_ctx *c, struct kf_file *f)
 		.value = 512u << kf_below(c->rng, 8),
 	};
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_SET_PARAM, kf_ioctl(f->fd, DRM_IOCTL_CCORE_SET_PARAM, &a));
+	kf_fuzz_call(c, f, KF_SET_PARAM, DRM_IOCTL_CCORE_SET_PARAM, &a, sizeof(a));
 	return KF_SET_PARAM;
 }
 
@@ -106,7 +114,7 @@ static enum kf_op bo_create(struct kf_ctx *c, struct kf_file *f)
 			a.userptr = (uint64_t)(uintptr_t)user;
 		}
 	}
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		kf_mutate(c->rng, &a, sizeof(a));
 		/* keep the guest's memory, and (finding 3) rings' work small */
 		if (a.size > (c->skip_known ? (1ull << 20) : (64ull << 20)))
@@ -151,10 +159,7 @@ static enum kf_op bo_mmap(struct kf_ctx *c, struct kf_file *f)
 	void *p;
 	int rc, i;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_BO_MMAP_OFFSET, &a);
-	kf_count(KF_BO_MMAP_OFFSET, rc);
+	rc = kf_fuzz_call(c, f, KF_BO_MMAP_OFFSET, DRM_IOCTL_CCORE_BO_MMAP_OFFSET, &a, sizeof(a));
 	if (rc)
 		return KF_BO_MMAP_OFFSET;
 	for (i = 0; i < f->nbos; i++)
@@ -173,9 +178,7 @@ static enum kf_op bo_info(struct kf_ctx *c, struct kf_file *f)
 {
 	struct drm_ccore_bo_info a = { .handle = kf_pick_bo_handle(c->rng, model_of(c, f)) };
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_BO_INFO, kf_ioctl(f->fd, DRM_IOCTL_CCORE_BO_INFO, &a));
+	kf_fuzz_call(c, f, KF_BO_INFO, DRM_IOCTL_CCORE_BO_INFO, &a, sizeof(a));
 	return KF_BO_INFO;
 }
 
@@ -202,10 +205,7 @@ static enum kf_op ring_create(struct kf_ctx *c, struct kf_file *f)
 	}
 	if (kf_chance(c->rng, 3))
 		a.size = f->max_ring;
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_RING_CREATE, &a);
-	kf_count(KF_RING_CREATE, rc);
+	rc = kf_fuzz_call(c, f, KF_RING_CREATE, DRM_IOCTL_CCORE_RING_CREATE, &a, sizeof(a));
 	if (rc)
 		return KF_RING_CREATE;
 	ring = (struct kf_ring){
@@ -222,10 +222,7 @@ static enum kf_op ring_destroy(struct kf_ctx *c, struct kf_file *f)
 	int idx, rc;
 
 	a.handle = pick_ring_handle(c, f, &idx);
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_RING_DESTROY, &a);
-	kf_count(KF_RING_DESTROY, rc);
+	rc = kf_fuzz_call(c, f, KF_RING_DESTROY, DRM_IOCTL_CCORE_RING_DESTROY, &a, sizeof(a));
 	if (!rc && idx >= 0 && f->rings_[idx].handle == a.handle)
 		kf_model_drop_ring(f, idx);
 	return KF_RING_DESTROY;
@@ -247,7 +244,7 @@ static enum kf_op ring_submit(struct kf_ctx *c, struct kf_file *f)
 	a.count = n;
 	a.descs = (uint64_t)(uintptr_t)d;
 	a.flags = kf_chance(c->rng, 60) ? DRM_CCORE_SUBMIT_F_START : 0;
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		if (kf_chance(c->rng, 50))
 			kf_mutate(c->rng, &d[kf_below(c->rng, n)], sizeof(d[0]));
 		else
@@ -277,10 +274,7 @@ static enum kf_op sem_alloc(struct kf_ctx *c, struct kf_file *f)
 	struct kf_sems s;
 	int rc;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_SEM_ALLOC, &a);
-	kf_count(KF_SEM_ALLOC, rc);
+	rc = kf_fuzz_call(c, f, KF_SEM_ALLOC, DRM_IOCTL_CCORE_SEM_ALLOC, &a, sizeof(a));
 	if (!rc) {
 		s = (struct kf_sems){ .first = a.first, .count = a.count };
 		kf_model_add_sems(c->rng, f, &s);
@@ -295,10 +289,7 @@ static enum kf_op sem_free(struct kf_ctx *c, struct kf_file *f)
 	int rc;
 
 	a.first = i >= 0 ? f->sems[i].first : kf_pick_sem(c->rng, f);
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_SEM_FREE, &a);
-	kf_count(KF_SEM_FREE, rc);
+	rc = kf_fuzz_call(c, f, KF_SEM_FREE, DRM_IOCTL_CCORE_SEM_FREE, &a, sizeof(a));
 	if (!rc && i >= 0 && f->sems[i].first == a.first)
 		f->sems[i] = f->sems[--f->nsems];
 	return KF_SEM_FREE;
@@ -311,9 +302,7 @@ static enum kf_op sem_access(struct kf_ctx *c, struct kf_file *f)
 		.value = kf_below(c->rng, 4),
 	};
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_SEM_ACCESS, kf_ioctl(f->fd, DRM_IOCTL_CCORE_SEM_ACCESS, &a));
+	kf_fuzz_call(c, f, KF_SEM_ACCESS, DRM_IOCTL_CCORE_SEM_ACCESS, &a, sizeof(a));
 	return KF_SEM_ACCESS;
 }
 
@@ -324,7 +313,7 @@ static enum kf_op sem_wait(struct kf_ctx *c, struct kf_file *f)
 		.timeout_ns = deadline(c),
 	};
 
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		kf_mutate(c->rng, &a, sizeof(a));
 		a.timeout_ns = kf_chance(c->rng, 50) ? deadline(c) : a.timeout_ns;
 		/* waits are short, whatever the mutation: a far deadline is
@@ -344,7 +333,7 @@ static enum kf_op program_load(struct kf_ctx *c, struct kf_file *f)
 
 	a.count = kf_gen_program(c->rng, f, a.cc_core, p, MAX_INSNS);
 	a.insns = (uint64_t)(uintptr_t)p;
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		if (kf_chance(c->rng, 60))
 			kf_mutate(c->rng, &p[kf_below(c->rng, a.count)], sizeof(p[0]));
 		else
@@ -387,10 +376,7 @@ static enum kf_op program_free(struct kf_ctx *c, struct kf_file *f)
 	int idx, rc;
 
 	a.handle = pick_program(c, f, &idx);
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_PROGRAM_FREE, &a);
-	kf_count(KF_PROGRAM_FREE, rc);
+	rc = kf_fuzz_call(c, f, KF_PROGRAM_FREE, DRM_IOCTL_CCORE_PROGRAM_FREE, &a, sizeof(a));
 	if (!rc && idx >= 0 && f->programs[idx].handle == a.handle)
 		f->programs[idx] = f->programs[--f->nprograms];
 	return KF_PROGRAM_FREE;
@@ -409,7 +395,7 @@ static enum kf_op submit(struct kf_ctx *c, struct kf_file *f)
 		a.in_syncobj = kf_pick_syncobj(c->rng, f);
 	if (kf_chance(c->rng, 30))
 		a.out_syncobj = kf_pick_syncobj(c->rng, f);
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		kf_mutate(c->rng, &a, sizeof(a));
 		if (a.timeout_ms > 2000 || !a.timeout_ms)	/* every job ends soon */
 			a.timeout_ms = 2000;
@@ -427,7 +413,7 @@ static enum kf_op job_wait(struct kf_ctx *c, struct kf_file *f)
 
 	a.job = f->njobs && kf_chance(c->rng, 90) ? f->jobs[kf_below(c->rng, (uint32_t)f->njobs)] :
 						   kf_boundary(c->rng);
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		kf_mutate(c->rng, &a, sizeof(a));
 		if (a.timeout_ns > deadline(c) + c->wait_ms * KF_NSEC_PER_MSEC)
 			a.timeout_ns = deadline(c);
@@ -440,9 +426,7 @@ static enum kf_op cc_trigger(struct kf_ctx *c, struct kf_file *f)
 {
 	struct drm_ccore_cc_trigger a = { .cc_core = pick_cc(c, f), .count = 1 + kf_below(c->rng, 3) };
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_CC_TRIGGER, kf_ioctl(f->fd, DRM_IOCTL_CCORE_CC_TRIGGER, &a));
+	kf_fuzz_call(c, f, KF_CC_TRIGGER, DRM_IOCTL_CCORE_CC_TRIGGER, &a, sizeof(a));
 	return KF_CC_TRIGGER;
 }
 
@@ -453,10 +437,7 @@ static enum kf_op sem_export(struct kf_ctx *c, struct kf_file *f)
 
 	a.first = f->nsems ? f->sems[kf_below(c->rng, (uint32_t)f->nsems)].first :
 			     kf_pick_sem(c->rng, f);
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_SEM_EXPORT, &a);
-	kf_count(KF_SEM_EXPORT, rc);
+	rc = kf_fuzz_call(c, f, KF_SEM_EXPORT, DRM_IOCTL_CCORE_SEM_EXPORT, &a, sizeof(a));
 	if (!rc)
 		kf_pool_add(c->rng, c->pool, a.fd);
 	return KF_SEM_EXPORT;
@@ -468,10 +449,7 @@ static enum kf_op sem_import(struct kf_ctx *c, struct kf_file *f)
 	struct kf_sems s;
 	int rc;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_CCORE_SEM_IMPORT, &a);
-	kf_count(KF_SEM_IMPORT, rc);
+	rc = kf_fuzz_call(c, f, KF_SEM_IMPORT, DRM_IOCTL_CCORE_SEM_IMPORT, &a, sizeof(a));
 	if (!rc) {
 		s = (struct kf_sems){ .first = a.first, .count = a.count, .imported = true };
 		kf_model_add_sems(c->rng, f, &s);
@@ -534,7 +512,7 @@ static enum kf_op compute_submit(struct kf_ctx *c, struct kf_file *f)
 	a.count = n;
 	a.insns = (uint64_t)(uintptr_t)p;
 	a.timeout_ms = 20 + kf_below(c->rng, 500);
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		if (kf_chance(c->rng, 50))
 			kf_mutate(c->rng, &p[kf_below(c->rng, n)], sizeof(p[0]));
 		else
@@ -554,7 +532,7 @@ static enum kf_op compute_wait(struct kf_ctx *c, struct kf_file *f)
 		.core = kf_below(c->rng, f->cores), .timeout_ns = deadline(c),
 	};
 
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		kf_mutate(c->rng, &a, sizeof(a));
 		if (a.timeout_ns > deadline(c) + c->wait_ms * KF_NSEC_PER_MSEC)
 			a.timeout_ns = deadline(c);
@@ -568,9 +546,7 @@ static enum kf_op get_last_error(struct kf_ctx *c, struct kf_file *f)
 {
 	struct drm_ccore_last_error a = { 0 };
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_GET_LAST_ERROR, kf_ioctl(f->fd, DRM_IOCTL_CCORE_GET_LAST_ERROR, &a));
+	kf_fuzz_call(c, f, KF_GET_LAST_ERROR, DRM_IOCTL_CCORE_GET_LAST_ERROR, &a, sizeof(a));
 	return KF_GET_LAST_ERROR;
 }
 

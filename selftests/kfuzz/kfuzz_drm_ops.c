@@ -15,11 +15,6 @@
 
 #define MAX_HANDLES 8
 
-static bool mutating(struct kf_ctx *c)
-{
-	return kf_chance(c->rng, 20);
-}
-
 /* Handle counts: a few, or (unless avoided) absurdly many. */
 static uint32_t handle_count(struct kf_ctx *c, uint32_t live)
 {
@@ -62,7 +57,7 @@ static enum kf_op version(struct kf_ctx *c, struct kf_file *f)
 		.desc_len = kf_below(c->rng, sizeof(desc)), .desc = desc,
 	};
 
-	if (mutating(c)) {
+	if (kf_mutating(c)) {
 		a.name = (char *)(uintptr_t)kf_bad_pointer(c->rng);
 		a.name_len = kf_chance(c->rng, 50) ? (size_t)kf_boundary(c->rng) : a.name_len;
 	}
@@ -91,9 +86,7 @@ static enum kf_op get_cap(struct kf_ctx *c, struct kf_file *f)
 {
 	struct drm_get_cap a = { .capability = kf_below(c->rng, 0x20) };
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_GET_CAP, kf_ioctl(f->fd, DRM_IOCTL_GET_CAP, &a));
+	kf_fuzz_call(c, f, KF_GET_CAP, DRM_IOCTL_GET_CAP, &a, sizeof(a));
 	return KF_GET_CAP;
 }
 
@@ -103,9 +96,7 @@ static enum kf_op set_client_cap(struct kf_ctx *c, struct kf_file *f)
 		.capability = 1 + kf_below(c->rng, 7), .value = kf_below(c->rng, 2),
 	};
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_SET_CLIENT_CAP, kf_ioctl(f->fd, DRM_IOCTL_SET_CLIENT_CAP, &a));
+	kf_fuzz_call(c, f, KF_SET_CLIENT_CAP, DRM_IOCTL_SET_CLIENT_CAP, &a, sizeof(a));
 	return KF_SET_CLIENT_CAP;
 }
 
@@ -114,10 +105,7 @@ static enum kf_op gem_close(struct kf_ctx *c, struct kf_file *f)
 	struct drm_gem_close a = { .handle = kf_pick_bo_handle(c->rng, f) };
 	int rc, i;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_GEM_CLOSE, &a);
-	kf_count(KF_GEM_CLOSE, rc);
+	rc = kf_fuzz_call(c, f, KF_GEM_CLOSE, DRM_IOCTL_GEM_CLOSE, &a, sizeof(a));
 	for (i = 0; !rc && i < f->nbos; i++)
 		if (f->bos[i].handle == a.handle) {
 			kf_model_drop_bo(f, i);
@@ -141,9 +129,7 @@ static enum kf_op gem_flink_open(struct kf_ctx *c, struct kf_file *f)
 	}
 	op.name = f->nflinks && kf_chance(c->rng, 80) ? f->flinks[kf_below(c->rng, (uint32_t)f->nflinks)] :
 							  1 + kf_below(c->rng, 16);
-	if (mutating(c))
-		kf_mutate(c->rng, &op, sizeof(op));
-	kf_count(KF_GEM_OPEN, kf_ioctl(f->fd, DRM_IOCTL_GEM_OPEN, &op));
+	kf_fuzz_call(c, f, KF_GEM_OPEN, DRM_IOCTL_GEM_OPEN, &op, sizeof(op));
 	return KF_GEM_OPEN;
 }
 
@@ -154,10 +140,7 @@ static enum kf_op prime_export(struct kf_ctx *c, struct kf_file *f)
 	};
 	int rc;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &a);
-	kf_count(KF_PRIME_HANDLE_TO_FD, rc);
+	rc = kf_fuzz_call(c, f, KF_PRIME_HANDLE_TO_FD, DRM_IOCTL_PRIME_HANDLE_TO_FD, &a, sizeof(a));
 	if (!rc)
 		kf_pool_add(c->rng, c->pool, a.fd);
 	return KF_PRIME_HANDLE_TO_FD;
@@ -171,10 +154,7 @@ static enum kf_op prime_import(struct kf_ctx *c, struct kf_file *f)
 	struct kf_bo bo = { 0 };
 	int rc;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &a);
-	kf_count(KF_PRIME_FD_TO_HANDLE, rc);
+	rc = kf_fuzz_call(c, f, KF_PRIME_FD_TO_HANDLE, DRM_IOCTL_PRIME_FD_TO_HANDLE, &a, sizeof(a));
 	if (rc)
 		return KF_PRIME_FD_TO_HANDLE;
 	info.handle = a.handle;
@@ -202,10 +182,7 @@ static enum kf_op syncobj_create(struct kf_ctx *c, struct kf_file *f)
 		kf_count(KF_SYNCOBJ_DESTROY, kf_ioctl(f->fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d));
 		f->syncobjs[0] = f->syncobjs[--f->nsyncobjs];
 	}
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_SYNCOBJ_CREATE, &a);
-	kf_count(KF_SYNCOBJ_CREATE, rc);
+	rc = kf_fuzz_call(c, f, KF_SYNCOBJ_CREATE, DRM_IOCTL_SYNCOBJ_CREATE, &a, sizeof(a));
 	if (!rc)
 		kf_model_add_u32(c->rng, f->syncobjs, &f->nsyncobjs, a.handle);
 	return KF_SYNCOBJ_CREATE;
@@ -216,10 +193,7 @@ static enum kf_op syncobj_destroy(struct kf_ctx *c, struct kf_file *f)
 	struct drm_syncobj_destroy a = { .handle = kf_pick_syncobj(c->rng, f) };
 	int rc, i;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_SYNCOBJ_DESTROY, &a);
-	kf_count(KF_SYNCOBJ_DESTROY, rc);
+	rc = kf_fuzz_call(c, f, KF_SYNCOBJ_DESTROY, DRM_IOCTL_SYNCOBJ_DESTROY, &a, sizeof(a));
 	for (i = 0; !rc && i < f->nsyncobjs; i++)
 		if (f->syncobjs[i] == a.handle) {
 			f->syncobjs[i] = f->syncobjs[--f->nsyncobjs];
@@ -237,10 +211,8 @@ static enum kf_op syncobj_export(struct kf_ctx *c, struct kf_file *f)
 	};
 	int rc;
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &a);
-	kf_count(KF_SYNCOBJ_HANDLE_TO_FD, rc);
+	rc = kf_fuzz_call(c, f, KF_SYNCOBJ_HANDLE_TO_FD, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &a,
+			  sizeof(a));
 	if (!rc)
 		kf_pool_add(c->rng, c->pool, a.fd);
 	return KF_SYNCOBJ_HANDLE_TO_FD;
@@ -255,10 +227,8 @@ static enum kf_op syncobj_import(struct kf_ctx *c, struct kf_file *f)
 		a.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE;
 		a.handle = kf_pick_syncobj(c->rng, f);
 	}
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	rc = kf_ioctl(f->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &a);
-	kf_count(KF_SYNCOBJ_FD_TO_HANDLE, rc);
+	rc = kf_fuzz_call(c, f, KF_SYNCOBJ_FD_TO_HANDLE, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &a,
+			  sizeof(a));
 	if (!rc && !a.flags)
 		kf_model_add_u32(c->rng, f->syncobjs, &f->nsyncobjs, a.handle);
 	return KF_SYNCOBJ_FD_TO_HANDLE;
@@ -278,7 +248,7 @@ static enum kf_op syncobj_wait(struct kf_ctx *c, struct kf_file *f)
 			.count_handles = handle_count(c, (uint32_t)f->nsyncobjs), .flags = flags,
 		};
 
-		if (mutating(c))
+		if (kf_mutating(c))
 			kf_mutate(c->rng, &a, sizeof(a));
 		clamp_count(c, &a.count_handles);
 		a.timeout_nsec = a.timeout_nsec > end ? end : a.timeout_nsec;
@@ -291,7 +261,7 @@ static enum kf_op syncobj_wait(struct kf_ctx *c, struct kf_file *f)
 			.flags = flags,
 		};
 
-		if (mutating(c))
+		if (kf_mutating(c))
 			kf_mutate(c->rng, &a, sizeof(a));
 		clamp_count(c, &a.count_handles);
 		a.timeout_nsec = a.timeout_nsec > end ? end : a.timeout_nsec;
@@ -315,7 +285,7 @@ static enum kf_op syncobj_array(struct kf_ctx *c, struct kf_file *f)
 		};
 		enum kf_op op = pick ? KF_SYNCOBJ_SIGNAL : KF_SYNCOBJ_RESET;
 
-		if (mutating(c))
+		if (kf_mutating(c))
 			kf_mutate(c->rng, &a, sizeof(a));
 		clamp_count(c, &a.count_handles);
 		kf_count(op, kf_ioctl(f->fd, pick ? DRM_IOCTL_SYNCOBJ_SIGNAL :
@@ -331,7 +301,7 @@ static enum kf_op syncobj_array(struct kf_ctx *c, struct kf_file *f)
 
 		if (op == KF_SYNCOBJ_TIMELINE_SIGNAL)
 			a.flags = 0;
-		if (mutating(c))
+		if (kf_mutating(c))
 			kf_mutate(c->rng, &a, sizeof(a));
 		clamp_count(c, &a.count_handles);
 		kf_count(op, kf_ioctl(f->fd, op == KF_SYNCOBJ_QUERY ? DRM_IOCTL_SYNCOBJ_QUERY :
@@ -347,9 +317,7 @@ static enum kf_op syncobj_transfer(struct kf_ctx *c, struct kf_file *f)
 		.src_point = kf_below(c->rng, 3), .dst_point = kf_below(c->rng, 3),
 	};
 
-	if (mutating(c))
-		kf_mutate(c->rng, &a, sizeof(a));
-	kf_count(KF_SYNCOBJ_TRANSFER, kf_ioctl(f->fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &a));
+	kf_fuzz_call(c, f, KF_SYNCOBJ_TRANSFER, DRM_IOCTL_SYNCOBJ_TRANSFER, &a, sizeof(a));
 	return KF_SYNCOBJ_TRANSFER;
 }
 

@@ -46,11 +46,8 @@ esac
 [ -n "$items" ] || items="scenarios random log unload"
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 . "$here/helpers/tap.sh"
-
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 4
-}
+# shellcheck source=SCRIPTDIR/../lib/fabrics.sh
+. "$here/helpers/fabrics.sh"
 
 echo "TAP version 13"
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -138,15 +135,7 @@ log_clean() {
 # The fabrics there now ("ID NDEV OPTIONS" lines), deleted and restored
 # around an rmmod and insmod.
 unload_reload() {
-	saved=""
-	for d in /sys/bus/ccore_sim/devices/ccore_sim*; do
-		[ -f "$d/num_devices" ] || continue
-		saved="$saved${saved:+
-}${d##*ccore_sim} $(cat "$d/num_devices") $(cat "$d/options")"
-	done
-	echo "$saved" | while read -r id _; do
-		[ -n "$id" ] && echo "$id" >/sys/bus/ccore_sim/del_device
-	done
+	fabrics_save
 	i=0
 	until rmmod ccore 2>/dev/null; do
 		i=$((i + 1))
@@ -163,9 +152,7 @@ unload_reload() {
 		echo "insmod failed"
 		return 1
 	fi
-	echo "$saved" | sort -n | while read -r line; do
-		[ -n "$line" ] && echo "$line" >/sys/bus/ccore_sim/new_device
-	done
+	fabrics_restore
 	[ "$gone" = 1 ]
 }
 

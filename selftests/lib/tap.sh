@@ -26,6 +26,20 @@ skip() { # NAME WHY
 	echo "ok $n $1 # SKIP $2"
 }
 
+# skip_all WHY: nothing can run here, so an empty plan saying why (in the
+# guest: kselftest's skip, status 4)
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 4
+}
+
+# need_built FILE...: skip_all unless every FILE is there
+need_built() {
+	for f in "$@"; do
+		[ -e "$f" ] || skip_all "$f is missing (make builds it)"
+	done
+}
+
 # check NAME FUNCTION: the function prints why it failed and returns 1
 check() {
 	if why=$($2 2>&1); then

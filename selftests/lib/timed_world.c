@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coll_call.h"
 #include "sim/sim_costs.h"
 
 static void alloc_buffers(struct timed_world *w, size_t bytes)
@@ -68,13 +69,22 @@ void timed_world_open_ideal(struct timed_world *w, int n, const char *sim, size_
 void timed_world_close(struct timed_world *w)
 {
 	for (int r = 0; r < w->n; r++)
-		ccore_comm_destroy(w->c[r]);
+		ASSERT_EQ(ccore_comm_destroy(w->c[r]), 0);
 	for (int r = 0; w->fabric && r < w->fabric_n; r++)
-		ccore_comm_destroy(w->fabric[r]);
+		ASSERT_EQ(ccore_comm_destroy(w->fabric[r]), 0);
 	free(w->fabric);
 	w->fabric = NULL;
 	w->fabric_n = 0;
+	w->n = 0;
 	unsetenv("CCORE_SIM");
+}
+
+void timed_world_allreduce_runs(struct timed_world *w, size_t count)
+{
+	for (int r = 0; r < w->n; r++)
+		ASSERT_EQ(timed_post(ccore_op_allreduce, w->sb[r], w->rb[r], count, w->c[r]), 0);
+	for (int r = 0; r < w->n; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
 }
 
 uint64_t timed_world_now_ps(struct timed_world *w)
@@ -89,18 +99,7 @@ uint64_t timed_world_now_ps(struct timed_world *w)
 int timed_post(enum ccore_coll_op op, ccore_ptr send, ccore_ptr recv, size_t count,
 	       struct ccore_comm *c)
 {
-	switch (op) {
-	case ccore_op_allreduce:
-		return ccore_all_reduce(send, recv, count, ccore_f32, ccore_sum, c, NULL);
-	case ccore_op_allgather:
-		return ccore_all_gather(send, recv, count, ccore_f32, c, NULL);
-	case ccore_op_reducescatter:
-		return ccore_reduce_scatter(send, recv, count, ccore_f32, ccore_sum, c, NULL);
-	case ccore_op_alltoall:
-		return ccore_all_to_all(send, recv, count, ccore_f32, c, NULL);
-	case ccore_op_broadcast:
-		return ccore_broadcast(send, recv, count, ccore_f32, 0, c, NULL);
-	default:
-		return ccore_reduce(send, recv, count, ccore_f32, ccore_sum, 0, c, NULL);
-	}
+	struct coll_call call = { .op = op, .count = count, .dtype = ccore_f32, .redop = ccore_sum };
+
+	return coll_call_post(&call, 0, 1, send, recv, c, NULL);
 }

@@ -33,14 +33,21 @@ void timed_world_open(struct timed_world *w, const struct ccore_topology *t, con
  * semaphores and programs; then @sim's keys (α, bandwidth, ...).
  */
 void timed_world_open_ideal(struct timed_world *w, int n, const char *sim, size_t bytes);
+/* Destroys every communicator (each must succeed) and unsets CCORE_SIM. */
 void timed_world_close(struct timed_world *w);
 /* The fabric's virtual time, picoseconds. */
 uint64_t timed_world_now_ps(struct timed_world *w);
 /*
- * Post collective @op on @c with nccl's @count: f32, sum, root 0, the
- * communicator's default stream.  The call's return code.
+ * Post collective @op (not Send/Recv) on @c with nccl's @count: f32, sum,
+ * root 0, the communicator's default stream.  The call's return code.
  */
 int timed_post(enum ccore_coll_op op, ccore_ptr send, ccore_ptr recv, size_t count,
 	       struct ccore_comm *c);
+/*
+ * An f32 sum AllReduce of @count elements on every rank's default stream,
+ * posted and synced: each call must succeed (after refused calls, it shows
+ * nothing they posted was left behind).
+ */
+void timed_world_allreduce_runs(struct timed_world *w, size_t count);
 
 #endif

@@ -10,6 +10,8 @@
  */
 #include "ccore_test.h"
 #include "ccore_verifiable.h"
+#include "coll_call.h"
+#include "timed_world.h"
 #include "algos/algo.h"
 
 #include <stdlib.h>
@@ -542,109 +544,62 @@ TEST(p2p_self_is_a_copy)
 #define E2E_MAXN 16
 #define E2E_BYTES ((size_t)1000 * E2E_MAXN * 4 + 64)
 
-struct e2e_world {
-	uint32_t n;
-	struct ccore_comm *c[E2E_MAXN];
-	ccore_ptr sb[E2E_MAXN], rb[E2E_MAXN];
-};
-
-static void e2e_open(struct e2e_world *w, uint32_t nodes, uint32_t per_node)
+/* @coll (enum cs_coll, enum ccore_coll_op's order from 0) of @count f32 summed */
+static struct coll_call e2e_call(uint8_t coll, uint64_t count, bool ip)
 {
-	struct ccore_topology t = { nodes, per_node, 1 };
-
-	w->n = nodes * per_node;
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("init %u x %u: %s", nodes, per_node, ccore_last_error());
-	for (uint32_t r = 0; r < w->n; r++)
-		if (ccore_mem_alloc(w->c[r], E2E_BYTES, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], E2E_BYTES, &w->rb[r]))
-			FAIL("alloc: %s", ccore_last_error());
+	return (struct coll_call){
+		.op = (enum ccore_coll_op)(ccore_op_allreduce + coll), .count = count,
+		.dtype = ccore_f32, .redop = ccore_sum, .in_place = ip,
+	};
 }
 
-static void e2e_close(struct e2e_world *w)
+static void e2e_ptrs(const struct timed_world *w, const struct coll_call *c, int r, ccore_ptr *s,
+		     ccore_ptr *rv)
 {
-	for (uint32_t r = 0; r < w->n; r++)
-		ccore_comm_destroy(w->c[r]);
+	coll_call_ptrs(c, r, w->sb[r], w->rb[r], s, rv);
 }
 
-static void e2e_ptrs(const struct e2e_world *w, uint8_t coll, uint64_t count, bool ip,
-		     uint32_t r, ccore_ptr *s, ccore_ptr *rv)
-{
-	*s = w->sb[r];
-	*rv = w->rb[r];
-	if (!ip)
-		return;
-	*s = *rv;
-	if (coll == CS_ALLGATHER)
-		*s = *rv + r * count * 4;
-	else if (coll == CS_REDUCESCATTER)
-		*rv = *s + r * count * 4;
-}
-
-static int e2e_post(const struct e2e_world *w, uint8_t coll, uint64_t count, bool ip, uint32_t r)
-{
-	ccore_ptr s, rv;
-
-	e2e_ptrs(w, coll, count, ip, r, &s, &rv);
-	if (coll == CS_ALLREDUCE)
-		return ccore_all_reduce(s, rv, count, ccore_f32, ccore_sum, w->c[r], NULL);
-	if (coll == CS_ALLGATHER)
-		return ccore_all_gather(s, rv, count, ccore_f32, w->c[r], NULL);
-	return ccore_reduce_scatter(s, rv, count, ccore_f32, ccore_sum, w->c[r], NULL);
-}
-
-static long e2e_wrong(const struct e2e_world *w, uint8_t coll, uint64_t count, bool ip)
+static long e2e_wrong(const struct timed_world *w, const struct coll_call *c)
 {
 	long wrong = 0;
 
-	for (uint32_t r = 0; r < w->n; r++) {
-		size_t first = coll == CS_REDUCESCATTER ? r * count : 0;
+	for (int r = 0; r < w->n; r++) {
 		ccore_ptr s, rv;
-		const char *out;
 
-		e2e_ptrs(w, coll, count, ip, r, &s, &rv);
-		out = ccore_mem_host(w->c[r], rv);
-		if (coll != CS_ALLGATHER) {
-			wrong += ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum,
-								(int)w->n, first);
-			continue;
-		}
-		for (uint32_t j = 0; j < w->n; j++)
-			wrong += ccore_verifiable_check_from(out + j * count * 4, count, ccore_f32,
-							     ccore_sum, (int)j, 0);
+		e2e_ptrs(w, c, r, &s, &rv);
+		wrong += coll_call_wrong(c, r, w->n, ccore_mem_host(w->c[r], rv));
 	}
 	return wrong;
 }
 
-static void e2e_run(struct e2e_world *w, const char *algo, uint8_t coll, uint64_t count, bool ip)
+static void e2e_run(struct timed_world *w, const char *algo, uint8_t coll, uint64_t count, bool ip)
 {
-	uint64_t in = coll == CS_REDUCESCATTER ? count * w->n : count;
+	struct coll_call c = e2e_call(coll, count, ip);
+	ccore_ptr s, rv;
 	int rc;
 
-	for (uint32_t r = 0; r < w->n; r++) {
-		ccore_ptr s, rv;
-
-		e2e_ptrs(w, coll, count, ip, r, &s, &rv);
+	for (int r = 0; r < w->n; r++) {
+		e2e_ptrs(w, &c, r, &s, &rv);
 		memset(ccore_mem_host(w->c[r], w->rb[r]), 0x5c, E2E_BYTES);
-		ccore_verifiable_fill(ccore_mem_host(w->c[r], s), in, ccore_f32, ccore_sum, (int)r,
-				      0);
+		coll_call_fill(&c, r, w->n, ccore_mem_host(w->c[r], s));
 	}
 	rc = ccore_group_start();
-	for (uint32_t r = 0; r < w->n && !rc; r++)
-		rc = e2e_post(w, coll, count, ip, r);
+	for (int r = 0; r < w->n && !rc; r++) {
+		e2e_ptrs(w, &c, r, &s, &rv);
+		rc = coll_call_post(&c, r, w->n, s, rv, w->c[r], NULL);
+	}
 	rc = rc ?: ccore_group_end();
-	for (uint32_t r = 0; r < w->n && !rc; r++)
+	for (int r = 0; r < w->n && !rc; r++)
 		rc = ccore_stream_sync(ccore_comm_stream(w->c[r]));
 	if (rc)
-		FAIL("%s %s N=%u count=%llu: %d: %s", algo, cs_coll_name(coll), w->n,
+		FAIL("%s %s N=%d count=%llu: %d: %s", algo, cs_coll_name(coll), w->n,
 		     (unsigned long long)count, rc, ccore_last_error());
 	if (strcmp(ccore_comm_last_algo(w->c[0]), algo))
-		FAIL("%s %s N=%u: ran %s instead", algo, cs_coll_name(coll), w->n,
+		FAIL("%s %s N=%d: ran %s instead", algo, cs_coll_name(coll), w->n,
 		     ccore_comm_last_algo(w->c[0]));
-	if (e2e_wrong(w, coll, count, ip))
-		FAIL("%s %s N=%u count=%llu %s: %ld wrong elements", algo, cs_coll_name(coll), w->n,
-		     (unsigned long long)count, ip ? "in-place" : "out-of-place",
-		     e2e_wrong(w, coll, count, ip));
+	if (e2e_wrong(w, &c))
+		FAIL("%s %s N=%d count=%llu %s: %ld wrong elements", algo, cs_coll_name(coll), w->n,
+		     (unsigned long long)count, ip ? "in-place" : "out-of-place", e2e_wrong(w, &c));
 }
 
 TEST(hier_end_to_end_on_multi_node_systems)
@@ -659,9 +614,10 @@ TEST(hier_end_to_end_on_multi_node_systems)
 	if (backend && *backend && strcmp(backend, "sim"))
 		ccore_test_skip("needs the sim backend: multi-node fabrics");
 	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
-		struct e2e_world w;
+		struct timed_world w;
 
-		e2e_open(&w, shapes[si][0], shapes[si][1]);
+		timed_world_open(&w, &(struct ccore_topology){ shapes[si][0], shapes[si][1], 1 }, "",
+				 E2E_BYTES);
 		for (int a = 0; a < 2; a++)
 			for (size_t c = 0; c < 3; c++)
 				for (size_t ci = 0; ci < 3; ci++)
@@ -674,7 +630,7 @@ TEST(hier_end_to_end_on_multi_node_systems)
 						e2e_run(&w, name, colls[c], ecounts[ci], ip);
 						runs++;
 					}
-		e2e_close(&w);
+		timed_world_close(&w);
 	}
 	unsetenv("CCORE_ALGO");
 	ccore_test_log("%u collectives checked", runs);

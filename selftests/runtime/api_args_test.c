@@ -9,35 +9,17 @@
  */
 #include "ccore_test.h"
 #include "ccore.h"
+#include "timed_world.h"
 
 #include <errno.h>
 #include <stdbool.h>
 
 #define BUF 4096
 
-struct world {
-	uint32_t n;
-	struct ccore_comm *c[4];
-	ccore_ptr sb[4], rb[4];
-};
-
-static void open_world(struct world *w, uint32_t n)
+/* @n ranks on one device, functional sim */
+static void open_world(struct timed_world *w, uint32_t n)
 {
-	struct ccore_topology t = { 1, 1, n };
-
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("init %u ranks: %s", n, ccore_last_error());
-	w->n = n;
-	for (uint32_t r = 0; r < n; r++)
-		if (ccore_mem_alloc(w->c[r], BUF, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], BUF, &w->rb[r]))
-			FAIL("alloc: %s", ccore_last_error());
-}
-
-static void close_world(struct world *w)
-{
-	for (uint32_t r = 0; r < w->n; r++)
-		ASSERT_EQ(ccore_comm_destroy(w->c[r]), 0);
+	timed_world_open(w, &(struct ccore_topology){ 1, 1, n }, "", BUF);
 }
 
 #define EXPECT_ERR(call, err, text)                                               \
@@ -51,7 +33,7 @@ static void close_world(struct world *w)
 
 TEST(comm_split_rejects_null_and_foreign_communicators)
 {
-	struct world w, v;
+	struct timed_world w, v;
 	struct ccore_comm *out[4], *mixed[4], *none[4] = { NULL };
 	int color[4] = { 0, 0, 1, 1 }, key[4] = { 0 };
 
@@ -92,8 +74,8 @@ TEST(comm_split_rejects_null_and_foreign_communicators)
 	ASSERT_EQ(ccore_comm_count(out[3]), 2);
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(ccore_comm_destroy(out[i]), 0);
-	close_world(&v);
-	close_world(&w);
+	timed_world_close(&v);
+	timed_world_close(&w);
 }
 
 TEST(communicator_calls_reject_null)
@@ -135,7 +117,7 @@ TEST(communicator_calls_reject_null)
 TEST(memory_and_stream_calls_reject_null)
 {
 	struct ccore_stream *s;
-	struct world w;
+	struct timed_world w;
 	char host[8];
 	ccore_ptr p;
 
@@ -163,7 +145,7 @@ TEST(memory_and_stream_calls_reject_null)
 	EXPECT_ERR(ccore_stream_sync(NULL), -EINVAL, "ccore_stream_sync: stream is NULL");
 	EXPECT_ERR(ccore_stream_query(NULL), -EINVAL, "ccore_stream_query: stream is NULL");
 	EXPECT_ERR(ccore_group_end(), -EINVAL, "ccore_group_end without ccore_group_start");
-	close_world(&w);
+	timed_world_close(&w);
 }
 
 enum call { ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, BROADCAST, REDUCE, SEND, RECV, NCALLS };
@@ -181,7 +163,7 @@ struct args {
 	int root;		/* Send/Recv: the peer */
 };
 
-static int call(const struct world *w, enum call k, const struct args *a)
+static int call(const struct timed_world *w, enum call k, const struct args *a)
 {
 	ccore_ptr s = w->sb[0], d = w->rb[0];
 
@@ -197,7 +179,7 @@ static int call(const struct world *w, enum call k, const struct args *a)
 	}
 }
 
-static void expect_call_err(const struct world *w, enum call k, struct args a, const char *text)
+static void expect_call_err(const struct timed_world *w, enum call k, struct args a, const char *text)
 {
 	char want[160];
 
@@ -210,7 +192,7 @@ static void expect_call_err(const struct world *w, enum call k, struct args a, c
 
 TEST(collectives_reject_bad_arguments)
 {
-	struct world w, v;
+	struct timed_world w, v;
 	struct ccore_stream *other;
 
 	open_world(&w, 2);
@@ -259,19 +241,16 @@ TEST(collectives_reject_bad_arguments)
 		expect_call_err(&w, k, a, "the stream belongs to another communicator");
 	}
 	/* nothing was left posted: a valid collective runs */
-	for (uint32_t r = 0; r < 2; r++)
-		ASSERT_EQ(ccore_all_reduce(w.sb[r], w.rb[r], 8, ccore_f32, ccore_sum, w.c[r], NULL), 0);
-	for (uint32_t r = 0; r < 2; r++)
-		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[r])), 0);
+	timed_world_allreduce_runs(&w, 8);
 	ASSERT_EQ(ccore_stream_destroy(other), 0);
-	close_world(&v);
-	close_world(&w);
+	timed_world_close(&v);
+	timed_world_close(&w);
 }
 
 TEST(plan_query_rejects_bad_arguments)
 {
 	struct ccore_plan_info info;
-	struct world w;
+	struct timed_world w;
 	struct ccore_topology one = { 1, 1, 1 };
 	struct ccore_comm *solo;
 
@@ -292,5 +271,5 @@ TEST(plan_query_rejects_bad_arguments)
 	EXPECT_ERR(ccore_plan_query(solo, ccore_op_sendrecv, 8, ccore_f32, &info), -EINVAL,
 		   "send/recv needs 2 or more ranks");
 	ASSERT_EQ(ccore_comm_destroy(solo), 0);
-	close_world(&w);
+	timed_world_close(&w);
 }

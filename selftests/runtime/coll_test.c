@@ -24,6 +24,7 @@
  */
 #include "tsim.h"
 #include "ccore_verifiable.h"
+#include "coll_call.h"
 #include "algos/algo.h"
 #include "comm.h"
 
@@ -128,94 +129,45 @@ static void describe(const struct run *x, char *buf, size_t len)
 		 x->in_place ? "in-place" : "out-of-place", x->root, x->offset);
 }
 
+/* @x as the call each rank makes (enum cs_coll is enum ccore_coll_op's order, from 0) */
+static struct coll_call call_of(const struct run *x)
+{
+	return (struct coll_call){
+		.op = (enum ccore_coll_op)(ccore_op_allreduce + x->coll), .count = x->count,
+		.dtype = x->dt, .redop = x->op, .root = (int)x->root, .in_place = x->in_place,
+	};
+}
+
 static void ptrs(const struct world *w, const struct run *x, uint32_t r, ccore_ptr *s,
 		 ccore_ptr *rv)
 {
-	size_t es = ccore_dtype_size(x->dt);
+	struct coll_call c = call_of(x);
 
-	*s = w->sb[r] + x->offset;
-	*rv = w->rb[r] + x->offset;
-	if (!x->in_place)
-		return;
-	*s = *rv;
-	if (x->coll == CS_ALLGATHER)
-		*s = *rv + r * x->count * es;
-	else if (x->coll == CS_REDUCESCATTER)
-		*rv = *s + r * x->count * es;
+	coll_call_ptrs(&c, (int)r, w->sb[r] + x->offset, w->rb[r] + x->offset, s, rv);
 }
 
 static int post(const struct world *w, const struct run *x, uint32_t r)
 {
-	struct ccore_comm *c = w->c[r];
+	struct coll_call c = call_of(x);
 	ccore_ptr s, rv;
 
 	ptrs(w, x, r, &s, &rv);
-	switch (x->coll) {
-	case CS_ALLREDUCE:
-		return ccore_all_reduce(s, rv, x->count, x->dt, x->op, c, NULL);
-	case CS_ALLGATHER:
-		return ccore_all_gather(s, rv, x->count, x->dt, c, NULL);
-	case CS_REDUCESCATTER:
-		return ccore_reduce_scatter(s, rv, x->count, x->dt, x->op, c, NULL);
-	case CS_ALLTOALL:
-		return ccore_all_to_all(s, rv, x->count, x->dt, c, NULL);
-	case CS_BROADCAST:
-		return ccore_broadcast(s, rv, x->count, x->dt, (int)x->root, c, NULL);
-	case CS_REDUCE_COLL:
-		return ccore_reduce(s, rv, x->count, x->dt, x->op, (int)x->root, c, NULL);
-	default:
-		/* a ring shift: everyone sends to the next rank */
-		return ccore_send(s, x->count, x->dt, (int)((r + 1) % w->n), c, NULL) ?:
-		       ccore_recv(rv, x->count, x->dt, (int)((r + w->n - 1) % w->n), c, NULL);
-	}
-}
-
-static uint64_t in_elems(const struct run *x)
-{
-	return x->coll == CS_REDUCESCATTER || x->coll == CS_ALLTOALL ? x->count * x->n : x->count;
+	return coll_call_post(&c, (int)r, (int)w->n, s, rv, w->c[r], NULL);
 }
 
 static long check(const struct world *w, const struct run *x)
 {
-	size_t es = ccore_dtype_size(x->dt);
+	struct coll_call c = call_of(x);
 	long wrong = 0;
 
+	/* one rank's Send/Recv ring shift has nothing to check */
+	if (x->coll == CS_SENDRECV && w->n == 1)
+		return 0;
 	for (uint32_t r = 0; r < w->n; r++) {
 		ccore_ptr s, rv;
-		const char *out;
 
 		ptrs(w, x, r, &s, &rv);
-		out = ccore_mem_host(w->c[r], rv);
-		switch (x->coll) {
-		case CS_ALLREDUCE:
-			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op, (int)x->n, 0);
-			break;
-		case CS_REDUCE_COLL:
-			if (r == x->root)
-				wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
-									(int)x->n, 0);
-			break;
-		case CS_REDUCESCATTER:
-			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op, (int)x->n,
-								r * x->count);
-			break;
-		case CS_ALLGATHER:
-		case CS_ALLTOALL:
-			for (uint32_t j = 0; j < w->n; j++)
-				wrong += ccore_verifiable_check_from(out + j * x->count * es, x->count,
-								     x->dt, x->op, (int)j,
-								     x->coll == CS_ALLTOALL ?
-								     r * x->count : 0);
-			break;
-		case CS_BROADCAST:
-			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op, (int)x->root, 0);
-			break;
-		default:
-			if (w->n > 1)
-				wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op,
-								     (int)((r + w->n - 1) % w->n), 0);
-			break;
-		}
+		wrong += coll_call_wrong(&c, (int)r, (int)w->n, ccore_mem_host(w->c[r], rv));
 	}
 	return wrong;
 }
@@ -232,12 +184,12 @@ static int launch(struct world *w, const struct run *x)
 	else
 		unsetenv("CCORE_ALGO");
 	for (uint32_t r = 0; r < w->n; r++) {
+		struct coll_call c = call_of(x);
 		ccore_ptr s, rv;
 
 		ptrs(w, x, r, &s, &rv);
 		memset(ccore_mem_host(w->c[r], w->rb[r]), 0x5c, BUF_BYTES);
-		ccore_verifiable_fill(ccore_mem_host(w->c[r], s), in_elems(x), x->dt, x->op,
-				      x->coll == CS_BROADCAST ? (int)x->root : (int)r, 0);
+		coll_call_fill(&c, (int)r, (int)w->n, ccore_mem_host(w->c[r], s));
 	}
 	rc = ccore_group_start();
 	for (uint32_t r = 0; r < w->n && !rc; r++)

@@ -7,6 +7,7 @@
  * addresses make every descriptor span many packets.
  */
 #include "tsim.h"
+#include "float_bits.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -35,9 +36,8 @@ static float rnd_float(void)
 
 static uint16_t ref_bf16(float f)
 {
-	uint32_t u;
+	uint32_t u = f32_bits(f);
 
-	memcpy(&u, &f, 4);
 	if ((u & 0x7fffffff) > 0x7f800000)
 		return (uint16_t)((u >> 16) | 0x40);
 	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
@@ -45,11 +45,7 @@ static uint16_t ref_bf16(float f)
 
 static float ref_bf16_f(uint16_t h)
 {
-	uint32_t u = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &u, 4);
-	return f;
+	return f32_from_bits((uint32_t)h << 16);
 }
 
 #define ARITH(a, b, op)                                                        \

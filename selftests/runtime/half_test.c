@@ -11,41 +11,27 @@
  */
 #include "ccore_test.h"
 #include "ccm.h"
+#include "float_bits.h"
 #include "util/half.h"
 
-#include <string.h>
-
-static uint32_t bits(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, sizeof(x));
-	return x;
-}
-
-static float from_bits(uint32_t x)
-{
-	float f;
-
-	memcpy(&f, &x, sizeof(f));
-	return f;
-}
 
 TEST(widening_matches_the_model_for_every_value)
 {
 	for (uint32_t h = 0; h <= 0xffff; h++) {
-		if (bits(rt_f16_to_f32((uint16_t)h)) != bits(ccm_f16_to_f32((uint16_t)h)))
+		if (f32_bits(rt_f16_to_f32((uint16_t)h)) != f32_bits(ccm_f16_to_f32((uint16_t)h)))
 			FAIL("f16 %#06x: host %#010x, model %#010x", h,
-			     bits(rt_f16_to_f32((uint16_t)h)), bits(ccm_f16_to_f32((uint16_t)h)));
-		if (bits(rt_bf16_to_f32((uint16_t)h)) != bits(ccm_bf16_to_f32((uint16_t)h)))
+			     f32_bits(rt_f16_to_f32((uint16_t)h)),
+			     f32_bits(ccm_f16_to_f32((uint16_t)h)));
+		if (f32_bits(rt_bf16_to_f32((uint16_t)h)) != f32_bits(ccm_bf16_to_f32((uint16_t)h)))
 			FAIL("bf16 %#06x: host %#010x, model %#010x", h,
-			     bits(rt_bf16_to_f32((uint16_t)h)), bits(ccm_bf16_to_f32((uint16_t)h)));
+			     f32_bits(rt_bf16_to_f32((uint16_t)h)),
+			     f32_bits(ccm_bf16_to_f32((uint16_t)h)));
 	}
 }
 
 static void narrow_both(uint32_t x)
 {
-	float f = from_bits(x);
+	float f = f32_from_bits(x);
 
 	if (rt_f32_to_f16(f) != ccm_f32_to_f16(f))
 		FAIL("f32 %#010x to f16: host %#06x, model %#06x", x, rt_f32_to_f16(f),
@@ -60,8 +46,8 @@ TEST(narrowing_matches_the_model_at_every_tie)
 	uint64_t n = 0;
 
 	for (uint32_t h = 0; h <= 0xffff; h++) {
-		uint32_t lo = bits(ccm_f16_to_f32((uint16_t)h));
-		uint32_t hi = bits(ccm_f16_to_f32((uint16_t)(h + 1)));
+		uint32_t lo = f32_bits(ccm_f16_to_f32((uint16_t)h));
+		uint32_t hi = f32_bits(ccm_f16_to_f32((uint16_t)(h + 1)));
 		/* halfway to the next f16 up, in float bits (same sign and binade or the next) */
 		uint32_t tie = lo + (hi - lo) / 2;
 		uint32_t bf = (uint32_t)h << 16;

@@ -16,6 +16,7 @@
  */
 #include "ccore_test.h"
 #include "timed_world.h"
+#include "tuner_file.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
 
@@ -90,30 +91,6 @@ static size_t count_of(enum ccore_coll_op op, int n, double m)
 	if (per_rank_blocks(op))
 		c /= (size_t)n;
 	return c ? c : 1;
-}
-
-static char tuner_file[64];
-
-static void force_slices(const char *algo, uint32_t slices)
-{
-	int fd;
-	FILE *fp;
-
-	snprintf(tuner_file, sizeof(tuner_file), "/tmp/ccore-ideal-sweep-XXXXXX");
-	fd = mkstemp(tuner_file);
-	fp = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!fp)
-		FAIL("cannot write a tuning file in /tmp");
-	fprintf(fp, "op,min_bytes,max_bytes,nodes,ranks,algorithm,slices,channels\n"
-		    "*,*,*,*,*,%s,%u,1\n", algo, slices);
-	fclose(fp);
-	setenv("CCORE_TUNER_FILE", tuner_file, 1);
-}
-
-static void unforce(void)
-{
-	unsetenv("CCORE_TUNER_FILE");
-	unlink(tuner_file);
 }
 
 /* Virtual µs of one @op of @count on every rank; -1 and @err if it failed. */
@@ -200,15 +177,15 @@ static void sweep_world(struct timed_world *w, enum ccore_coll_op op, struct tal
 			double t1, tt;
 			char err[256];
 
-			force_slices(al->name, 1);
+			tuner_file_force(al->name, 1);
 			if (ccore_plan_query(w->c[0], op, count, ccore_f32, &one))
 				FAIL("ccore_plan_query: %s", ccore_last_error());
 			if (strcmp(one.algo, al->name)) {
-				unforce();
+				tuner_file_remove();
 				break;	/* it does not apply here (layout, N) */
 			}
 			t1 = run_us(w, op, count, al->name, err, sizeof(err));
-			unforce();
+			tuner_file_remove();
 			if (t1 < 0) {
 				if (strstr(err, "memory exhausted")) {
 					t->no_memory++;
@@ -337,13 +314,13 @@ TEST(ideal_hier_leftover)
 				double us;
 				char err[256];
 
-				force_slices("hier", slices[k]);
+				tuner_file_force("hier", slices[k]);
 				if (ccore_plan_query(w->c[0], ccore_op_allreduce, counts[j],
 						     ccore_f32, &pi))
 					FAIL("ccore_plan_query: %s", ccore_last_error());
 				us = run_us(w, ccore_op_allreduce, counts[j], "hier", err,
 					    sizeof(err));
-				unforce();
+				tuner_file_remove();
 				if (us < 0)
 					FAIL("hier count %zu: %s", counts[j], err);
 				if (close_enough(pi.predicted_us, us))

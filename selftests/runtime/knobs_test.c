@@ -12,6 +12,7 @@
  * and values out of range name the variable.
  */
 #include "timed_world.h"
+#include "coll_call.h"
 #include "ccore_verifiable.h"
 #include "algos/algo.h"
 
@@ -24,43 +25,26 @@ static const enum ccore_coll_op colls[] = {
 	ccore_op_alltoall, ccore_op_broadcast, ccore_op_reduce,
 };
 
-/* Fill the inputs of @op with @count elements (nccl's count) a rank. */
+/* @op with @count elements (nccl's count) a rank, as timed_post() calls it. */
+static struct coll_call call_of(enum ccore_coll_op op, size_t count)
+{
+	return (struct coll_call){ .op = op, .count = count, .dtype = ccore_f32, .redop = ccore_sum };
+}
+
+/* Fill every rank's inputs of @op with @count elements a rank. */
 static void fill(struct timed_world *w, enum ccore_coll_op op, size_t count)
 {
-	size_t in = op == ccore_op_reducescatter || op == ccore_op_alltoall ? count * w->n : count;
+	struct coll_call c = call_of(op, count);
 
 	for (int r = 0; r < w->n; r++)
-		ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r]), in, ccore_f32,
-				      ccore_sum, r, 0);
+		coll_call_fill(&c, r, w->n, ccore_mem_host(w->c[r], w->sb[r]));
 }
 
 static long check(struct timed_world *w, enum ccore_coll_op op, size_t count, int r)
 {
-	const float *out = ccore_mem_host(w->c[r], w->rb[r]);
-	long bad = 0;
+	struct coll_call c = call_of(op, count);
 
-	switch (op) {
-	case ccore_op_allreduce:
-		return ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum, w->n, 0);
-	case ccore_op_reduce:
-		return r ? 0 : ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum,
-							      w->n, 0);
-	case ccore_op_reducescatter:
-		return ccore_verifiable_check_reduced(out, count, ccore_f32, ccore_sum, w->n,
-						      r * count);
-	case ccore_op_broadcast:
-		return ccore_verifiable_check_from(out, count, ccore_f32, ccore_sum, 0, 0);
-	case ccore_op_allgather:
-		for (int k = 0; k < w->n; k++)
-			bad += ccore_verifiable_check_from(out + k * count, count, ccore_f32,
-							   ccore_sum, k, 0);
-		return bad;
-	default:
-		for (int k = 0; k < w->n; k++)
-			bad += ccore_verifiable_check_from(out + k * count, count, ccore_f32,
-							   ccore_sum, k, r * count);
-		return bad;
-	}
+	return coll_call_wrong(&c, r, w->n, ccore_mem_host(w->c[r], w->rb[r]));
 }
 
 /* @op of @count on every rank, run and checked; @what names the case. */

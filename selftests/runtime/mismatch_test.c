@@ -8,6 +8,8 @@
  */
 #include "ccore_test.h"
 #include "ccore.h"
+#include "timed_world.h"
+#include "coll_call.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -15,33 +17,25 @@
 #define BUF 4096
 #define MAXN 4
 
+/* @n ranks on one device (functional sim), each with a stream id 1 */
 struct world {
-	uint32_t n;
-	struct ccore_comm *c[MAXN];
-	struct ccore_stream *s1[MAXN];	/* stream id 1 of each rank */
-	ccore_ptr sb[MAXN], rb[MAXN];
+	struct timed_world t;
+	struct ccore_stream *s1[MAXN];
 };
 
 static void open_world(struct world *w, uint32_t n)
 {
-	struct ccore_topology t = { 1, 1, n };
-
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("init %u ranks: %s", n, ccore_last_error());
-	w->n = n;
+	timed_world_open(&w->t, &(struct ccore_topology){ 1, 1, n }, "", BUF);
 	for (uint32_t r = 0; r < n; r++)
-		if (ccore_mem_alloc(w->c[r], BUF, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], BUF, &w->rb[r]) ||
-		    ccore_stream_create(w->c[r], 1, &w->s1[r]))
-			FAIL("alloc: %s", ccore_last_error());
+		if (ccore_stream_create(w->t.c[r], 1, &w->s1[r]))
+			FAIL("stream: %s", ccore_last_error());
 }
 
 static void close_world(struct world *w)
 {
-	for (uint32_t r = 0; r < w->n; r++) {
+	for (int r = 0; r < w->t.n; r++)
 		ASSERT_EQ(ccore_stream_destroy(w->s1[r]), 0);
-		ASSERT_EQ(ccore_comm_destroy(w->c[r]), 0);
-	}
+	timed_world_close(&w->t);
 }
 
 /* What one rank calls. */
@@ -57,30 +51,22 @@ struct call {
 
 static int post(const struct world *w, uint32_t r, const struct call *c)
 {
-	struct ccore_stream *s = c->stream1 ? w->s1[r] : NULL;
-	ccore_ptr recv = w->rb[r], send = c->in_place ? recv : w->sb[r];
+	struct coll_call cc = {
+		.op = c->op, .count = c->count, .dtype = c->dt, .redop = c->redop, .root = c->root,
+		.in_place = c->in_place,
+	};
+	ccore_ptr send, recv;
 
-	if (c->in_place && c->op == ccore_op_allgather)
-		send = recv + r * c->count * ccore_dtype_size(c->dt);
-	switch (c->op) {
-	case ccore_op_allreduce:
-		return ccore_all_reduce(send, recv, c->count, c->dt, c->redop, w->c[r], s);
-	case ccore_op_allgather:
-		return ccore_all_gather(send, recv, c->count, c->dt, w->c[r], s);
-	case ccore_op_reducescatter:
-		return ccore_reduce_scatter(send, recv, c->count, c->dt, c->redop, w->c[r], s);
-	case ccore_op_broadcast:
-		return ccore_broadcast(send, recv, c->count, c->dt, c->root, w->c[r], s);
-	default:
-		return ccore_reduce(send, recv, c->count, c->dt, c->redop, c->root, w->c[r], s);
-	}
+	coll_call_ptrs(&cc, (int)r, w->t.sb[r], w->t.rb[r], &send, &recv);
+	return coll_call_post(&cc, (int)r, w->t.n, send, recv, w->t.c[r],
+			      c->stream1 ? w->s1[r] : NULL);
 }
 
 /* Ranks 0..n-2 call @same, the last @odd: that call fails naming @field. */
 static void expect_mismatch(const struct world *w, struct call same, struct call odd,
 			    const char *field)
 {
-	uint32_t last = w->n - 1;
+	uint32_t last = w->t.n - 1;
 	int rc;
 
 	for (uint32_t r = 0; r < last; r++)
@@ -90,8 +76,8 @@ static void expect_mismatch(const struct world *w, struct call same, struct call
 		FAIL("rank %u differing in %s: returned %d, expected -EINVAL (%s)", last, field, rc,
 		     ccore_last_error());
 	ASSERT_STR_CONTAINS(ccore_last_error(), field);
-	for (uint32_t r = 0; r < w->n; r++)
-		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
+	for (int r = 0; r < w->t.n; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->t.c[r])), 0);
 }
 
 static void every_field(uint32_t n)
@@ -144,18 +130,15 @@ static void every_field(uint32_t n)
 	c = base;
 	c.in_place = true;
 	snprintf(want, sizeof(want), "allreduce: in place differs (rank 0: out of place, send 0x%llx, recv 0x%llx; rank %u: in place, send 0x%llx, recv 0x%llx)",
-		 (unsigned long long)w.sb[0], (unsigned long long)w.rb[0], last,
-		 (unsigned long long)w.rb[last], (unsigned long long)w.rb[last]);
+		 (unsigned long long)w.t.sb[0], (unsigned long long)w.t.rb[0], last,
+		 (unsigned long long)w.t.rb[last], (unsigned long long)w.t.rb[last]);
 	expect_mismatch(&w, base, c, want);
 	c = (struct call){ .op = ccore_op_allgather, .count = 16, .dt = ccore_f32, .in_place = true };
 	expect_mismatch(&w, c, (struct call){ .op = ccore_op_allgather, .count = 16, .dt = ccore_f32 },
 			"allgather: in place differs (rank 0: in place");
 	ASSERT_STR_CONTAINS(ccore_last_error(), "in place is send == recv + rank x count elements");
 	/* nothing disagreeing was left posted: a valid collective runs */
-	for (uint32_t r = 0; r < n; r++)
-		ASSERT_EQ(post(&w, r, &base), 0);
-	for (uint32_t r = 0; r < n; r++)
-		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[r])), 0);
+	timed_world_allreduce_runs(&w.t, base.count);
 	close_world(&w);
 }
 
@@ -174,16 +157,16 @@ TEST(send_recv_mismatches_name_the_field)
 	struct world w;
 
 	open_world(&w, 2);
-	ASSERT_EQ(ccore_send(w.sb[0], 16, ccore_f32, 1, w.c[0], NULL), 0);
-	ASSERT_EQ(ccore_recv(w.rb[1], 12, ccore_f32, 0, w.c[1], NULL), -EINVAL);
+	ASSERT_EQ(ccore_send(w.t.sb[0], 16, ccore_f32, 1, w.t.c[0], NULL), 0);
+	ASSERT_EQ(ccore_recv(w.t.rb[1], 12, ccore_f32, 0, w.t.c[1], NULL), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "send 0->1 of 16 f32 does not match the receive of 12 f32; differing: count (rank 0: 16, rank 1: 12)");
-	ASSERT_EQ(ccore_recv(w.rb[0], 16, ccore_u8, 1, w.c[0], NULL), 0);
-	ASSERT_EQ(ccore_send(w.sb[1], 16, ccore_i8, 0, w.c[1], NULL), -EINVAL);
+	ASSERT_EQ(ccore_recv(w.t.rb[0], 16, ccore_u8, 1, w.t.c[0], NULL), 0);
+	ASSERT_EQ(ccore_send(w.t.sb[1], 16, ccore_i8, 0, w.t.c[1], NULL), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "differing: dtype (rank 1: i8, rank 0: u8)");
 	/* the pair was dropped: a matching pair runs */
-	ASSERT_EQ(ccore_send(w.sb[0], 16, ccore_f32, 1, w.c[0], NULL), 0);
-	ASSERT_EQ(ccore_recv(w.rb[1], 16, ccore_f32, 0, w.c[1], NULL), 0);
+	ASSERT_EQ(ccore_send(w.t.sb[0], 16, ccore_f32, 1, w.t.c[0], NULL), 0);
+	ASSERT_EQ(ccore_recv(w.t.rb[1], 16, ccore_f32, 0, w.t.c[1], NULL), 0);
 	for (uint32_t r = 0; r < 2; r++)
-		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[r])), 0);
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.t.c[r])), 0);
 	close_world(&w);
 }

@@ -11,6 +11,7 @@
  */
 #include "ccore_test.h"
 #include "ccore.h"
+#include "timed_world.h"
 #include "exec/exe_run.h"
 
 #include <errno.h>
@@ -20,36 +21,15 @@
 
 #define HBM (64ull << 20)
 #define BUF 4096
-#define MAXN 4
 
-struct world {
-	uint32_t n;
-	struct ccore_comm *c[MAXN];
-	ccore_ptr sb[MAXN], rb[MAXN];
-};
-
-static void open_world(struct world *w, uint32_t n)
+/* @n ranks, two per device, each device with 64 MiB of memory (CCORE_SIM) */
+static void open_world(struct timed_world *w, uint32_t n)
 {
-	struct ccore_topology t = { 1, n / 2, 2 };
 	const char *dev = getenv("CCORE_DEVICE");
 
 	if (dev && *dev && strcmp(dev, "sim"))
 		ccore_test_skip("needs the sim backend: it sets the device memory");
-	setenv("CCORE_SIM", "hbm=64M", 1);
-	if (ccore_comm_init_all(&t, w->c))
-		FAIL("init %u ranks: %s", n, ccore_last_error());
-	w->n = n;
-	for (uint32_t r = 0; r < n; r++)
-		if (ccore_mem_alloc(w->c[r], BUF, &w->sb[r]) ||
-		    ccore_mem_alloc(w->c[r], BUF, &w->rb[r]))
-			FAIL("alloc: %s", ccore_last_error());
-}
-
-static void close_world(struct world *w)
-{
-	for (uint32_t r = 0; r < w->n; r++)
-		ASSERT_EQ(ccore_comm_destroy(w->c[r]), 0);
-	unsetenv("CCORE_SIM");
+	timed_world_open(w, &(struct ccore_topology){ 1, n / 2, 2 }, "hbm=64M", BUF);
 }
 
 enum call { ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, BROADCAST, REDUCE, SEND, RECV, NCALLS };
@@ -66,7 +46,7 @@ static bool times_ranks(enum call k)
 }
 
 /* Rank @r calls @k (Send/Recv: between ranks 0 and 1). */
-static int call(const struct world *w, enum call k, uint32_t r, size_t count, enum ccore_dtype dt)
+static int call(const struct timed_world *w, enum call k, uint32_t r, size_t count, enum ccore_dtype dt)
 {
 	ccore_ptr s = w->sb[r], d = w->rb[r];
 	struct ccore_comm *c = w->c[r];
@@ -124,7 +104,7 @@ static void expect_refused(int rc, const char *fn, uint64_t count, enum ccore_dt
 
 static void every_call_refuses(uint32_t n)
 {
-	struct world w;
+	struct timed_world w;
 	uint64_t counts[8];
 
 	open_world(&w, n);
@@ -148,12 +128,8 @@ static void every_call_refuses(uint32_t n)
 		       ccore_f32, max_count(true, n, ccore_f32));
 	ASSERT_EQ(ccore_group_end(), 0);
 	/* nothing refused was left posted: a valid collective runs */
-	for (uint32_t r = 0; r < n; r++)
-		ASSERT_EQ(ccore_all_reduce(w.sb[r], w.rb[r], 16, ccore_f32, ccore_sum, w.c[r], NULL),
-			  0);
-	for (uint32_t r = 0; r < n; r++)
-		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w.c[r])), 0);
-	close_world(&w);
+	timed_world_allreduce_runs(&w, 16);
+	timed_world_close(&w);
 }
 
 TEST(collectives_and_send_recv_refuse_wrapping_counts_on_2_ranks)
@@ -169,7 +145,7 @@ TEST(collectives_and_send_recv_refuse_wrapping_counts_on_4_ranks)
 static void plan_query_refuses(uint32_t n)
 {
 	struct ccore_plan_info info;
-	struct world w;
+	struct timed_world w;
 	uint64_t counts[8];
 
 	open_world(&w, n);
@@ -189,7 +165,7 @@ static void plan_query_refuses(uint32_t n)
 			ASSERT_EQ(ccore_plan_query(w.c[0], (enum ccore_coll_op)op, max, d, &info), 0);
 		}
 	}
-	close_world(&w);
+	timed_world_close(&w);
 }
 
 TEST(plan_query_refuses_wrapping_counts_for_every_op_on_2_ranks)
@@ -208,7 +184,7 @@ TEST(mem_alloc_and_register_refuse_sizes_beyond_the_device)
 					    SIZE_MAX };
 	long page = sysconf(_SC_PAGESIZE);
 	void *host = aligned_alloc((size_t)page, (size_t)page);
-	struct world w;
+	struct timed_world w;
 	ccore_ptr p;
 
 	ASSERT_TRUE(host != NULL);
@@ -232,7 +208,7 @@ TEST(mem_alloc_and_register_refuse_sizes_beyond_the_device)
 	/* most of the device memory is allowed */
 	ASSERT_EQ(ccore_mem_alloc(w.c[0], HBM - (1 << 20), &p), 0);
 	ASSERT_EQ(ccore_mem_free(w.c[0], p), 0);
-	close_world(&w);
+	timed_world_close(&w);
 	free(host);
 }
 
@@ -258,7 +234,7 @@ TEST(executable_sizes_beyond_the_device_are_refused)
 		"collective ar allreduce dtype=f32 count=17179869184G redop=sum stream=0 send=s recv=r groups={{0,1}}\n";
 	struct ccore_exe *exe;
 	struct exe_run *x;
-	struct world w;
+	struct timed_world w;
 
 	open_world(&w, 2);	/* sets CCORE_SIM hbm=64M for the executable's too */
 	ASSERT_EQ(ccore_exe_parse_text("big", fits_format, sizeof(fits_format) - 1, &exe), 0);
@@ -268,5 +244,5 @@ TEST(executable_sizes_beyond_the_device_are_refused)
 	ccore_exe_free(exe);
 	ASSERT_EQ(ccore_exe_parse_text("wrap", too_many, sizeof(too_many) - 1, &exe), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "count '17179869184G'");
-	close_world(&w);
+	timed_world_close(&w);
 }

@@ -21,6 +21,7 @@
 
 #include "ccore_test.h"
 #include "ccm.h"
+#include "float_bits.h"
 #include "ccore.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -66,38 +67,6 @@ static void rng_seed(const char *what)
 }
 
 /* --- reference float formats ------------------------------------------- */
-
-static float f32_of(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
-static uint32_t bits_f32(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
-static double f64_of(uint64_t u)
-{
-	double f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
-static uint64_t bits_f64(double f)
-{
-	uint64_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
 
 static _Float16 h_of(uint16_t u)
 {
@@ -162,7 +131,7 @@ static uint16_t ref_bf16_bits(double v)
 
 	if (v != v)
 		return 0x7fc0;
-	u = bits_f32((float)v);	/* exact: a bf16 is a float */
+	u = f32_bits((float)v);	/* exact: a bf16 is a float */
 	if (u & 0xffff)
 		FAIL("reference value %a is not a bf16", v);
 	return (uint16_t)(u >> 16);
@@ -244,9 +213,9 @@ static double value_of(uint32_t dtype, uint64_t v)
 	case DRM_CCORE_DTYPE_BF16:
 		return ref_bf16_value((uint16_t)v);
 	case DRM_CCORE_DTYPE_F32:
-		return f32_of((uint32_t)v);
+		return f32_from_bits((uint32_t)v);
 	}
-	return f64_of(v);
+	return f64_from_bits(v);
 }
 
 /* --- reference reduction -------------------------------------------------- */
@@ -333,10 +302,10 @@ static uint64_t ref_float(uint32_t dtype, uint32_t redop, uint64_t x, uint64_t y
 		return bits_h(hr);
 	}
 	if (dtype == DRM_CCORE_DTYPE_F64) {
-		r = redop == DRM_CCORE_REDOP_SUM ? f64_of(x) + f64_of(y) :
-						   f64_of(x) * f64_of(y);
+		r = redop == DRM_CCORE_REDOP_SUM ? f64_from_bits(x) + f64_from_bits(y) :
+						   f64_from_bits(x) * f64_from_bits(y);
 		*nan = r != r;
-		return bits_f64(r);
+		return f64_bits(r);
 	}
 	/*
 	 * bf16 and f32: the exact product fits a double; a sum is rounded
@@ -351,7 +320,7 @@ static uint64_t ref_float(uint32_t dtype, uint32_t redop, uint64_t x, uint64_t y
 		return 0;
 	if (dtype == DRM_CCORE_DTYPE_BF16)
 		return ref_bf16_bits(ref_round(r, 8, -126, 127));
-	return bits_f32((float)ref_round(r, 24, -126, 127));
+	return f32_bits((float)ref_round(r, 24, -126, 127));
 }
 
 static uint64_t ref_op(uint32_t dtype, uint32_t redop, uint64_t x, uint64_t y, int *nan)
@@ -801,18 +770,18 @@ TEST(f16_to_f32_exhaustive)
 {
 	for (uint32_t i = 0; i < 0x10000; i++) {
 		uint16_t h = (uint16_t)i, back;
-		uint32_t got = bits_f32(ccm_f16_to_f32(h));
+		uint32_t got = f32_bits(ccm_f16_to_f32(h));
 		float ref = (float)h_of(h);
 
-		back = ccm_f32_to_f16(f32_of(got));
+		back = ccm_f32_to_f16(f32_from_bits(got));
 		if (ref != ref) {
 			check_nan_widened(h, got, 13, 0x3ff);
 			if (back != (h | 0x200))
 				FAIL("NaN %#x came back as %#x", h, back);
 			continue;
 		}
-		if (got != bits_f32(ref))
-			FAIL("f16 %#x: got f32 %#x, want %#x", h, got, bits_f32(ref));
+		if (got != f32_bits(ref))
+			FAIL("f16 %#x: got f32 %#x, want %#x", h, got, f32_bits(ref));
 		if (back != h)
 			FAIL("f16 %#x -> f32 %#x -> f16 %#x", h, got, back);
 	}
@@ -822,19 +791,20 @@ TEST(bf16_to_f32_exhaustive)
 {
 	for (uint32_t i = 0; i < 0x10000; i++) {
 		uint16_t h = (uint16_t)i, back;
-		uint32_t got = bits_f32(ccm_bf16_to_f32(h));
+		uint32_t got = f32_bits(ccm_bf16_to_f32(h));
 		double ref = ref_bf16_value(h);
 
-		back = ccm_f32_to_bf16(f32_of(got));
+		back = ccm_f32_to_bf16(f32_from_bits(got));
 		if (ref != ref) {
 			check_nan_widened(h, got, 16, 0x7f);
 			if (back != (h | 0x40))
 				FAIL("NaN %#x came back as %#x", h, back);
 			continue;
 		}
-		if ((double)f32_of(got) != ref || !signbit(f32_of(got)) != !signbit(ref))
+		if ((double)f32_from_bits(got) != ref ||
+		    !signbit(f32_from_bits(got)) != !signbit(ref))
 			FAIL("bf16 %#x: got f32 %#x (%a), want %a", h, got,
-			     (double)f32_of(got), ref);
+			     (double)f32_from_bits(got), ref);
 		if (back != h)
 			FAIL("bf16 %#x -> f32 %#x -> bf16 %#x", h, got, back);
 	}
@@ -848,14 +818,14 @@ static void check_to_f16(float f)
 
 	if (f != f) {
 		if (!bits_is_quiet_nan(DRM_CCORE_DTYPE_F16, got))
-			FAIL("f32 NaN %#x gave f16 %#x", bits_f32(f), got);
+			FAIL("f32 NaN %#x gave f16 %#x", f32_bits(f), got);
 		return;
 	}
 	if (got != want)
-		FAIL("f32 %#x (%a): got f16 %#x, _Float16 says %#x", bits_f32(f), (double)f,
+		FAIL("f32 %#x (%a): got f16 %#x, _Float16 says %#x", f32_bits(f), (double)f,
 		     got, want);
 	if (ref_f16_value(got) != r || !!signbit(r) != (got >> 15))
-		FAIL("f32 %#x (%a): got f16 %#x, rounding says %a", bits_f32(f), (double)f,
+		FAIL("f32 %#x (%a): got f16 %#x, rounding says %a", f32_bits(f), (double)f,
 		     got, r);
 }
 
@@ -865,11 +835,11 @@ static void check_to_bf16(float f)
 
 	if (f != f) {
 		if (!bits_is_quiet_nan(DRM_CCORE_DTYPE_BF16, got))
-			FAIL("f32 NaN %#x gave bf16 %#x", bits_f32(f), got);
+			FAIL("f32 NaN %#x gave bf16 %#x", f32_bits(f), got);
 		return;
 	}
 	if (got != ref_f32_to_bf16(f))
-		FAIL("f32 %#x (%a): got bf16 %#x, want %#x", bits_f32(f), (double)f, got,
+		FAIL("f32 %#x (%a): got bf16 %#x, want %#x", f32_bits(f), (double)f, got,
 		     ref_f32_to_bf16(f));
 }
 
@@ -910,7 +880,7 @@ static void check_random_f32(void (*conv)(float), size_t n)
 		/* half of them any pattern, half near the 16-bit formats' range */
 		if (i & 1)
 			u = (u & 0x81ffffff) | (uint32_t)(96 + rng_below(64)) << 23;
-		conv(f32_of(u));
+		conv(f32_from_bits(u));
 	}
 }
 
@@ -920,13 +890,13 @@ TEST(f32_to_f16_rounding)
 	check_ties(ref_f16_value, check_to_f16, 0x7bff);
 	check_random_f32(check_to_f16, 1u << 20);
 	/* f32 subnormals, Inf and the overflow threshold */
-	check_to_f16(f32_of(0x00000001));
-	check_to_f16(f32_of(0x807fffff));
-	check_to_f16(f32_of(0x7f800000));
-	check_to_f16(f32_of(0xff800000));
+	check_to_f16(f32_from_bits(0x00000001));
+	check_to_f16(f32_from_bits(0x807fffff));
+	check_to_f16(f32_from_bits(0x7f800000));
+	check_to_f16(f32_from_bits(0xff800000));
 	check_to_f16(65519.99f);
 	check_to_f16(65520.0f);
-	check_to_f16(f32_of(0x7fa00000));	/* signalling NaN */
+	check_to_f16(f32_from_bits(0x7fa00000));	/* signalling NaN */
 }
 
 TEST(f32_to_bf16_rounding)
@@ -934,12 +904,12 @@ TEST(f32_to_bf16_rounding)
 	rng_seed("f32_to_bf16_rounding");
 	check_ties(ref_bf16_value, check_to_bf16, 0x7f7f);
 	check_random_f32(check_to_bf16, 1u << 20);
-	check_to_bf16(f32_of(0x00000001));
-	check_to_bf16(f32_of(0x807fffff));
-	check_to_bf16(f32_of(0x7f800000));
-	check_to_bf16(f32_of(0xff800000));
-	check_to_bf16(f32_of(0x7f7fffff));	/* rounds up to Inf */
-	check_to_bf16(f32_of(0x7f7f7fff));	/* stays finite */
-	check_to_bf16(f32_of(0x7fa00000));	/* signalling NaN */
-	check_to_bf16(f32_of(0xffffffff));	/* NaN that rounding would wrap */
+	check_to_bf16(f32_from_bits(0x00000001));
+	check_to_bf16(f32_from_bits(0x807fffff));
+	check_to_bf16(f32_from_bits(0x7f800000));
+	check_to_bf16(f32_from_bits(0xff800000));
+	check_to_bf16(f32_from_bits(0x7f7fffff));	/* rounds up to Inf */
+	check_to_bf16(f32_from_bits(0x7f7f7fff));	/* stays finite */
+	check_to_bf16(f32_from_bits(0x7fa00000));	/* signalling NaN */
+	check_to_bf16(f32_from_bits(0xffffffff));	/* NaN that rounding would wrap */
 }

@@ -19,6 +19,7 @@
 #include "ccore.h"
 #include "ccore_test.h"
 #include "ccore_verifiable.h"
+#include "coll_call.h"
 #include "algos/algo.h"
 #include "sched/cs.h"
 
@@ -156,90 +157,45 @@ struct rank_ctx {
 	char err[768];
 };
 
-static uint64_t in_elems(const struct call *c, uint32_t n)
+/* @c as the call each rank makes (enum cs_coll is enum ccore_coll_op's order, from 0) */
+static struct coll_call call_of(const struct call *c)
 {
-	return c->coll == CS_REDUCESCATTER || c->coll == CS_ALLTOALL ? c->count * n : c->count;
-}
-
-static void ptrs(const struct call *c, uint32_t r, ccore_ptr sb, ccore_ptr rb, ccore_ptr *s,
-		 ccore_ptr *rv)
-{
-	size_t es = ccore_dtype_size(c->dt);
-
-	*s = sb;
-	*rv = rb;
-	if (!c->in_place)
-		return;
-	*s = *rv;
-	if (c->coll == CS_ALLGATHER)
-		*s = *rv + r * c->count * es;
-	else if (c->coll == CS_REDUCESCATTER)
-		*rv = *s + r * c->count * es;
+	return (struct coll_call){
+		.op = (enum ccore_coll_op)(ccore_op_allreduce + c->coll), .count = c->count,
+		.dtype = c->dt, .redop = c->op, .root = (int)c->root, .in_place = c->in_place,
+	};
 }
 
 static void fill(struct ccore_comm *comm, const struct call *c, uint32_t r, uint32_t n,
 		 ccore_ptr sb, ccore_ptr rb)
 {
+	struct coll_call cc = call_of(c);
 	ccore_ptr s, rv;
 
-	ptrs(c, r, sb, rb, &s, &rv);
+	coll_call_ptrs(&cc, (int)r, sb, rb, &s, &rv);
 	memset(ccore_mem_host(comm, rb), 0x5c, BUF_BYTES);
-	ccore_verifiable_fill(ccore_mem_host(comm, s), in_elems(c, n), c->dt, c->op,
-			      c->coll == CS_BROADCAST ? (int)c->root : (int)r, 0);
+	coll_call_fill(&cc, (int)r, (int)n, ccore_mem_host(comm, s));
 }
 
 static int post(struct ccore_comm *comm, struct ccore_stream *st, const struct call *c,
-		uint32_t r, ccore_ptr sb, ccore_ptr rb)
+		uint32_t r, uint32_t n, ccore_ptr sb, ccore_ptr rb)
 {
+	struct coll_call cc = call_of(c);
 	ccore_ptr s, rv;
 
-	ptrs(c, r, sb, rb, &s, &rv);
-	switch (c->coll) {
-	case CS_ALLREDUCE:
-		return ccore_all_reduce(s, rv, c->count, c->dt, c->op, comm, st);
-	case CS_ALLGATHER:
-		return ccore_all_gather(s, rv, c->count, c->dt, comm, st);
-	case CS_REDUCESCATTER:
-		return ccore_reduce_scatter(s, rv, c->count, c->dt, c->op, comm, st);
-	case CS_ALLTOALL:
-		return ccore_all_to_all(s, rv, c->count, c->dt, comm, st);
-	case CS_BROADCAST:
-		return ccore_broadcast(s, rv, c->count, c->dt, (int)c->root, comm, st);
-	default:
-		return ccore_reduce(s, rv, c->count, c->dt, c->op, (int)c->root, comm, st);
-	}
+	coll_call_ptrs(&cc, (int)r, sb, rb, &s, &rv);
+	return coll_call_post(&cc, (int)r, (int)n, s, rv, comm, st);
 }
 
 /* Wrong elements of rank @r's result of @c over @n ranks. */
 static long check(struct ccore_comm *comm, const struct call *c, uint32_t r, uint32_t n,
 		  ccore_ptr sb, ccore_ptr rb)
 {
-	size_t es = ccore_dtype_size(c->dt);
+	struct coll_call cc = call_of(c);
 	ccore_ptr s, rv;
-	const char *out;
-	long wrong = 0;
 
-	ptrs(c, r, sb, rb, &s, &rv);
-	out = ccore_mem_host(comm, rv);
-	switch (c->coll) {
-	case CS_ALLREDUCE:
-		return ccore_verifiable_check_reduced(out, c->count, c->dt, c->op, (int)n, 0);
-	case CS_REDUCE_COLL:
-		return r == c->root ?
-		       ccore_verifiable_check_reduced(out, c->count, c->dt, c->op, (int)n, 0) : 0;
-	case CS_REDUCESCATTER:
-		return ccore_verifiable_check_reduced(out, c->count, c->dt, c->op, (int)n,
-						      r * c->count);
-	case CS_ALLGATHER:
-	case CS_ALLTOALL:
-		for (uint32_t j = 0; j < n; j++)
-			wrong += ccore_verifiable_check_from(out + j * c->count * es, c->count, c->dt,
-							     c->op, (int)j,
-							     c->coll == CS_ALLTOALL ? r * c->count : 0);
-		return wrong;
-	default:
-		return ccore_verifiable_check_from(out, c->count, c->dt, c->op, (int)c->root, 0);
-	}
+	coll_call_ptrs(&cc, (int)r, sb, rb, &s, &rv);
+	return coll_call_wrong(&cc, (int)r, (int)n, ccore_mem_host(comm, rv));
 }
 
 static bool failed(struct rank_ctx *x, const char *what, uint32_t i, int rc)
@@ -282,7 +238,7 @@ static bool rank_iter(struct rank_ctx *x, uint32_t i)
 	switch (it.kind) {
 	case K_SINGLE:
 		fill(c, &it.a, r, n, w->sb[r], w->rb[r]);
-		rc = post(c, NULL, &it.a, r, w->sb[r], w->rb[r]) ?:
+		rc = post(c, NULL, &it.a, r, n, w->sb[r], w->rb[r]) ?:
 		     ccore_stream_sync(ccore_comm_stream(c));
 		return !failed(x, "single", i, rc) &&
 		       !wrong(x, i, "single", check(c, &it.a, r, n, w->sb[r], w->rb[r]), &it.a);
@@ -291,8 +247,8 @@ static bool rank_iter(struct rank_ctx *x, uint32_t i)
 		fill(c, &it.a, r, n, w->sb[r], w->rb[r]);
 		fill(c, &it.b, r, n, w->sb1[r], w->rb1[r]);
 		rc = ccore_group_start();
-		rc = rc ?: post(c, NULL, &it.a, r, w->sb[r], w->rb[r]);
-		rc = rc ?: post(c, NULL, &it.b, r, w->sb1[r], w->rb1[r]);
+		rc = rc ?: post(c, NULL, &it.a, r, n, w->sb[r], w->rb[r]);
+		rc = rc ?: post(c, NULL, &it.b, r, n, w->sb1[r], w->rb1[r]);
 		rc = ccore_group_end() ?: rc;
 		rc = rc ?: ccore_stream_sync(ccore_comm_stream(c));
 		return !failed(x, "group", i, rc) &&
@@ -301,32 +257,29 @@ static bool rank_iter(struct rank_ctx *x, uint32_t i)
 			      &it.b);
 	case K_SENDRECV: {
 		/* a ring shift in a group: send to the next rank, receive from the previous */
-		uint64_t count = it.a.count ? it.a.count : 1;
-		enum ccore_dtype dt = it.a.dt;
-		uint32_t prev = (r + n - 1) % n;
+		struct coll_call sr = { .op = ccore_op_sendrecv, .count = it.a.count ? it.a.count : 1,
+					.dtype = it.a.dt, .redop = ccore_sum };
 		long bad;
 
 		memset(ccore_mem_host(c, w->rb[r]), 0x5c, BUF_BYTES);
-		ccore_verifiable_fill(ccore_mem_host(c, w->sb[r]), count, dt, ccore_sum, (int)r, 0);
+		coll_call_fill(&sr, (int)r, (int)n, ccore_mem_host(c, w->sb[r]));
 		rc = ccore_group_start();
-		rc = rc ?: ccore_send(w->sb[r], count, dt, (int)((r + 1) % n), c, NULL);
-		rc = rc ?: ccore_recv(w->rb[r], count, dt, (int)prev, c, NULL);
+		rc = rc ?: coll_call_post(&sr, (int)r, (int)n, w->sb[r], w->rb[r], c, NULL);
 		rc = ccore_group_end() ?: rc;
 		rc = rc ?: ccore_stream_sync(ccore_comm_stream(c));
 		if (failed(x, "send/recv", i, rc))
 			return false;
-		bad = ccore_verifiable_check_from(ccore_mem_host(c, w->rb[r]), count, dt, ccore_sum,
-						  (int)prev, 0);
+		bad = coll_call_wrong(&sr, (int)r, (int)n, ccore_mem_host(c, w->rb[r]));
 		it.a.coll = CS_SENDRECV;
-		it.a.count = count;
+		it.a.count = sr.count;
 		return !wrong(x, i, "send/recv", bad, &it.a);
 	}
 	case K_STREAMS:
 		/* one collective on each stream, then both syncs */
 		fill(c, &it.a, r, n, w->sb[r], w->rb[r]);
 		fill(c, &it.b, r, n, w->sb1[r], w->rb1[r]);
-		rc = post(c, w->s1[r], &it.b, r, w->sb1[r], w->rb1[r]) ?:
-		     post(c, NULL, &it.a, r, w->sb[r], w->rb[r]) ?:
+		rc = post(c, w->s1[r], &it.b, r, n, w->sb1[r], w->rb1[r]) ?:
+		     post(c, NULL, &it.a, r, n, w->sb[r], w->rb[r]) ?:
 		     ccore_stream_sync(ccore_comm_stream(c)) ?: ccore_stream_sync(w->s1[r]);
 		return !failed(x, "two streams", i, rc) &&
 		       !wrong(x, i, "stream 0", check(c, &it.a, r, n, w->sb[r], w->rb[r]), &it.a) &&
@@ -340,7 +293,7 @@ static bool rank_iter(struct rank_ctx *x, uint32_t i)
 			return true;
 		it.a.root %= hn;
 		fill(h, &it.a, hr, hn, w->sb[r], w->rb[r]);
-		rc = post(h, NULL, &it.a, hr, w->sb[r], w->rb[r]) ?:
+		rc = post(h, NULL, &it.a, hr, hn, w->sb[r], w->rb[r]) ?:
 		     ccore_stream_sync(ccore_comm_stream(h));
 		return !failed(x, "split", i, rc) &&
 		       !wrong(x, i, "split", check(h, &it.a, hr, hn, w->sb[r], w->rb[r]), &it.a);
@@ -364,7 +317,7 @@ static bool stream_iter(struct rank_ctx *x, uint32_t i)
 
 	draw(x->seed + x->stream, i, n, &it);
 	fill(c, &it.a, r, n, sb, rb);
-	rc = post(c, st, &it.a, r, sb, rb) ?: ccore_stream_sync(st);
+	rc = post(c, st, &it.a, r, n, sb, rb) ?: ccore_stream_sync(st);
 	return !failed(x, x->stream ? "stream 1" : "stream 0", i, rc) &&
 	       !wrong(x, i, "per-stream thread", check(c, &it.a, r, n, sb, rb), &it.a);
 }

@@ -27,6 +27,7 @@
  */
 #include "ccore_test.h"
 #include "timed_world.h"
+#include "tuner_file.h"
 #include "ccore.h"
 
 #include <math.h>
@@ -346,31 +347,6 @@ static void expect_close(const char *who, const struct fcase *k, int n, double m
 		     k->algo, op_names[k->op], n, m, who, got, want, (got / want - 1) * 100);
 }
 
-/* CCORE_TUNER_FILE choosing @algo with one slice and one channel for every call. */
-static char tuner_file[64];
-
-static void force_one_slice(const char *algo)
-{
-	int fd;
-	FILE *fp;
-
-	snprintf(tuner_file, sizeof(tuner_file), "/tmp/ccore-timed-formulas-XXXXXX");
-	fd = mkstemp(tuner_file);
-	fp = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!fp)
-		FAIL("cannot write a tuning file in /tmp");
-	fprintf(fp, "op,min_bytes,max_bytes,nodes,ranks,algorithm,slices,channels\n"
-		    "*,*,*,*,*,%s,1,1\n", algo);
-	fclose(fp);
-	setenv("CCORE_TUNER_FILE", tuner_file, 1);
-}
-
-static void unforce(void)
-{
-	unsetenv("CCORE_TUNER_FILE");
-	unlink(tuner_file);
-}
-
 /* CPU seconds: the host is shared, its wall clock says little */
 static double cpu_s(void)
 {
@@ -414,13 +390,13 @@ static void run_cases(const char *sim)
 						FAIL("out of memory");
 					world_open(w, n, sim);
 				}
-				force_one_slice(k->algo);
+				tuner_file_force(k->algo, 1);
 				if (k->pat_buffer)
 					setenv("CCORE_PAT_BUFFER", k->pat_buffer, 1);
 				got = run_us(w, k->op, m, k->algo);
 				model = tuner_us(w, k->op, m, k->algo);
 				unsetenv("CCORE_PAT_BUFFER");
-				unforce();
+				tuner_file_remove();
 				want = k->want(n, m);
 				expect_close("timed", k, n, m, got, want);
 				expect_close("the tuner's formula", k, n, m, model, want);

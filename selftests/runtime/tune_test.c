@@ -13,6 +13,7 @@
  */
 #include "ccore_test.h"
 #include "timed_world.h"
+#include "tuner_file.h"
 #include "algos/algo.h"
 #include "tune/formula.h"
 #include "sim/sim_costs.h"
@@ -567,21 +568,9 @@ TEST(tuner_on_a_trn2_node_and_across_nodes)
 #include <errno.h>
 #include <unistd.h>
 
-#define HDR "op,min_bytes,max_bytes,nodes,ranks,algorithm,slices,channels\n"
+#define HDR TUNER_FILE_HEADER
 
-static char path[64];
-
-static const char *write_file(const char *text)
-{
-	int fd;
-
-	snprintf(path, sizeof(path), "/tmp/ccore_tune_XXXXXX");
-	fd = mkstemp(path);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
-	close(fd);
-	return path;
-}
+static const char *path;	/* the last tuning file written */
 
 struct tworld {
 	uint32_t n;
@@ -625,11 +614,11 @@ TEST(tuning_file_rules_first_match_wins)
 	struct ccore_plan_info info;
 	struct tworld w;
 
-	write_file("# rules for 4 ranks\n" HDR "\n"
-		   "allreduce, 0, 1K, *, 4, mesh, *, *\n"
-		   "allreduce,0,1K,*,*,ring,*,*\n"
-		   "allreduce,1025,*,1,*,flatring,4,2\n"
-		   "allgather,*,*,*,*,pat,*,*\n");
+	path = tuner_file_write("# rules for 4 ranks\n" HDR "\n"
+				"allreduce, 0, 1K, *, 4, mesh, *, *\n"
+				"allreduce,0,1K,*,*,ring,*,*\n"
+				"allreduce,1025,*,1,*,flatring,4,2\n"
+				"allgather,*,*,*,*,pat,*,*\n");
 	ASSERT_EQ(tunefile_load(path, &tf), 0);
 	ASSERT_EQ(tf.n, 4);
 	r = tunefile_match(&tf, CS_ALLREDUCE, 1024, 1, 4);
@@ -659,8 +648,7 @@ TEST(tuning_file_rules_first_match_wins)
 	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_alltoall, 64, ccore_f32, &info), 0);
 	ASSERT_STR_CONTAINS(info.source, "cost model");
 	tworld_close(&w);
-	unsetenv("CCORE_TUNER_FILE");
-	unlink(path);
+	tuner_file_remove();
 }
 
 TEST(tuning_file_bad_lines_name_file_and_line)
@@ -693,7 +681,7 @@ TEST(tuning_file_bad_lines_name_file_and_line)
 	char want[256];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		write_file(bad[i].text);
+		path = tuner_file_write(bad[i].text);
 		ASSERT_EQ(tunefile_load(path, &tf), -EINVAL);
 		ASSERT_STR_CONTAINS(ccore_last_error(), bad[i].msg);
 		snprintf(want, sizeof(want), "CCORE_TUNER_FILE: %s", path);
@@ -701,7 +689,7 @@ TEST(tuning_file_bad_lines_name_file_and_line)
 		unlink(path);
 	}
 	/* several bad lines: the first is the error, each is logged */
-	write_file(HDR "allreduce,*,*,*,*,ring,*,*\nbogus\nallreduce,*,*,*,*,ring,0,*\n");
+	path = tuner_file_write(HDR "allreduce,*,*,*,*,ring,*,*\nbogus\nallreduce,*,*,*,*,ring,0,*\n");
 	ASSERT_EQ(tunefile_load(path, &tf), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), ":3: 1 columns");
 	ASSERT_STR_CONTAINS(ccore_last_error(), "and more bad lines");
@@ -722,7 +710,7 @@ TEST(ccore_algo_still_overrides)
 	struct ccore_plan_info info;
 	struct tworld w;
 
-	write_file(HDR "allreduce,*,*,*,*,mesh,*,*\n");
+	path = tuner_file_write(HDR "allreduce,*,*,*,*,mesh,*,*\n");
 	setenv("CCORE_TUNER_FILE", path, 1);
 	setenv("CCORE_ALGO", "ring", 1);
 	ASSERT_EQ(tworld_open(&w, 2, 2), 0);
@@ -740,8 +728,7 @@ TEST(ccore_algo_still_overrides)
 	ASSERT_EQ(ccore_plan_query(w.c[0], ccore_op_allreduce, 1000, ccore_f32, &info), 0);
 	ASSERT_STR_CONTAINS(info.algo, "mesh");
 	tworld_close(&w);
-	unsetenv("CCORE_TUNER_FILE");
-	unlink(path);
+	tuner_file_remove();
 }
 
 TEST(plan_query_matches_what_runs)

@@ -21,11 +21,8 @@ ko=/lib/modules/$(uname -r)/extra/ccore.ko
 ntests=6
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 . "$here/helpers/tap.sh"
-
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 4
-}
+# shellcheck source=SCRIPTDIR/../lib/fabrics.sh
+. "$here/helpers/fabrics.sh"
 
 echo "TAP version 13"
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -50,18 +47,8 @@ slab_snapshot() {
 	awk 'NR > 2 { print $1, $2 }' /proc/slabinfo >"$1"
 }
 
-# The fabrics already there: "ID NUM_DEVICES OPTIONS" lines, to restore.
-saved=""
-if [ -d /sys/bus/ccore_sim/devices ]; then
-	for d in /sys/bus/ccore_sim/devices/ccore_sim*; do
-		[ -f "$d/num_devices" ] || continue
-		saved="$saved${saved:+
-}${d##*ccore_sim} $(cat "$d/num_devices") $(cat "$d/options")"
-	done
-	echo "$saved" | while read -r id _; do
-		[ -n "$id" ] && echo "$id" >/sys/bus/ccore_sim/del_device
-	done
-fi
+# The fabrics already there, deleted now and restored at the end.
+fabrics_save
 rmmod ccore 2>/dev/null
 
 # One cycle; prints what went wrong, if anything.
@@ -140,7 +127,5 @@ fi
 
 # leave the fabrics as we found them
 insmod "$ko"
-echo "$saved" | while read -r line; do
-	[ -n "$line" ] && echo "$line" >/sys/bus/ccore_sim/new_device
-done
+fabrics_restore
 [ "$failed" = 0 ]

@@ -9,6 +9,7 @@
  * reach doing the same copies at the largest size.  report.c prints it.
  */
 #include "bench.h"
+#include "../common/coll_call.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,54 +88,38 @@ static void shape(struct bctx *b, size_t bytes)
 	}
 }
 
-/* Send and receive pointers of rank @r, out of place or in place. */
-static void bufs(const struct bctx *b, int r, bool in_place, ccore_ptr *s, ccore_ptr *rv)
-{
-	size_t skew = (size_t)b->o->unalign * b->es;	/* -u */
+_Static_assert(ccore_op_allreduce + OP_SENDRECV == ccore_op_sendrecv,
+	       "enum bench_op is enum ccore_coll_op's order, from 0");
 
-	*s = b->sbuf[r] + skew;
-	*rv = b->rbuf[r] + skew;
-	if (!in_place)
-		return;
-	*s = *rv = b->rbuf[r] + skew;
-	if (b->o->op == OP_ALLGATHER)
-		*s = *rv + (size_t)r * b->count * b->es;
-	else if (b->o->op == OP_REDUCESCATTER)
-		*rv = *s + (size_t)r * b->count * b->es;
+/* The call every rank makes at this size, out of place or in place. */
+static struct coll_call call_of(const struct bctx *b, bool in_place)
+{
+	return (struct coll_call){
+		.op = (enum ccore_coll_op)(ccore_op_allreduce + b->o->op), .count = b->count,
+		.dtype = b->dtype, .redop = b->redop, .root = b->o->root, .in_place = in_place,
+	};
 }
 
-static int post_rank(struct bctx *b, int r, bool in_place)
+/* Send and receive pointers of rank @r for @c, -u elements into its buffers. */
+static void bufs(const struct bctx *b, int r, const struct coll_call *c, ccore_ptr *s,
+		 ccore_ptr *rv)
 {
-	const struct bench_opts *o = b->o;
-	struct ccore_comm *c = b->comm[r];
-	ccore_ptr s, rv;
+	size_t skew = (size_t)b->o->unalign * b->es;
 
-	bufs(b, r, in_place, &s, &rv);
-	switch (o->op) {
-	case OP_ALLREDUCE:
-		return ccore_all_reduce(s, rv, b->count, b->dtype, b->redop, c, NULL);
-	case OP_ALLGATHER:
-		return ccore_all_gather(s, rv, b->count, b->dtype, c, NULL);
-	case OP_REDUCESCATTER:
-		return ccore_reduce_scatter(s, rv, b->count, b->dtype, b->redop, c, NULL);
-	case OP_ALLTOALL:
-		return ccore_all_to_all(s, rv, b->count, b->dtype, c, NULL);
-	case OP_BROADCAST:
-		return ccore_broadcast(s, rv, b->count, b->dtype, o->root, c, NULL);
-	case OP_REDUCE:
-		return ccore_reduce(s, rv, b->count, b->dtype, b->redop, o->root, c, NULL);
-	default:
-		return ccore_send(s, b->count, b->dtype, (r + 1) % b->n, c, NULL) ?:
-		       ccore_recv(rv, b->count, b->dtype, (r + b->n - 1) % b->n, c, NULL);
-	}
+	coll_call_ptrs(c, r, b->sbuf[r] + skew, b->rbuf[r] + skew, s, rv);
 }
 
 static int run_once(struct bctx *b, bool in_place)
 {
+	struct coll_call c = call_of(b, in_place);
 	int rc = ccore_group_start();
 
-	for (int r = 0; r < b->n && !rc; r++)
-		rc = post_rank(b, r, in_place);
+	for (int r = 0; r < b->n && !rc; r++) {
+		ccore_ptr s, rv;
+
+		bufs(b, r, &c, &s, &rv);
+		rc = coll_call_post(&c, r, b->n, s, rv, b->comm[r], NULL);
+	}
 	if (!rc)
 		rc = ccore_group_end();
 	return rc;
@@ -155,12 +140,13 @@ static int sync_all(struct bctx *b)
 static void fill_inputs(struct bctx *b, bool in_place)
 {
 	const struct bench_opts *o = b->o;
+	struct coll_call c = call_of(b, in_place);
 
 	for (int r = 0; r < b->n; r++) {
 		ccore_ptr s, rv;
 		size_t poison;
 
-		bufs(b, r, in_place, &s, &rv);
+		bufs(b, r, &c, &s, &rv);
 		/*
 		 * Poison the receive buffer so stale results cannot pass: the
 		 * output, or in place for ReduceScatter the input it lies in
@@ -169,52 +155,20 @@ static void fill_inputs(struct bctx *b, bool in_place)
 		poison = o->op == OP_REDUCESCATTER && in_place ? b->in_elems : b->out_elems;
 		memset(ccore_mem_host(b->comm[r], b->rbuf[r] + (size_t)o->unalign * b->es), 0x7b,
 		       poison * b->es);
-		ccore_verifiable_fill(ccore_mem_host(b->comm[r], s), b->in_elems, b->dtype, b->redop,
-			   o->op == OP_BROADCAST ? o->root : r, 0);
+		coll_call_fill(&c, r, b->n, ccore_mem_host(b->comm[r], s));
 	}
 }
 
 static long check_outputs(struct bctx *b, bool in_place)
 {
-	const struct bench_opts *o = b->o;
+	struct coll_call c = call_of(b, in_place);
 	long wrong = 0;
 
 	for (int r = 0; r < b->n; r++) {
 		ccore_ptr s, rv;
-		const char *out;
 
-		bufs(b, r, in_place, &s, &rv);
-		out = ccore_mem_host(b->comm[r], rv);
-		switch (o->op) {
-		case OP_ALLREDUCE:
-			wrong += ccore_verifiable_check_reduced(out, b->count, b->dtype, b->redop, b->n, 0);
-			break;
-		case OP_REDUCE:
-			if (r == o->root)
-				wrong += ccore_verifiable_check_reduced(out, b->count, b->dtype, b->redop, b->n, 0);
-			break;
-		case OP_REDUCESCATTER:
-			wrong += ccore_verifiable_check_reduced(out, b->count, b->dtype, b->redop, b->n,
-						     (size_t)r * b->count);
-			break;
-		case OP_ALLGATHER:
-			for (int j = 0; j < b->n; j++)
-				wrong += ccore_verifiable_check_from(out + (size_t)j * b->count * b->es, b->count,
-							  b->dtype, b->redop, j, 0);
-			break;
-		case OP_ALLTOALL:
-			for (int j = 0; j < b->n; j++)
-				wrong += ccore_verifiable_check_from(out + (size_t)j * b->count * b->es, b->count,
-							  b->dtype, b->redop, j, (size_t)r * b->count);
-			break;
-		case OP_BROADCAST:
-			wrong += ccore_verifiable_check_from(out, b->count, b->dtype, b->redop, o->root, 0);
-			break;
-		default:
-			wrong += ccore_verifiable_check_from(out, b->count, b->dtype, b->redop,
-						  (r + b->n - 1) % b->n, 0);
-			break;
-		}
+		bufs(b, r, &c, &s, &rv);
+		wrong += coll_call_wrong(&c, r, b->n, ccore_mem_host(b->comm[r], rv));
 	}
 	return wrong;
 }

@@ -158,12 +158,20 @@ static unsigned int plan_rows(const struct plan_args *a, const struct tune_topo 
 	return n;
 }
 
-static const struct row *best_row(const struct row *rows, unsigned int n)
+/* A row's time by the cost model, or (@timed) by the timed model; < 0: none. */
+static double row_us(const struct row *r, bool timed)
+{
+	return timed ? r->timed_us : r->us;
+}
+
+/* The row that applies with the shortest time (row_us()); NULL if none has one. */
+static const struct row *fastest(const struct row *rows, unsigned int n, bool timed)
 {
 	const struct row *b = NULL;
 
 	for (unsigned int i = 0; i < n; i++)
-		if (!rows[i].why && rows[i].us >= 0 && (!b || rows[i].us < b->us))
+		if (!rows[i].why && row_us(&rows[i], timed) >= 0 &&
+		    (!b || row_us(&rows[i], timed) < row_us(b, timed)))
 			b = &rows[i];
 	return b;
 }
@@ -193,22 +201,11 @@ static void rows_free(struct row *rows, unsigned int n)
 	}
 }
 
-/* The row with the shortest timed-model time; NULL if none ran. */
-static const struct row *fastest_timed(const struct row *rows, unsigned int n)
-{
-	const struct row *b = NULL;
-
-	for (unsigned int i = 0; i < n; i++)
-		if (!rows[i].why && rows[i].timed_us >= 0 && (!b || rows[i].timed_us < b->timed_us))
-			b = &rows[i];
-	return b;
-}
-
 static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 {
 	struct row rows[64];
 	unsigned int n = plan_rows(a, t, a->size, rows, 64), i;
-	const struct row *b = best_row(rows, n);
+	const struct row *b = fastest(rows, n, false);
 	char desc[256];
 
 	if (!n) {
@@ -334,7 +331,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		bytes -= bytes % (4 * (uint64_t)a->ranks);
 		rows_free(rows, n);
 		n = plan_rows(a, t, bytes, rows, 64);
-		best = best_row(rows, n);
+		best = fastest(rows, n, false);
 		if (a->timed)
 			timed_rows(a, w, bytes, rows, n);
 		xs[nsizes] = (double)bytes;
@@ -360,7 +357,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 			json_array_end(&j);
 			json_object_end(&j);
 		} else if (best) {
-			const struct row *tb = a->timed ? fastest_timed(rows, n) : NULL;
+			const struct row *tb = a->timed ? fastest(rows, n, true) : NULL;
 
 			printf("  %14llu  %-12s %12.3f", (unsigned long long)bytes, best->al->name,
 			       best->us);
@@ -439,7 +436,7 @@ int main(int argc, char **argv)
 	rc = plan_one(&a, &t);
 	if (rc || !a.diagram)
 		return rc;
-	b = best_row(rows, plan_rows(&a, &t, a.size, rows, 64));
+	b = fastest(rows, plan_rows(&a, &t, a.size, rows, 64), false);
 	if (!b) {
 		fprintf(stderr, "ccore-plan: %s cannot run this shape; nothing to draw\n", a.algo);
 		return 1;

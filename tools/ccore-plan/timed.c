@@ -10,6 +10,7 @@
 #include "ccore.h"
 #include "sched/cs.h"
 #include "sim/sim_costs.h"
+#include "../common/coll_call.h"
 
 struct timed_world {
 	uint32_t n;
@@ -246,27 +247,12 @@ void timed_close(struct timed_world *w)
 /* Rank @r's part of the collective (@count as the API counts it): ccore-bench's calls. */
 static int post(struct timed_world *w, uint32_t r, int coll, size_t count, uint32_t root)
 {
-	struct ccore_comm *c = w->comm[r];
-	ccore_ptr s = w->send[r], d = w->recv[r];
-	enum ccore_dtype f = ccore_f32;
+	struct coll_call c = {
+		.op = (enum ccore_coll_op)(coll + ccore_op_allreduce), .count = count,
+		.dtype = ccore_f32, .redop = ccore_sum, .root = (int)root,
+	};
 
-	switch (coll) {
-	case CS_ALLREDUCE:
-		return ccore_all_reduce(s, d, count, f, ccore_sum, c, NULL);
-	case CS_ALLGATHER:
-		return ccore_all_gather(s, d, count, f, c, NULL);
-	case CS_REDUCESCATTER:
-		return ccore_reduce_scatter(s, d, count, f, ccore_sum, c, NULL);
-	case CS_ALLTOALL:
-		return ccore_all_to_all(s, d, count, f, c, NULL);
-	case CS_BROADCAST:
-		return ccore_broadcast(s, d, count, f, (int)root, c, NULL);
-	case CS_REDUCE_COLL:
-		return ccore_reduce(s, d, count, f, ccore_sum, (int)root, c, NULL);
-	default:	/* a ring shift, as ccore-bench's sendrecv */
-		return ccore_send(s, count, f, (int)((r + 1) % w->n), c, NULL) ?:
-		       ccore_recv(d, count, f, (int)((r + w->n - 1) % w->n), c, NULL);
-	}
+	return coll_call_post(&c, (int)r, (int)w->n, w->send[r], w->recv[r], w->comm[r], NULL);
 }
 
 /* The count of one rank's call for nccl-tests size @bytes (post()'s). */
