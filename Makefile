@@ -91,7 +91,7 @@ TEST_LIB_SRCS := $(wildcard selftests/lib/*.c) tools/common/coll_call.c
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
 	$(BUILD)/tests/kernel/streams_accel $(BUILD)/tests/kernel/exe_run_accel \
-	$(BUILD)/tests/kernel/reason_accel
+	$(BUILD)/tests/kernel/reason_accel $(BUILD)/tests/kernel/mproc_accel
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -324,6 +324,12 @@ $(BUILD)/tests/kernel/reason_accel: selftests/runtime/reason_test.c $(TEST_LIB_O
 
 # The accel backend itself (maps, sharing, deadlines, error messages).
 $(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# One process per rank on the kernel driver: fds between processes (see mproc_test.c).
+$(BUILD)/tests/kernel/mproc_accel: selftests/accel/mproc_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)

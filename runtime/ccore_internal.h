@@ -10,10 +10,18 @@
 /* Set the last error and return @rc (a negative errno). */
 int ccore_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* An export token (below, dev_token.c): opaque bytes one process sends another. */
+/*
+ * An export token (below, dev_token.c): opaque bytes one process sends
+ * another, and maybe a file descriptor that travels beside them (the
+ * kernel driver's dma-buf and semaphore fds, over the bootstrap's fd
+ * channel): @fd is the sender's until sent, the receiver's once received.
+ * Tokens name the same export when their bytes are equal.
+ */
 #define CCORE_TOKEN_BYTES 40
 struct ccore_token {
 	unsigned char bytes[CCORE_TOKEN_BYTES];
+	uint32_t has_fd;	/* 0: no fd */
+	int32_t fd;
 };
 
 struct ccore_backend_ops {
@@ -105,5 +113,7 @@ int dev_token_bo_import(struct ccore_dev *dev, const struct ccore_token *tok,
 int dev_token_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
 /* Let @dev signal the block of @tok (nothing to do if it is @dev's own). */
 int dev_token_sem_import(struct ccore_dev *dev, const struct ccore_token *tok);
+/* Close @tok's fd, if it has one (the sender once sent, the receiver once imported). */
+void dev_token_close_fd(struct ccore_token *tok);
 
 #endif

@@ -6,7 +6,8 @@
  * carries the process that made it: only that process can import it (the
  * simulated devices live in its memory until the shared sim serves several
  * processes of a host; the kernel driver's tokens will carry dma-buf and
- * semaphore fds instead).  An import elsewhere is -EXDEV naming why.
+ * semaphore fds beside the bytes: runtime/accel/accel_token.c).  An import
+ * elsewhere is -EXDEV naming why.
  */
 #include "ccore_internal.h"
 
@@ -38,6 +39,7 @@ static void make(struct ccore_dev *dev, enum token_kind kind, uint32_t id, uint6
 
 	memset(tok, 0, sizeof(*tok));
 	memcpy(tok->bytes, &b, sizeof(b));
+	tok->fd = -1;
 }
 
 /* The device of @tok in @dev's system; -EXDEV with the reason if there is none. */
@@ -96,6 +98,14 @@ int dev_token_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_tok
 		return dev->ops->sem_export(dev, first, tok);
 	make(dev, TOKEN_SEM, first, 0, tok);
 	return 0;
+}
+
+void dev_token_close_fd(struct ccore_token *tok)
+{
+	if (tok->has_fd)
+		close(tok->fd);
+	tok->has_fd = 0;
+	tok->fd = -1;
 }
 
 int dev_token_sem_import(struct ccore_dev *dev, const struct ccore_token *tok)

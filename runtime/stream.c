@@ -9,6 +9,7 @@
  * depends on other ranks, so only it has the peer timeout.
  */
 #include "comm.h"
+#include "plan/xchg.h"
 #include "util/clock.h"
 #include "lock.h"
 #include "log.h"
@@ -149,9 +150,30 @@ void ops_retire(struct op *ops, uint32_t n, int rc)
 /* Keep at most this many jobs of a stream queued on its CC core. */
 #define STREAM_MAX_QUEUED 128
 
+/* With ranks in other processes: how often a wait looks whether they still run. */
+#define PEER_CHECK_NS (200ll * 1000000)
+
 static int job_wait(struct ccore_stream *s, uint64_t job)
 {
-	int status, rc = ccore_dev_job_wait(comm_dev(s->comm), job, STREAM_WAIT_NS, &status);
+	struct clique *q = s->comm->q;
+	int64_t waited = 0, slice = q->local ? PEER_CHECK_NS : STREAM_WAIT_NS;
+	int status, rc;
+	uint32_t gone;
+
+	/*
+	 * A job of a rank whose peer's process died waits for semaphores
+	 * nobody will raise: wait in slices, and between them look whether
+	 * the processes it exchanged with are still there.
+	 */
+	for (;;) {
+		rc = ccore_dev_job_wait(comm_dev(s->comm), job, slice, &status);
+		waited += slice;
+		if (rc != -ETIMEDOUT || waited >= STREAM_WAIT_NS)
+			break;
+		if (xchg_peer_gone(q, &gone))
+			return ccore_error(-ECONNRESET, "rank %u stream %u: rank %u is gone (its process exited or was killed) while a collective of this rank waited on it, %lld ms; the communicator cannot go on: destroy it and make a new one",
+					   s->comm->rank, s->id, gone, (long long)(waited / 1000000));
+	}
 
 	if (!rc && status)
 		rc = ccore_error(status, "a collective on rank %u stream %u failed on its CC core: %d",

@@ -49,4 +49,12 @@ static inline struct accel_dev *to_adev(struct ccore_dev *dev)
  * returns -@err.  @arg is the ioctl's argument, for the values it names. */
 int accel_fail(const struct accel_dev *d, unsigned long request, const void *arg, int err);
 
+/* Export tokens carrying dma-buf and semaphore fds (accel_token.c). */
+int accel_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+		    struct ccore_token *tok);
+int accel_bo_import_token(struct ccore_dev *dev, const struct ccore_token *tok,
+			  uint32_t *handle, uint64_t *dev_addr);
+int accel_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+int accel_sem_import_token(struct ccore_dev *dev, const struct ccore_token *tok);
+
 #endif

@@ -168,6 +168,10 @@ static const struct ccore_backend_ops accel_ops = {
 	.bo_map = accel_bo_map,
 	.bo_share = accel_bo_share,
 	.sem_share = accel_sem_share,
+	.bo_export = accel_bo_export,
+	.bo_import_token = accel_bo_import_token,
+	.sem_export = accel_sem_export,
+	.sem_import_token = accel_sem_import_token,
 	.close = accel_close,
 };
 

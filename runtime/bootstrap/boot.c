@@ -15,6 +15,7 @@
  * every rank waiting in a collective call.  After an error a struct boot
  * only repeats it.
  */
+#include "bootstrap/fdpass.h"
 #include "bootstrap/wire.h"
 #include "ccore_internal.h"
 #include "log.h"
@@ -77,6 +78,8 @@ struct boot {
 	char *err;		/* ... with this message */
 	int abort_from;		/* a peer's ABORT arrived: its rank ... */
 	char *abort_text;	/* ... and its error */
+	struct fdpass *fdp;	/* fds from peers of this host; NULL: bind failed ... */
+	char *fdp_err;		/* ... saying why */
 };
 
 void boot_ranks_str(const bool *in, int n, char *buf, size_t size)
@@ -841,6 +844,8 @@ int boot_init(const struct boot_id *id, int rank, int nranks, int timeout_ms, st
 			rc = ccore_error(rc, "bootstrap rank %d: cannot listen on %s: %s", rank,
 					 sock_addr_str(&b->addrs[rank], where), strerror(-rc));
 	}
+	if (!rc && fdpass_open(l.magic, rank, &b->fdp))
+		b->fdp_err = strdup(ccore_last_error());	/* needed only by fd passing */
 	if (!rc && (l.flags & BOOT_ID_COMM_ID) && rank == 0) {
 		struct boot_addr root = l.root;
 
@@ -906,5 +911,36 @@ void boot_close(struct boot *b)
 	free(b->pfd_peer);
 	free(b->err);
 	free(b->abort_text);
+	fdpass_close(b->fdp);
+	free(b->fdp_err);
 	free(b);
+}
+
+int boot_peer_bound(const struct boot *b, int peer)
+{
+	if (peer < 0 || peer >= b->nranks)
+		return -EINVAL;
+	return fdpass_peer_bound(b->magic, peer);
+}
+
+static int no_fd_channel(const struct boot *b)
+{
+	return ccore_error(-ENOTCONN, "bootstrap rank %d: no fd channel: %s", b->rank,
+			   b->fdp_err ? b->fdp_err : "out of memory");
+}
+
+int boot_send_fds(struct boot *b, int peer, uint32_t tag, const int *fds, unsigned int n)
+{
+	if (peer < 0 || peer >= b->nranks)
+		return ccore_error(-EINVAL, "bootstrap rank %d: fds to rank %d: expected 0 to %d",
+				   b->rank, peer, b->nranks - 1);
+	return b->fdp ? fdpass_send(b->fdp, peer, tag, fds, n, b->timeout_ms) : no_fd_channel(b);
+}
+
+int boot_recv_fds(struct boot *b, int peer, uint32_t tag, int *fds, unsigned int n)
+{
+	if (peer < 0 || peer >= b->nranks)
+		return ccore_error(-EINVAL, "bootstrap rank %d: fds from rank %d: expected 0 to %d",
+				   b->rank, peer, b->nranks - 1);
+	return b->fdp ? fdpass_recv(b->fdp, peer, tag, fds, n, b->timeout_ms) : no_fd_channel(b);
 }

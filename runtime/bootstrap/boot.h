@@ -81,6 +81,25 @@ int boot_barrier(struct boot *b);
 int boot_send(struct boot *b, int peer, uint32_t tag, const void *buf, size_t len);
 int boot_recv(struct boot *b, int peer, uint32_t tag, void *buf, size_t len);
 
+/*
+ * File descriptors to and from a peer on this host (fdpass.h: a UNIX
+ * socket in the abstract namespace per rank, SCM_RIGHTS).  boot_send_fds
+ * sends copies of @n fds; boot_recv_fds takes the oldest @n from @peer
+ * with @tag, which the caller then owns.  A tag's fds and its bytes
+ * (boot_send) travel apart: send the fds first, and a rank that has the
+ * bytes finds the fds waiting.
+ */
+int boot_send_fds(struct boot *b, int peer, uint32_t tag, const int *fds, unsigned int n);
+int boot_recv_fds(struct boot *b, int peer, uint32_t tag, int *fds, unsigned int n);
+
+/*
+ * Does @peer's process still run, as far as this host can tell?  1: its
+ * fd channel is bound here; 0: it is not (gone, or on another host);
+ * negative errno on failure.  Reads only what init set: any thread may
+ * call it while another uses @b.
+ */
+int boot_peer_bound(const struct boot *b, int peer);
+
 /* A named value every rank must have the same of (NULL: unset). */
 struct boot_value {
 	const char *name;

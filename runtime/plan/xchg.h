@@ -46,6 +46,14 @@ struct xchg_ops {
 extern const struct xchg_ops xchg_in_process;
 extern const struct xchg_ops xchg_between_processes;
 
+/*
+ * A peer in another process this one exchanged with (so its jobs may wait
+ * on it) whose process is gone: 1 and its rank in *@rank, else 0.  Peers
+ * are watched once their fd channel was seen bound at an exchange: one
+ * on another host is never taken for dead.  Any thread may call it.
+ */
+int xchg_peer_gone(struct clique *q, uint32_t *rank);
+
 /* xchg_local.c: the in-process calls, which the other implementation uses for pairs within it */
 int xchg_local_peer_va(struct plan *p, uint32_t r, uint32_t k, uint32_t buf, uint64_t *va);
 int xchg_local_sem(struct plan *p, uint32_t r, uint32_t peer, enum lower_sem_kind kind,

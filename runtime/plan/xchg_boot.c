@@ -76,6 +76,7 @@ struct xchg_state {
 	uint32_t *seq;			/* [x * n + y]: builds exchanged by the pair */
 	struct ximport *imp;		/* buffers and semaphore blocks imported */
 	uint32_t nimp, imp_cap;
+	uint8_t *watch;			/* [rank] exchanged with, its fd channel bound here */
 };
 
 /* The last error, copied: a message built on it may not overwrite its own source. */
@@ -98,7 +99,34 @@ static struct xchg_state *state(struct clique *q)
 		q->xs = calloc(1, sizeof(*q->xs));
 	if (q->xs && !q->xs->seq)
 		q->xs->seq = calloc((size_t)q->n * q->n, sizeof(*q->xs->seq));
-	return q->xs && q->xs->seq ? q->xs : NULL;
+	if (q->xs && !q->xs->watch)
+		q->xs->watch = calloc(q->n, 1);
+	return q->xs && q->xs->seq && q->xs->watch ? q->xs : NULL;
+}
+
+/* Watch @peer from now on if its process is on this host (it just sent to @x). */
+static void watch(struct clique *q, uint32_t x, uint32_t peer)
+{
+	if (!__atomic_load_n(&q->xs->watch[peer], __ATOMIC_RELAXED) &&
+	    boot_peer_bound(q->boots[x], (int)peer) == 1)
+		__atomic_store_n(&q->xs->watch[peer], 1, __ATOMIC_RELAXED);
+}
+
+int xchg_peer_gone(struct clique *q, uint32_t *rank)
+{
+	struct xchg_state *xs = q->xs;
+	const struct boot *b = NULL;
+
+	for (uint32_t r = 0; q->boots && r < q->n && !b; r++)
+		if (clique_local(q, r))
+			b = q->boots[r];
+	for (uint32_t r = 0; xs && xs->watch && b && r < q->n; r++)
+		if (__atomic_load_n(&xs->watch[r], __ATOMIC_RELAXED) &&
+		    boot_peer_bound(b, (int)r) == 0) {
+			*rank = r;
+			return 1;
+		}
+	return 0;
 }
 
 static bool same_call(const struct op *a, const struct op *b)
@@ -254,7 +282,8 @@ static int import_once(struct clique *q, const struct ccore_token *tok, uint32_t
 	int rc;
 
 	for (uint32_t i = 0; i < xs->nimp; i++)
-		if (xs->imp[i].dev == dev && !memcmp(&xs->imp[i].tok, tok, sizeof(*tok))) {
+		if (xs->imp[i].dev == dev && !memcmp(xs->imp[i].tok.bytes, tok->bytes,
+						     sizeof(tok->bytes))) {
 			*out = &xs->imp[i];
 			return 0;
 		}
@@ -269,6 +298,7 @@ static int import_once(struct clique *q, const struct ccore_token *tok, uint32_t
 	}
 	im = &xs->imp[xs->nimp];
 	*im = (struct ximport){ .tok = *tok, .dev = dev };
+	im->tok.has_fd = 0;	/* the key is the bytes; the fd is the caller's */
 	rc = sem ? dev_token_sem_import(q->rt->devs[dev].dev, tok) :
 	     dev_token_bo_import(q->rt->devs[dev].dev, tok, &im->handle, &im->addr);
 	if (rc)
@@ -326,6 +356,8 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 		memcpy(rec->peers[i].va, in[i].va, sizeof(in[i].va));
 		memcpy(rec->peers[i].off, in[i].off, sizeof(in[i].off));
 		memcpy(rec->peers[i].bo, in[i].bo, sizeof(in[i].bo));
+		for (uint32_t b = 0; b < CS_NBUF; b++)
+			rec->peers[i].bo[b].has_fd = 0;	/* imported at the build (import_fds) */
 		/* x's device signals y's pair: let it, once per block */
 		rc = import_once(q, &in[i].sem, q->ranks[in[i].to].dev, true, &im);
 		if (rc)
@@ -347,8 +379,89 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 	return 0;
 }
 
+/* The tokens of @m that may carry an fd, in the order their fds travel. */
+static uint32_t msg_tokens(struct xmsg *m, struct ccore_token **toks)
+{
+	uint32_t n = 0;
+
+	toks[n++] = &m->sem;
+	for (uint32_t b = 0; b < CS_NBUF; b++)
+		toks[n++] = &m->bo[b];
+	return n;
+}
+
+#define XMSG_TOKENS (1 + CS_NBUF)
+
+/* Send @m's fds (the kernel driver's dma-buf and semaphore fds) ahead of its bytes. */
+static int send_fds(struct boot *b, int peer, uint32_t tag, struct xmsg *m)
+{
+	struct ccore_token *toks[XMSG_TOKENS];
+	int fds[XMSG_TOKENS];
+	uint32_t n = msg_tokens(m, toks), k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (toks[i]->has_fd)
+			fds[k++] = toks[i]->fd;
+	return k ? boot_send_fds(b, peer, tag, fds, k) : 0;
+}
+
+/* Take the fds @m's tokens say came with it: they are this process's now. */
+static int recv_fds(struct boot *b, int peer, uint32_t tag, struct xmsg *m)
+{
+	struct ccore_token *toks[XMSG_TOKENS];
+	int fds[XMSG_TOKENS];
+	uint32_t n = msg_tokens(m, toks), k = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++)
+		k += toks[i]->has_fd = !!toks[i]->has_fd;
+	if (!k)
+		return 0;
+	rc = boot_recv_fds(b, peer, tag, fds, k);
+	k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!toks[i]->has_fd)
+			continue;
+		toks[i]->has_fd = !rc;
+		toks[i]->fd = rc ? -1 : fds[k++];
+	}
+	return rc;
+}
+
+static void close_fds(struct xmsg *m, uint32_t n)
+{
+	struct ccore_token *toks[XMSG_TOKENS];
+
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t t = 0, nt = msg_tokens(&m[i], toks); t < nt; t++)
+			dev_token_close_fd(toks[t]);
+}
+
+/*
+ * Import every buffer whose fd came with a peer's message now: the fds
+ * are closed once the build is done, and a later build of the record
+ * finds the imports by the tokens' bytes.
+ */
+static int import_fds(struct clique *q, struct xmsg *in, uint32_t npairs)
+{
+	struct ximport *im;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < npairs && !rc; i++)
+		for (uint32_t b = 0; b < CS_NBUF && !rc; b++) {
+			if (!in[i].va[b] || !in[i].bo[b].has_fd)
+				continue;
+			rc = import_once(q, &in[i].bo[b], q->ranks[in[i].to].dev, false, &im);
+			if (rc)
+				rc = ccore_error(rc, "%s (%s): rank %u importing a buffer of rank %u: %s",
+						 cs_coll_name(in[i].coll), in[i].algo, in[i].to,
+						 in[i].from, last_error_copy());
+		}
+	return rc;
+}
+
 /* Send every pair's message, then take every peer's; the runtime lock is dropped meanwhile. */
-static int swap(struct clique *q, const uint32_t *pairs, uint32_t npairs, const struct xmsg *out,
+static int swap(struct clique *q, const uint32_t *pairs, uint32_t npairs, struct xmsg *out,
 		struct xmsg *in, const uint32_t *tags)
 {
 	const char *why = "";
@@ -359,13 +472,17 @@ static int swap(struct clique *q, const uint32_t *pairs, uint32_t npairs, const 
 	rt_unlock();
 	for (i = 0; i < npairs && !rc; i++) {
 		bad = i;
-		rc = boot_send(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i], &out[i],
-			       sizeof(out[i]));
+		rc = send_fds(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i], &out[i]);
+		rc = rc ?: boot_send(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i],
+				     &out[i], sizeof(out[i]));
 	}
 	for (i = 0; i < npairs && !rc; i++) {
 		bad = i;
 		rc = boot_recv(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i], &in[i],
 			       sizeof(in[i]));
+		rc = rc ?: recv_fds(q->boots[pairs[2 * i]], (int)pairs[2 * i + 1], tags[i], &in[i]);
+		if (!rc)
+			watch(q, pairs[2 * i], pairs[2 * i + 1]);
 	}
 	if (rc)
 		why = last_error_copy();
@@ -423,12 +540,18 @@ static int boot_plan(struct clique *q, struct plan *p, const struct cs_sched *s)
 					 (unsigned long long)in[i].count, in[i].algo, in[i].slices,
 					 in[i].channels, what);
 	}
+	rc = rc ?: import_fds(q, in, npairs);
 	rc = rc ?: rec_add(q, p, in, npairs);
 	if (!rc && npairs)
 		log_msg(LOG_INFO, "%s %s: a new plan: %u pair%s of ranks here and in other processes swapped buffers and semaphores (%u messages of %zu bytes); repeats send nothing",
 			cs_coll_name(out[0].coll), p->algo->name, npairs, npairs == 1 ? "" : "s",
 			2 * npairs, sizeof(*out));
 out:
+	/* sent or imported, or never to be: the exports' fds go either way */
+	if (out && in) {
+		close_fds(out, npairs);
+		close_fds(in, npairs);
+	}
 	free(pairs);
 	free(out);
 	free(in);
@@ -533,6 +656,7 @@ static void boot_fini(struct clique *q)
 	free(xs->recs);
 	free(xs->imp);
 	free(xs->seq);
+	free(xs->watch);
 	free(xs);
 	q->xs = NULL;
 }

@@ -5,7 +5,8 @@
  * through a pipe what it checked and the bootstrap's error text, which the
  * case asserts on.  Every process also checks that it ends with the file
  * descriptors and threads it started with (a root thread joined, every
- * socket closed); the sanitizer build's leak check runs in each one.
+ * socket closed, every fd passed closed); the sanitizer build's leak
+ * check runs in each one.
  *
  * Over 800 lines on purpose: the process harness (fork, report pipe,
  * descriptor and thread counts) serves every case here and no other test.
@@ -379,6 +380,48 @@ static int check_p2p_large(struct rank_ctx *c, struct boot *b)
 	return code;
 }
 
+/*
+ * File descriptors over the fd channel: every rank sends every other the
+ * read end of a pipe holding one byte per peer, its rank (tag 5), a
+ * message of two fds nobody takes (tag 6: closed with the bootstrap) and
+ * one of one fd taken as two (tag 7: fails naming both counts); each
+ * reads a byte from every peer's pipe, which must be the peer's rank.
+ * Every peer's channel is bound.  The fd count at the end shows that
+ * nothing stays open.
+ */
+static int check_fds(struct rank_ctx *c, struct boot *b)
+{
+	int n = boot_nranks(b), rank = boot_rank(b), pipefd[2], got[2];
+	unsigned char mine = (unsigned char)rank, theirs;
+
+	CHILD_CHECK(c, !pipe(pipefd), "pipe: %s", strerror(errno));
+	for (int q = 1; q < n; q++) {
+		int p = (rank + q) % n, two[2] = { pipefd[0], pipefd[0] };
+
+		CHILD_CHECK(c, write(pipefd[1], &mine, 1) == 1, "pipe write");
+		CHILD_CHECK(c, !boot_send_fds(b, p, 5, &pipefd[0], 1) &&
+			    !boot_send_fds(b, p, 6, two, 2) && !boot_send_fds(b, p, 7, two, 1),
+			    "fds to %d: %s", p, ccore_last_error());
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	for (int q = 1; q < n; q++) {
+		int p = (rank + n - q) % n;
+
+		CHILD_CHECK(c, !boot_recv_fds(b, p, 5, got, 1), "fds from %d: %s", p,
+			    ccore_last_error());
+		CHILD_CHECK(c, read(got[0], &theirs, 1) == 1, "reading rank %d's pipe", p);
+		close(got[0]);
+		CHILD_CHECK(c, theirs == p, "rank %d's pipe holds %d", p, theirs);
+		CHILD_CHECK(c, boot_recv_fds(b, p, 7, got, 2) == -EPROTO &&
+			    strstr(ccore_last_error(), "expected 2 fds") &&
+			    strstr(ccore_last_error(), "it sent 1"),
+			    "a wrong count: %s", ccore_last_error());
+		CHILD_CHECK(c, boot_peer_bound(b, p) == 1, "rank %d's fd channel not bound", p);
+	}
+	return 0;
+}
+
 /* A rank of @spec: exit 0 (all checked), 3 (the bootstrap failed: msg is its error), else 1. */
 static int rank_main(struct rank_ctx *c)
 {
@@ -432,13 +475,17 @@ static int rank_main(struct rank_ctx *c)
 	if (s->kill_after_init) {
 		/* the others find the dead rank in their next call */
 		struct timespec pause = { 0, 100 * 1000000 };
+		int victim = s->kill_after_init - 1;
 
 		nanosleep(&pause, NULL);
+		/* and this host sees its fd channel gone */
+		CHILD_CHECK(c, boot_peer_bound(b, victim) == 0, "rank %d's fd channel still bound",
+			    victim);
 	}
 	if (s->exchange) {
 		code = check_allgather(c, b, 64, 1) ?: check_allgather(c, b, 1, 2) ?:
 		       check_allgather(c, b, 256 * 1024, 3) ?: check_p2p(c, b) ?:
-		       check_p2p_large(c, b);
+		       check_p2p_large(c, b) ?: check_fds(c, b);
 		if (!code && boot_barrier(b))
 			code = say(c, "barrier: %s", ccore_last_error());
 		if (code) {

@@ -22,6 +22,8 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug
+# Loopback up: processes of one job meet through the TCP bootstrap (mproc_accel).
+ip link set lo up
 # The kernel may start PID 1 without a console if /dev/console was missing
 # from the initramfs; devtmpfs has it now.
 exec </dev/null >/dev/console 2>&1
