@@ -193,6 +193,39 @@ static int check_init_args(const char *fn, void *comms, int nranks, const void *
 	return 0;
 }
 
+/*
+ * The host's shared sim for a job whose ranks on this host run in several
+ * processes (NULL otherwise: a private system, as ccore_comm_init_all's):
+ * keyed by the job's magic and the host, this process claiming its own
+ * ranks' cores.  -ENOMEM: *@out unset.
+ */
+static int share_for(const struct join *js, uint32_t nlocal, uint32_t nranks,
+		     const struct clique_rank *place, struct rt_share *share, char *key,
+		     size_t key_len, struct ccore_core_ref **cores, const struct rt_share **out)
+{
+	const char *backend = getenv("CCORE_DEVICE");
+	const char *host = js[0].hosts[js[0].rank].host;
+	uint64_t h = 1469598103934665603ull;
+
+	*out = NULL;
+	if ((backend && *backend && strcmp(backend, "sim")) ||
+	    !rank_host_shared(js[0].hosts, nranks, (uint32_t)js[0].rank))
+		return 0;
+	for (size_t i = 0; i < sizeof(js[0].hosts[0].host) && host[i]; i++)
+		h = (h ^ (uint8_t)host[i]) * 1099511628211ull;
+	snprintf(key, key_len, "job-%016llx-host-%016llx",
+		 (unsigned long long)boot_job_magic(js[0].b), (unsigned long long)h);
+	*cores = calloc(nlocal, sizeof(**cores));
+	if (!*cores)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < nlocal; i++)
+		(*cores)[i] = (struct ccore_core_ref){ .dev = place[js[i].rank].dev,
+						       .core = place[js[i].rank].core };
+	*share = (struct rt_share){ .key = key, .cores = *cores, .ncores = nlocal };
+	*out = share;
+	return 0;
+}
+
 /* The knobs every communicator parses at init (as ccore_comm_init_all), and the config. */
 static int init_knobs(const struct ccore_comm_config *config, struct ccore_comm_config *own)
 {
@@ -209,6 +242,10 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 {
 	struct ccore_comm_config own;
 	struct ccore_topology topo;
+	struct ccore_core_ref *cores = NULL;
+	const struct rt_share *share;
+	struct rt_share host_share;
+	char key[64];
 	struct clique_rank *place = NULL;
 	struct ccore_comm **all = NULL;
 	struct join *js = NULL;
@@ -234,11 +271,13 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 		goto out;
 	}
 	rc = join_all(js, (uint32_t)nlocal) ?:
-	     rank_place(js[0].hosts, (uint32_t)nranks, &topo, place);
+	     rank_place(js[0].hosts, (uint32_t)nranks, &topo, place) ?:
+	     share_for(js, (uint32_t)nlocal, (uint32_t)nranks, place, &host_share, key,
+		       sizeof(key), &cores, &share);
 	if (rc)
 		goto out;
 	rt_lock();
-	rc = rt_open_shared(&topo, &rt);
+	rc = rt_open_shared(&topo, share, &rt);
 	if (!rc) {
 		rc = rank_clique(rt, (uint32_t)nranks, place, js, (uint32_t)nlocal,
 				 config ? &own : NULL, all);
@@ -249,6 +288,7 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 		comms[i] = all[ranks[i]];
 out:
 	joins_free(js, js ? (uint32_t)nlocal : 0, true);
+	free(cores);
 	free(place);
 	free(all);
 	return rc;
