@@ -149,9 +149,29 @@ void ops_retire(struct op *ops, uint32_t n, int rc)
 /* Keep at most this many jobs of a stream queued on its CC core. */
 #define STREAM_MAX_QUEUED 128
 
+/* Processes sharing the devices: how often a long wait looks for a peer's death. */
+#define DEAD_CHECK_NS (100ll * 1000000)
+
 static int job_wait(struct ccore_stream *s, uint64_t job)
 {
-	int status, rc = ccore_dev_job_wait(comm_dev(s->comm), job, STREAM_WAIT_NS, &status);
+	struct ccore_comm *c = s->comm;
+	int64_t left = STREAM_WAIT_NS, slice;
+	char dead[256];
+	int status, rc;
+
+	for (;;) {
+		slice = c->q->pids && left > DEAD_CHECK_NS ? DEAD_CHECK_NS : left;
+		rc = ccore_dev_job_wait(comm_dev(c), job, slice, &status);
+		if (!c->q->pids || (rc != -ETIMEDOUT && rc != -EPIPE))
+			break;
+		/* a peer that died before or during the wait never signals */
+		if (comm_dead_ranks(c, dead, sizeof(dead)))
+			return ccore_error(-EPIPE, "a collective on rank %u stream %u cannot finish: the process of %s died (the shared sim released what it held); destroy this communicator, a new one (new unique id) works",
+					   c->rank, s->id, dead);
+		left -= slice;
+		if (rc == -EPIPE || left <= 0)
+			break;
+	}
 
 	if (!rc && status)
 		rc = ccore_error(status, "a collective on rank %u stream %u failed on its CC core: %d",

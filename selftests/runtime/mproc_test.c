@@ -7,7 +7,10 @@
  * it, several dtypes and reductions, odd and even counts, in place and out
  * of place, on 2, 3, 4 and 8 processes of one rank and on processes of 2
  * ranks; every process checks every element its ranks received, 0 wrong.
- * A cached plan's launch sends nothing between the processes.
+ * A cached plan's launch sends nothing between the processes.  A process
+ * killed in the middle of a collective: every other rank's call fails
+ * within the timeout naming the dead rank, its core is free again, and a
+ * new communicator works in the survivors and in new processes.
  */
 #include "ccore_test.h"
 #include "rank_run.h"
@@ -300,5 +303,167 @@ TEST(cached_launch_sends_nothing_across_processes)
 		/* ... the second, all cached plans, nothing */
 		ASSERT_EQ(reps[p].msgs[1], reps[p].msgs[0]);
 	}
+	unsetenv("CCORE_ALGO");
+}
+
+/* --- a process killed in the middle of a collective ------------------------------------ */
+
+#define KILL_N 4
+#define VICTIM 2
+
+/* What a survivor saw: its failed call, and (rank 0) whether the victim's core was free again. */
+struct kill_report {
+	int rc;
+	int64_t fail_ms, destroy_ms;
+	int claim_rc;			/* claiming the dead rank's core: 0, it was released */
+	int new_rc;			/* the new communicator's AllReduce, checked */
+	long new_wrong;
+	char msg[1200], new_msg[1100];
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A survivor's new communicator of the KILL_N - 1 survivors: one checked AllReduce. */
+static void survivor_again(uint32_t rank, const struct ccore_unique_id *id, struct kill_report *kr)
+{
+	static const struct rank_run x = { CS_ALLREDUCE, NULL, 301, ccore_f32, ccore_sum, 0, false };
+	struct proc pr = { .n = KILL_N - 1, .per = 1, .first = rank < VICTIM ? rank : rank - 1 };
+	struct report rep = { 0 };
+	long wrong = 0;
+
+	proc_init(&pr, id, &rep);
+	kr->new_rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
+	kr->new_wrong = wrong;
+	snprintf(kr->new_msg, sizeof(kr->new_msg), "%s",
+		 rep.rc ? rep.msg : kr->new_rc ? ccore_last_error() : "");
+	if (pr.c[0])
+		ccore_comm_destroy(pr.c[0]);
+}
+
+static void kill_rank(uint32_t rank, const struct ccore_unique_id *id, int report_fd, int id_fd)
+{
+	static const struct rank_run x = { CS_ALLREDUCE, "ring", 8000, ccore_i32, ccore_sum, 0, false };
+	struct proc pr = { .n = KILL_N, .per = 1, .first = rank };
+	struct kill_report kr = { 0 };
+	struct report rep = { 0 };
+	struct ccore_unique_id again;
+	const struct clique_rank *v;
+	long wrong = 0;
+	int64_t t0;
+
+	proc_init(&pr, id, &rep);
+	/* a plan built and cached: the next launch sends nothing between processes */
+	kr.rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
+	if (kr.rc || wrong) {
+		snprintf(kr.msg, sizeof(kr.msg), "the first AllReduce: %d, %ld wrong: %s", kr.rc,
+			 wrong, rep.rc ? rep.msg : ccore_last_error());
+		kr.rc = kr.rc ? kr.rc : -EIO;
+		goto out;
+	}
+	if (rank == VICTIM) {
+		/* its part posted, which cannot finish before the others post theirs */
+		rank_run_fill(&pr.b[0], &x);
+		rank_run_post(&pr.b[0], &x);
+		raise(SIGKILL);
+	}
+	usleep(100000);
+	t0 = now_ms();
+	kr.rc = proc_run(&pr, &x, &wrong);
+	kr.fail_ms = now_ms() - t0;
+	snprintf(kr.msg, sizeof(kr.msg), "%s", kr.rc ? ccore_last_error() : "(it succeeded)");
+	/* the dead process's core is free again: rank 0 takes it */
+	v = &pr.c[0]->q->ranks[VICTIM];
+	if (rank == 0)
+		kr.claim_rc = ccore_system_claim_core(pr.c[0]->q->rt->sys, v->dev, v->core);
+	t0 = now_ms();
+	ccore_comm_destroy(pr.c[0]);
+	pr.c[0] = NULL;
+	kr.destroy_ms = now_ms() - t0;
+	if (read(id_fd, &again, sizeof(again)) == sizeof(again))
+		survivor_again(rank, &again, &kr);
+	else
+		kr.new_rc = -EIO;
+out:
+	if (pr.c[0])
+		ccore_comm_destroy(pr.c[0]);
+	_exit(write(report_fd, &kr, sizeof(kr)) == sizeof(kr) ? 0 : 2);
+}
+
+TEST(killed_process_fails_its_peers_and_new_communicators_work)
+{
+	struct ccore_unique_id id, again;
+	struct kill_report kr[KILL_N];
+	struct report reps[MAXN];
+	int rep_fd[KILL_N], id_fd[KILL_N], status;
+	pid_t pids[KILL_N], root = rank_run_launcher(&id), root2;
+
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		int rp[2], ip[2];
+
+		ASSERT_EQ(pipe(rp), 0);
+		ASSERT_EQ(pipe(ip), 0);
+		pids[r] = fork();
+		ASSERT_TRUE(pids[r] >= 0);
+		if (pids[r] == 0) {
+			close(rp[0]);
+			close(ip[1]);
+			kill_rank(r, &id, rp[1], ip[0]);
+		}
+		close(rp[1]);
+		close(ip[0]);
+		rep_fd[r] = rp[0];
+		id_fd[r] = ip[1];
+	}
+	waitpid(pids[VICTIM], &status, 0);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* the survivors' new communicator: a new unique id */
+	root2 = rank_run_launcher(&again);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (r != VICTIM)
+			ASSERT_EQ(write(id_fd[r], &again, sizeof(again)), sizeof(again));
+		close(id_fd[r]);
+	}
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (r == VICTIM) {
+			close(rep_fd[r]);
+			continue;
+		}
+		ASSERT_EQ(read(rep_fd[r], &kr[r], sizeof(kr[r])), sizeof(kr[r]));
+		close(rep_fd[r]);
+		waitpid(pids[r], &status, 0);
+	}
+	waitpid(root, &status, 0);
+	waitpid(root2, &status, 0);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		char name[32];
+
+		if (r == VICTIM)
+			continue;
+		ccore_test_log("rank %u: failed after %lld ms: %d: %s", r, (long long)kr[r].fail_ms,
+			       kr[r].rc, kr[r].msg);
+		ccore_test_log("rank %u: destroyed in %lld ms; claiming the dead rank's core: %d; the new communicator: %d, %ld wrong %s",
+			       r, (long long)kr[r].destroy_ms, kr[r].claim_rc, kr[r].new_rc,
+			       kr[r].new_wrong, kr[r].new_msg);
+		ASSERT_EQ(kr[r].rc, -EPIPE);
+		snprintf(name, sizeof(name), "rank %u (pid %d)", VICTIM, pids[VICTIM]);
+		ASSERT_STR_CONTAINS(kr[r].msg, name);
+		/* within the timeout, and far sooner */
+		ASSERT_LT(kr[r].fail_ms, 5000);
+		ASSERT_LT(kr[r].destroy_ms, 5000);
+		ASSERT_EQ(kr[r].claim_rc, 0);
+		ASSERT_EQ(kr[r].new_rc, 0);
+		ASSERT_EQ(kr[r].new_wrong, 0);
+	}
+	/* and new processes */
+	nruns = 0;
+	add_run((struct rank_run){ CS_ALLREDUCE, NULL, 1000, ccore_f32, ccore_sum, 0, true });
+	add_run((struct rank_run){ CS_ALLGATHER, NULL, 99, ccore_i32, ccore_sum, 0, false });
+	job_fork(KILL_N, 1, sweep_body, reps);
 	unsetenv("CCORE_ALGO");
 }
