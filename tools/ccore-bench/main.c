@@ -488,6 +488,13 @@ int main(int argc, char **argv)
 		setenv("CCORE_SIM", o.sim, 1);
 	if (o.algo)
 		setenv("CCORE_ALGO", o.algo, 1);
+	if (o.nprocs) {
+		char rpd_env[16];
+
+		/* the processes place their ranks as one process would (rank_place) */
+		snprintf(rpd_env, sizeof(rpd_env), "%u", o.topo.ranks_per_device);
+		setenv("CCORE_RANKS_PER_DEVICE", rpd_env, 0);
+	}
 	if (exe) {
 		int rc = bench_exec(&o, exe);
 

@@ -183,9 +183,6 @@ int bench_procs_launch(const struct bench_opts *o)
 	setenv(ENV_ID, hex, 1);
 	snprintf(num, sizeof(num), "%d", o->nprocs);
 	setenv(ENV_NPROCS, num, 1);
-	/* the processes place their ranks as this run would (rank_place) */
-	snprintf(num, sizeof(num), "%u", o->topo.ranks_per_device);
-	setenv("CCORE_RANKS_PER_DEVICE", num, 0);
 	fflush(NULL);
 	for (int p = 0; p < o->nprocs; p++) {
 		pids[p] = fork();
