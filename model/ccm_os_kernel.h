@@ -63,6 +63,12 @@ static inline void ccm_yield(void)
 	cond_resched();
 }
 
+/* Shared fabrics are userspace's (ccm_os_user.h). */
+static inline void ccm_poll_yield(void)
+{
+	cond_resched();
+}
+
 #define CCM_ARRAY_SIZE(a) ARRAY_SIZE(a)
 
 /* a * b / c, the product in 128 bits (the timed model's rates). */

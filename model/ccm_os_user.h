@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -127,6 +128,16 @@ static inline void ccm_fpu_end(void)
 
 static inline void ccm_yield(void)
 {
+}
+
+/*
+ * A polling thread of a shared fabric gives its CPU to others: the
+ * processes sharing it may outnumber the CPUs, and the thread a poller
+ * waits for may be one of another process that needs this CPU to run.
+ */
+static inline void ccm_poll_yield(void)
+{
+	sched_yield();
 }
 
 /* Per-thread variables: the scheduler batches the wakes a step makes. */

@@ -362,6 +362,8 @@ static void worker_main(void *arg)
 			/* poll without the lock: a wake then costs no syscall */
 			for (u32 i = 0; i < 64; i++)
 				__builtin_ia32_pause();
+			if (s->f->procs)
+				ccm_poll_yield();
 			continue;
 		}
 		ccm_mutex_lock(&s->lock);
@@ -630,6 +632,9 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen ||
 			    __atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
 				break;
+			/* shared: what it waits for may need this CPU */
+			if (f->procs && i % 64 == 63)
+				ccm_poll_yield();
 			__builtin_ia32_pause();
 		}
 		ccm_mutex_lock(&s->lock);

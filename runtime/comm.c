@@ -34,6 +34,7 @@ static void clique_free_arrays(struct clique *q)
 	for (uint32_t r = 0; q->boots && r < q->n; r++)
 		boot_close(q->boots[r]);
 	free(q->boots);
+	free(q->pids);
 	free(q->local);
 	free(q->split.color);
 	free(q->split.key);

@@ -81,6 +81,10 @@ struct clique {
 	bool *local;
 	uint32_t nlocal;
 	struct boot **boots;		/* [rank], local ranks only */
+	/* [rank] the pid of each rank of this host when its ranks run in
+	 * several processes sharing its devices (0: another host's); NULL
+	 * otherwise.  A wait finds a peer's death by it (comm_dead.c). */
+	uint32_t *pids;
 	const struct xchg_ops *xchg;
 	struct xchg_state *xs;
 	bool exchanging;		/* a build waits for peers, the lock dropped */
@@ -119,6 +123,12 @@ static inline bool clique_local(const struct clique *q, uint32_t r)
  * processes (the lock is dropped meanwhile).
  */
 void clique_wait_exchange(struct clique *q);
+/*
+ * Ranks of @c's communicator, in other processes sharing the devices,
+ * whose process died: how many, described in @buf ("rank 2 (pid 123)").
+ * 0 where the devices are not shared.
+ */
+uint32_t comm_dead_ranks(const struct ccore_comm *c, char *buf, size_t len);
 /* The bootstrap messages and bytes @c's communicator sent and received after init. */
 int comm_boot_traffic(const struct ccore_comm *c, uint64_t *msgs, uint64_t *bytes);
 

@@ -135,8 +135,8 @@ static void joins_free(struct join *js, uint32_t n, bool close)
  * communicators of local rank r into out[r].
  */
 static int rank_clique(struct rt *rt, uint32_t n, const struct clique_rank *ranks,
-		       struct join *js, uint32_t nlocal, const struct ccore_comm_config *config,
-		       struct ccore_comm **out)
+		       const uint32_t *pids, struct join *js, uint32_t nlocal,
+		       const struct ccore_comm_config *config, struct ccore_comm **out)
 {
 	struct stream_cfg scfg;
 	struct clique *q;
@@ -147,11 +147,14 @@ static int rank_clique(struct rt *rt, uint32_t n, const struct clique_rank *rank
 		return rc;
 	q->local = calloc(n, sizeof(*q->local));
 	q->boots = calloc(n, sizeof(*q->boots));
-	if (!q->local || !q->boots) {
+	q->pids = pids ? malloc(n * sizeof(*q->pids)) : NULL;
+	if (!q->local || !q->boots || (pids && !q->pids)) {
 		clique_free(q);
 		return ccore_error(-ENOMEM, "out of memory");
 	}
 	memcpy(q->ranks, ranks, n * sizeof(*ranks));
+	if (pids)
+		memcpy(q->pids, pids, n * sizeof(*pids));
 	q->xchg = &xchg_between_processes;
 	q->nlocal = nlocal;
 	for (uint32_t i = 0; i < nlocal; i++)
@@ -193,6 +196,39 @@ static int check_init_args(const char *fn, void *comms, int nranks, const void *
 	return 0;
 }
 
+/*
+ * The host's shared sim for a job whose ranks on this host run in several
+ * processes (NULL otherwise: a private system, as ccore_comm_init_all's):
+ * keyed by the job's magic and the host, this process claiming its own
+ * ranks' cores.  -ENOMEM: *@out unset.
+ */
+static int share_for(const struct join *js, uint32_t nlocal, uint32_t nranks,
+		     const struct clique_rank *place, struct rt_share *share, char *key,
+		     size_t key_len, struct ccore_core_ref **cores, const struct rt_share **out)
+{
+	const char *backend = getenv("CCORE_DEVICE");
+	const char *host = js[0].hosts[js[0].rank].host;
+	uint64_t h = 1469598103934665603ull;
+
+	*out = NULL;
+	if ((backend && *backend && strcmp(backend, "sim")) ||
+	    !rank_host_shared(js[0].hosts, nranks, (uint32_t)js[0].rank))
+		return 0;
+	for (size_t i = 0; i < sizeof(js[0].hosts[0].host) && host[i]; i++)
+		h = (h ^ (uint8_t)host[i]) * 1099511628211ull;
+	snprintf(key, key_len, "job-%016llx-host-%016llx",
+		 (unsigned long long)boot_job_magic(js[0].b), (unsigned long long)h);
+	*cores = calloc(nlocal, sizeof(**cores));
+	if (!*cores)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < nlocal; i++)
+		(*cores)[i] = (struct ccore_core_ref){ .dev = place[js[i].rank].dev,
+						       .core = place[js[i].rank].core };
+	*share = (struct rt_share){ .key = key, .cores = *cores, .ncores = nlocal };
+	*out = share;
+	return 0;
+}
+
 /* The knobs every communicator parses at init (as ccore_comm_init_all), and the config. */
 static int init_knobs(const struct ccore_comm_config *config, struct ccore_comm_config *own)
 {
@@ -209,6 +245,11 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 {
 	struct ccore_comm_config own;
 	struct ccore_topology topo;
+	struct ccore_core_ref *cores = NULL;
+	uint32_t *pids = NULL;
+	const struct rt_share *share;
+	struct rt_share host_share;
+	char key[64];
 	struct clique_rank *place = NULL;
 	struct ccore_comm **all = NULL;
 	struct join *js = NULL;
@@ -234,13 +275,23 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 		goto out;
 	}
 	rc = join_all(js, (uint32_t)nlocal) ?:
-	     rank_place(js[0].hosts, (uint32_t)nranks, &topo, place);
+	     rank_place(js[0].hosts, (uint32_t)nranks, &topo, place) ?:
+	     share_for(js, (uint32_t)nlocal, (uint32_t)nranks, place, &host_share, key,
+		       sizeof(key), &cores, &share);
+	if (!rc && share) {
+		/* the host's ranks' processes: a wait names a dead peer's rank */
+		pids = calloc((size_t)nranks, sizeof(*pids));
+		for (int r = 0; pids && r < nranks; r++)
+			if (!strcmp(js[0].hosts[r].host, js[0].hosts[js[0].rank].host))
+				pids[r] = js[0].hosts[r].pid;
+		rc = pids ? 0 : ccore_error(-ENOMEM, "out of memory");
+	}
 	if (rc)
 		goto out;
 	rt_lock();
-	rc = rt_open_shared(&topo, &rt);
+	rc = rt_open_shared(&topo, share, &rt);
 	if (!rc) {
-		rc = rank_clique(rt, (uint32_t)nranks, place, js, (uint32_t)nlocal,
+		rc = rank_clique(rt, (uint32_t)nranks, place, pids, js, (uint32_t)nlocal,
 				 config ? &own : NULL, all);
 		rt_put(rt);	/* the clique holds it */
 	}
@@ -249,6 +300,8 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 		comms[i] = all[ranks[i]];
 out:
 	joins_free(js, js ? (uint32_t)nlocal : 0, true);
+	free(cores);
+	free(pids);
 	free(place);
 	free(all);
 	return rc;
@@ -326,7 +379,7 @@ int ccore_comm_split_rank(struct ccore_comm *c, int color, int key,
 	struct split_entry *e = NULL;
 	struct clique_rank *place = NULL;
 	struct ccore_comm **all = NULL;
-	uint32_t *members = NULL, k = 0, mine, n, tag;
+	uint32_t *members = NULL, *pids = NULL, k = 0, mine, n, tag;
 	struct join j = { 0 };
 	struct boot_id nid;
 	struct boot *b;
@@ -375,10 +428,15 @@ int ccore_comm_split_rank(struct ccore_comm *c, int color, int key,
 	if (rc)
 		goto out;
 	rt_lock();
-	/* the new ranks stay where they were */
-	for (uint32_t i = 0; i < k; i++)
+	/* the new ranks stay where they were, in their processes */
+	pids = c->q->pids ? calloc(k, sizeof(*pids)) : NULL;
+	for (uint32_t i = 0; i < k; i++) {
 		place[i] = c->q->ranks[members[i]];
-	rc = rank_clique(c->q->rt, k, place, &j, 1, config ? &own : NULL, all);
+		if (pids)
+			pids[i] = c->q->pids[members[i]];
+	}
+	rc = c->q->pids && !pids ? ccore_error(-ENOMEM, "out of memory") :
+	     rank_clique(c->q->rt, k, place, pids, &j, 1, config ? &own : NULL, all);
 	rt_unlock();
 	if (!rc)
 		*out = all[mine];
@@ -387,6 +445,7 @@ out:
 	free(j.msg);
 	free(e);
 	free(members);
+	free(pids);
 	free(place);
 	free(all);
 	return rc;

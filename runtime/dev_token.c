@@ -3,9 +3,9 @@
  * Export tokens of buffers and semaphore blocks (ccore_internal.h): the
  * backend's own (its bo_export ... ops) where it has them.  Else a token
  * made here names the exporting device by its system and index and
- * carries the process that made it: only that process can import it (the
- * simulated devices live in its memory until the shared sim serves several
- * processes of a host; the kernel driver's tokens will carry dma-buf and
+ * carries the process that made it: only that process can import it (a
+ * private sim system lives in its memory).  The host's shared sim and the
+ * kernel driver set the ops (runtime/sim/sim_xtoken.c; dma-buf and
  * semaphore fds beside the bytes: runtime/accel/accel_token.c).  An import
  * elsewhere is -EXDEV naming why.
  */
@@ -51,7 +51,7 @@ static int exporter(struct ccore_dev *dev, const struct ccore_token *tok, enum t
 		return ccore_error(-EINVAL, "import: not a %s export token (garbled in transit?)",
 				   kind == TOKEN_BO ? "buffer" : "semaphore");
 	if (b->pid != (uint64_t)getpid() || b->sys != (uint64_t)(uintptr_t)dev->sys)
-		return ccore_error(-EXDEV, "import: the %s token comes from %s (pid %llu); the %s backend's devices are not shared between processes yet, so a communicator's processes must be one",
+		return ccore_error(-EXDEV, "import: the %s token comes from %s (pid %llu) whose %s devices are private to it (a communicator whose ranks were all one process's); tokens cross processes only on a shared system",
 				   kind == TOKEN_BO ? "buffer" : "semaphore",
 				   b->pid != (uint64_t)getpid() ? "another process" : "another device system of this process",
 				   (unsigned long long)b->pid, dev->ops->name);

@@ -33,6 +33,7 @@ void rank_host_self(uint32_t rank, struct rank_host *h)
 
 	memset(h, 0, sizeof(*h));
 	h->rank = rank;
+	h->pid = (uint32_t)getpid();
 	if (env && *env) {
 		snprintf(h->host, sizeof(h->host), "%s", env);
 		return;
@@ -61,6 +62,15 @@ int rank_per_device(uint32_t *out)
 				   env);
 	*out = (uint32_t)v;
 	return 0;
+}
+
+bool rank_host_shared(const struct rank_host *hosts, uint32_t n, uint32_t me)
+{
+	for (uint32_t r = 0; r < n; r++)
+		if (!strncmp(hosts[r].host, hosts[me].host, sizeof(hosts[r].host)) &&
+		    hosts[r].pid != hosts[me].pid)
+			return true;
+	return false;
 }
 
 int rank_place(const struct rank_host *hosts, uint32_t n, struct ccore_topology *topo,

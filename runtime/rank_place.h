@@ -14,6 +14,7 @@
 struct rank_host {
 	char host[124];			/* $CCORE_HOSTID, or hostname/boot id/UTS ns */
 	uint32_t rank;
+	uint32_t pid;			/* its process: ranks of a host in several share its devices */
 };
 
 /*
@@ -21,7 +22,7 @@ struct rank_host {
  * host id, or NULL for this process's real one.  NULL: none.
  */
 extern const char *(*rank_host_for_test)(uint32_t rank);
-/* This process's host id into @h (with @rank). */
+/* This process's host id into @h (with @rank and the pid). */
 void rank_host_self(uint32_t rank, struct rank_host *h);
 /*
  * From every rank's @hosts[0..@n-1]: the topology and each rank's device
@@ -35,5 +36,7 @@ int rank_place(const struct rank_host *hosts, uint32_t n, struct ccore_topology 
 	       struct clique_rank *ranks);
 /* $CCORE_RANKS_PER_DEVICE, parsed: 1 if unset; -EINVAL naming a bad value. */
 int rank_per_device(uint32_t *out);
+/* Do rank @me's host's ranks run in more than one process? */
+bool rank_host_shared(const struct rank_host *hosts, uint32_t n, uint32_t me);
 
 #endif

@@ -49,8 +49,32 @@ static int query(struct rt *rt)
 
 int rt_open(const struct ccore_topology *t, struct rt **out)
 {
-	char *cfg;
-	const char *backend = getenv("CCORE_DEVICE");
+	return rt_open_on(t, NULL, out);
+}
+
+/* The system for @t: private, or the host's shared sim of @share. */
+static int open_system(const struct ccore_topology *t, const struct rt_share *share,
+		       struct ccore_system **sys)
+{
+	char *cfg = sim_config(t);
+	int rc;
+
+	if (!cfg)
+		return ccore_error(-ENOMEM, "out of memory");
+	if (share) {
+		struct ccore_shared_opts opts = { .sim_config = cfg, .cores = share->cores,
+						  .ncores = share->ncores };
+
+		rc = ccore_system_open_shared(share->key, &opts, sys);
+	} else {
+		rc = ccore_system_open(getenv("CCORE_DEVICE"), cfg, sys);
+	}
+	free(cfg);
+	return rc;
+}
+
+int rt_open_on(const struct ccore_topology *t, const struct rt_share *share, struct rt **out)
+{
 	struct rt *rt;
 	uint64_t need;		/* the product of two caller's numbers: no wrap */
 	int rc;
@@ -60,9 +84,7 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 	rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return ccore_error(-ENOMEM, "out of memory");
-	cfg = sim_config(t);
-	rc = cfg ? ccore_system_open(backend, cfg, &rt->sys) : ccore_error(-ENOMEM, "out of memory");
-	free(cfg);
+	rc = open_system(t, share, &rt->sys);
 	if (!rc)
 		rc = query(rt);
 	need = (uint64_t)t->nodes * t->devices_per_node;
@@ -97,23 +119,26 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 /* Devices opened for per-rank communicators, one system per topology. */
 static struct rt *shared_rts;
 
-int rt_open_shared(const struct ccore_topology *topo, struct rt **out)
+int rt_open_shared(const struct ccore_topology *topo, const struct rt_share *share,
+		   struct rt **out)
 {
 	struct rt *rt;
 	int rc;
 
 	for (rt = shared_rts; rt; rt = rt->shared_next)
 		if (rt->topo.nodes == topo->nodes && rt->topo.devices_per_node == topo->devices_per_node &&
-		    rt->topo.ranks_per_device == topo->ranks_per_device) {
+		    rt->topo.ranks_per_device == topo->ranks_per_device &&
+		    !strcmp(rt->share_key, share ? share->key : "")) {
 			rt_get(rt);
 			*out = rt;
 			return 0;
 		}
-	rc = rt_open(topo, &rt);
+	rc = rt_open_on(topo, share, &rt);
 	if (rc)
 		return rc;
 	rt->shared = true;
 	rt->topo = *topo;
+	snprintf(rt->share_key, sizeof(rt->share_key), "%s", share ? share->key : "");
 	rt->shared_next = shared_rts;
 	shared_rts = rt;
 	*out = rt;

@@ -64,16 +64,29 @@ struct rt {
 	bool shared;
 	struct ccore_topology topo;
 	struct rt *shared_next;
+	char share_key[96];		/* the host's shared sim's job key, "" if private */
+};
+
+/* The host's shared sim a job's processes open together (Documentation/processes.rst). */
+struct rt_share {
+	const char *key;			/* the job's on this host */
+	const struct ccore_core_ref *cores;	/* this process's ranks' cores */
+	uint32_t ncores;
 };
 
 /* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */
 int rt_open(const struct ccore_topology *topo, struct rt **out);
+/* ... on the host's shared sim of @share when it is not NULL. */
+int rt_open_on(const struct ccore_topology *topo, const struct rt_share *share, struct rt **out);
 /*
  * The devices every per-rank communicator of this process with topology
  * @topo uses (ccore_comm_init_rank): opened by the first, shared by the
- * rest, as the ranks of one host share them.  With the lock held.
+ * rest, as the ranks of one host share them; with @share, those of the
+ * host's shared sim for its job, which other processes of the host open
+ * too.  With the lock held.
  */
-int rt_open_shared(const struct ccore_topology *topo, struct rt **out);
+int rt_open_shared(const struct ccore_topology *topo, const struct rt_share *share,
+		   struct rt **out);
 void rt_get(struct rt *rt);
 void rt_put(struct rt *rt);
 

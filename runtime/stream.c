@@ -151,28 +151,40 @@ void ops_retire(struct op *ops, uint32_t n, int rc)
 #define STREAM_MAX_QUEUED 128
 
 /* With ranks in other processes: how often a wait looks whether they still run. */
-#define PEER_CHECK_NS (200ll * 1000000)
+#define PEER_CHECK_NS (100ll * 1000000)
 
 static int job_wait(struct ccore_stream *s, uint64_t job)
 {
-	struct clique *q = s->comm->q;
-	int64_t waited = 0, slice = q->local ? PEER_CHECK_NS : STREAM_WAIT_NS;
-	int status, rc;
+	struct ccore_comm *c = s->comm;
+	struct clique *q = c->q;
+	bool peers = q->local || q->pids;
+	int64_t left = STREAM_WAIT_NS, slice;
+	char dead[256];
 	uint32_t gone;
+	int status, rc;
 
 	/*
 	 * A job of a rank whose peer's process died waits for semaphores
-	 * nobody will raise: wait in slices, and between them look whether
-	 * the processes it exchanged with are still there.
+	 * nobody will raise: with peers in other processes wait in slices,
+	 * and between them look whether they are still there -- the shared
+	 * sim's dead process slots, and the peers' bootstrap socket names
+	 * (the kernel driver's processes).
 	 */
 	for (;;) {
-		rc = ccore_dev_job_wait(comm_dev(s->comm), job, slice, &status);
-		waited += slice;
-		if (rc != -ETIMEDOUT || waited >= STREAM_WAIT_NS)
+		slice = peers && left > PEER_CHECK_NS ? PEER_CHECK_NS : left;
+		rc = ccore_dev_job_wait(comm_dev(c), job, slice, &status);
+		if (!peers || (rc != -ETIMEDOUT && rc != -EPIPE))
 			break;
+		if (q->pids && comm_dead_ranks(c, dead, sizeof(dead)))
+			return ccore_error(-EPIPE, "a collective on rank %u stream %u cannot finish: the process of %s died (the shared sim released what it held); destroy this communicator, a new one (new unique id) works",
+					   c->rank, s->id, dead);
 		if (xchg_peer_gone(q, &gone))
 			return ccore_error(-ECONNRESET, "rank %u stream %u: rank %u is gone (its process exited or was killed) while a collective of this rank waited on it, %lld ms; the communicator cannot go on: destroy it and make a new one",
-					   s->comm->rank, s->id, gone, (long long)(waited / 1000000));
+					   c->rank, s->id, gone,
+					   (long long)((STREAM_WAIT_NS - left + slice) / 1000000));
+		left -= slice;
+		if (rc == -EPIPE || left <= 0)
+			break;
 	}
 
 	if (!rc && status)

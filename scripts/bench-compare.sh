@@ -1,7 +1,9 @@
 #!/bin/sh
 # AllReduce side by side: Open MPI (shared memory, same N) and ccore, same
 # sizes and iterations; prints both and the ratios, then the small-message
-# latency of both as medians of alternating trials.
+# latency of both as medians of alternating trials.  ccore runs twice: N
+# ranks in one process (ccore_comm_init_all) and N processes of one rank
+# (ccore-bench --procs N, the host's shared sim): "ccore" and "ccore_mp".
 # Usage: scripts/bench-compare.sh BUILD_DIR [RANKS...]
 set -eu
 build=${1:-build}
@@ -22,6 +24,10 @@ ompi() {
 	mpirun $run_as_root --oversubscribe -np "$np" --mca btl self,vader \
 		"$build/mpi/ompi_allreduce" "$@" 2>/dev/null
 }
+# Open MPI keeps its buffers' pages: glibc's trimming would make it fault
+# them in again every iteration
+export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296
+export MALLOC_TOP_PAD_=268435456
 # ccore N MIN MAX ITERS [ARGS...]: ccore-bench's AllReduce table on N ranks
 ccore() {
 	np=$1 lo=$2 hi=$3 it=$4
@@ -30,15 +36,17 @@ ccore() {
 		-c 0 "$@" 2>/dev/null
 }
 for n in $ranks; do
-	echo "== AllReduce, f32 sum, $n ranks: Open MPI $(mpirun --version 2>&1 | head -1 | sed 's/.*) //') vs ccore (sim)"
+	echo "== AllReduce, f32 sum, $n ranks: Open MPI $(mpirun --version 2>&1 | head -1 | sed 's/.*) //') vs ccore (sim), one process and $n processes"
 	ompi "$n" "$min" "$max" "$iters" > "$build/mpi/ompi.$n"
 	ccore "$n" "$min" "$max" "$iters" --json "$build/mpi/ccore.$n.json" |
 		awk '/^ +[0-9]/ { print $1, $6, $8 }' > "$build/mpi/ccore.$n"
-	printf '%12s %12s %12s %12s %12s %10s %10s\n' size ompi_us ompi_busbw ccore_us \
-		ccore_busbw busbw_x lat_x
-	join "$build/mpi/ompi.$n" "$build/mpi/ccore.$n" |
-		awk '{ printf "%12d %12.2f %12.3f %12.2f %12.3f %10.2f %10.2f\n", $1, $2, $3, $4, $5, ($3 > 0 ? $5 / $3 : 0), ($4 > 0 ? $2 / $4 : 0) }'
-	echo "# busbw_x: ccore busbw / Open MPI busbw (out of place); lat_x: Open MPI time / ccore time"
+	ccore "$n" "$min" "$max" "$iters" --procs "$n" |
+		awk '/^ +[0-9]/ { print $1, $6, $8 }' > "$build/mpi/ccore_mp.$n"
+	printf '%12s %12s %12s %12s %12s %12s %12s %10s %10s %10s\n' size ompi_us ompi_busbw \
+		ccore_us ccore_busbw mp_us mp_busbw busbw_x mp_busbw_x mp_vs_1p
+	join "$build/mpi/ompi.$n" "$build/mpi/ccore.$n" | join - "$build/mpi/ccore_mp.$n" |
+		awk '{ printf "%12d %12.2f %12.3f %12.2f %12.3f %12.2f %12.3f %10.2f %10.2f %10.2f\n", $1, $2, $3, $4, $5, $6, $7, ($3 > 0 ? $5 / $3 : 0), ($3 > 0 ? $7 / $3 : 0), ($5 > 0 ? $7 / $5 : 0) }'
+	echo "# busbw_x, mp_busbw_x: ccore's busbw (one process, $n processes) / Open MPI's; mp_vs_1p: $n processes' busbw / one process's"
 done
 
 # Small-message latency: a few iterations of 8 bytes say little on a
@@ -52,15 +60,20 @@ for n in $ranks; do
 	echo "== AllReduce latency, $lat_bytes bytes, $n ranks: $lat_trials alternating trials of $lat_iters iterations (us)"
 	: > "$build/mpi/lat_ompi.$n"
 	: > "$build/mpi/lat_ccore.$n"
+	: > "$build/mpi/lat_ccore_mp.$n"
 	for t in $(seq "$lat_trials"); do
 		ompi "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" |
 			awk '{ print $2 }' >> "$build/mpi/lat_ompi.$n"
 		ccore "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" -w 500 |
 			awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore.$n"
-		printf 'trial %d: ompi %s  ccore %s\n' "$t" "$(tail -1 "$build/mpi/lat_ompi.$n")" \
-			"$(tail -1 "$build/mpi/lat_ccore.$n")"
+		ccore "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" -w 500 --procs "$n" |
+			awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore_mp.$n"
+		printf 'trial %d: ompi %s  ccore %s  ccore %d processes %s\n' "$t" \
+			"$(tail -1 "$build/mpi/lat_ompi.$n")" "$(tail -1 "$build/mpi/lat_ccore.$n")" \
+			"$n" "$(tail -1 "$build/mpi/lat_ccore_mp.$n")"
 	done
 	mo=$(median < "$build/mpi/lat_ompi.$n")
 	mc=$(median < "$build/mpi/lat_ccore.$n")
-	echo "median: ompi $mo us, ccore $mc us, lat_x $(awk -v o="$mo" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? o / c : 0) }')"
+	mp=$(median < "$build/mpi/lat_ccore_mp.$n")
+	echo "median: ompi $mo us, ccore $mc us, ccore $n processes $mp us; lat_x $(awk -v o="$mo" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? o / c : 0) }'), mp lat_x $(awk -v o="$mo" -v c="$mp" 'BEGIN { printf "%.2f", (c > 0 ? o / c : 0) }'), mp / one process $(awk -v p="$mp" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? p / c : 0) }')"
 done

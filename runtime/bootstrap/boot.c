@@ -204,6 +204,11 @@ int boot_rank(const struct boot *b)
 	return b->rank;
 }
 
+uint64_t boot_job_magic(const struct boot *b)
+{
+	return b->magic;
+}
+
 int boot_nranks(const struct boot *b)
 {
 	return b->nranks;

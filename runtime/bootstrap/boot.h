@@ -65,6 +65,8 @@ int boot_init(const struct boot_id *id, int rank, int nranks, int timeout_ms, st
 
 int boot_rank(const struct boot *b);
 int boot_nranks(const struct boot *b);
+/* The job's random magic (of the unique id): the same on every rank, new for every id. */
+uint64_t boot_job_magic(const struct boot *b);
 
 /* Every rank's @bytes_per_rank at @buf + rank * @bytes_per_rank, in place. */
 int boot_allgather(struct boot *b, void *buf, size_t bytes_per_rank);

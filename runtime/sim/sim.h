@@ -102,6 +102,12 @@ struct sim_handles {
 	u32 cap;
 };
 
+/* A buffer or semaphore block a context exported for the exchange (sim_xtoken.c). */
+struct sim_xtoken {
+	u32 kind, id;
+	s32 token;
+};
+
 struct sim_ctx {
 	struct ccore_dev base;
 	struct sim_system *sys;	/* process-local: only its process follows it */
@@ -118,6 +124,8 @@ struct sim_ctx {
 	s64 *compute_deadline;	/* per core: when its compute program times out */
 	u64 next_seq;
 	u64 serial;		/* unique in the process: names it in GET_LAST_ERROR's records */
+	struct sim_xtoken *xtokens;	/* process-local: its exchange exports */
+	u32 nxtokens, xtokens_cap;
 };
 
 struct sim_token {
@@ -198,6 +206,19 @@ u64 sim_reap_dead(struct sim_system *s);
 int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,
 		    struct ccore_system **out);
 void sim_shared_close(struct sim_system *s);
+
+/* sim_xtoken.c: the exchange's tokens on a shared system (struct ccore_backend_ops) */
+int sim_xtoken_bo_export(struct ccore_dev *dev, uint32_t handle, uint64_t dev_addr,
+			 struct ccore_token *tok);
+int sim_xtoken_bo_import(struct ccore_dev *dev, const struct ccore_token *tok, uint32_t *handle,
+			 uint64_t *dev_addr);
+int sim_xtoken_sem_export(struct ccore_dev *dev, uint32_t first, struct ccore_token *tok);
+int sim_xtoken_sem_import(struct ccore_dev *dev, const struct ccore_token *tok);
+/* The handle or block (@kind 1: buffer, 2: semaphores) goes: close its export. Locked. */
+void sim_xtoken_drop(struct sim_ctx *c, int kind, u32 id);
+void sim_xtoken_fini(struct sim_ctx *c);
+/* A shared system's devices: sim_ops with the exchange's tokens. */
+extern const struct ccore_backend_ops sim_shared_ops;
 /* the shared-system operations of struct ccore_backend_ops */
 int sim_claim_core(struct ccore_system *base, uint32_t dev, uint32_t core);
 int sim_slots(struct ccore_system *base, uint32_t *slot, uint64_t *dead);

@@ -184,6 +184,7 @@ static int bo_close(struct sim_ctx *c, struct drm_gem_close *a)
 	if (!bo)
 		return ccore_error(-EINVAL, "GEM_CLOSE: no buffer object with handle %u",
 				   a->handle);
+	sim_xtoken_drop(c, 1, a->handle);
 	ccm_vm_unmap(&c->vm, bo->va);
 	sim_mem_put(c->sys, bo->mem);
 	free(bo);

@@ -123,6 +123,7 @@ int sim_sem_free(struct sim_ctx *c, void *arg)
 	     ccm_sem_free(c->sys->f, a->first, c, &err);
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_SEM_FREE, rc, &err);
+	sim_xtoken_drop(c, 2, a->first);
 	if (pb) {
 		b = *pb;
 		*pb = b->next;

@@ -608,7 +608,7 @@ static int attach(struct sim_system *s, const struct ccore_shared_opts *opts)
 	}
 	s->deaths_seen = ccm_fabric_deaths(s->f);
 	s->sh->dead_cores[s->slot][0] = 0;
-	s->base.ops = &sim_ops;
+	s->base.ops = &sim_shared_ops;
 	s->base.model = s->f;
 	s->base.ndev = ccm_fabric_num_devices(s->f);
 	s->base.devs = calloc(s->base.ndev, sizeof(*s->base.devs));

@@ -408,6 +408,7 @@ void sim_ctx_fini(struct sim_ctx *c)
 {
 	sim_bo_fini(c);
 	sim_sem_fini(c);
+	sim_xtoken_fini(c);
 	ccm_vm_fini(&c->vm);
 	free(c->compute_deadline);
 	free(c->jobs);
@@ -459,19 +460,31 @@ static void sim_close(struct ccore_system *base)
 	free(s);
 }
 
-const struct ccore_backend_ops sim_ops = {
-	.name = "sim",
-	.ioctl = sim_ioctl,
-	.bo_map = sim_bo_map,
-	.bo_share = sim_bo_share,
-	.sem_share = sim_sem_share,
-	.job_times = sim_dev_job_times,
-	.now_ps = sim_now_ps,
-	.close = sim_close,
-	.claim_core = sim_claim_core,
-	.slots = sim_slots,
-	.slot_pid = sim_slot_pid,
+#define SIM_OPS_COMMON \
+	.name = "sim", \
+	.ioctl = sim_ioctl, \
+	.bo_map = sim_bo_map, \
+	.bo_share = sim_bo_share, \
+	.sem_share = sim_sem_share, \
+	.job_times = sim_dev_job_times, \
+	.now_ps = sim_now_ps, \
+	.close = sim_close, \
+	.claim_core = sim_claim_core, \
+	.slots = sim_slots, \
+	.slot_pid = sim_slot_pid, \
 	.token_close = sim_dev_token_close,
+
+const struct ccore_backend_ops sim_ops = {
+	SIM_OPS_COMMON
+};
+
+/* Processes share its devices: the exchange carries the shared sim's tokens. */
+const struct ccore_backend_ops sim_shared_ops = {
+	SIM_OPS_COMMON
+	.bo_export = sim_xtoken_bo_export,
+	.bo_import_token = sim_xtoken_bo_import,
+	.sem_export = sim_xtoken_sem_export,
+	.sem_import_token = sim_xtoken_sem_import,
 };
 
 int ccore_sim_open_shared(const char *key, const struct ccore_shared_opts *opts,
@@ -518,7 +531,7 @@ int sim_ctx_open(struct sim_system *s, u32 dev)
 		return -ENOMEM;
 	}
 	c->slot = s->slot;
-	c->base.ops = &sim_ops;
+	c->base.ops = sim_shared(s) ? &sim_shared_ops : &sim_ops;
 	c->base.sys = &s->base;
 	c->base.index = dev;
 	c->sys = s;

@@ -16,6 +16,7 @@
  */
 #include "ccore_test.h"
 #include "ccore_verifiable.h"
+#include "rank_run.h"
 #include "algos/algo.h"
 #include "comm.h"
 #include "rank_place.h"
@@ -31,15 +32,6 @@
 #define MAX_COUNT 1000
 #define BUF_BYTES ((size_t)MAX_COUNT * MAXN * 8 + 64)
 
-struct run {
-	uint8_t coll;
-	const char *algo;		/* NULL: the tuner's */
-	uint64_t count;
-	enum ccore_dtype dt;
-	enum ccore_redop op;
-	uint32_t root;
-	bool in_place;
-};
 
 /* A job: n ranks, run by nproc "processes" (threads) of n / nproc ranks each. */
 struct job {
@@ -49,7 +41,7 @@ struct job {
 	ccore_ptr sb[MAXN], rb[MAXN];
 	pthread_t t[MAXN];
 	pthread_barrier_t go, done;
-	const struct run *x;		/* what to run next; NULL: leave */
+	const struct rank_run *x;		/* what to run next; NULL: leave */
 	int rc[MAXN];
 	char err[MAXN][512];
 	int init_rc[MAXN];
@@ -59,71 +51,17 @@ struct job {
 	long wrong[MAXN];
 };
 
-static struct ccore_comm *comm_of(struct job *j, uint32_t r)
+/* Rank @r's buffers, for rank_run.h. */
+static struct rank_bufs bufs(const struct job *j, uint32_t r)
 {
-	return j->c[r];
-}
-
-static void ptrs(const struct job *j, const struct run *x, uint32_t r, ccore_ptr *s, ccore_ptr *rv)
-{
-	size_t es = ccore_dtype_size(x->dt);
-
-	*s = j->sb[r];
-	*rv = j->rb[r];
-	if (!x->in_place)
-		return;
-	*s = *rv;
-	if (x->coll == CS_ALLGATHER)
-		*s = *rv + r * x->count * es;
-	else if (x->coll == CS_REDUCESCATTER)
-		*rv = *s + r * x->count * es;
-}
-
-static uint64_t in_elems(const struct job *j, const struct run *x)
-{
-	return x->coll == CS_REDUCESCATTER || x->coll == CS_ALLTOALL ? x->count * j->n : x->count;
-}
-
-static int post(struct job *j, const struct run *x, uint32_t r)
-{
-	struct ccore_comm *c = j->c[r];
-	ccore_ptr s, rv;
-
-	ptrs(j, x, r, &s, &rv);
-	switch (x->coll) {
-	case CS_ALLREDUCE:
-		return ccore_all_reduce(s, rv, x->count, x->dt, x->op, c, NULL);
-	case CS_ALLGATHER:
-		return ccore_all_gather(s, rv, x->count, x->dt, c, NULL);
-	case CS_REDUCESCATTER:
-		return ccore_reduce_scatter(s, rv, x->count, x->dt, x->op, c, NULL);
-	case CS_ALLTOALL:
-		return ccore_all_to_all(s, rv, x->count, x->dt, c, NULL);
-	case CS_BROADCAST:
-		return ccore_broadcast(s, rv, x->count, x->dt, (int)x->root, c, NULL);
-	case CS_REDUCE_COLL:
-		return ccore_reduce(s, rv, x->count, x->dt, x->op, (int)x->root, c, NULL);
-	default:
-		/* a ring shift (in the caller's group): everyone sends to the next rank */
-		return ccore_send(s, x->count, x->dt, (int)((r + 1) % j->n), c, NULL) ?:
-		       ccore_recv(rv, x->count, x->dt, (int)((r + j->n - 1) % j->n), c, NULL);
-	}
+	return (struct rank_bufs){ .comm = j->c[r], .n = j->n, .r = r, .sb = j->sb[r],
+				   .rb = j->rb[r], .bytes = BUF_BYTES };
 }
 
 struct proc {
 	struct job *j;
 	uint32_t p;			/* this "process" runs ranks p * per .. */
 };
-
-static void fill(struct job *j, const struct run *x, uint32_t r)
-{
-	ccore_ptr s, rv;
-
-	ptrs(j, x, r, &s, &rv);
-	memset(ccore_mem_host(j->c[r], j->rb[r]), 0x5c, BUF_BYTES);
-	ccore_verifiable_fill(ccore_mem_host(j->c[r], s), in_elems(j, x), x->dt, x->op,
-			      x->coll == CS_BROADCAST ? (int)x->root : (int)r, 0);
-}
 
 /* One process: its ranks' communicators, then whatever the main thread asks. */
 static void *proc_main(void *arg)
@@ -146,7 +84,7 @@ static void *proc_main(void *arg)
 	}
 	pthread_barrier_wait(&j->done);
 	for (;;) {
-		const struct run *x;
+		const struct rank_run *x;
 
 		pthread_barrier_wait(&j->go);
 		x = j->x;
@@ -159,15 +97,21 @@ static void *proc_main(void *arg)
 		if (!x)
 			break;
 		rc = 0;
-		for (uint32_t i = 0; i < per; i++)
-			fill(j, x, first + i);
+		for (uint32_t i = 0; i < per; i++) {
+			struct rank_bufs b = bufs(j, first + i);
+
+			rank_run_fill(&b, x);
+		}
 		/*
 		 * In a group, as NCCL asks of a ring of sends and receives and
 		 * of a thread posting for several ranks: launched together.
 		 */
 		rc = ccore_group_start();
-		for (uint32_t i = 0; i < per && !rc; i++)
-			rc = post(j, x, first + i);
+		for (uint32_t i = 0; i < per && !rc; i++) {
+			struct rank_bufs b = bufs(j, first + i);
+
+			rc = rank_run_post(&b, x);
+		}
 		rc = ccore_group_end() ?: rc;
 		for (uint32_t i = 0; i < per && !rc; i++)
 			rc = ccore_stream_sync(ccore_comm_stream(j->c[first + i]));
@@ -215,7 +159,7 @@ static void job_close(struct job *j)
 }
 
 /* Every rank runs @x; the first rank's failure (0 if none). */
-static int job_run(struct job *j, const struct run *x, uint32_t *failed)
+static int job_run(struct job *j, const struct rank_run *x, uint32_t *failed)
 {
 	if (x->algo)
 		setenv("CCORE_ALGO", x->algo, 1);
@@ -232,64 +176,30 @@ static int job_run(struct job *j, const struct run *x, uint32_t *failed)
 	return 0;
 }
 
-static long check(struct job *j, const struct run *x)
+static long check(struct job *j, const struct rank_run *x)
 {
-	size_t es = ccore_dtype_size(x->dt);
 	long wrong = 0;
 
 	for (uint32_t r = 0; r < j->n; r++) {
-		ccore_ptr s, rv;
-		const char *out;
+		struct rank_bufs b = bufs(j, r);
 
-		ptrs(j, x, r, &s, &rv);
-		out = ccore_mem_host(comm_of(j, r), rv);
-		switch (x->coll) {
-		case CS_ALLREDUCE:
-			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
-								(int)j->n, 0);
-			break;
-		case CS_REDUCE_COLL:
-			if (r == x->root)
-				wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
-									(int)j->n, 0);
-			break;
-		case CS_REDUCESCATTER:
-			wrong += ccore_verifiable_check_reduced(out, x->count, x->dt, x->op,
-								(int)j->n, r * x->count);
-			break;
-		case CS_ALLGATHER:
-		case CS_ALLTOALL:
-			for (uint32_t k = 0; k < j->n; k++)
-				wrong += ccore_verifiable_check_from(out + k * x->count * es,
-								     x->count, x->dt, x->op, (int)k,
-								     x->coll == CS_ALLTOALL ?
-								     r * x->count : 0);
-			break;
-		case CS_BROADCAST:
-			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op,
-							     (int)x->root, 0);
-			break;
-		default:
-			wrong += ccore_verifiable_check_from(out, x->count, x->dt, x->op,
-							     (int)((r + j->n - 1) % j->n), 0);
-			break;
-		}
+		wrong += rank_run_check(&b, x);
 	}
 	return wrong;
 }
 
-static void describe(const struct job *j, const struct run *x, char *buf, size_t len)
+static void describe(const struct job *j, const struct rank_run *x, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %s count %llu %s %s root %u, %s, N=%u in %u processes",
-		 cs_coll_name(x->coll), x->algo ? x->algo : "(tuner)",
-		 (unsigned long long)x->count, ccore_dtype_name(x->dt), ccore_redop_name(x->op),
-		 x->root, x->in_place ? "in place" : "out of place", j->n, j->nproc);
+	char run[192];
+
+	rank_run_describe(x, run, sizeof(run));
+	snprintf(buf, len, "%s, N=%u in %u processes", run, j->n, j->nproc);
 }
 
 static unsigned long long runs_done, refused_runs;
 
 /* Run @x and check every element; a forced algorithm may be refused (0/1 returned). */
-static int run_check(struct job *j, const struct run *x)
+static int run_check(struct job *j, const struct rank_run *x)
 {
 	char what[256];
 	uint32_t bad = 0;
@@ -345,7 +255,7 @@ static void sweep_algos(struct job *j, const uint64_t *counts, size_t nc)
 			if (al && at < sizeof(ran))
 				at += (size_t)snprintf(ran + at, sizeof(ran) - at, " %s", al->name);
 			for (size_t ci = 0; ci < nc; ci++) {
-				struct run x = { .coll = coll, .algo = al ? al->name : NULL,
+				struct rank_run x = { .coll = coll, .algo = al ? al->name : NULL,
 						 .count = counts[ci], .dt = ccore_i32,
 						 .op = ccore_sum, .root = j->n - 1,
 						 .in_place = coll != CS_SENDRECV &&
@@ -372,7 +282,7 @@ static void sweep_dtypes(struct job *j)
 	for (size_t k = 0; k < sizeof(colls); k++)
 		for (int dt = ccore_i8; dt <= ccore_f64; dt++)
 			for (int op = ccore_sum; op <= ccore_avg; op++) {
-				struct run x = { .coll = colls[k], .count = 33 + (uint64_t)dt,
+				struct rank_run x = { .coll = colls[k], .count = 33 + (uint64_t)dt,
 						 .dt = (enum ccore_dtype)dt,
 						 .op = (enum ccore_redop)op, .root = 0,
 						 .in_place = (dt + op) % 2 };
@@ -473,7 +383,7 @@ static uint64_t plans_built(struct job *j, uint32_t r)
 
 TEST(cached_launch_sends_nothing_also_after_one_rank_evicts)
 {
-	static const struct run set[] = {
+	static const struct rank_run set[] = {
 		{ CS_ALLREDUCE, "ring", 300, ccore_f32, ccore_sum, 0, false },
 		{ CS_ALLGATHER, NULL, 77, ccore_i32, ccore_sum, 0, true },
 		{ CS_BROADCAST, NULL, 101, ccore_u8, ccore_sum, 2, false },
@@ -749,32 +659,6 @@ static int reap(struct child *ch, char *msg, size_t len)
 	return rc;
 }
 
-/*
- * A unique id made by a launcher process that runs no rank (its root
- * thread serves the job, then it ends): ranks forked from a process that
- * made the id would each think it ran their root (Documentation/bootstrap.rst).
- */
-static pid_t launcher(struct ccore_unique_id *id)
-{
-	int p[2];
-	pid_t pid;
-
-	ASSERT_EQ(pipe(p), 0);
-	pid = fork();
-	ASSERT_TRUE(pid >= 0);
-	if (pid == 0) {
-		close(p[0]);
-		if (ccore_get_unique_id(id) || write(p[1], id, sizeof(*id)) != sizeof(*id))
-			_exit(1);
-		boot_root_wait((const struct boot_id *)id, 20000);
-		_exit(0);
-	}
-	close(p[1]);
-	ASSERT_EQ(read(p[0], id, sizeof(*id)), sizeof(*id));
-	close(p[0]);
-	return pid;
-}
-
 /* Two ranks in two processes, as @env0 / @env1 and @n0 / @n1 say; both must fail with @want. */
 static void init_fails(int n0, int r0, const char *env0, int n1, int r1, const char *env1,
 		       const char *want)
@@ -784,7 +668,7 @@ static void init_fails(int n0, int r0, const char *env0, int n1, int r1, const c
 	char ma[1024], mb[1024];
 	int ra, rb;
 
-	pid_t root = launcher(&id);
+	pid_t root = rank_run_launcher(&id);
 	int status;
 
 	a = spawn(&id, n0, r0, env0);
@@ -839,7 +723,7 @@ static struct child spawn_ok(const struct ccore_unique_id *id, int rank)
 TEST(init_and_split_across_processes)
 {
 	struct ccore_unique_id id;
-	pid_t root = launcher(&id);
+	pid_t root = rank_run_launcher(&id);
 	struct child a = spawn_ok(&id, 0), b = spawn_ok(&id, 1);
 	char ma[1024], mb[1024];
 	int status;

@@ -63,6 +63,12 @@ struct bench_opts {
 	bool host_bound;
 	bool timed;		/* --timed: virtual times of the timed model */
 	const char *exec;	/* --exec FILE */
+	/*
+	 * One process per rank (procs.c): --procs N, or under mpirun: this
+	 * process is @proc of @nprocs and runs ranks @first_rank.. (@nlocal
+	 * of them); @proc -1 with @nprocs set: the launcher of --procs.
+	 */
+	int nprocs, proc, first_rank, nlocal;
 	int argc;
 	char **argv;
 };
@@ -150,5 +156,12 @@ struct ccore_exe;
 int bench_exec_load(const char *path, struct ccore_exe **out);
 int bench_exec(const struct bench_opts *o, const struct ccore_exe *exe);
 int bench_collective(const struct bench_opts *o);
+
+/* procs.c: -1 after saying why; 1 under a launcher (set up), 0 otherwise. */
+int bench_procs_role(struct bench_opts *o, bool ranks_set);
+/* The launcher of --procs N: starts them, waits; the worst exit code. */
+int bench_procs_launch(const struct bench_opts *o);
+/* A process's unique id: the launcher's, or from CCORE_COMM_ID. */
+int bench_procs_unique_id(struct ccore_unique_id *id);
 
 #endif

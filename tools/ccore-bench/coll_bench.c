@@ -18,9 +18,9 @@
 
 struct bctx {
 	const struct bench_opts *o;
-	struct ccore_comm **comm;
+	struct ccore_comm **comm;	/* [rank], this process's ranks lo..hi-1 */
 	ccore_ptr *sbuf, *rbuf;
-	int n;
+	int n, lo, hi;
 	enum ccore_dtype dtype;	/* of the sizes being run */
 	enum ccore_redop redop;
 	size_t es;
@@ -114,7 +114,7 @@ static int run_once(struct bctx *b, bool in_place)
 	struct coll_call c = call_of(b, in_place);
 	int rc = ccore_group_start();
 
-	for (int r = 0; r < b->n && !rc; r++) {
+	for (int r = b->lo; r < b->hi && !rc; r++) {
 		ccore_ptr s, rv;
 
 		bufs(b, r, &c, &s, &rv);
@@ -129,7 +129,7 @@ static int sync_all(struct bctx *b)
 {
 	int rc = 0;
 
-	for (int r = 0; r < b->n; r++) {
+	for (int r = b->lo; r < b->hi; r++) {
 		int x = ccore_stream_sync(ccore_comm_stream(b->comm[r]));
 
 		rc = rc ? rc : x;
@@ -142,7 +142,7 @@ static void fill_inputs(struct bctx *b, bool in_place)
 	const struct bench_opts *o = b->o;
 	struct coll_call c = call_of(b, in_place);
 
-	for (int r = 0; r < b->n; r++) {
+	for (int r = b->lo; r < b->hi; r++) {
 		ccore_ptr s, rv;
 		size_t poison;
 
@@ -164,7 +164,7 @@ static long check_outputs(struct bctx *b, bool in_place)
 	struct coll_call c = call_of(b, in_place);
 	long wrong = 0;
 
-	for (int r = 0; r < b->n; r++) {
+	for (int r = b->lo; r < b->hi; r++) {
 		ccore_ptr s, rv;
 
 		bufs(b, r, &c, &s, &rv);
@@ -188,7 +188,7 @@ static double clock_us(struct bctx *b)
 
 	if (!b->o->timed)
 		return bench_now_us();
-	ccore_comm_virtual_time_ps(b->comm[0], &ps);
+	ccore_comm_virtual_time_ps(b->comm[b->lo], &ps);
 	return (double)ps / 1e6;
 }
 
@@ -197,7 +197,7 @@ static uint64_t plans_built(const struct bctx *b)
 {
 	struct ccore_plan_timing t;
 
-	return ccore_comm_plan_timing(b->comm[0], &t) ? 0 : t.plans_built;
+	return ccore_comm_plan_timing(b->comm[b->lo], &t) ? 0 : t.plans_built;
 }
 
 /*
@@ -222,7 +222,7 @@ static int run_timed_call(struct bctx *b, bool in_place, int agg, struct result 
 	if (!rc && plans_built(b) != before && !res->built) {
 		res->built = true;
 		res->call_us = w;
-		ccore_comm_plan_timing(b->comm[0], &res->plan);
+		ccore_comm_plan_timing(b->comm[b->lo], &res->plan);
 	}
 	return rc;
 }
@@ -297,7 +297,7 @@ static void note_plan(struct bctx *b, const struct result *r, size_t bytes)
 		return;
 	b->most_plan_ms = plan_lower_ms(&r->plan);
 	b->most_plan_bytes = bytes;
-	snprintf(b->most_plan_algo, sizeof(b->most_plan_algo), "%s", ccore_comm_last_algo(b->comm[0]));
+	snprintf(b->most_plan_algo, sizeof(b->most_plan_algo), "%s", ccore_comm_last_algo(b->comm[b->lo]));
 }
 
 /* --host-bound at @bytes, the largest size: comment lines after the table. */
@@ -329,6 +329,21 @@ static size_t buf_bytes(const struct bench_opts *o)
 	return o->max_bytes + (size_t)o->unalign * 8;
 }
 
+/* Every rank here, or this process's of one process per rank (procs.c). */
+static int init_comms(struct bctx *b)
+{
+	const struct bench_opts *o = b->o;
+	struct ccore_unique_id id;
+	int ranks[1024], rc;
+
+	if (!o->nprocs)
+		return ccore_comm_init_all(&o->topo, b->comm);
+	for (int i = 0; i < o->nlocal; i++)
+		ranks[i] = o->first_rank + i;
+	rc = bench_procs_unique_id(&id);
+	return rc ?: ccore_comm_init_ranks(b->comm + b->lo, o->ranks, &id, o->nlocal, ranks, NULL);
+}
+
 static int setup(struct bctx *b)
 {
 	const struct bench_opts *o = b->o;
@@ -339,8 +354,8 @@ static int setup(struct bctx *b)
 	b->rbuf = calloc((size_t)b->n, sizeof(*b->rbuf));
 	if (!b->comm || !b->sbuf || !b->rbuf)
 		return -ENOMEM;
-	rc = ccore_comm_init_all(&o->topo, b->comm);
-	for (int r = 0; r < b->n && !rc; r++) {
+	rc = init_comms(b);
+	for (int r = b->lo; r < b->hi && !rc; r++) {
 		rc = ccore_mem_alloc(b->comm[r], buf_bytes(o), &b->sbuf[r]) ?:
 		     ccore_mem_alloc(b->comm[r], buf_bytes(o), &b->rbuf[r]);
 		/* timed with virtual buffers: there is no memory to give */
@@ -362,7 +377,7 @@ static int setup(struct bctx *b)
 
 static void teardown(struct bctx *b)
 {
-	for (int r = 0; b->comm && r < b->n; r++)
+	for (int r = b->lo; b->comm && r < b->hi; r++)
 		if (b->comm[r])
 			ccore_comm_destroy(b->comm[r]);
 	free(b->comm);
@@ -402,14 +417,15 @@ static int run_sizes(struct bctx *b, struct bench_report *rep, struct bench_summ
 		shape(b, bytes);
 		row.count = b->count;
 		row.bytes = (b->in_elems > b->out_elems ? b->in_elems : b->out_elems) * b->es;
-		fprintf(stderr, "ccore-bench: %s %s %zu bytes...\n", bench_op_names[o->op],
-			bench_dtype_name(b->dtype), row.bytes);
+		if (!b->lo)
+			fprintf(stderr, "ccore-bench: %s %s %zu bytes...\n", bench_op_names[o->op],
+				bench_dtype_name(b->dtype), row.bytes);
 		rc = measure(b, row.bytes, false, &oop) ?: measure(b, row.bytes, true, &ip);
 		if (rc)
 			break;
 		row.oop = oop.h;
 		row.ip = ip.h;
-		row.algo = ccore_comm_last_algo(b->comm[0]);
+		row.algo = ccore_comm_last_algo(b->comm[b->lo]);
 		bench_report_row(rep, &row);
 		if (o->timed) {
 			print_plan("out-of-place", &oop);
@@ -494,7 +510,8 @@ static int run_all(struct bctx *b, struct bench_report *rep, struct bench_summar
 
 int bench_collective(const struct bench_opts *o)
 {
-	struct bctx b = { .o = o, .n = o->ranks, .es = 1 };
+	struct bench_opts quiet;
+	struct bctx b = { .o = o, .n = o->ranks, .hi = o->ranks, .es = 1 };
 	struct bench_summary sum = { 0 };
 	struct bench_report_info info = { 0 };
 	struct bench_report *rep;
@@ -504,6 +521,19 @@ int bench_collective(const struct bench_opts *o)
 	int halves = 0, rc, hb_rc = 0, bw_rc = 0;
 	char host[256], err[512] = "";
 
+	if (o->nprocs) {
+		/* one process of a job: the first prints the table */
+		b.lo = o->first_rank;
+		b.hi = o->first_rank + o->nlocal;
+		if (b.lo && !freopen("/dev/null", "w", stdout))
+			return 2;
+		if (b.lo) {
+			quiet = *o;
+			quiet.json = quiet.nccl_json = NULL;
+			o = &quiet;
+			b.o = o;
+		}
+	}
 	rep = node_of && device_of ? bench_report_open(o) : NULL;
 	if (!rep) {
 		free(node_of);

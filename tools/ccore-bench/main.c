@@ -15,7 +15,7 @@
 /* long options of ccore's own, numbered past every short one */
 enum {
 	OPT_OP = 256, OPT_RANKS, OPT_NODES, OPT_RPD, OPT_OP_TYPE, OPT_ALGO, OPT_JSON, OPT_COPY,
-	OPT_HOST_BOUND, OPT_TIMED, OPT_EXEC, OPT_DEVICE, OPT_SIM, OPT_VERSION,
+	OPT_HOST_BOUND, OPT_TIMED, OPT_EXEC, OPT_DEVICE, OPT_SIM, OPT_VERSION, OPT_PROCS,
 };
 
 static void usage(FILE *out)
@@ -95,6 +95,12 @@ static void usage(FILE *out)
 		"                       --json writes them; CCORE_STREAMS, CCORE_CC_DMA_PACKET_SIZE,\n"
 		"                       CCORE_DMA_PACKETIZATION_SIZE apply\n"
 		"  --copy               instead: device COPY throughput next to host memcpy\n"
+		"  --procs N            one process per rank: start N processes of ccore-bench\n"
+		"                       (ranks -g / N each; -g defaults to N), the first\n"
+		"                       prints the table; under mpirun (OMPI_COMM_WORLD_RANK\n"
+		"                       and _SIZE) or PMI (PMI_RANK, PMI_SIZE) each process\n"
+		"                       is one of the job already: no --procs (CCORE_COMM_ID\n"
+		"                       for every process, else derived from the job's name)\n"
 		"  --device BACKEND     sim (default) or accel; default $CCORE_DEVICE\n"
 		"  --sim CONFIG         extra simulated-fabric keys (see ccore-info --sim-help)\n"
 		"  -h, --help           this text\n"
@@ -314,6 +320,7 @@ int main(int argc, char **argv)
 		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "sim", required_argument, NULL, OPT_SIM },
+		{ "procs", required_argument, NULL, OPT_PROCS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -328,7 +335,7 @@ int main(int argc, char **argv)
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	int c, v, bad = 0, nodes = 1, rpd = 0;
 	bool copy = false, iters_set = false, warmup_set = false, factor_set = false;
-	bool step_set = false;
+	bool step_set = false, ranks_set = false;
 	struct ccore_exe *exe = NULL;
 	char sim[1024];
 
@@ -339,7 +346,11 @@ int main(int argc, char **argv)
 				opts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
-		case OPT_RANKS: bad |= parse_int(c == 'g' ? "-g" : "--ranks", optarg, 1, 1024, &o.ranks); break;
+		case OPT_RANKS:
+			bad |= parse_int(c == 'g' ? "-g" : "--ranks", optarg, 1, 1024, &o.ranks);
+			ranks_set = true;
+			break;
+		case OPT_PROCS: bad |= parse_int("--procs", optarg, 1, 1024, &o.nprocs); break;
 		case 'b': bad |= parse_size("-b", optarg, &o.min_bytes); break;
 		case 'e': bad |= parse_size("-e", optarg, &o.max_bytes); break;
 		case 'i': bad |= parse_size("-i", optarg, &o.step_bytes); step_set = true; break;
@@ -400,6 +411,14 @@ int main(int argc, char **argv)
 			o.max_bytes);
 		bad = 1;
 	}
+	if (!bad && o.nprocs && (copy || o.exec || o.timed || o.host_bound || nodes > 1)) {
+		fprintf(stderr, "ccore-bench: --procs runs the collective table one process per rank on this host; it does not go with %s\n",
+			copy ? "--copy" : o.exec ? "--exec" : o.timed ? "--timed" :
+			o.host_bound ? "--host-bound" : "--nodes (one host)");
+		bad = 1;
+	}
+	if (!bad && bench_procs_role(&o, ranks_set) < 0)
+		bad = 1;
 	if (!bad && !copy && o.op == OP_SENDRECV && o.ranks < 2) {
 		fprintf(stderr, "ccore-bench: --op sendrecv shifts data to the next rank; it needs --ranks 2 or more\n");
 		bad = 1;
@@ -469,11 +488,20 @@ int main(int argc, char **argv)
 		setenv("CCORE_SIM", o.sim, 1);
 	if (o.algo)
 		setenv("CCORE_ALGO", o.algo, 1);
+	if (o.nprocs) {
+		char rpd_env[16];
+
+		/* the processes place their ranks as one process would (rank_place) */
+		snprintf(rpd_env, sizeof(rpd_env), "%u", o.topo.ranks_per_device);
+		setenv("CCORE_RANKS_PER_DEVICE", rpd_env, 0);
+	}
 	if (exe) {
 		int rc = bench_exec(&o, exe);
 
 		ccore_exe_free(exe);
 		return rc;
 	}
+	if (o.nprocs && o.proc < 0)
+		return bench_procs_launch(&o);
 	return copy ? bench_copy(&o) : bench_collective(&o);
 }

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Communicators of one process per rank in real processes, on the
+ * embedded sim that the processes of the host share (its shared system,
+ * opened by ccore_comm_init_rank when a host's ranks run in several
+ * processes).  A sweep: every collective with every algorithm that serves
+ * it, several dtypes and reductions, odd and even counts, in place and out
+ * of place, on 2, 3, 4 and 8 processes of one rank and on processes of 2
+ * ranks; every process checks every element its ranks received, 0 wrong.
+ * A cached plan's launch sends nothing between the processes.  A process
+ * killed in the middle of a collective: every other rank's call fails
+ * within the timeout naming the dead rank, its core is free again, and a
+ * new communicator works in the survivors and in new processes.
+ */
+#include "ccore_test.h"
+#include "rank_run.h"
+#include "algos/algo.h"
+#include "comm.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXN 8
+#define MAX_COUNT 1000
+#define BUF_BYTES ((size_t)MAX_COUNT * MAXN * 8 + 64)
+#define MAX_RUNS 4096
+
+/* What a process reports to the test when it is done. */
+struct report {
+	int rc;				/* 0: every run passed */
+	unsigned long runs, refused;
+	long wrong;
+	uint64_t msgs[2];		/* cached_launch: boot traffic after each pass */
+	char msg[1024];
+};
+
+/* One process of a job: its ranks, and what it runs. */
+struct proc {
+	uint32_t n, per, first;
+	struct ccore_comm *c[MAXN];
+	struct rank_bufs b[MAXN];
+};
+
+typedef void proc_body(struct proc *pr, struct report *rep);
+
+static struct rank_run runs[MAX_RUNS];
+static uint32_t nruns;
+
+static void proc_init(struct proc *pr, const struct ccore_unique_id *id, struct report *rep)
+{
+	int ranks[MAXN], rc;
+
+	for (uint32_t i = 0; i < pr->per; i++)
+		ranks[i] = (int)(pr->first + i);
+	rc = pr->per == 1 ? ccore_comm_init_rank(&pr->c[0], (int)pr->n, id, (int)pr->first, NULL) :
+	     ccore_comm_init_ranks(pr->c, (int)pr->n, id, (int)pr->per, ranks, NULL);
+	for (uint32_t i = 0; !rc && i < pr->per; i++) {
+		pr->b[i] = (struct rank_bufs){ .comm = pr->c[i], .n = pr->n, .r = pr->first + i,
+					       .bytes = BUF_BYTES };
+		rc = ccore_mem_alloc(pr->c[i], BUF_BYTES, &pr->b[i].sb) ?:
+		     ccore_mem_alloc(pr->c[i], BUF_BYTES, &pr->b[i].rb);
+	}
+	if (rc) {
+		rep->rc = rc;
+		snprintf(rep->msg, sizeof(rep->msg), "ranks %u..%u: init: %s", pr->first,
+			 pr->first + pr->per - 1, ccore_last_error());
+	}
+}
+
+/* Run @x on the process's ranks (in a group, as a thread posting for several must). */
+static int proc_run(struct proc *pr, const struct rank_run *x, long *wrong)
+{
+	int rc;
+
+	if (x->algo)
+		setenv("CCORE_ALGO", x->algo, 1);
+	else
+		unsetenv("CCORE_ALGO");
+	for (uint32_t i = 0; i < pr->per; i++)
+		rank_run_fill(&pr->b[i], x);
+	rc = ccore_group_start();
+	for (uint32_t i = 0; i < pr->per && !rc; i++)
+		rc = rank_run_post(&pr->b[i], x);
+	rc = ccore_group_end() ?: rc;
+	for (uint32_t i = 0; i < pr->per && !rc; i++)
+		rc = ccore_stream_sync(ccore_comm_stream(pr->c[i]));
+	for (uint32_t i = 0; i < pr->per && !rc; i++)
+		*wrong += rank_run_check(&pr->b[i], x);
+	return rc;
+}
+
+/* Every run of runs[]: a forced algorithm may be refused (every rank alike). */
+static void sweep_body(struct proc *pr, struct report *rep)
+{
+	for (uint32_t k = 0; k < nruns; k++) {
+		const struct rank_run *x = &runs[k];
+		char what[192];
+		long wrong = 0;
+		int rc = proc_run(pr, x, &wrong);
+
+		if (rc && x->algo && rc == -ENOENT &&
+		    strstr(ccore_last_error(), "no algorithm can serve")) {
+			rep->refused++;
+			continue;
+		}
+		rank_run_describe(x, what, sizeof(what));
+		if (!rc && x->count && x->algo && strcmp(ccore_comm_last_algo(pr->c[0]), x->algo))
+			rc = -EPROTO;
+		if (rc || wrong) {
+			rep->rc = rc ? rc : -EIO;
+			rep->wrong += wrong;
+			snprintf(rep->msg, sizeof(rep->msg), "ranks %u..%u: %s: %s", pr->first,
+				 pr->first + pr->per - 1, what,
+				 rc == -EPROTO ? "another algorithm ran" :
+				 rc ? ccore_last_error() : "wrong elements");
+			return;
+		}
+		rep->runs++;
+	}
+}
+
+/*
+ * A job of @n ranks in @n / @per forked processes of @per ranks, each
+ * running @body; the reports in @reps[process].  Fails the test if any
+ * process failed or died.
+ */
+static void job_fork(uint32_t n, uint32_t per, proc_body *body, struct report *reps)
+{
+	uint32_t nproc = n / per;
+	struct ccore_unique_id id;
+	pid_t root = rank_run_launcher(&id), pids[MAXN];
+	int fds[MAXN], status;
+
+	for (uint32_t p = 0; p < nproc; p++) {
+		int pipefd[2];
+
+		ASSERT_EQ(pipe(pipefd), 0);
+		pids[p] = fork();
+		ASSERT_TRUE(pids[p] >= 0);
+		if (pids[p] == 0) {
+			struct proc pr = { .n = n, .per = per, .first = p * per };
+			struct report rep = { 0 };
+
+			close(pipefd[0]);
+			proc_init(&pr, &id, &rep);
+			if (!rep.rc)
+				body(&pr, &rep);
+			for (uint32_t i = 0; i < per && pr.c[i]; i++)
+				ccore_comm_destroy(pr.c[i]);
+			_exit(write(pipefd[1], &rep, sizeof(rep)) == sizeof(rep) ? 0 : 2);
+		}
+		close(pipefd[1]);
+		fds[p] = pipefd[0];
+	}
+	for (uint32_t p = 0; p < nproc; p++) {
+		ssize_t got = read(fds[p], &reps[p], sizeof(reps[p]));
+
+		close(fds[p]);
+		waitpid(pids[p], &status, 0);
+		if (got != sizeof(reps[p]))
+			FAIL("N=%u in %u processes: process %u (pid %d) died without a report (status 0x%x)",
+			     n, nproc, p, pids[p], status);
+	}
+	waitpid(root, &status, 0);
+	for (uint32_t p = 0; p < nproc; p++)
+		if (reps[p].rc)
+			FAIL("N=%u in %u processes: process %u: %d: %s", n, nproc, p, reps[p].rc,
+			     reps[p].msg);
+}
+
+static void add_run(struct rank_run x)
+{
+	ASSERT_LT(nruns, MAX_RUNS);
+	runs[nruns++] = x;
+}
+
+/* Every collective x every algorithm serving it at @n ranks (and the tuner's) on @counts. */
+static void runs_algos(uint32_t n, uint32_t per, const uint64_t *counts, size_t nc)
+{
+	struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_device = 1,
+			       .ranks_per_node = n };
+
+	(void)per;
+	for (uint8_t coll = 0; coll < CS_NCOLL; coll++)
+		for (int a = -1; a < (int)algo_count(); a++) {
+			const struct algo *al = a < 0 ? NULL : algo_at((unsigned int)a);
+			struct cs_shape sh = { .coll = coll, .nranks = n, .count = counts[0],
+					       .root = n - 1, .peer = 1 };
+
+			if (al && (!(al->colls & (1u << coll)) || al->rejects(&sh, &o)))
+				continue;
+			for (size_t ci = 0; ci < nc; ci++) {
+				struct rank_run x = { .coll = coll, .algo = al ? al->name : NULL,
+						      .count = counts[ci], .dt = ccore_i32,
+						      .op = ccore_sum, .root = n - 1,
+						      .in_place = coll != CS_SENDRECV &&
+								  (ci + coll) % 2 };
+
+				add_run(x);
+				/* both ways at the first count */
+				if (ci == 0 && coll != CS_SENDRECV) {
+					x.in_place = !x.in_place;
+					add_run(x);
+				}
+			}
+		}
+}
+
+/* The reducing collectives with every dtype and every @op_step-th reduction, the tuner choosing. */
+static void runs_dtypes(int op_step)
+{
+	static const uint8_t colls[] = { CS_ALLREDUCE, CS_REDUCESCATTER, CS_REDUCE_COLL };
+
+	for (size_t k = 0; k < sizeof(colls); k++)
+		for (int dt = ccore_i8; dt <= ccore_f64; dt++)
+			for (int op = ccore_sum + (dt + (int)k) % op_step; op <= ccore_avg;
+			     op += op_step)
+				add_run((struct rank_run){ .coll = colls[k], .count = 33 + (uint64_t)dt,
+							   .dt = (enum ccore_dtype)dt,
+							   .op = (enum ccore_redop)op, .root = 0,
+							   .in_place = (dt + op) % 2 });
+}
+
+static void sweep(uint32_t n, uint32_t per, const uint64_t *counts, size_t nc, int op_step)
+{
+	struct report reps[MAXN];
+	unsigned long done = 0, refused = 0;
+
+	nruns = 0;
+	runs_algos(n, per, counts, nc);
+	runs_dtypes(op_step);
+	job_fork(n, per, sweep_body, reps);
+	for (uint32_t p = 0; p < n / per; p++) {
+		done += reps[p].runs;
+		refused += reps[p].refused;
+		ASSERT_EQ(reps[p].runs + reps[p].refused, nruns);
+	}
+	ccore_test_log("N=%u in %u processes: %u collectives each, %lu checked over the processes, 0 wrong; %lu forced algorithms refused",
+		       n, n / per, nruns, done, refused);
+	ASSERT_GT(done, 0);
+}
+
+TEST(sweep_one_rank_per_process)
+{
+	static const uint64_t counts[] = { 1, 64, 301, 1000 };
+	static const uint64_t counts8[] = { 5, 130, 999 };
+
+	sweep(2, 1, counts, 4, 1);
+	sweep(3, 1, counts, 4, 1);
+	sweep(4, 1, counts, 4, 1);
+	sweep(8, 1, counts8, 3, 1);
+	unsetenv("CCORE_ALGO");
+}
+
+TEST(sweep_two_ranks_per_process)
+{
+	static const uint64_t counts[] = { 7, 130 };
+
+	sweep(4, 2, counts, 2, 1);
+	sweep(6, 2, counts, 2, 2);
+	sweep(8, 2, counts, 2, 2);
+	unsetenv("CCORE_ALGO");
+}
+
+/* A few calls twice: the second pass, all of cached plans, sends nothing. */
+static void cached_body(struct proc *pr, struct report *rep)
+{
+	for (int pass = 0; pass < 2 && !rep->rc; pass++) {
+		uint64_t bytes;
+
+		sweep_body(pr, rep);
+		for (uint32_t i = 0; i < pr->per; i++) {
+			uint64_t m;
+
+			comm_boot_traffic(pr->c[i], &m, &bytes);
+			rep->msgs[pass] += m;
+		}
+	}
+}
+
+TEST(cached_launch_sends_nothing_across_processes)
+{
+	struct report reps[MAXN];
+
+	nruns = 0;
+	add_run((struct rank_run){ CS_ALLREDUCE, "ring", 300, ccore_f32, ccore_sum, 0, false });
+	add_run((struct rank_run){ CS_ALLGATHER, NULL, 77, ccore_i32, ccore_sum, 0, true });
+	add_run((struct rank_run){ CS_BROADCAST, NULL, 101, ccore_u8, ccore_sum, 2, false });
+	add_run((struct rank_run){ CS_SENDRECV, NULL, 64, ccore_i32, ccore_sum, 0, false });
+	add_run((struct rank_run){ CS_REDUCESCATTER, NULL, 33, ccore_bf16, ccore_max, 0, false });
+	job_fork(4, 1, cached_body, reps);
+	for (uint32_t p = 0; p < 4; p++) {
+		ccore_test_log("process %u: %llu bootstrap messages after the first pass, %llu after the second",
+			       p, (unsigned long long)reps[p].msgs[0],
+			       (unsigned long long)reps[p].msgs[1]);
+		/* the first pass exchanged (else this test could not fail) ... */
+		ASSERT_GT(reps[p].msgs[0], 0);
+		/* ... the second, all cached plans, nothing */
+		ASSERT_EQ(reps[p].msgs[1], reps[p].msgs[0]);
+	}
+	unsetenv("CCORE_ALGO");
+}
+
+/* --- a process killed in the middle of a collective ------------------------------------ */
+
+#define KILL_N 4
+#define VICTIM 2
+
+/* What a survivor saw: its failed call, and (rank 0) whether the victim's core was free again. */
+struct kill_report {
+	int rc;
+	int64_t fail_ms, destroy_ms;
+	int claim_rc;			/* claiming the dead rank's core: 0, it was released */
+	int new_rc;			/* the new communicator's AllReduce, checked */
+	long new_wrong;
+	char msg[1200], new_msg[1100];
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A survivor's new communicator of the KILL_N - 1 survivors: one checked AllReduce. */
+static void survivor_again(uint32_t rank, const struct ccore_unique_id *id, struct kill_report *kr)
+{
+	static const struct rank_run x = { CS_ALLREDUCE, NULL, 301, ccore_f32, ccore_sum, 0, false };
+	struct proc pr = { .n = KILL_N - 1, .per = 1, .first = rank < VICTIM ? rank : rank - 1 };
+	struct report rep = { 0 };
+	long wrong = 0;
+
+	proc_init(&pr, id, &rep);
+	kr->new_rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
+	kr->new_wrong = wrong;
+	snprintf(kr->new_msg, sizeof(kr->new_msg), "%s",
+		 rep.rc ? rep.msg : kr->new_rc ? ccore_last_error() : "");
+	if (pr.c[0])
+		ccore_comm_destroy(pr.c[0]);
+}
+
+static void kill_rank(uint32_t rank, const struct ccore_unique_id *id, int report_fd, int id_fd)
+{
+	static const struct rank_run x = { CS_ALLREDUCE, "ring", 8000, ccore_i32, ccore_sum, 0, false };
+	struct proc pr = { .n = KILL_N, .per = 1, .first = rank };
+	struct kill_report kr = { 0 };
+	struct report rep = { 0 };
+	struct ccore_unique_id again;
+	const struct clique_rank *v;
+	long wrong = 0;
+	int64_t t0;
+
+	proc_init(&pr, id, &rep);
+	/* a plan built and cached: the next launch sends nothing between processes */
+	kr.rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
+	if (kr.rc || wrong) {
+		snprintf(kr.msg, sizeof(kr.msg), "the first AllReduce: %d, %ld wrong: %s", kr.rc,
+			 wrong, rep.rc ? rep.msg : ccore_last_error());
+		kr.rc = kr.rc ? kr.rc : -EIO;
+		goto out;
+	}
+	if (rank == VICTIM) {
+		/* its part posted, which cannot finish before the others post theirs */
+		rank_run_fill(&pr.b[0], &x);
+		rank_run_post(&pr.b[0], &x);
+		raise(SIGKILL);
+	}
+	usleep(100000);
+	t0 = now_ms();
+	kr.rc = proc_run(&pr, &x, &wrong);
+	kr.fail_ms = now_ms() - t0;
+	snprintf(kr.msg, sizeof(kr.msg), "%s", kr.rc ? ccore_last_error() : "(it succeeded)");
+	/* the dead process's core is free again: rank 0 takes it */
+	v = &pr.c[0]->q->ranks[VICTIM];
+	if (rank == 0)
+		kr.claim_rc = ccore_system_claim_core(pr.c[0]->q->rt->sys, v->dev, v->core);
+	t0 = now_ms();
+	ccore_comm_destroy(pr.c[0]);
+	pr.c[0] = NULL;
+	kr.destroy_ms = now_ms() - t0;
+	if (read(id_fd, &again, sizeof(again)) == sizeof(again))
+		survivor_again(rank, &again, &kr);
+	else
+		kr.new_rc = -EIO;
+out:
+	if (pr.c[0])
+		ccore_comm_destroy(pr.c[0]);
+	_exit(write(report_fd, &kr, sizeof(kr)) == sizeof(kr) ? 0 : 2);
+}
+
+TEST(killed_process_fails_its_peers_and_new_communicators_work)
+{
+	struct ccore_unique_id id, again;
+	struct kill_report kr[KILL_N];
+	struct report reps[MAXN];
+	int rep_fd[KILL_N], id_fd[KILL_N], status;
+	pid_t pids[KILL_N], root = rank_run_launcher(&id), root2;
+
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		int rp[2], ip[2];
+
+		ASSERT_EQ(pipe(rp), 0);
+		ASSERT_EQ(pipe(ip), 0);
+		pids[r] = fork();
+		ASSERT_TRUE(pids[r] >= 0);
+		if (pids[r] == 0) {
+			close(rp[0]);
+			close(ip[1]);
+			kill_rank(r, &id, rp[1], ip[0]);
+		}
+		close(rp[1]);
+		close(ip[0]);
+		rep_fd[r] = rp[0];
+		id_fd[r] = ip[1];
+	}
+	waitpid(pids[VICTIM], &status, 0);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* the survivors' new communicator: a new unique id */
+	root2 = rank_run_launcher(&again);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (r != VICTIM)
+			ASSERT_EQ(write(id_fd[r], &again, sizeof(again)), sizeof(again));
+		close(id_fd[r]);
+	}
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (r == VICTIM) {
+			close(rep_fd[r]);
+			continue;
+		}
+		ASSERT_EQ(read(rep_fd[r], &kr[r], sizeof(kr[r])), sizeof(kr[r]));
+		close(rep_fd[r]);
+		waitpid(pids[r], &status, 0);
+	}
+	waitpid(root, &status, 0);
+	waitpid(root2, &status, 0);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		char name[32];
+
+		if (r == VICTIM)
+			continue;
+		ccore_test_log("rank %u: failed after %lld ms: %d: %s", r, (long long)kr[r].fail_ms,
+			       kr[r].rc, kr[r].msg);
+		ccore_test_log("rank %u: destroyed in %lld ms; claiming the dead rank's core: %d; the new communicator: %d, %ld wrong %s",
+			       r, (long long)kr[r].destroy_ms, kr[r].claim_rc, kr[r].new_rc,
+			       kr[r].new_wrong, kr[r].new_msg);
+		ASSERT_EQ(kr[r].rc, -EPIPE);
+		snprintf(name, sizeof(name), "rank %u (pid %d)", VICTIM, pids[VICTIM]);
+		ASSERT_STR_CONTAINS(kr[r].msg, name);
+		/* within the timeout, and far sooner */
+		ASSERT_LT(kr[r].fail_ms, 5000);
+		ASSERT_LT(kr[r].destroy_ms, 5000);
+		ASSERT_EQ(kr[r].claim_rc, 0);
+		ASSERT_EQ(kr[r].new_rc, 0);
+		ASSERT_EQ(kr[r].new_wrong, 0);
+	}
+	/* and new processes */
+	nruns = 0;
+	add_run((struct rank_run){ CS_ALLREDUCE, NULL, 1000, ccore_f32, ccore_sum, 0, true });
+	add_run((struct rank_run){ CS_ALLGATHER, NULL, 99, ccore_i32, ccore_sum, 0, false });
+	job_fork(KILL_N, 1, sweep_body, reps);
+	unsetenv("CCORE_ALGO");
+}
