@@ -205,7 +205,7 @@ deps-check:
 	$(Q)scripts/deps.sh $(DEPS_CHECK)
 
 $(OBJ)/model/%.o $(PIC)/model/%.o $(OBJ)/runtime/sim/%.o $(PIC)/runtime/sim/%.o \
-$(OBJ)/tools/%.o $(OBJ)/selftests/%.o $(BIN)/% $(BUILD)/tests/%: CFLAGS_ALL += $(MODEL_INCLUDES)
+$(OBJ)/tools/%.o $(OBJ)/selftests/%.o $(BIN)/% $(BUILD)/tests/% $(BUILD)/fuzzers/%: CFLAGS_ALL += $(MODEL_INCLUDES)
 $(OBJ)/selftests/%.o $(BUILD)/tests/%: CFLAGS_ALL += -Itools/common
 
 $(OBJ)/%.o: %.c
