@@ -787,7 +787,9 @@ TEST(recv_timeout_and_length)
  */
 static int send_timeout_main(struct rank_ctx *c)
 {
-	size_t size = 48 << 20;
+	/* far past what loopback TCP buffers (tcp_rmem's 32 MiB and tcp_wmem's 4 MiB
+	 * by default), however much autotuning grants */
+	size_t size = (size_t)256 << 20;
 	unsigned char *buf = calloc(1, size);
 	int fds = count_fds(), rc;
 	struct boot_id id;
@@ -827,9 +829,9 @@ TEST(send_timeout)
 	struct proc p[2];
 
 	run_job(2, send_timeout_main, NULL, p, 0, NULL);
-	assert_failed_with(p, 0, "send: timed out after 1000 ms waiting for rank 1 to take a message with tag 3 (50331648 bytes) (");
-	assert_failed_with(p, 0, " of 50331664 bytes sent)");
-	assert_failed_with(p, 1, "recv: rank 0 is gone before it sent a message with tag 3 (50331648 bytes): its connection closed without a goodbye");
+	assert_failed_with(p, 0, "send: timed out after 1000 ms waiting for rank 1 to take a message with tag 3 (268435456 bytes) (");
+	assert_failed_with(p, 0, " of 268435472 bytes sent)");
+	assert_failed_with(p, 1, "recv: rank 0 is gone before it sent a message with tag 3 (268435456 bytes): its connection closed without a goodbye");
 }
 
 /* --- in this process ------------------------------------------------------------ */
