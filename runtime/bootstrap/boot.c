@@ -14,6 +14,11 @@
  * (ABORT), and they theirs: the ring carries the name of a dead rank to
  * every rank waiting in a collective call.  After an error a struct boot
  * only repeats it.
+ *
+ * Over 800 lines for now: the connection machinery (framing, the queue by
+ * peer and tag, polling against a call's deadline) and the calls built on
+ * it share struct boot's insides; they are to part into two files, the
+ * machinery behind a private header.
  */
 #include "bootstrap/fdpass.h"
 #include "bootstrap/wire.h"
