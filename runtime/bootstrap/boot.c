@@ -484,7 +484,7 @@ static int op_send(struct boot *b, struct op *op)
 }
 
 /* Wait for @op to complete, by its deadline. */
-static int progress(struct boot *b, struct op *op)
+static int progress_wait(struct boot *b, struct op *op)
 {
 	for (;;) {
 		bool sending = op->to >= 0 && op->sent < sizeof(op->hdr) + op->len;
@@ -544,6 +544,18 @@ static int progress(struct boot *b, struct op *op)
 		if (b->pfds[0].revents)
 			accept_peer(b);
 	}
+}
+
+/* progress_wait(); a failed op drops what it received meanwhile (its send failed after) */
+static int progress(struct boot *b, struct op *op)
+{
+	int rc = progress_wait(b, op);
+
+	if (rc) {
+		free(op->got);
+		op->got = NULL;
+	}
+	return rc;
 }
 
 /* out[@p], opened on first use. */
