@@ -112,6 +112,17 @@ static int say(struct rank_ctx *c, const char *fmt, ...)
 			       say(c, __VA_ARGS__);                                 \
 	} while (0)
 
+/* In a child: wait for the case's go from @who (c->go); 0, or 1 having said why. */
+static int wait_go(struct rank_ctx *c, const char *who)
+{
+	struct pollfd pf = { .fd = c->go[0], .events = POLLIN };
+	char go;
+
+	CHILD_CHECK(c, poll(&pf, 1, JOB_LIMIT_MS) == 1 && read(c->go[0], &go, 1) == 1,
+		    "no go from %s", who);
+	return 0;
+}
+
 /*
  * Run @n processes of @fn, each with the read end of a pipe for ids
  * (@id_writer: the process that writes them, -1: the case's own code does,
@@ -239,6 +250,25 @@ static int write_ids(int fd, const struct boot_id *id, int count)
 	for (int i = 0; i < count; i++)
 		if (write(fd, id, sizeof(*id)) != (ssize_t)sizeof(*id))
 			return -errno;
+	return 0;
+}
+
+/*
+ * In a child of a two-rank case: rank 0 makes the id and hands it over,
+ * both join over loopback with the short timeout; 0, or 1 having said why.
+ */
+static int pair_join(struct rank_ctx *c, struct boot **b)
+{
+	struct boot_id id;
+
+	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
+	if (c->idx == 0) {
+		CHILD_CHECK(c, !boot_unique_id(&id), "%s", ccore_last_error());
+		CHILD_CHECK(c, !write_ids(c->id_fd, &id, 1), "writing the id");
+	} else {
+		CHILD_CHECK(c, !read_id(c->id_fd, &id), "no id");
+	}
+	CHILD_CHECK(c, !boot_init(&id, c->idx, 2, FAIL_TIMEOUT_MS, b), "%s", ccore_last_error());
 	return 0;
 }
 
@@ -454,13 +484,8 @@ static int rank_main(struct rank_ctx *c)
 	}
 	if (s->corrupt_magic[c->idx])
 		id.bytes[8] ^= 0x5a;	/* the magic: boot/wire.h */
-	if (s->wait_go[c->idx]) {
-		struct pollfd pf = { .fd = c->go[0], .events = POLLIN };
-		char go;
-
-		CHILD_CHECK(c, poll(&pf, 1, JOB_LIMIT_MS) == 1 && read(c->go[0], &go, 1) == 1,
-			    "no go from the stray");
-	}
+	if (s->wait_go[c->idx] && wait_go(c, "the stray"))
+		return 1;
 
 	rc = boot_init(&id, rank, nranks, s->timeout_ms, &b);
 	if (s->corrupt_magic[c->idx])
@@ -740,19 +765,12 @@ TEST(values_differ)
 static int recv_timeout_main(struct rank_ctx *c)
 {
 	int fds = count_fds(), threads = count_threads();
-	struct boot_id id;
 	struct boot *b;
 	char buf[16];
 	int rc;
 
-	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
-	if (c->idx == 0) {
-		CHILD_CHECK(c, !boot_unique_id(&id), "%s", ccore_last_error());
-		CHILD_CHECK(c, !write_ids(c->id_fd, &id, 1), "writing the id");
-	} else {
-		CHILD_CHECK(c, !read_id(c->id_fd, &id), "no id");
-	}
-	CHILD_CHECK(c, !boot_init(&id, c->idx, 2, FAIL_TIMEOUT_MS, &b), "%s", ccore_last_error());
+	if (pair_join(c, &b))
+		return 1;
 	if (c->idx == 0) {
 		/* 8 bytes where rank 1 expects 16 */
 		CHILD_CHECK(c, !boot_send(b, 1, 7, "12345678", 8), "%s", ccore_last_error());
@@ -792,28 +810,18 @@ static int send_timeout_main(struct rank_ctx *c)
 	size_t size = (size_t)256 << 20;
 	unsigned char *buf = calloc(1, size);
 	int fds = count_fds(), rc;
-	struct boot_id id;
 	struct boot *b;
 
 	CHILD_CHECK(c, buf, "out of memory");
-	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
-	if (c->idx == 0) {
-		CHILD_CHECK(c, !boot_unique_id(&id), "%s", ccore_last_error());
-		CHILD_CHECK(c, !write_ids(c->id_fd, &id, 1), "writing the id");
-	} else {
-		CHILD_CHECK(c, !read_id(c->id_fd, &id), "no id");
-	}
-	CHILD_CHECK(c, !boot_init(&id, c->idx, 2, FAIL_TIMEOUT_MS, &b), "%s", ccore_last_error());
+	if (pair_join(c, &b))
+		return 1;
 	if (c->idx == 0) {
 		rc = boot_send(b, 1, 3, buf, size);
 		/* the receiver reads only once the send gave up, however late it began */
 		CHILD_CHECK(c, write(c->go[1], "g", 1) == 1, "no go");
 	} else {
-		struct pollfd pf = { .fd = c->go[0], .events = POLLIN };
-		char go;
-
-		CHILD_CHECK(c, poll(&pf, 1, JOB_LIMIT_MS) == 1 && read(c->go[0], &go, 1) == 1,
-			    "the sender never gave up");
+		if (wait_go(c, "the sender"))
+			return 1;
 		rc = boot_recv(b, 0, 3, buf, size);
 	}
 	free(buf);
