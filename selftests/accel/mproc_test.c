@@ -20,12 +20,12 @@
  * to 2 ranks of one process (results checked, times only logged).
  */
 #include "ccore_test.h"
+#include "proc_counts.h"
 #include "ccore_verifiable.h"
 #include "algos/algo.h"
 #include "bootstrap/boot.h"
 #include "sched/cs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <signal.h>
@@ -213,19 +213,6 @@ static int sweep(struct proc *p, char *err, size_t len, long *checked)
 	return 0;
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static unsigned long long memory_used(void)
 {
 	unsigned long long total = 0, v;
@@ -277,7 +264,7 @@ static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per
 {
 	struct proc p = { .n = n, .per = per, .first = first };
 	char msg[1024] = "";
-	int ranks[MAXN], rc, fds0 = count_fds(), fds1;
+	int ranks[MAXN], rc, fds0 = count_open_fds(), fds1;
 	long checked = 0;
 
 	for (uint32_t i = 0; i < per; i++)
@@ -306,7 +293,7 @@ static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per
 	for (uint32_t i = 0; i < per; i++)
 		if (p.c[i])
 			ccore_comm_destroy(p.c[i]);
-	fds1 = count_fds();
+	fds1 = count_open_fds();
 	if (!rc && fds1 != fds0) {
 		snprintf(msg, sizeof(msg), "%d fds open after destroy, %d before", fds1, fds0);
 		rc = -EMFILE;

@@ -12,6 +12,7 @@
  * descriptor and thread counts) serves every case here and no other test.
  */
 #include "ccore_test.h"
+#include "proc_counts.h"
 #include "bootstrap/boot.h"
 #include "ccore.h"
 
@@ -36,25 +37,6 @@
 #define OK_TIMEOUT_MS 10000
 #define FAIL_TIMEOUT_MS 1000
 
-static int count_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - (!strcmp(path, "/proc/self/fd"));	/* opendir's own fd */
-}
-
-static int count_fds(void)
-{
-	return count_dir("/proc/self/fd");
-}
-
 /*
  * ThreadSanitizer runs a thread of its own once a process has made one:
  * under it, only the file descriptors are counted.
@@ -67,7 +49,7 @@ static int count_fds(void)
 
 static int count_threads(void)
 {
-	return THREADS_COUNTED ? count_dir("/proc/self/task") : 0;
+	return THREADS_COUNTED ? count_dir_entries("/proc/self/task") : 0;
 }
 
 /* --- one process per rank ---------------------------------------------------- */
@@ -131,7 +113,7 @@ static int wait_go(struct rank_ctx *c, const char *who)
 static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_writer,
 		    void (*launcher)(int id_wfd, int n))
 {
-	int idp[2], gop[2], res[MAXP][2], fds = count_fds();
+	int idp[2], gop[2], res[MAXP][2], fds = count_open_fds();
 	struct timespec t0;
 
 	ASSERT_LE(n, MAXP);
@@ -200,7 +182,7 @@ static void run_job(int n, rank_fn fn, const void *arg, struct proc *p, int id_w
 	}
 	for (int i = 0; i < n; i++)
 		waitpid(p[i].pid, &p[i].status, 0);
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(count_open_fds(), fds);
 }
 
 static bool exited_ok(const struct proc *p)
@@ -456,7 +438,7 @@ static int check_fds(struct rank_ctx *c, struct boot *b)
 static int rank_main(struct rank_ctx *c)
 {
 	const struct job_spec *s = c->arg;
-	int fds = count_fds(), threads = count_threads(), rc, code = 0;
+	int fds = count_open_fds(), threads = count_threads(), rc, code = 0;
 	int rank = s->rank_of[c->idx] ? s->rank_of[c->idx] - 1 : c->idx;
 	int nranks = s->nranks_of[c->idx] ? s->nranks_of[c->idx] : s->nranks;
 	struct boot_id id;
@@ -531,7 +513,7 @@ out:
 		/* the root ran here; a rank of the job joined it, none is left */
 		CHILD_CHECK(c, boot_root_wait(&id, 100) == -ENOENT, "the root is still here");
 	}
-	CHILD_CHECK(c, count_fds() == fds, "%d fds open at the end, %d at the start", count_fds(),
+	CHILD_CHECK(c, count_open_fds() == fds, "%d fds open at the end, %d at the start", count_open_fds(),
 		    fds);
 	CHILD_CHECK(c, count_threads() == threads, "%d threads at the end, %d at the start",
 		    count_threads(), threads);
@@ -541,7 +523,7 @@ out:
 /* The case's own process makes the id (a launcher that runs no rank). */
 static void launch_id(int id_wfd, int n)
 {
-	int fds = count_fds(), threads = count_threads();
+	int fds = count_open_fds(), threads = count_threads();
 	struct boot_id id;
 
 	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
@@ -550,7 +532,7 @@ static void launch_id(int id_wfd, int n)
 	/* the root serves the ranks, then ends */
 	if (boot_root_wait(&id, OK_TIMEOUT_MS))
 		FAIL("boot_root_wait: %s", ccore_last_error());
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(count_open_fds(), fds);
 	ASSERT_EQ(count_threads(), threads);
 	ASSERT_EQ(boot_root_wait(&id, 100), -ENOENT);
 	unsetenv("CCORE_SOCKET_IFNAME");
@@ -725,7 +707,7 @@ TEST(algo_agree)
 static int values_main(struct rank_ctx *c)
 {
 	const char *comm_id = c->arg;
-	int fds = count_fds(), r = c->idx;
+	int fds = count_open_fds(), r = c->idx;
 	struct boot_value same[] = { { "nodes", "1" }, { "unset", NULL } };
 	struct boot_value differ[] = {
 		{ "nodes", "1" }, { "parity", r % 2 ? "odd" : "even" }, { "cfg", r == 2 ? NULL : "a" },
@@ -746,7 +728,7 @@ static int values_main(struct rank_ctx *c)
 	/* a value check is no failure of the bootstrap */
 	CHILD_CHECK(c, !boot_barrier(b), "%s", ccore_last_error());
 	boot_close(b);
-	CHILD_CHECK(c, count_fds() == fds, "fds leaked");
+	CHILD_CHECK(c, count_open_fds() == fds, "fds leaked");
 	return 3;
 }
 
@@ -764,7 +746,7 @@ TEST(values_differ)
 /* Point to point: a receive nobody sends to times out naming the peer and the tag. */
 static int recv_timeout_main(struct rank_ctx *c)
 {
-	int fds = count_fds(), threads = count_threads();
+	int fds = count_open_fds(), threads = count_threads();
 	struct boot *b;
 	char buf[16];
 	int rc;
@@ -785,7 +767,7 @@ static int recv_timeout_main(struct rank_ctx *c)
 	/* after an error, every call repeats it */
 	CHILD_CHECK(c, boot_barrier(b) == rc, "a second call returned something else");
 	boot_close(b);
-	CHILD_CHECK(c, count_fds() == fds && count_threads() == threads, "fds or threads leaked");
+	CHILD_CHECK(c, count_open_fds() == fds && count_threads() == threads, "fds or threads leaked");
 	return 3;
 }
 
@@ -809,7 +791,7 @@ static int send_timeout_main(struct rank_ctx *c)
 	 * by default), however much autotuning grants */
 	size_t size = (size_t)256 << 20;
 	unsigned char *buf = calloc(1, size);
-	int fds = count_fds(), rc;
+	int fds = count_open_fds(), rc;
 	struct boot *b;
 
 	CHILD_CHECK(c, buf, "out of memory");
@@ -828,7 +810,7 @@ static int send_timeout_main(struct rank_ctx *c)
 	CHILD_CHECK(c, rc, "the transfer succeeded");
 	say(c, "%s", ccore_last_error());
 	boot_close(b);
-	CHILD_CHECK(c, count_fds() == fds, "fds leaked");
+	CHILD_CHECK(c, count_open_fds() == fds, "fds leaked");
 	return 3;
 }
 
@@ -847,7 +829,7 @@ TEST(send_timeout)
 /* A job of one rank, from CCORE_COMM_ID: the root runs here for the time of init. */
 TEST(single_rank)
 {
-	int fds = count_fds(), threads = count_threads(), v = 42;
+	int fds = count_open_fds(), threads = count_threads(), v = 42;
 	char value[64];
 	struct boot_id id;
 	struct boot *b;
@@ -870,14 +852,14 @@ TEST(single_rank)
 	boot_close(b);
 	unsetenv("CCORE_COMM_ID");
 	unsetenv("CCORE_SOCKET_IFNAME");
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(count_open_fds(), fds);
 	ASSERT_EQ(count_threads(), threads);
 }
 
 /* A root nobody comes to is stopped by boot_root_wait, its thread joined. */
 TEST(root_wait_stops)
 {
-	int fds = count_fds(), threads = count_threads();
+	int fds = count_open_fds(), threads = count_threads();
 	struct boot_id id;
 
 	setenv("CCORE_SOCKET_IFNAME", "lo", 1);
@@ -886,7 +868,7 @@ TEST(root_wait_stops)
 	ASSERT_EQ(boot_root_wait(&id, 50), -ECANCELED);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "stopped before every rank came");
 	unsetenv("CCORE_SOCKET_IFNAME");
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(count_open_fds(), fds);
 	ASSERT_EQ(count_threads(), threads);
 }
 

@@ -15,8 +15,8 @@
  */
 #include "tsim.h"
 #include "ccm_arena.h"
+#include "proc_counts.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,18 +72,6 @@ static void xread(int fd, void *p, size_t n)
 	}
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static bool socket_listed(const char *name)
 {
 	char line[512];
@@ -96,18 +84,6 @@ static bool socket_listed(const char *name)
 	if (f)
 		fclose(f);
 	return found;
-}
-
-static int count_dev_shm(void)
-{
-	DIR *d = opendir("/dev/shm");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
 }
 
 static void new_key(const char *name)
@@ -128,10 +104,10 @@ static pid_t spawn(int i, void (*fn)(int, int, int), int n)
 
 		close(k->up[0]);
 		close(k->down[1]);
-		fds = count_fds();
+		fds = count_open_fds();
 		fn(i, n, k->up[1] * 1000 + k->down[0]);
 		/* the system closed: its memfd, socket and threads went with it */
-		CHECK(count_fds() == fds, "%d fds open after close, %d before", count_fds(), fds);
+		CHECK(count_open_fds() == fds, "%d fds open after close, %d before", count_open_fds(), fds);
 		_exit(0);
 	}
 	close(k->up[1]);
@@ -273,7 +249,7 @@ static void barrier(int n)
 
 static void ring_of(int n, const char *name)
 {
-	int shm = count_dev_shm();
+	int shm = count_dir_entries("/dev/shm");
 
 	new_key(name);
 	for (int i = 0; i < n; i++)
@@ -281,7 +257,7 @@ static void ring_of(int n, const char *name)
 	exchange(n);
 	barrier(n);
 	reap_all(n, 0);
-	ASSERT_EQ(count_dev_shm(), shm);
+	ASSERT_EQ(count_dir_entries("/dev/shm"), shm);
 }
 
 TEST(two_processes_copy_into_each_other_and_wake_each_others_cc_cores)
@@ -453,7 +429,7 @@ TEST(a_process_killed_mid_transfer_holding_a_lock_is_named_and_released)
 {
 	struct card c;
 	pid_t victim;
-	int shm = count_dev_shm();
+	int shm = count_dir_entries("/dev/shm");
 
 	new_key("kill");
 	spawn(0, kill_child, 3);
@@ -485,14 +461,14 @@ TEST(a_process_killed_mid_transfer_holding_a_lock_is_named_and_released)
 	}
 	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
 	ASSERT_FALSE(socket_listed(key));
-	ASSERT_EQ(count_dev_shm(), shm);
+	ASSERT_EQ(count_dir_entries("/dev/shm"), shm);
 }
 
 TEST(a_timed_or_inline_fabric_cannot_be_shared)
 {
 	struct ccore_shared_opts o = { .sim_config = "timed=1" };
 	struct ccore_system *sys;
-	int fds = count_fds();
+	int fds = count_open_fds();
 
 	new_key("timed");
 	ASSERT_EQ(ccore_system_open_shared(key, &o, &sys), -EINVAL);
@@ -502,7 +478,7 @@ TEST(a_timed_or_inline_fabric_cannot_be_shared)
 	ASSERT_STR_CONTAINS(ccore_last_error(), "workers=0 cannot be shared");
 	ASSERT_EQ(ccore_system_open_shared("bad key", NULL, &sys), -EINVAL);
 	ASSERT_STR_CONTAINS(ccore_last_error(), "not printable ASCII");
-	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(count_open_fds(), fds);
 	ASSERT_FALSE(socket_listed(key));
 }
 
@@ -513,7 +489,7 @@ TEST(a_process_opens_a_job_key_once_and_leaves_nothing_after_close)
 	struct ccore_system *sys, *again;
 	uint32_t slot, h;
 	uint64_t va, dead;
-	int fds = count_fds(), shm = count_dev_shm();
+	int fds = count_open_fds(), shm = count_dir_entries("/dev/shm");
 
 	new_key("once");
 	for (int round = 0; round < 2; round++) {
@@ -531,10 +507,10 @@ TEST(a_process_opens_a_job_key_once_and_leaves_nothing_after_close)
 		ASSERT_EQ(ccore_dev_ioctl(ccore_system_device(sys, 1), DRM_IOCTL_CCORE_BO_CREATE, &u),
 			  -EOPNOTSUPP);
 		ccore_system_close(sys);
-		ASSERT_EQ(count_fds(), fds);
+		ASSERT_EQ(count_open_fds(), fds);
 		ASSERT_FALSE(socket_listed(key));
 	}
-	ASSERT_EQ(count_dev_shm(), shm);
+	ASSERT_EQ(count_dir_entries("/dev/shm"), shm);
 	/* a plain sim system is not shared */
 	ASSERT_EQ(ccore_system_open("sim", CONFIG, &sys), 0);
 	ASSERT_EQ(ccore_system_process_slot(sys, &slot), -ENODEV);
@@ -652,7 +628,7 @@ static void outlive_child(int i, int n, int fds)
 TEST(the_fabric_outlives_its_creator_and_a_killed_server)
 {
 	struct card c0, c1, c;
-	int st, shm = count_dev_shm();
+	int st, shm = count_dir_entries("/dev/shm");
 
 	new_key("outlive");
 	spawn(0, outlive_child, 4);
@@ -681,5 +657,5 @@ TEST(the_fabric_outlives_its_creator_and_a_killed_server)
 	}
 	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
 	ASSERT_FALSE(socket_listed(key));
-	ASSERT_EQ(count_dev_shm(), shm);
+	ASSERT_EQ(count_dir_entries("/dev/shm"), shm);
 }
