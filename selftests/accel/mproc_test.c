@@ -21,6 +21,7 @@
  */
 #include "ccore_test.h"
 #include "proc_counts.h"
+#include "rank_run.h"
 #include "ccore_verifiable.h"
 #include "algos/algo.h"
 #include "bootstrap/boot.h"
@@ -308,32 +309,6 @@ static void proc_main(const struct ccore_unique_id *id, uint32_t n, uint32_t per
 
 /* --- the job --------------------------------------------------------------------------- */
 
-/* A process that makes the id and runs the root (ranks forked from it would each think it ran theirs). */
-static pid_t launcher(struct ccore_unique_id *id)
-{
-	int p[2];
-	pid_t pid;
-
-	ASSERT_EQ(pipe(p), 0);
-	pid = fork();
-	ASSERT_TRUE(pid >= 0);
-	if (pid == 0) {
-		close(p[0]);
-		if (ccore_get_unique_id(id)) {
-			fprintf(stderr, "# ccore_get_unique_id: %s\n", ccore_last_error());
-			_exit(1);
-		}
-		if (write(p[1], id, sizeof(*id)) != sizeof(*id))
-			_exit(1);
-		boot_root_wait((const struct boot_id *)id, 60000);
-		_exit(0);
-	}
-	close(p[1]);
-	ASSERT_EQ(read(p[0], id, sizeof(*id)), sizeof(*id));
-	close(p[0]);
-	return pid;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -355,7 +330,7 @@ static void job(uint32_t n, uint32_t nproc)
 	/* the guest's fabric 0 has 2 devices: 4 ranks share them, 2 cores each */
 	setenv("CCORE_RANKS_PER_DEVICE", n > 2 ? "2" : "1", 1);
 	make_cases(n);
-	root = launcher(&id);
+	root = rank_run_launcher(&id);
 	for (uint32_t p = 0; p < nproc; p++) {
 		int fd[2];
 
@@ -493,7 +468,7 @@ TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
 
 	setenv("CCORE_RANKS_PER_DEVICE", "1", 1);
 	setenv("CCORE_ALGO", "ring", 1);
-	root = launcher(&id);
+	root = rank_run_launcher(&id);
 	ASSERT_EQ(pipe(vp), 0);
 	ASSERT_EQ(pipe(sp), 0);
 	ASSERT_EQ(pipe(gp), 0);
@@ -531,7 +506,7 @@ TEST(a_process_killed_in_a_collective_is_named_and_its_device_state_released)
 	ccore_test_log("rank 0: %s", msg);
 	waitpid(root, &status, 0);
 	/* the survivor and a new process make a new communicator */
-	root = launcher(&id);
+	root = rank_run_launcher(&id);
 	v = fork();
 	ASSERT_TRUE(v >= 0);
 	if (v == 0)
@@ -630,7 +605,7 @@ TEST(allreduce_8_bytes_latency_two_processes_and_one)
 	one = latency(c, 2, LAT_ITERS);
 	ccore_comm_destroy(c[0]);
 	ccore_comm_destroy(c[1]);
-	root = launcher(&id);
+	root = rank_run_launcher(&id);
 	for (int r = 0; r < 2; r++) {
 		ASSERT_EQ(pipe(fd[r]), 0);
 		pid[r] = fork();

@@ -67,9 +67,14 @@ pid_t rank_run_launcher(struct ccore_unique_id *id)
 	ASSERT_TRUE(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);
-		if (ccore_get_unique_id(id) || write(p[1], id, sizeof(*id)) != sizeof(*id))
+		if (ccore_get_unique_id(id)) {
+			fprintf(stderr, "# ccore_get_unique_id: %s\n", ccore_last_error());
 			_exit(1);
-		boot_root_wait((const struct boot_id *)id, 20000);
+		}
+		if (write(p[1], id, sizeof(*id)) != sizeof(*id))
+			_exit(1);
+		/* ends once it served every rank; a guest under TCG joins slowly */
+		boot_root_wait((const struct boot_id *)id, 60000);
 		_exit(0);
 	}
 	close(p[1]);
