@@ -434,6 +434,12 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns);
  */
 void ccm_fabric_nudge(struct ccm_fabric *f);
 /*
+ * A shared fabric: report what this process's CC cores did while other
+ * processes stepped them (they cannot call this process's host).  Waits
+ * do it; a host that checks a job's state without waiting calls it first.
+ */
+void ccm_fabric_deliver(struct ccm_fabric *f);
+/*
  * Timed mode: the virtual time in picoseconds (0 at creation; it only
  * moves while the model runs).  Always 0 in functional mode.
  */

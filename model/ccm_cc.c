@@ -10,15 +10,6 @@
 #include "ccm_internal.h"
 
 
-struct cc_events {
-	bool job_done;
-	u64 cookie;
-	int status;
-	u64 job_start_ps, job_trigger_ps;
-	bool notify;
-	u32 notify_value;
-};
-
 static size_t imem_bytes(const struct ccm_cc *cc)
 {
 	return (size_t)cc->agent.f->cfg.max_program_size * sizeof(*cc->imem);
@@ -101,10 +92,10 @@ void ccm_core_wake_ring(struct ccm_core *core)
 	ccm_compute_wake(core, true, 0);
 }
 
-static __printf(3, 4) void cc_fault(struct ccm_cc *cc, struct cc_events *ev,
+static __printf(3, 4) void cc_fault(struct ccm_cc *cc, struct ccm_cc_events *ev,
 				    const char *fmt, ...);
 
-static void cc_fault(struct ccm_cc *cc, struct cc_events *ev, const char *fmt, ...)
+static void cc_fault(struct ccm_cc *cc, struct ccm_cc_events *ev, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -176,7 +167,7 @@ static void cc_branch(struct ccm_cc *cc, const struct drm_ccore_insn *in)
 	cc->pc += (u32)in->target;
 }
 
-static bool cc_call(struct ccm_cc *cc, struct cc_events *ev, u32 target, bool job)
+static bool cc_call(struct ccm_cc *cc, struct ccm_cc_events *ev, u32 target, bool job)
 {
 	if (cc->depth >= DRM_CCORE_CALL_DEPTH) {
 		cc_fault(cc, ev, "call stack overflow (depth %u)", DRM_CCORE_CALL_DEPTH);
@@ -189,7 +180,7 @@ static bool cc_call(struct ccm_cc *cc, struct cc_events *ev, u32 target, bool jo
 	return true;
 }
 
-static void cc_ret(struct ccm_cc *cc, struct cc_events *ev)
+static void cc_ret(struct ccm_cc *cc, struct ccm_cc_events *ev)
 {
 	if (cc->depth == 0) {
 		cc_fault(cc, ev, "ret with an empty call stack");
@@ -207,7 +198,7 @@ static void cc_ret(struct ccm_cc *cc, struct cc_events *ev)
 	}
 }
 
-static bool cc_next(struct ccm_cc *cc, struct cc_events *ev)
+static bool cc_next(struct ccm_cc *cc, struct ccm_cc_events *ev)
 {
 	struct ccm_job_slot *j;
 
@@ -235,7 +226,7 @@ static bool cc_next(struct ccm_cc *cc, struct cc_events *ev)
  * STARTI: true once started; false when it faulted or must wait for free
  * slots (the engine wakes ring waiters as descriptors complete).
  */
-static bool cc_starti(struct ccm_cc *cc, struct cc_events *ev, const struct drm_ccore_insn *in)
+static bool cc_starti(struct ccm_cc *cc, struct ccm_cc_events *ev, const struct drm_ccore_insn *in)
 {
 	u32 reg = in->reg % DRM_CCORE_NUM_REGS;
 	struct ccm_err err;
@@ -261,7 +252,7 @@ static bool cc_starti(struct ccm_cc *cc, struct cc_events *ev, const struct drm_
 }
 
 /* Execute one instruction; false when the core blocked or stopped. */
-static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
+static bool cc_exec(struct ccm_cc *cc, struct ccm_cc_events *ev)
 {
 	struct ccm_fabric *f = cc->agent.f;
 	const struct drm_ccore_insn *in;
@@ -379,12 +370,18 @@ static bool cc_exec(struct ccm_cc *cc, struct cc_events *ev)
 	return true;
 }
 
-static void report(struct ccm_cc *cc, const struct cc_events *ev)
+void ccm_cc_report(struct ccm_cc *cc, const struct ccm_cc_events *ev)
 {
 	struct ccm_fabric *f = cc->agent.f;
 	void *host;
-	const struct ccm_host_ops *ops = ccm_host_ops_of(f, cc->core, &host);
+	const struct ccm_host_ops *ops;
 
+	if (!ev->notify && !ev->job_done)
+		return;
+	/* stepped by another process: its owner reports it (ccm_news.c) */
+	if (ccm_cc_hold_news(cc, ev))
+		return;
+	ops = ccm_host_ops_of(f, cc->core, &host);
 	if (ev->notify && ops && ops->notify)
 		ops->notify(host, cc->core->dev->index, cc->index, ev->notify_value);
 	if (ev->job_done && ccm_timed(f) && ops && ops->job_times)
@@ -398,10 +395,14 @@ static void report(struct ccm_cc *cc, const struct cc_events *ev)
 
 enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 {
-	struct cc_events ev = { 0 };
+	struct ccm_cc_events ev = { 0 };
 	enum ccm_step_result r = CCM_STEP_BLOCKED;
 	u32 i;
 
+	/* news held by other processes' steps: ours to report, or theirs
+	 * to keep when there is room for more */
+	if (ccm_cc_deliver(cc) || ccm_cc_news_full(cc))
+		return CCM_STEP_RUNNABLE;
 	ccm_mutex_lock(&cc->lock);
 	if (cc->state == CCM_CC_WAITING)
 		ccm_store32(&cc->state, CCM_CC_RUNNING);
@@ -428,7 +429,7 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 		}
 	}
 	ccm_mutex_unlock(&cc->lock);
-	report(cc, &ev);
+	ccm_cc_report(cc, &ev);
 	return r;
 }
 
@@ -452,7 +453,7 @@ void ccm_cc_dma_error(struct ccm_core *core, const char *msg)
 	u32 i;
 
 	for (i = 0; i < core->dev->f->cfg.cc_cores; i++) {
-		struct cc_events ev = { 0 };
+		struct ccm_cc_events ev = { 0 };
 
 		cc = &core->cc[i];
 		ccm_mutex_lock(&cc->lock);
@@ -461,7 +462,7 @@ void ccm_cc_dma_error(struct ccm_core *core, const char *msg)
 			cc->dma_errors++;
 		}
 		ccm_mutex_unlock(&cc->lock);
-		report(cc, &ev);
+		ccm_cc_report(cc, &ev);
 	}
 }
 
@@ -608,6 +609,9 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 		return;
 	failed = ccm_calloc(CCM_CC_QUEUE + 1, sizeof(*failed));
 	ccm_mutex_lock(&cc->lock);
+	/* news held for an owner that is not the one resetting goes */
+	if (ccm_my_sched(f) != ccm_agent_sched(&cc->agent))
+		ccm_cc_drop_news(cc);
 	if (cc->job_running && failed)
 		failed[n++] = cc->job_cookie;
 	cc->job_running = false;
@@ -619,6 +623,7 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 	cc_restart(cc);
 	cc->resets++;
 	ccm_mutex_unlock(&cc->lock);
+	ccm_cc_deliver(cc);
 	ops = ccm_host_ops_of(f, cc->core, &host);
 	for (i = 0; i < n; i++)
 		if (ops && ops->job_done)

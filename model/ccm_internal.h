@@ -158,6 +158,30 @@ struct ccm_prog_region {
 	u32 base, count;
 };
 
+/* What a CC core's step has to tell its host, after the core's lock. */
+struct ccm_cc_events {
+	bool job_done;
+	u64 cookie;
+	int status;
+	u64 job_start_ps, job_trigger_ps;
+	bool notify;
+	u32 notify_value;
+};
+
+/* A CC core's news kept for its owner: a job's end, a NOTIFY. */
+struct ccm_news {
+	u64 cookie;
+	s32 status;
+	u32 notify_value;
+	bool job_done, notify;
+};
+
+/*
+ * How many a core keeps before it waits for its owner; one more fits: a
+ * DMA error ending the running job after a NOTIFY filled them.
+ */
+#define CCM_CC_NEWS 8
+
 struct ccm_cc {
 	struct ccm_agent agent;
 	struct ccm_core *core;
@@ -195,6 +219,13 @@ struct ccm_cc {
 	 */
 	u32 wait_kind;			/* enum ccm_wait_kind */
 	u32 wait_sem;			/* CCM_WAIT_SEM: the semaphore */
+	/*
+	 * Shared fabric: news from steps another process ran (it cannot call
+	 * this core's host), oldest first, until the owner reports it
+	 * (ccm_news.c).  Full, the core waits for its owner to step it.
+	 */
+	struct ccm_news held[CCM_CC_NEWS + 1];
+	u32 held_head, held_count;
 };
 
 /*
@@ -308,11 +339,20 @@ struct ccm_timed {
  */
 enum ccm_proc_state { CCM_PROC_FREE, CCM_PROC_LIVE, CCM_PROC_DEAD, CCM_PROC_REAPING };
 
+/*
+ * @thieves, @stealing, @stepping and @news: other processes stepping this
+ * one's agents (ccm_steal_user.c).
+ */
 struct ccm_proc {
 	u32 state;			/* atomic: enum ccm_proc_state */
 	u32 pid;
 	u32 dead_pid;			/* the last process found dead in this slot */
 	struct ccm_sched sched;
+	u64 thieves;			/* atomic: slots stepping one of its agents now */
+	u32 stealing;			/* atomic: one of its threads steals now */
+	u32 steal_next;			/* the slot it tries first next time */
+	u32 news;			/* atomic: its cores hold news for it (ccm_cc.c) */
+	struct ccm_agent *stepping;	/* atomic: the agent of another slot it steps */
 };
 
 /*
@@ -349,6 +389,11 @@ static inline const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fa
 static inline void ccm_shared_stop(struct ccm_fabric *f)
 {
 }
+
+static inline bool ccm_steal_one(struct ccm_fabric *f)
+{
+	return false;
+}
 #else
 /* Stop this process's workers of shared @f (it stays attached). */
 void ccm_shared_stop(struct ccm_fabric *f);
@@ -357,12 +402,30 @@ struct ccm_sched *ccm_shared_my_sched(struct ccm_fabric *f);
 /* The callbacks of this process, if @core is one of its cores, else NULL. */
 const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
 					       const struct ccm_core *core, void **host);
+/*
+ * ccm_steal_user.c: step one ready agent of another process of shared @f
+ * (false: none to step); keep thieves out of, or repair after, a slot.
+ */
+bool ccm_steal_one(struct ccm_fabric *f);
+void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot);
+void ccm_steal_repair(struct ccm_fabric *f, u32 dead);
 #endif
 
 /* The run queue this thread's process runs. */
 static inline struct ccm_sched *ccm_my_sched(struct ccm_fabric *f)
 {
 	return f->procs ? ccm_shared_my_sched(f) : &f->sched;
+}
+
+/*
+ * The run queue of @a: the fabric's, or in a shared fabric that of the
+ * process whose cores it belongs to (NULL: no process claimed them).
+ */
+static inline struct ccm_sched *ccm_agent_sched(const struct ccm_agent *a)
+{
+	if (!a->f->procs)
+		return &a->f->sched;
+	return a->proc ? &a->f->procs[a->proc - 1].sched : NULL;
 }
 
 /* Whom to tell about what @core did (NULL: nobody in this process). */
@@ -396,6 +459,15 @@ int ccm_sched_init_one(struct ccm_fabric *f, struct ccm_sched *s);
 void ccm_sched_start_one(struct ccm_sched *s, struct ccm_thread *threads, u32 n);
 void ccm_sched_stop_one(struct ccm_sched *s);
 void ccm_sched_fini_one(struct ccm_sched *s);
+/* With @s's lock held: may another process step the agent at its head? */
+bool ccm_sched_head_stealable(struct ccm_sched *s);
+/*
+ * With @s's lock held: step the agent at its head, noting it in @stepping
+ * meanwhile (a reaper finds it there if this process dies in the step).
+ */
+void ccm_sched_run_noted(struct ccm_sched *s, struct ccm_agent **stepping);
+/* With @s's lock held: queue @a again, whose step a dead process left. */
+void ccm_sched_requeue_lost(struct ccm_sched *s, struct ccm_agent *a);
 void ccm_sched_start(struct ccm_fabric *f);
 void ccm_sched_fini(struct ccm_fabric *f);
 void ccm_agent_wake(struct ccm_agent *a);
@@ -486,6 +558,17 @@ bool ccm_ring_settled(const struct ccm_ring *r);
 int ccm_cc_init(struct ccm_cc *cc, struct ccm_core *core, u32 index);
 void ccm_cc_fini(struct ccm_cc *cc);
 enum ccm_step_result ccm_cc_step(struct ccm_cc *cc);
+/* Tell @cc's host @ev, with no lock held (or keep it for the owner). */
+void ccm_cc_report(struct ccm_cc *cc, const struct ccm_cc_events *ev);
+/*
+ * ccm_news.c: keep @ev for @cc's owner if another process stepped it
+ * (false: the caller reports); is @cc's news full for this stepper; report
+ * what it holds if this is its owner (true: did); drop it (@cc's lock held).
+ */
+bool ccm_cc_hold_news(struct ccm_cc *cc, const struct ccm_cc_events *ev);
+bool ccm_cc_news_full(const struct ccm_cc *cc);
+bool ccm_cc_deliver(struct ccm_cc *cc);
+void ccm_cc_drop_news(struct ccm_cc *cc);
 /* Semaphore @ref of @core changed: wake the CC cores that may wait on it. */
 void ccm_core_wake_sem(struct ccm_core *core, u32 ref);
 /* A ring of @core progressed: wake the CC cores that may wait on it. */

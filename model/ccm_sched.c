@@ -154,17 +154,8 @@ static void wake_locked(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
 }
 
 static void host_kick_one(struct ccm_sched *s, bool fence);
+static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping);
 
-/*
- * The run queue of @a: the fabric's, or in a shared fabric that of the
- * process whose cores it belongs to (NULL: no process claimed them).
- */
-static struct ccm_sched *agent_sched(const struct ccm_agent *a)
-{
-	if (!a->f->procs)
-		return &a->f->sched;
-	return a->proc ? &a->f->procs[a->proc - 1].sched : NULL;
-}
 
 /*
  * An agent of another process of a shared fabric: its workers may all
@@ -183,7 +174,7 @@ static void wake_remote(struct ccm_sched *s, struct ccm_agent *a)
 
 void ccm_agent_wake_heavy(struct ccm_agent *a, bool heavy)
 {
-	struct ccm_sched *s = agent_sched(a);
+	struct ccm_sched *s = ccm_agent_sched(a);
 
 	if (ccm_timed(a->f)) {
 		ccm_agent_wake_after(a, 0);
@@ -268,6 +259,26 @@ static u32 pending(struct ccm_sched *s)
  */
 static void run_one(struct ccm_sched *s)
 {
+	run_noted(s, NULL);
+}
+
+void ccm_sched_run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
+{
+	run_noted(s, stepping);
+}
+
+/*
+ * An agent another process stepped goes back light while its owner has
+ * host threads waiting (they, or a thief, run it next); heavy, it would
+ * wake the owner's sleeping workers through the kernel.
+ */
+static bool left_to_waiters(struct ccm_sched *s, struct ccm_agent **stepping)
+{
+	return stepping && __atomic_load_n(&s->host_waiters, __ATOMIC_ACQUIRE);
+}
+
+static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
+{
 	struct ccm_fabric *f = s->f;
 	struct ccm_agent *a;
 	enum ccm_step_result r;
@@ -280,6 +291,8 @@ static void run_one(struct ccm_sched *s)
 	a->state = CCM_AGENT_RUNNING;
 	a->rerun = false;
 	s->running++;
+	if (stepping)
+		__atomic_store_n(stepping, a, __ATOMIC_RELEASE);
 #ifdef CCM_THREAD_LOCAL
 	struct wake_batch wakes = { .s = s }, *outer = step_wakes;
 
@@ -298,10 +311,31 @@ static void run_one(struct ccm_sched *s)
 	s->running--;
 	if (r == CCM_STEP_RUNNABLE || a->rerun) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_and_wake(s, a, r == CCM_STEP_RUNNABLE);
+		queue_and_wake(s, a, r == CCM_STEP_RUNNABLE && !left_to_waiters(s, stepping));
 	} else {
 		a->state = CCM_AGENT_IDLE;
 	}
+	if (stepping)
+		__atomic_store_n(stepping, NULL, __ATOMIC_RELEASE);
+}
+
+bool ccm_sched_head_stealable(struct ccm_sched *s)
+{
+	const struct ccm_agent *a = s->queue[s->head];
+
+	/* a compute engine reports to its own process's host; a CC core
+	 * holding all the news it can waits for its owner */
+	return a->kind != CCM_AGENT_COMPUTE &&
+	       (a->kind != CCM_AGENT_CC || !ccm_cc_news_full((const struct ccm_cc *)a));
+}
+
+void ccm_sched_requeue_lost(struct ccm_sched *s, struct ccm_agent *a)
+{
+	if (a->state != CCM_AGENT_RUNNING)
+		return;
+	s->running--;
+	a->state = CCM_AGENT_QUEUED;
+	queue_and_wake(s, a, true);
 }
 
 /* How long an idle worker polls the run queue before it sleeps. */
@@ -608,6 +642,7 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 	for (;;) {
 		ccm_yield();
 		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+		ccm_fabric_deliver(f);
 		if (cond(arg))
 			break;
 		ccm_mutex_lock(&s->lock);
@@ -627,14 +662,26 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			continue;
 		}
 		ccm_mutex_unlock(&s->lock);
+		/* shared: nothing of ours to run, so run other processes'
+		 * (what we wait for is likely theirs) */
+		if (f->procs && ccm_steal_one(f)) {
+			if (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns) {
+				rc = cond(arg) ? 0 : -ETIMEDOUT;
+				break;
+			}
+			continue;
+		}
 		/* poll a while before sleeping: waking a sleeper is slow */
 		for (u32 i = 0; i < CCM_WAIT_SPIN_ROUNDS; i++) {
 			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen ||
 			    __atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
 				break;
 			/* shared: what it waits for may need this CPU */
-			if (f->procs && i % 64 == 63)
+			if (f->procs && i % 64 == 63) {
+				if (ccm_steal_one(f))
+					break;
 				ccm_poll_yield();
+			}
 			__builtin_ia32_pause();
 		}
 		ccm_mutex_lock(&s->lock);

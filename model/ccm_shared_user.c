@@ -239,12 +239,16 @@ static void slot_release(struct ccm_fabric *f, u32 slot, int status)
 	u32 d, k;
 
 	__atomic_fetch_and(&f->live, ~(1ull << slot), __ATOMIC_SEQ_CST);
+	/* no other process steps its agents while they are released */
+	ccm_steal_wait_thieves(f, slot);
 	for (d = 0; d < f->ndev; d++)
 		for (k = 0; k < f->cfg.cores; k++)
 			if (ccm_load32(&f->devs[d].cores[k].owner) == slot + 1)
 				core_release(f, &f->devs[d].cores[k], status);
 	ccm_sched_fini_one(&p->sched);
 	memset(&p->sched, 0, sizeof(p->sched));
+	p->stealing = 0;
+	p->steal_next = 0;
 	p->pid = 0;
 	ccm_store32(&p->state, CCM_PROC_FREE);
 }
@@ -319,6 +323,8 @@ bool ccm_fabric_reap(struct ccm_fabric *f, u32 slot)
 	    !ccm_cas32(&f->procs[slot].state, &dead, CCM_PROC_REAPING))
 		return false;
 	ccm_arena_current = ccm_arena_of(f);
+	/* what it stepped of another process's goes back on that queue */
+	ccm_steal_repair(f, slot);
 	slot_release(f, slot, -EPIPE);
 	ccm_arena_current = was;
 	return true;

@@ -107,6 +107,8 @@ int sim_program_free(struct sim_ctx *c, void *arg)
 	struct ccm_err err;
 	int rc;
 
+	/* jobs other processes ran to the end count as ended */
+	ccm_fabric_deliver(c->sys->f);
 	rc = ccm_uapi_program_free(a, p != NULL,
 				   p ? __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) : 0, &err);
 	if (rc)
@@ -125,6 +127,7 @@ int sim_submit(struct sim_ctx *c, void *arg)
 	struct sim_job *j;
 	int rc;
 
+	ccm_fabric_deliver(c->sys->f);	/* frees the slots of jobs ended */
 	rc = ccm_uapi_submit(a, &err);
 	if (!rc && (a->in_syncobj || a->out_syncobj))
 		rc = ccm_reject(&err, -EOPNOTSUPP, DRM_CCORE_REASON_SYNCOBJ, 0,
@@ -211,6 +214,7 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	if (rc)
 		return sim_fail(DRM_IOCTL_CCORE_JOB_WAIT, rc, &err);
 	/* done already (small jobs usually are): no clock to read */
+	ccm_fabric_deliver(c->sys->f);
 	done = job_done(j);
 	own = done ? 0 : job_deadline_ns(j);
 	deadline = done || a->timeout_ns < own ? a->timeout_ns : own;
@@ -238,6 +242,7 @@ int sim_job_times(struct sim_ctx *c, u64 job, struct ccore_job_times *out)
 {
 	struct sim_job *j = &c->jobs[job % SIM_JOB_SLOTS];
 
+	ccm_fabric_deliver(c->sys->f);
 	if (!job || j->seq != job || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
 		return ccore_error(-EINVAL, "job times: job %llu is unknown, too old or not finished",
 				   (unsigned long long)job);

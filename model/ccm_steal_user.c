@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared fabrics: a process whose host thread waits, with nothing of its
+ * own to run, steps other processes' ready agents.
+ *
+ * Each process runs its own cores (ccm_shared_user.c).  A small collective
+ * over ranks in four processes on two CPUs then needed each process on a
+ * CPU in turn for every hop of the program (about 24 context switches per
+ * 8-byte AllReduce); with stealing, the processes that are on a CPU carry
+ * the collective and the others only start their jobs and collect them.
+ *
+ * What stays with the owner: telling its host (a CC core holds a job's
+ * completion for its owner, ccm_cc.c) and compute engines (their callback).
+ * One thread per process steals at a time, and notes the agent it steps in
+ * its slot, so that a reaper can put it back if the process dies in the
+ * step; a process leaving a slot waits for the thieves in it to go.
+ */
+#ifndef __KERNEL__
+#include "ccm_internal.h"
+
+static u32 slot_of(const struct ccm_fabric *f, const struct ccm_sched *s)
+{
+	const char *proc = (const char *)s - offsetof(struct ccm_proc, sched);
+
+	return (u32)((const struct ccm_proc *)proc - f->procs);
+}
+
+/* Step the head of @victim's queue if another process may (true: did). */
+static bool steal_from(struct ccm_fabric *f, struct ccm_proc *me, u32 self, u32 victim)
+{
+	struct ccm_proc *v = &f->procs[victim];
+	struct ccm_sched *q = &v->sched;
+	u64 mark = 1ull << self;
+	bool stole = false;
+
+	if (!__atomic_load_n(&q->count, __ATOMIC_ACQUIRE))
+		return false;
+	/* pairs with ccm_steal_wait_thieves(): it sees us, or we see it gone */
+	__atomic_fetch_or(&v->thieves, mark, __ATOMIC_SEQ_CST);
+	if ((ccm_load64(&f->live) & (1ull << victim)) &&
+	    ccm_load32(&v->state) == CCM_PROC_LIVE) {
+		ccm_mutex_lock(&q->lock);
+		if (q->count && !q->stop && ccm_sched_head_stealable(q)) {
+			ccm_sched_run_noted(q, &me->stepping);
+			stole = true;
+		}
+		ccm_mutex_unlock(&q->lock);
+	}
+	__atomic_fetch_and(&v->thieves, ~mark, __ATOMIC_SEQ_CST);
+	return stole;
+}
+
+bool ccm_steal_one(struct ccm_fabric *f)
+{
+	struct ccm_sched *mine = ccm_my_sched(f);
+	struct ccm_proc *me;
+	u32 self, idle = 0, i, n;
+	u64 live;
+	bool stole = false;
+
+	if (!f->procs || !mine)
+		return false;
+	self = slot_of(f, mine);
+	me = &f->procs[self];
+	if (!ccm_cas32(&me->stealing, &idle, 1))
+		return false;
+	live = ccm_load64(&f->live) & ~(1ull << self);
+	/* start past the last victim: no process is always served first */
+	for (n = 0; n < CCM_MAX_PROCS && live && !stole; n++) {
+		i = (me->steal_next + n) % CCM_MAX_PROCS;
+		if (!(live & (1ull << i)))
+			continue;
+		live &= ~(1ull << i);
+		stole = steal_from(f, me, self, i);
+		if (stole)
+			me->steal_next = i + 1;
+	}
+	ccm_store32(&me->stealing, 0);
+	return stole;
+}
+
+void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot)
+{
+	struct ccm_proc *p = &f->procs[slot];
+	u64 thieves;
+	u32 i;
+
+	while ((thieves = ccm_load64(&p->thieves))) {
+		/* one that died in a step never leaves: its reaper repairs */
+		for (i = 0; i < CCM_MAX_PROCS; i++)
+			if ((thieves & (1ull << i)) && ccm_lock_holder_dead(f->procs[i].pid))
+				__atomic_fetch_and(&p->thieves, ~(1ull << i), __ATOMIC_SEQ_CST);
+		ccm_poll_yield();
+	}
+}
+
+void ccm_steal_repair(struct ccm_fabric *f, u32 dead)
+{
+	struct ccm_agent *a = __atomic_exchange_n(&f->procs[dead].stepping, NULL,
+						  __ATOMIC_ACQ_REL);
+	struct ccm_sched *q;
+	u32 i;
+
+	for (i = 0; i < CCM_MAX_PROCS; i++)
+		__atomic_fetch_and(&f->procs[i].thieves, ~(1ull << dead), __ATOMIC_SEQ_CST);
+	q = a ? ccm_agent_sched(a) : NULL;
+	/* its owner's slot may be gone too (then so is the agent's claim) */
+	if (!q || !q->queue)
+		return;
+	/* its lock, if the dead process held it, passes to us */
+	ccm_mutex_lock(&q->lock);
+	ccm_sched_requeue_lost(q, a);
+	ccm_mutex_unlock(&q->lock);
+}
+#endif
