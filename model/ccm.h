@@ -392,6 +392,17 @@ int ccm_inject_dma_error(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_err
  */
 int ccm_inject_cc_hang(struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *err);
 
+/**
+ * ccm_inject_thief_death() - die inside the next step stolen from another process
+ *
+ * Shared fabrics only (userspace): the next step this process runs of
+ * another process's agent (model/ccm_steal_user.c) kills this process
+ * (SIGKILL) after the step began and before it ended, as a kill at the
+ * wrong moment would; its reaper must then fail that core's jobs and put
+ * the agent back.
+ */
+void ccm_inject_thief_death(void);
+
 /* --- links --------------------------------------------------------------- */
 enum ccm_link_tier {
 	CCM_TIER_LOCAL,		/* same device */
@@ -511,6 +522,8 @@ u64 ccm_fabric_dead_slots(const struct ccm_fabric *f);
 u32 ccm_fabric_dead_pid(const struct ccm_fabric *f, u32 slot);
 /* How many deaths were found so far (a waiter compares before and after). */
 u32 ccm_fabric_deaths(const struct ccm_fabric *f);
+/* Steps of another process's agent that a dead process left half done. */
+u32 ccm_fabric_broken_steps(const struct ccm_fabric *f);
 /*
  * Stop the cores of dead @slot (their jobs end, rings and compute stop,
  * nothing of theirs runs again), unclaim them and free the slot.  True

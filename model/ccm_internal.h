@@ -369,6 +369,7 @@ struct ccm_fabric {
 	struct ccm_timed tm;
 	struct ccm_proc *procs;		/* CCM_MAX_PROCS, or NULL: not shared */
 	u32 deaths;			/* atomic: processes found dead so far */
+	u32 broken_steps;		/* atomic: stolen steps their thief died in */
 	u64 died;			/* atomic: slots whose process died, until reused */
 	u64 live;			/* atomic: slots attached (what a kick visits) */
 };
@@ -394,6 +395,10 @@ static inline bool ccm_steal_one(struct ccm_fabric *f)
 {
 	return false;
 }
+
+static inline void ccm_steal_stepping(void)
+{
+}
 #else
 /* Stop this process's workers of shared @f (it stays attached). */
 void ccm_shared_stop(struct ccm_fabric *f);
@@ -407,6 +412,8 @@ const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
  * (false: none to step); keep thieves out of, or repair after, a slot.
  */
 bool ccm_steal_one(struct ccm_fabric *f);
+/* A stolen step begins (where ccm_inject_thief_death() strikes). */
+void ccm_steal_stepping(void);
 void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot);
 void ccm_steal_repair(struct ccm_fabric *f, u32 dead);
 #endif

@@ -299,6 +299,8 @@ static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
 	step_wakes = &wakes;
 #endif
 	ccm_mutex_unlock(&s->lock);
+	if (stepping)
+		ccm_steal_stepping();
 
 	r = ccm_agent_step(a);
 

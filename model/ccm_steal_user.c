@@ -12,11 +12,27 @@
  * What stays with the owner: telling its host (a CC core holds a job's
  * completion for its owner, ccm_cc.c) and compute engines (their callback).
  * One thread per process steals at a time, and notes the agent it steps in
- * its slot, so that a reaper can put it back if the process dies in the
- * step; a process leaving a slot waits for the thieves in it to go.
+ * its slot: if the process dies in the step, its reaper fails the jobs
+ * running on that core (the step may have stopped half done) and puts the
+ * agent back.  A process leaving a slot waits for the thieves in it to go.
  */
 #ifndef __KERNEL__
 #include "ccm_internal.h"
+
+#include <signal.h>
+
+static bool die_in_next_steal;
+
+void ccm_inject_thief_death(void)
+{
+	__atomic_store_n(&die_in_next_steal, true, __ATOMIC_RELEASE);
+}
+
+void ccm_steal_stepping(void)
+{
+	if (__atomic_load_n(&die_in_next_steal, __ATOMIC_ACQUIRE))
+		raise(SIGKILL);
+}
 
 static u32 slot_of(const struct ccm_fabric *f, const struct ccm_sched *s)
 {
@@ -94,10 +110,23 @@ void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot)
 	}
 }
 
+static struct ccm_core *core_of(struct ccm_agent *a)
+{
+	if (a->kind == CCM_AGENT_CC)
+		return ((struct ccm_cc *)a)->core;
+	return ((struct ccm_engine *)a)->core;
+}
+
+u32 ccm_fabric_broken_steps(const struct ccm_fabric *f)
+{
+	return ccm_load32(&f->broken_steps);
+}
+
 void ccm_steal_repair(struct ccm_fabric *f, u32 dead)
 {
 	struct ccm_agent *a = __atomic_exchange_n(&f->procs[dead].stepping, NULL,
 						  __ATOMIC_ACQ_REL);
+	char msg[96];
 	struct ccm_sched *q;
 	u32 i;
 
@@ -107,7 +136,15 @@ void ccm_steal_repair(struct ccm_fabric *f, u32 dead)
 	/* its owner's slot may be gone too (then so is the agent's claim) */
 	if (!q || !q->queue)
 		return;
-	/* its lock, if the dead process held it, passes to us */
+	/*
+	 * The step stopped anywhere: what it changed may be half done, so
+	 * the core's running jobs fail rather than finish on it.  Its locks,
+	 * if the dead process held them, pass to us.
+	 */
+	ccm_add32(&f->broken_steps, 1);
+	snprintf(msg, sizeof(msg), "process %u died stepping this core (it ran other processes' cores)",
+		 f->procs[dead].dead_pid);
+	ccm_cc_dma_error(core_of(a), msg);
 	ccm_mutex_lock(&q->lock);
 	ccm_sched_requeue_lost(q, a);
 	ccm_mutex_unlock(&q->lock);

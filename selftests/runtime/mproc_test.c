@@ -482,3 +482,125 @@ TEST(killed_process_fails_its_peers_and_new_communicators_work)
 	job_fork(KILL_N, 1, sweep_body, reps);
 	unsetenv("CCORE_ALGO");
 }
+
+/* --- processes killed at random moments ------------------------------------------------ */
+
+/*
+ * A waiting process steps other processes' cores, so a process killed at a
+ * random moment may die inside a step of a survivor's core.  Whatever it
+ * was doing, every survivor's loop of collectives ends in an error naming
+ * the dead process (-EPIPE: the dead rank never posts; -EIO: the dead
+ * process was stepping this rank's core), none hangs, none returns wrong
+ * data, and a new job works afterwards.
+ */
+#define CHURN_ROUNDS 6
+
+struct churn_report {
+	int rc;
+	unsigned long calls;
+	long wrong;
+	int64_t fail_ms;
+	char msg[1024];
+};
+
+static void churn_rank(uint32_t rank, const struct ccore_unique_id *id, int ready_fd, int report_fd)
+{
+	static const struct rank_run xs[] = {
+		{ CS_ALLREDUCE, NULL, 2, ccore_f32, ccore_sum, 0, false },
+		{ CS_ALLREDUCE, NULL, 1000, ccore_i32, ccore_sum, 0, true },
+		{ CS_ALLGATHER, NULL, 999, ccore_f32, ccore_sum, 0, false },
+	};
+	struct proc pr = { .n = KILL_N, .per = 1, .first = rank };
+	struct churn_report cr = { 0 };
+	struct report rep = { 0 };
+	char one = 1;
+	int64_t t0;
+
+	proc_init(&pr, id, &rep);
+	if (write(ready_fd, &one, 1) != 1 || rep.rc) {
+		cr.rc = rep.rc ? rep.rc : -EIO;
+		snprintf(cr.msg, sizeof(cr.msg), "%s", rep.msg);
+		goto out;
+	}
+	for (;;) {
+		t0 = now_ms();
+		cr.rc = proc_run(&pr, &xs[cr.calls % 3], &cr.wrong);
+		if (cr.rc || cr.wrong)
+			break;
+		cr.calls++;
+	}
+	cr.fail_ms = now_ms() - t0;
+	snprintf(cr.msg, sizeof(cr.msg), "%s", cr.rc ? ccore_last_error() : "wrong elements");
+out:
+	if (pr.c[0])
+		ccore_comm_destroy(pr.c[0]);
+	_exit(write(report_fd, &cr, sizeof(cr)) == sizeof(cr) ? 0 : 2);
+}
+
+static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_ms)
+{
+	struct churn_report cr[KILL_N];
+	struct ccore_unique_id id;
+	pid_t pids[KILL_N], root = rank_run_launcher(&id);
+	int rep_fd[KILL_N], ready[2], status;
+	char pid_text[24], byte;
+
+	ASSERT_EQ(pipe(ready), 0);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		int rp[2];
+
+		ASSERT_EQ(pipe(rp), 0);
+		pids[r] = fork();
+		ASSERT_TRUE(pids[r] >= 0);
+		if (pids[r] == 0) {
+			close(rp[0]);
+			close(ready[0]);
+			churn_rank(r, &id, ready[1], rp[1]);
+		}
+		close(rp[1]);
+		rep_fd[r] = rp[0];
+	}
+	close(ready[1]);
+	for (uint32_t r = 0; r < KILL_N; r++)
+		ASSERT_EQ(read(ready[0], &byte, 1), 1);
+	close(ready[0]);
+	usleep(delay_ms * 1000);
+	kill(pids[victim], SIGKILL);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		ssize_t got = read(rep_fd[r], &cr[r], sizeof(cr[r]));
+
+		close(rep_fd[r]);
+		waitpid(pids[r], &status, 0);
+		if (r != victim && got != sizeof(cr[r]))
+			FAIL("round %u: rank %u (pid %d) died without a report (status 0x%x)", round, r,
+			     pids[r], status);
+	}
+	waitpid(root, &status, 0);
+	snprintf(pid_text, sizeof(pid_text), "%d", pids[victim]);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (r == victim)
+			continue;
+		ccore_test_log("round %u (rank %u killed after %u ms): rank %u: %lu collectives, then %d after %lld ms: %s",
+			       round, victim, delay_ms, r, cr[r].calls, cr[r].rc,
+			       (long long)cr[r].fail_ms, cr[r].msg);
+		ASSERT_EQ(cr[r].wrong, 0);
+		ASSERT_TRUE(cr[r].rc == -EPIPE || cr[r].rc == -EIO);
+		ASSERT_STR_CONTAINS(cr[r].msg, pid_text);
+		ASSERT_LT(cr[r].fail_ms, 5000);
+	}
+}
+
+TEST(processes_killed_at_random_moments_fail_their_peers_never_corrupt_them)
+{
+	struct report reps[MAXN];
+	unsigned int seed = (unsigned int)time(NULL);
+
+	ccore_test_log("seed %u", seed);
+	srand(seed);
+	for (unsigned int round = 0; round < CHURN_ROUNDS; round++)
+		churn_round(round, (uint32_t)rand() % KILL_N, 1 + (unsigned int)rand() % 30);
+	nruns = 0;
+	add_run((struct rank_run){ CS_ALLREDUCE, NULL, 1000, ccore_f32, ccore_sum, 0, true });
+	job_fork(KILL_N, 1, sweep_body, reps);
+	unsetenv("CCORE_ALGO");
+}

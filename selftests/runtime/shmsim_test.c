@@ -464,6 +464,90 @@ TEST(a_process_killed_mid_transfer_holding_a_lock_is_named_and_released)
 	ASSERT_EQ(count_dir_entries("/dev/shm"), shm);
 }
 
+/*
+ * Child 0 copies on four DMA engines while its CC core's job waits; child 1
+ * waits on a job of its own, so it steps child 0's engines, and dies inside
+ * the first such step (ccm_inject_thief_death()).  Child 0's wait fails
+ * naming it (nothing finishes on half-changed state), the broken step is
+ * counted, and child 0's core runs new jobs afterwards.
+ */
+static void thief_child(int i, int n, int fds)
+{
+	int up = fds / 1000, down = fds % 1000;
+	struct card me = { .pid = getpid() }, all[2];
+	struct ccore_system *sys = open_shared(i, 0);
+	struct ccore_dev *d = ccore_system_device(sys, (unsigned int)i);
+	struct ccm_fabric *f = ccore_system_model(sys);
+	uint32_t h, sem, prog, ring;
+	uint64_t va, job;
+	struct drm_ccore_insn *insns;
+	size_t ninsns;
+	int rc, status = 0;
+	char pid[32];
+
+	(void)n;
+	CHECK(!ccore_dev_bo_create(d, 32u << 20, &h, &va), "bo_create");
+	CHECK(!ccore_dev_sem_alloc(d, 0, 1, &sem), "sem_alloc");
+	insns = assemble(&ninsns, "wait " SEMF ", 1\nret\n", S3(sem));
+	CHECK(!ccore_dev_program_load(d, 0, insns, (uint32_t)ninsns, &prog), "program_load");
+	free(insns);
+	CHECK(!ccore_dev_submit(d, prog, DRM_CCORE_JOB_F_TRIGGER, &job), "submit");
+	xwrite(up, &me, sizeof(me));
+	xread(down, all, sizeof(all));
+	if (i == 1) {
+		ccm_inject_thief_death();
+		ccore_dev_job_wait(d, job, 60 * TSIM_SEC, &status);
+		CHECK(0, "the thief lived through its wait");
+	}
+	for (uint32_t e = 0; e < 4; e++) {
+		struct drm_ccore_desc desc[128];
+
+		CHECK(!ccore_dev_ring_create(d, 0, e, 0, 128, 0, 0, &ring), "ring on engine %u", e);
+		for (int k = 0; k < 128; k++)
+			desc[k] = (struct drm_ccore_desc){
+				.op = DRM_CCORE_DESC_COPY, .len = 1u << 20,
+				.dst = va + (16u << 20), .src0 = va,
+			};
+		CHECK(!ccore_dev_ring_submit(d, ring, desc, 128, DRM_CCORE_SUBMIT_F_START),
+		      "ring_submit");
+	}
+	rc = ccore_dev_job_wait(d, job, 60 * TSIM_SEC, &status);
+	snprintf(pid, sizeof(pid), "pid %d", all[1].pid);
+	CHECK(rc == -EPIPE || (rc == 0 && status == -EIO),
+	      "the wait whose engines a dead thief stepped returned %d, status %d", rc, status);
+	CHECK(rc == 0 || strstr(ccore_last_error(), pid), "the error names the thief (%s)", pid);
+	CHECK(ccm_fabric_broken_steps(f) == 1, "%u broken steps counted, not 1",
+	      ccm_fabric_broken_steps(f));
+	/* the core runs new jobs, and each engine (the one stepped too) new copies */
+	CHECK(!ccore_dev_sem_alloc(d, 0, 1, &sem), "sem_alloc after");
+	insns = assemble(&ninsns, "wait " SEMF ", 4\nret\n", S3(sem));
+	CHECK(!ccore_dev_program_load(d, 0, insns, (uint32_t)ninsns, &prog), "program_load");
+	free(insns);
+	CHECK(!ccore_dev_submit(d, prog, DRM_CCORE_JOB_F_TRIGGER, &job), "submit after");
+	for (uint32_t e = 0; e < 4; e++) {
+		struct drm_ccore_desc one = {
+			.op = DRM_CCORE_DESC_COPY, .len = 4096, .dst = va + 4096, .src0 = va,
+			.flags = DRM_CCORE_DESC_F_SIGNAL, .signal_sem = sem, .signal_value = 1,
+		};
+
+		CHECK(!ccore_dev_ring_create(d, 0, e, 1, 4, 0, 0, &ring), "second ring on engine %u", e);
+		CHECK(!ccore_dev_ring_submit(d, ring, &one, 1, DRM_CCORE_SUBMIT_F_START),
+		      "ring_submit after");
+	}
+	CHECK(!ccore_dev_job_wait(d, job, 30 * TSIM_SEC, &status) && !status, "job after: %d",
+	      status);
+	ccore_system_close(sys);
+}
+
+TEST(a_process_killed_inside_a_step_it_stole_fails_that_core_s_jobs)
+{
+	new_key("thief");
+	spawn(0, thief_child, 2);
+	spawn(1, thief_child, 2);
+	exchange(2);
+	reap_all(2, kids[1].pid);
+}
+
 TEST(a_timed_or_inline_fabric_cannot_be_shared)
 {
 	struct ccore_shared_opts o = { .sim_config = "timed=1" };
