@@ -432,6 +432,13 @@ u32 ccm_link_neighbours(const struct ccm_fabric *f, u32 dev, u32 *out, u32 max);
 int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
 		    s64 deadline_ns);
 /*
+ * The same for a condition that only a job's end changes (the host's
+ * job_done callback): on a shared fabric, semaphore and ring changes in
+ * other processes then do not wake it.
+ */
+int ccm_fabric_wait_job(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
+			s64 deadline_ns);
+/*
  * With workers: run ready light agents on the calling thread for up to
  * @budget_ns (a submitter lending a hand; small jobs then finish without a
  * hand-off; heavy DMA stays with the workers).  Does nothing inline, where

@@ -389,8 +389,9 @@ void ccm_cc_report(struct ccm_cc *cc, const struct ccm_cc_events *ev)
 			       ccm_fabric_now_ps(f));
 	if (ev->job_done && ops && ops->job_done)
 		ops->job_done(host, ev->cookie, ev->status);
+	/* told in this process only: only its waiters care */
 	if (ev->notify || ev->job_done)
-		ccm_host_kick(f);
+		ccm_host_kick_mine(f);
 }
 
 enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)

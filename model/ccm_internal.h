@@ -299,6 +299,12 @@ struct ccm_sched {
 	u32 sleepers;			/* workers waiting on @work */
 	u32 host_waiters;		/* atomic */
 	u32 host_sleepers;		/* atomic: waiters blocked on @host */
+	/*
+	 * atomic: waiters for more than a job's end (a semaphore, a ring,
+	 * compute): on a shared fabric only they hear of semaphore and ring
+	 * changes (ccm_host_kick_sc()).
+	 */
+	u32 host_progress_waiters;
 	u64 gen;			/* bumped by ccm_host_kick() */
 	bool stop;
 	struct ccm_thread *threads;
@@ -370,6 +376,7 @@ struct ccm_fabric {
 	struct ccm_proc *procs;		/* CCM_MAX_PROCS, or NULL: not shared */
 	u32 deaths;			/* atomic: processes found dead so far */
 	u32 broken_steps;		/* atomic: stolen steps their thief died in */
+	u32 stealer;			/* atomic: slot + 1 of the one process stealing, 0: none */
 	u64 died;			/* atomic: slots whose process died, until reused */
 	u64 live;			/* atomic: slots attached (what a kick visits) */
 };
@@ -399,6 +406,10 @@ static inline bool ccm_steal_one(struct ccm_fabric *f)
 static inline void ccm_steal_stepping(void)
 {
 }
+
+static inline void ccm_steal_done(struct ccm_fabric *f)
+{
+}
 #else
 /* Stop this process's workers of shared @f (it stays attached). */
 void ccm_shared_stop(struct ccm_fabric *f);
@@ -414,6 +425,8 @@ const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
 bool ccm_steal_one(struct ccm_fabric *f);
 /* A stolen step begins (where ccm_inject_thief_death() strikes). */
 void ccm_steal_stepping(void);
+/* This process stops stealing (its wait ended): another may. */
+void ccm_steal_done(struct ccm_fabric *f);
 void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot);
 void ccm_steal_repair(struct ccm_fabric *f, u32 dead);
 #endif
@@ -489,6 +502,13 @@ void ccm_host_kick(struct ccm_fabric *f);
  * needed.
  */
 void ccm_host_kick_sc(struct ccm_fabric *f);
+/*
+ * Tell only the host waiters of run queue @s, or of this process's: a
+ * job's end is told only in its owner's process (ccm_cc.c, ccm_news.c), so
+ * on a shared fabric other processes need not hear of it.
+ */
+void ccm_host_kick_sched(struct ccm_sched *s);
+void ccm_host_kick_mine(struct ccm_fabric *f);
 /* Wake @a, in timed mode @delay_ps after now (a semaphore's latency). */
 void ccm_agent_wake_after(struct ccm_agent *a, u64 delay_ps);
 /* Timed mode: wake @a at virtual time @at (not before its own clock). */

@@ -49,7 +49,7 @@ bool ccm_cc_hold_news(struct ccm_cc *cc, const struct ccm_cc_events *ev)
 	ccm_mutex_unlock(&cc->lock);
 	/* pairs with ccm_fabric_deliver(): it sees the count or the news */
 	__atomic_store_n(&owner->news, 1, __ATOMIC_SEQ_CST);
-	ccm_host_kick(cc->agent.f);
+	ccm_host_kick_sched(&owner->sched);
 	return true;
 }
 

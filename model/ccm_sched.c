@@ -157,16 +157,24 @@ static void host_kick_one(struct ccm_sched *s, bool fence);
 static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping);
 
 
+/* Do host threads of @s poll (not sleep)?  They run light work soon. */
+static bool hosts_polling(struct ccm_sched *s)
+{
+	return __atomic_load_n(&s->host_waiters, __ATOMIC_ACQUIRE) >
+	       __atomic_load_n(&s->host_sleepers, __ATOMIC_ACQUIRE);
+}
+
 /*
- * An agent of another process of a shared fabric: its workers may all
- * sleep and no thread of theirs helps, so it is theirs at once (heavy)
- * and they are woken (a futex in shared memory).
+ * An agent of another process of a shared fabric: unless host threads
+ * of that process poll (they, or another process's, run it), its workers
+ * may all sleep and no thread of theirs helps, so it is theirs at once
+ * (heavy) and they are woken (a futex in shared memory).
  */
 static void wake_remote(struct ccm_sched *s, struct ccm_agent *a)
 {
 	ccm_mutex_lock(&s->lock);
 	if (!s->stop)
-		wake_locked(s, a, true);
+		wake_locked(s, a, !hosts_polling(s));
 	ccm_mutex_unlock(&s->lock);
 	/* its host threads poll their queue or sleep on @host */
 	host_kick_one(s, true);
@@ -217,8 +225,15 @@ static void host_kick_one(struct ccm_sched *s, bool fence)
 	ccm_mutex_unlock(&s->lock);
 }
 
-static void host_kick(struct ccm_fabric *f, bool fence)
+/*
+ * @progress: a semaphore or ring changed, which on a shared fabric only
+ * waiters for more than a job's end care about: waking every process's
+ * waiters for each of a collective's semaphore steps made each step write
+ * a cache line every process polls.
+ */
+static void host_kick(struct ccm_fabric *f, bool fence, bool progress)
 {
+	struct ccm_sched *s;
 	u64 live;
 	u32 i;
 
@@ -229,22 +244,42 @@ static void host_kick(struct ccm_fabric *f, bool fence)
 		host_kick_one(&f->sched, fence);
 		return;
 	}
+	/* pairs with the increment in fabric_wait() */
+	if (progress)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* a shared fabric: what changed may be waited for in any process */
 	for (live = ccm_load64(&f->live); live; live &= live - 1) {
 		i = (u32)__builtin_ctzll(live);
-		if (__atomic_load_n(&f->procs[i].state, __ATOMIC_ACQUIRE) == CCM_PROC_LIVE)
-			host_kick_one(&f->procs[i].sched, fence);
+		s = &f->procs[i].sched;
+		if (__atomic_load_n(&f->procs[i].state, __ATOMIC_ACQUIRE) != CCM_PROC_LIVE ||
+		    (progress && !__atomic_load_n(&s->host_progress_waiters, __ATOMIC_SEQ_CST)))
+			continue;
+		host_kick_one(s, fence);
 	}
 }
 
 void ccm_host_kick(struct ccm_fabric *f)
 {
-	host_kick(f, true);
+	host_kick(f, true, false);
 }
 
 void ccm_host_kick_sc(struct ccm_fabric *f)
 {
-	host_kick(f, false);
+	host_kick(f, false, true);
+}
+
+void ccm_host_kick_sched(struct ccm_sched *s)
+{
+	if (!ccm_timed(s->f))
+		host_kick_one(s, true);
+}
+
+void ccm_host_kick_mine(struct ccm_fabric *f)
+{
+	if (!f->procs)
+		host_kick(f, true, false);
+	else if (!ccm_timed(f) && ccm_my_sched(f))
+		host_kick_one(ccm_my_sched(f), true);
 }
 
 /* Agents ready to run (timed: events queued); with the lock held. */
@@ -269,12 +304,12 @@ void ccm_sched_run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
 
 /*
  * An agent another process stepped goes back light while its owner has
- * host threads waiting (they, or a thief, run it next); heavy, it would
+ * host threads polling (they, or a thief, run it next); heavy, it would
  * wake the owner's sleeping workers through the kernel.
  */
 static bool left_to_waiters(struct ccm_sched *s, struct ccm_agent **stepping)
 {
-	return stepping && __atomic_load_n(&s->host_waiters, __ATOMIC_ACQUIRE);
+	return stepping && hosts_polling(s);
 }
 
 static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
@@ -395,11 +430,15 @@ static void worker_main(void *arg)
 			continue;
 		}
 		if (spins++ < CCM_SPIN_ROUNDS) {
-			/* poll without the lock: a wake then costs no syscall */
+			/* poll without the lock: a wake then costs no syscall;
+			 * shared, the CPU likely has other processes to run:
+			 * give it up at once rather than pause on it */
+			if (s->f->procs) {
+				ccm_poll_yield();
+				continue;
+			}
 			for (u32 i = 0; i < 64; i++)
 				__builtin_ia32_pause();
-			if (s->f->procs)
-				ccm_poll_yield();
 			continue;
 		}
 		ccm_mutex_lock(&s->lock);
@@ -554,11 +593,32 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 	ccm_fabric_nudge(f);
 }
 
+/*
+ * A shared fabric: does a host thread of another process poll?  It steps
+ * what this process leaves queued (ccm_steal_one()), so no worker of ours
+ * need be woken for it.
+ */
+static bool others_polling(struct ccm_fabric *f, struct ccm_sched *mine)
+{
+	u64 live;
+	u32 i;
+
+	if (!f->procs)
+		return false;
+	for (live = ccm_load64(&f->live); live; live &= live - 1) {
+		i = (u32)__builtin_ctzll(live);
+		if (&f->procs[i].sched != mine && hosts_polling(&f->procs[i].sched))
+			return true;
+	}
+	return false;
+}
+
 void ccm_fabric_nudge(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = ccm_my_sched(f);
 
-	if (!f->cfg.workers || !__atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
+	if (!f->cfg.workers || !__atomic_load_n(&s->count, __ATOMIC_ACQUIRE) ||
+	    others_polling(f, s))
 		return;
 	ccm_mutex_lock(&s->lock);
 	/* a worker awake will see the work age and take it */
@@ -629,8 +689,8 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
  * a generation count bumped by every kick closes the window between a false
  * @cond and going to sleep.
  */
-int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
-		    s64 deadline_ns)
+static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
+		       s64 deadline_ns, bool job_only)
 {
 	struct ccm_sched *s = ccm_my_sched(f);
 	u32 steps = 0;
@@ -640,6 +700,8 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 	if (!f->cfg.workers)
 		return wait_inline(f, cond, arg, deadline_ns);
 
+	if (!job_only)
+		__atomic_add_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		ccm_yield();
@@ -678,11 +740,13 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen ||
 			    __atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
 				break;
-			/* shared: what it waits for may need this CPU */
-			if (f->procs && i % 64 == 63) {
+			/* shared: what it waits for may need this CPU, and
+			 * other processes' cores may be ready to run here */
+			if (f->procs) {
 				if (ccm_steal_one(f))
 					break;
 				ccm_poll_yield();
+				continue;
 			}
 			__builtin_ia32_pause();
 		}
@@ -701,8 +765,23 @@ int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		}
 	}
 	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	ccm_steal_done(f);
+	if (!job_only)
+		__atomic_sub_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
 	/* light work this thread would have run must not wait for a worker
 	 * asleep with no timeout: other host threads may never come */
 	ccm_fabric_nudge(f);
 	return rc;
+}
+
+int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
+		    s64 deadline_ns)
+{
+	return fabric_wait(f, cond, arg, deadline_ns, false);
+}
+
+int ccm_fabric_wait_job(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
+			s64 deadline_ns)
+{
+	return fabric_wait(f, cond, arg, deadline_ns, true);
 }

@@ -241,6 +241,9 @@ static void slot_release(struct ccm_fabric *f, u32 slot, int status)
 	__atomic_fetch_and(&f->live, ~(1ull << slot), __ATOMIC_SEQ_CST);
 	/* no other process steps its agents while they are released */
 	ccm_steal_wait_thieves(f, slot);
+	/* it may have died the one process stealing */
+	d = slot + 1;
+	ccm_cas32(&f->stealer, &d, 0);
 	for (d = 0; d < f->ndev; d++)
 		for (k = 0; k < f->cfg.cores; k++)
 			if (ccm_load32(&f->devs[d].cores[k].owner) == slot + 1)

@@ -11,8 +11,9 @@
  *
  * What stays with the owner: telling its host (a CC core holds a job's
  * completion for its owner, ccm_cc.c) and compute engines (their callback).
- * One thread per process steals at a time, and notes the agent it steps in
- * its slot: if the process dies in the step, its reaper fails the jobs
+ * One process steals at a time (the others yield their CPU: two thieves
+ * would bounce the cores' state between CPUs), one thread of it, which
+ * notes the agent it steps in its slot: if the process dies in the step, its reaper fails the jobs
  * running on that core (the step may have stopped half done) and puts the
  * agent back.  A process leaving a slot waits for the thieves in it to go.
  */
@@ -70,7 +71,7 @@ bool ccm_steal_one(struct ccm_fabric *f)
 {
 	struct ccm_sched *mine = ccm_my_sched(f);
 	struct ccm_proc *me;
-	u32 self, idle = 0, i, n;
+	u32 self, idle = 0, none = 0, cur, i, n;
 	u64 live;
 	bool stole = false;
 
@@ -78,6 +79,11 @@ bool ccm_steal_one(struct ccm_fabric *f)
 		return false;
 	self = slot_of(f, mine);
 	me = &f->procs[self];
+	/* one process steals at a time: the cores' state then stays in one
+	 * CPU's cache rather than bouncing between thieves */
+	cur = ccm_load32(&f->stealer);
+	if (cur != self + 1 && (cur || !ccm_cas32(&f->stealer, &none, self + 1)))
+		return false;
 	if (!ccm_cas32(&me->stealing, &idle, 1))
 		return false;
 	live = ccm_load64(&f->live) & ~(1ull << self);
@@ -92,7 +98,21 @@ bool ccm_steal_one(struct ccm_fabric *f)
 			me->steal_next = i + 1;
 	}
 	ccm_store32(&me->stealing, 0);
+	/* nothing to step: another process may find some */
+	if (!stole)
+		ccm_steal_done(f);
 	return stole;
+}
+
+void ccm_steal_done(struct ccm_fabric *f)
+{
+	struct ccm_sched *mine = f->procs ? ccm_my_sched(f) : NULL;
+	u32 self;
+
+	if (!mine)
+		return;
+	self = slot_of(f, mine) + 1;
+	ccm_cas32(&f->stealer, &self, 0);
 }
 
 void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot)

@@ -201,6 +201,8 @@ int sim_core_mine(struct sim_ctx *c, unsigned long req, u32 core);
  */
 int sim_wait(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns,
 	     const char *what);
+/* The same for JOB_WAIT, whose @cond only a job's end changes (ccm_fabric_wait_job()). */
+int sim_wait_job(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns);
 /* Find processes that died, release what they held; the mask found dead. */
 u64 sim_reap_dead(struct sim_system *s);
 int sim_shared_open(const char *key, const struct ccore_shared_opts *opts,

@@ -218,7 +218,7 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	done = job_done(j);
 	own = done ? 0 : job_deadline_ns(j);
 	deadline = done || a->timeout_ns < own ? a->timeout_ns : own;
-	rc = sim_wait(c, job_done, j, deadline, "JOB_WAIT");
+	rc = sim_wait_job(c, job_done, j, deadline);
 	if (rc == -EPIPE) {
 		/* a process it may wait for died: its CC core is free again */
 		ccm_cc_reset(c->sys->f, c->dev, j->cc, -EPIPE);

@@ -504,8 +504,15 @@ static int dead_error(struct sim_system *s, const char *what)
 			   what, names);
 }
 
-int sim_wait(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns,
-	     const char *what)
+static int fabric_wait(struct sim_system *s, bool (*cond)(void *), void *arg, s64 deadline_ns,
+		       bool job)
+{
+	return job ? ccm_fabric_wait_job(s->f, cond, arg, deadline_ns) :
+		     ccm_fabric_wait(s->f, cond, arg, deadline_ns);
+}
+
+static int wait_for(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns,
+		    const char *what, bool job)
 {
 	struct sim_system *s = c->sys;
 	u32 deaths;
@@ -513,13 +520,13 @@ int sim_wait(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns
 	int rc;
 
 	if (!sim_shared(s))
-		return ccm_fabric_wait(s->f, cond, arg, deadline_ns);
+		return fabric_wait(s, cond, arg, deadline_ns, job);
 	deaths = ccm_fabric_deaths(s->f);
 	for (;;) {
 		slice = ccm_now_ns() + SIM_DEATH_CHECK_NS;
 		if (slice > deadline_ns)
 			slice = deadline_ns;
-		rc = ccm_fabric_wait(s->f, cond, arg, slice);
+		rc = fabric_wait(s, cond, arg, slice, job);
 		if (!rc)
 			return 0;
 		sim_reap_dead(s);
@@ -532,6 +539,17 @@ int sim_wait(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns
 	if (ccm_fabric_dead_slots(s->f))
 		return dead_error(s, what);
 	return rc;
+}
+
+int sim_wait(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns,
+	     const char *what)
+{
+	return wait_for(c, cond, arg, deadline_ns, what, false);
+}
+
+int sim_wait_job(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 deadline_ns)
+{
+	return wait_for(c, cond, arg, deadline_ns, "JOB_WAIT", true);
 }
 
 static int claim(struct sim_system *s, u32 dev, u32 core)
