@@ -403,7 +403,7 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 	/* news held by other processes' steps: ours to report, or theirs
 	 * to keep when there is room for more */
 	if (ccm_cc_deliver(cc) || ccm_cc_news_full(cc))
-		return CCM_STEP_RUNNABLE;
+		return CCM_STEP_AGAIN;
 	ccm_mutex_lock(&cc->lock);
 	if (cc->state == CCM_CC_WAITING)
 		ccm_store32(&cc->state, CCM_CC_RUNNING);
@@ -425,7 +425,7 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 			ccm_timed_cc_insn(cc);
 		/* Report events one at a time, outside the lock. */
 		if (ev.job_done || ev.notify) {
-			r = CCM_STEP_RUNNABLE;
+			r = CCM_STEP_AGAIN;
 			break;
 		}
 	}

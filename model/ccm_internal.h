@@ -28,7 +28,13 @@ enum ccm_agent_kind { CCM_AGENT_ENGINE, CCM_AGENT_CC, CCM_AGENT_COMPUTE };
 /* Instructions a compute engine runs in one step. */
 #define CCM_CE_BUDGET_INSNS 64
 enum ccm_agent_state { CCM_AGENT_IDLE, CCM_AGENT_QUEUED, CCM_AGENT_RUNNING };
-enum ccm_step_result { CCM_STEP_BLOCKED, CCM_STEP_RUNNABLE };
+/*
+ * What an agent's step left: nothing to do until woken, more (it used its
+ * budget: heavy, a worker's at once), or more after it stopped to tell the
+ * host something (AGAIN: light while host threads poll its queue, which
+ * run it next on the CPU that has its state in cache).
+ */
+enum ccm_step_result { CCM_STEP_BLOCKED, CCM_STEP_RUNNABLE, CCM_STEP_AGAIN };
 
 struct ccm_fabric;
 struct ccm_device;

@@ -303,13 +303,21 @@ void ccm_sched_run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
 }
 
 /*
- * An agent another process stepped goes back light while its owner has
- * host threads polling (they, or a thief, run it next); heavy, it would
- * wake the owner's sleeping workers through the kernel.
+ * Does an agent that may run again go back heavy (workers take it at once,
+ * a sleeping one is woken through the kernel)?  Not while host threads of
+ * its queue poll, if it only stopped to report or another process stepped
+ * it: they, or a thief, run it next.  (A CC core's step after each job's
+ * end taken by a worker on another CPU made a small collective in one
+ * process take 12 µs instead of 3.3, every other run.)
  */
-static bool left_to_waiters(struct ccm_sched *s, struct ccm_agent **stepping)
+static bool requeue_heavy(struct ccm_sched *s, enum ccm_step_result r,
+			  struct ccm_agent **stepping)
 {
-	return stepping && hosts_polling(s);
+	if (r == CCM_STEP_BLOCKED)
+		return false;
+	if (r == CCM_STEP_RUNNABLE && !stepping)
+		return true;
+	return !hosts_polling(s);
 }
 
 static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
@@ -346,9 +354,9 @@ static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
 		wake_locked(s, wakes.a[i], wakes.heavy[i]);
 #endif
 	s->running--;
-	if (r == CCM_STEP_RUNNABLE || a->rerun) {
+	if (r != CCM_STEP_BLOCKED || a->rerun) {
 		a->state = CCM_AGENT_QUEUED;
-		queue_and_wake(s, a, r == CCM_STEP_RUNNABLE && !left_to_waiters(s, stepping));
+		queue_and_wake(s, a, requeue_heavy(s, r, stepping));
 	} else {
 		a->state = CCM_AGENT_IDLE;
 	}

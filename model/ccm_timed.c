@@ -187,7 +187,7 @@ void ccm_timed_run_one(struct ccm_fabric *f)
 	tm->now = max64(tm->now, tm->cur);
 	tm->cur = tm->now;
 	key = a->due;
-	if (r == CCM_STEP_RUNNABLE)
+	if (r != CCM_STEP_BLOCKED)
 		key = min64(key, a->t);
 	if (a->rerun)
 		key = min64(key, max64(a->t, a->rerun_at));
