@@ -6,8 +6,10 @@
  * and, for a descriptor or instruction, its index.  A failure outside the
  * rules reads no reason (never an earlier call's); threads of a process,
  * processes sharing a file, and files of one process each read only their
- * own.  Not triggered here: JOBS_FULL (65536 unfinished jobs of one file)
- * and RING_IN_FLIGHT (descriptors caught in flight).
+ * own.  RING_IN_FLIGHT is caught by reason_accel (selftests/runtime/
+ * reason_test.c run on the driver); JOBS_FULL, 65536 unfinished jobs of
+ * one file, is more than the CC cores can queue, and is caught on the sim
+ * backend's smaller table only.
  */
 #include <pthread.h>
 

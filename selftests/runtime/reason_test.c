@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef REASON_TEST_ACCEL
@@ -160,6 +161,91 @@ TEST(ring_submit_reasons)
 	/* 9 descriptors, fewer than rings hold, more than this one's 8 slots */
 	rs.count = 9;
 	EXPECT_REASON(DRM_IOCTL_CCORE_RING_SUBMIT, &rs, -ENOSPC, DRM_CCORE_REASON_RING_FULL);
+}
+
+/*
+ * A ring whose descriptors are still moving can be neither destroyed nor
+ * written: 8 copies of 8 MiB take milliseconds, the calls right after the
+ * submit come in microseconds.
+ */
+TEST(ring_in_flight_reasons)
+{
+	struct drm_ccore_desc ds[8];
+	struct drm_ccore_ring_submit rs = { .descs = (uintptr_t)ds, .count = 1 };
+	struct drm_ccore_ring_destroy rd;
+	uint32_t big, busy;
+	uint64_t big_va;
+	struct timespec t0, now;
+
+	setup();
+	tsim_bo(d0, 32u << 20, &big, &big_va);
+	busy = tsim_ring(d0, 0, 1, 0, 8, 0);
+	for (int i = 0; i < 8; i++)
+		ds[i] = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_COPY, .len = 8u << 20,
+						 .dst = big_va + (16u << 20), .src0 = big_va };
+	if (ccore_dev_ring_submit(d0, busy, ds, 8, DRM_CCORE_SUBMIT_F_START))
+		FAIL("submit: %s", ccore_last_error());
+	rd = (struct drm_ccore_ring_destroy){ .handle = busy };
+	EXPECT_REASON(DRM_IOCTL_CCORE_RING_DESTROY, &rd, -EBUSY, DRM_CCORE_REASON_RING_IN_FLIGHT);
+	rs.handle = busy;
+	EXPECT_REASON(DRM_IOCTL_CCORE_RING_SUBMIT, &rs, -EBUSY, DRM_CCORE_REASON_RING_IN_FLIGHT);
+	/* idle again, it goes */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_RING_DESTROY, &rd)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 30)
+			FAIL("the ring still busy after 30 s: %s", ccore_last_error());
+		usleep(1000);
+	}
+}
+
+/* The sim keeps 4096 unfinished jobs a file (SIM_JOB_SLOTS); the driver 65536, more than its CC cores queue. */
+TEST(jobs_full_reason)
+{
+#ifdef REASON_TEST_ACCEL
+	ccore_test_skip("the driver's limit (65536 unfinished jobs a file) is more than its CC cores can queue");
+#else
+	struct ccore_system *many;
+	struct ccore_dev *d;
+	struct drm_ccore_submit su = { .flags = DRM_CCORE_JOB_F_TRIGGER };
+	uint32_t progs[16], block[8];
+	uint64_t first = 0;
+	int rc = 0, n = 0, status;
+
+	/* 16 CC cores, each running one job and queueing 256: more than 4096 */
+	if (ccore_system_open("sim", "devices=1,cores=8,cc_cores=2,sems=64", &many))
+		FAIL("open: %s", ccore_last_error());
+	d = ccore_system_device(many, 0);
+	/* each core's CC cores wait on a semaphore of their core */
+	for (unsigned int core = 0; core < 8; core++)
+		block[core] = tsim_sem(d, core, 1);
+	for (unsigned int cc = 0; cc < 16; cc++)
+		progs[cc] = tsim_load(d, cc, "acquire " SEMF ", 1\nret\n", S3(block[cc / 2]));
+	while (!rc && n < 5000) {
+		su.program = progs[n % 16];
+		rc = ccore_dev_ioctl(d, DRM_IOCTL_CCORE_SUBMIT, &su);
+		first = n ? first : su.job;
+		n += !rc;
+	}
+	ccore_test_log("%d jobs submitted before the refusal", n);
+	ASSERT_EQ(n, 4096);
+	{
+		struct drm_ccore_last_error e = { 0 };
+
+		ASSERT_EQ(rc, -EBUSY);
+		ASSERT_EQ(ccore_dev_ioctl(d, DRM_IOCTL_CCORE_GET_LAST_ERROR, &e), 0);
+		ASSERT_EQ(e.reason, DRM_CCORE_REASON_JOBS_FULL);
+		ASSERT_STR_CONTAINS(ccore_last_error(), "JOBS_FULL");
+	}
+	/* the first job ends: one more fits (the limit counts unfinished jobs) */
+	tsim_sem_set(d, block[0], 1);
+	if (ccore_dev_job_wait(d, first, 10 * TSIM_SEC, &status) || status)
+		FAIL("the first job: %d: %s", status, ccore_last_error());
+	su.program = progs[0];
+	if (ccore_dev_ioctl(d, DRM_IOCTL_CCORE_SUBMIT, &su))
+		FAIL("a submit after a job ended: %s", ccore_last_error());
+	ccore_system_close(many);
+#endif
 }
 
 TEST(sem_reasons)
