@@ -282,6 +282,8 @@ void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 /* The same where the repeat of @t is known: @rp (NULL: none). */
 void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32_t n, uint32_t t,
 		    uint64_t k, struct cs_step *out);
+/* The peer of a transfer @peer of @rp's template at iteration @k (@rp NULL: @peer). */
+uint32_t cs_instance_peer(uint32_t peer, const struct cs_repeat *rp, uint32_t n, uint64_t k);
 /*
  * @s with every repeat written out (deps on absolute steps), or NULL out
  * of memory; a repeat's dependency on an iteration that does not exist, or

@@ -128,10 +128,16 @@ void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32
 		out->src = moved(out->src, rp, k);
 	if (out->op == CS_REDUCE)
 		out->src2 = moved(out->src2, rp, k);
-	if (out->op >= CS_SEND_OP && out->op <= CS_RECV_REDUCE && n && rp->peer_stride)
-		out->peer = (uint32_t)(((int64_t)out->peer +
-					(int64_t)(k % n) * rp->peer_stride % (int64_t)n +
-					(int64_t)n) % (int64_t)n);
+	if (out->op >= CS_SEND_OP && out->op <= CS_RECV_REDUCE)
+		out->peer = cs_instance_peer(out->peer, rp, n, k);
+}
+
+uint32_t cs_instance_peer(uint32_t peer, const struct cs_repeat *rp, uint32_t n, uint64_t k)
+{
+	if (!rp || !n || !rp->peer_stride)
+		return peer;
+	return (uint32_t)(((int64_t)peer + (int64_t)(k % n) * rp->peer_stride % (int64_t)n +
+			   (int64_t)n) % (int64_t)n);
 }
 
 /* Where template @t's iteration 0 lands unrolled, per template of @rk. */

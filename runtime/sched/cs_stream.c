@@ -107,12 +107,7 @@ static void take(struct cs_walk *w, const struct cs_rank *rk, uint32_t n, const 
 
 	if (!sends && op != CS_RECV_OP && op != CS_RECV_REDUCE)
 		return;
-	if (rp && rp->peer_stride) {
-		struct cs_step in;
-
-		cs_instance(rk, n, t, k, &in);
-		peer = in.peer;
-	}
+	peer = cs_instance_peer(peer, rp, n, k);
 	if (peer >= n || !(st = stream_of(w, sends, peer)))
 		return;
 	add_tmpl(w, st, t, !rp || !rp->peer_stride);
