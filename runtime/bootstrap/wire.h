@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the bootstrap's processes send each other, and what the rank side
- * (boot.c) and the root (root.c) share.  Integers travel in network byte
- * order; every message starts with BOOT_PROTO so that anything else
- * connecting (a port scanner, another program) is recognised and closed.
+ * (boot.c, conn.c) and the root (root.c) share.  Integers travel in
+ * network byte order; every message starts with BOOT_PROTO so that
+ * anything else connecting (a port scanner, another program) is
+ * recognised and closed.
  */
 #ifndef CCORE_BOOT_WIRE_H
 #define CCORE_BOOT_WIRE_H
