@@ -231,9 +231,10 @@ int loop_plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc
 		at += (uint64_t)rk->reps[i].len * rk->reps[i].times;
 	}
 
-	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
+	for (uint32_t u = 0, ri = 0; u < rk->n && !e->rc; u++) {
 		const struct cs_step *st = &rk->steps[u];
-		const struct cs_repeat *rq = cs_repeat_of(rk, u), *ra;
+		/* steps in order: the repeat walked to, not searched for */
+		const struct cs_repeat *rq = cs_repeat_walk(rk, u, &ri), *ra;
 		struct peer_credit *c;
 		uint32_t a;
 
