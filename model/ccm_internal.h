@@ -303,6 +303,7 @@ struct ccm_sched {
 	u32 head, count, cap;
 	u32 running;
 	u32 sleepers;			/* workers waiting on @work */
+	u32 helping;			/* host threads in ccm_fabric_help() */
 	u32 host_waiters;		/* atomic */
 	u32 host_sleepers;		/* atomic: waiters blocked on @host */
 	/*
