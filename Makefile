@@ -131,9 +131,15 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 
 all: $(LIBCCORE) $(LIBCCORE_PUBLIC) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
 
-$(BUILD)/tests/%: selftests/%.sh
+# The host's shell tests source ../lib/tap.sh, installed beside them
+# (not executable: selftests/run.sh runs every executable in tests/).
+$(BUILD)/tests/%: selftests/%.sh | $(BUILD)/tests/lib/tap.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
+
+$(BUILD)/tests/lib/tap.sh: selftests/lib/tap.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
 
 # The uAPI header must compile on its own, in C and in C++.
 HDR_CHECK_SRC := selftests/uapi/header_standalone.c

@@ -3,17 +3,10 @@
 # and a message naming the flag and what it accepts.  Prints TAP.
 # Installed as BUILD/tests/tools/cli_test; the tools are in BUILD/bin.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-if [ ! -f "$root/selftests/lib/tap.sh" ]; then
-	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
-	exit 0
-fi
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start examples/tp_fsdp.txt
+
 expect 2 "expected one of allreduce" -- "$bin/ccore-bench" --op warp
 expect 2 "-b 'x': expected a whole number of bytes from 1 to 64G, as nccl-tests writes sizes" -- "$bin/ccore-bench" -b x
 # (2^34 + 1) G is 2^64 + 1G: refused, not wrapped to 1G
