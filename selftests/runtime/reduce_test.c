@@ -884,32 +884,39 @@ static void check_random_f32(void (*conv)(float), size_t n)
 	}
 }
 
+/*
+ * What every 16-bit format's rounding from f32 is checked on (@what seeds
+ * the random part): the ties, random floats, f32 subnormals, both
+ * infinities and a signalling NaN.
+ */
+static void check_rounding(const char *what, double (*value)(uint16_t), void (*conv)(float),
+			   uint16_t max_finite)
+{
+	static const uint32_t special[] = {
+		0x00000001, 0x807fffff,		/* f32 subnormals */
+		0x7f800000, 0xff800000,		/* Inf */
+		0x7fa00000,			/* signalling NaN */
+	};
+
+	rng_seed(what);
+	check_ties(value, conv, max_finite);
+	check_random_f32(conv, 1u << 20);
+	for (size_t i = 0; i < ARRAY_SIZE(special); i++)
+		conv(f32_from_bits(special[i]));
+}
+
 TEST(f32_to_f16_rounding)
 {
-	rng_seed("f32_to_f16_rounding");
-	check_ties(ref_f16_value, check_to_f16, 0x7bff);
-	check_random_f32(check_to_f16, 1u << 20);
-	/* f32 subnormals, Inf and the overflow threshold */
-	check_to_f16(f32_from_bits(0x00000001));
-	check_to_f16(f32_from_bits(0x807fffff));
-	check_to_f16(f32_from_bits(0x7f800000));
-	check_to_f16(f32_from_bits(0xff800000));
+	check_rounding("f32_to_f16_rounding", ref_f16_value, check_to_f16, 0x7bff);
+	/* the overflow threshold */
 	check_to_f16(65519.99f);
 	check_to_f16(65520.0f);
-	check_to_f16(f32_from_bits(0x7fa00000));	/* signalling NaN */
 }
 
 TEST(f32_to_bf16_rounding)
 {
-	rng_seed("f32_to_bf16_rounding");
-	check_ties(ref_bf16_value, check_to_bf16, 0x7f7f);
-	check_random_f32(check_to_bf16, 1u << 20);
-	check_to_bf16(f32_from_bits(0x00000001));
-	check_to_bf16(f32_from_bits(0x807fffff));
-	check_to_bf16(f32_from_bits(0x7f800000));
-	check_to_bf16(f32_from_bits(0xff800000));
+	check_rounding("f32_to_bf16_rounding", ref_bf16_value, check_to_bf16, 0x7f7f);
 	check_to_bf16(f32_from_bits(0x7f7fffff));	/* rounds up to Inf */
 	check_to_bf16(f32_from_bits(0x7f7f7fff));	/* stays finite */
-	check_to_bf16(f32_from_bits(0x7fa00000));	/* signalling NaN */
 	check_to_bf16(f32_from_bits(0xffffffff));	/* NaN that rounding would wrap */
 }
