@@ -143,6 +143,8 @@ expect 2 "--bw-gbps '-1': expected a number greater than 0" -- "$bin/ccore-plan"
 expect 2 "--svg draws a --sweep" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --svg "$tmp/s.svg"
 expect 2 "--size '17179869185G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 17179869185G
 expect 2 "--max '17179869184G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --max 17179869184G
+expect 2 "--ranks '0': expected a number from 1 to 4096" -- "$bin/ccore-plan" --op allreduce --ranks 0 --size 1K
+expect 2 "--slices '65': expected a number from 1 to 64" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --slices 65
 expect 2 "--topology torus=4294967298x2: expected AxB, 1..64 each" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=4294967298x2
 expect 2 "--topology torus=2x: expected AxB" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=2x
 expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K
