@@ -536,10 +536,12 @@ $(BUILD)/tests/kernel/kfuzz_test.sh.timeout: selftests/kfuzz/kfuzz_test.sh.timeo
 	@mkdir -p $(dir $@)
 	$(Q)install -m 644 $< $@
 
-$(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h uapi/drm/ccore_accel.h
+$(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h uapi/drm/ccore_accel.h \
+		selftests/driver/ccore_sim_place.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) $(MODEL_INCLUDES) -static $(KFUZZ_SRCS) -o $@
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) $(MODEL_INCLUDES) -Iselftests/driver \
+		-static $(KFUZZ_SRCS) -o $@
 
 # make fuzz-kernel FUZZ_SECONDS=1800 FUZZ_SEEDS="1 2 3": a long random run in
 # its own QEMU boot (slub_debug, KFENCE), per-ioctl counts and a verdict.
