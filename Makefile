@@ -87,6 +87,25 @@ TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
 # The tests' helpers, and the collective call the tools make too (coll_call.h).
 TEST_LIB_SRCS := $(wildcard selftests/lib/*.c) tools/common/coll_call.c
+# What the tests run besides programs, copied into the build: a script
+# (executable) or a file a test reads.
+define install_script
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+endef
+define install_data
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
+endef
+# How every C test program is linked: its source, the tests' helpers and the
+# library.  TEST_FLAGS, set for a target, builds a variant of a shared source
+# (the accel backend's subset of a sim test); unlike CFLAGS_ALL it reaches
+# no object the target depends on, as only this recipe reads it.
+define link_test
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) $(TEST_FLAGS) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+endef
 # Run in the QEMU guest on the kernel driver (selftests/qemu/run.sh runs
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
@@ -131,9 +150,13 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 
 all: $(LIBCCORE) $(LIBCCORE_PUBLIC) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
 
-$(BUILD)/tests/%: selftests/%.sh
-	@mkdir -p $(dir $@)
-	$(Q)cp $< $@ && chmod +x $@
+# The host's shell tests source ../lib/tap.sh, installed beside them
+# (not executable: selftests/run.sh runs every executable in tests/).
+$(BUILD)/tests/%: selftests/%.sh | $(BUILD)/tests/lib/tap.sh
+	$(install_script)
+
+$(BUILD)/tests/lib/tap.sh: selftests/lib/tap.sh
+	$(install_data)
 
 # The uAPI header must compile on its own, in C and in C++.
 HDR_CHECK_SRC := selftests/uapi/header_standalone.c
@@ -175,10 +198,9 @@ $(SYZ_VARIANTS_H): $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/dev_ccore.txt.const $(SYZ
 $(BUILD)/tests/runtime/syz_variants_test: $(SYZ_VARIANTS_H)
 $(BUILD)/tests/runtime/syz_variants_test: CFLAGS_ALL += -I$(GEN)
 all: $(BUILD)/tests/kernel/syz_variants_accel
+$(BUILD)/tests/kernel/syz_variants_accel: TEST_FLAGS := -DCCORE_TEST_ACCEL -I$(GEN)
 $(BUILD)/tests/kernel/syz_variants_accel: selftests/runtime/syz_variants_test.c $(SYZ_VARIANTS_H) $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -DSYZ_VARIANTS_ACCEL -I$(GEN) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+	$(link_test)
 
 # What the descriptions assume of a running system (file names, option
 # lists), checked in the QEMU guest by syzkaller_test.sh.
@@ -187,8 +209,7 @@ ifeq ($(SAN),)
 all: $(SYZ_GUEST_TESTS)
 endif
 $(BUILD)/tests/kernel/syzkaller_test.sh: selftests/driver/syzkaller_test.sh $(BUILD)/tests/kernel/helpers/tap.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 755 $< $@
+	$(install_script)
 $(BUILD)/tests/kernel/helpers/dev_ccore.probes: $(SYZ_DIR)/dev_ccore.txt $(SYZ_DIR)/syz-check.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) $(SYZ_DIR)/syz-check.py --guest-probes $@ $<
@@ -291,48 +312,27 @@ $(FW_GEN): $(FW_SRCS) $(BIN)/ccore-as
 	$(Q)$(BIN)/ccore-as --c-array -o $@ $(FW_SRCS)
 
 $(BUILD)/tests/%: selftests/%.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+	$(link_test)
 
 # The bootstrap's test reads the runtime's sources (the settings table is complete).
 $(BUILD)/tests/bootstrap/boot_test: CFLAGS_ALL += -DCCORE_SRCDIR='"$(CURDIR)"'
 
-# The collective tests' QEMU subset on the accel backend (see coll_test.c).
-$(BUILD)/tests/kernel/coll_accel: selftests/runtime/coll_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -DCOLL_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
-
-# Streams and packet sizes on the accel backend (see streams_test.c).
-$(BUILD)/tests/kernel/streams_accel: selftests/runtime/streams_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -DSTREAMS_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
-
-# Running executables on the accel backend (see exe_run_test.c).
-$(BUILD)/tests/kernel/exe_run_accel: selftests/runtime/exe_run_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -DEXE_RUN_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
-
-# The ioctls' reasons on the kernel driver: the sim's table of cases (see reason_test.c).
-$(BUILD)/tests/kernel/reason_accel: selftests/runtime/reason_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -DREASON_TEST_ACCEL -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+# The sim tests whose sources also build a subset for the kernel driver, as
+# build/tests/kernel/NAME_accel with -DCCORE_TEST_ACCEL (each source says
+# which of its tests run there): the collectives, streams and packet sizes,
+# running executables, and the ioctls' reasons from the sim's table.
+ACCEL_VARIANTS := $(patsubst %,$(BUILD)/tests/kernel/%_accel,coll streams exe_run reason)
+$(ACCEL_VARIANTS): TEST_FLAGS := -DCCORE_TEST_ACCEL
+$(ACCEL_VARIANTS): $(BUILD)/tests/kernel/%_accel: selftests/runtime/%_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	$(link_test)
 
 # The accel backend itself (maps, sharing, deadlines, error messages).
 $(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+	$(link_test)
 
 # One process per rank on the kernel driver: fds between processes (see mproc_test.c).
 $(BUILD)/tests/kernel/mproc_accel: selftests/accel/mproc_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+	$(link_test)
 
 # --- kernel driver selftests ------------------------------------------------
 # kselftest-harness programs for the uAPI of /dev/accel/accelN (the ccore
@@ -488,13 +488,11 @@ qemu-check: kernel-deps
 # The shell tests' TAP helpers, next to them in the guest.
 TAP_SH := $(BUILD)/tests/kernel/helpers/tap.sh
 $(TAP_SH): selftests/lib/tap.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 644 $< $@
+	$(install_data)
 # Saving and restoring the fabrics around an unload of ccore.ko.
 FABRICS_SH := $(BUILD)/tests/kernel/helpers/fabrics.sh
 $(FABRICS_SH): selftests/lib/fabrics.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 644 $< $@
+	$(install_data)
 
 STRESS_TESTS := $(BUILD)/tests/kernel/stress_test.sh $(BUILD)/tests/kernel/helpers/stress_holder \
 	$(TAP_SH) $(FABRICS_SH)
@@ -503,8 +501,7 @@ all: $(STRESS_TESTS)
 endif
 
 $(BUILD)/tests/kernel/stress_test.sh: selftests/stress/stress_test.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 755 $< $@
+	$(install_script)
 
 $(BUILD)/tests/kernel/helpers/stress_holder: selftests/stress/stress_holder.c uapi/drm/ccore_accel.h
 	@mkdir -p $(dir $@)
@@ -523,17 +520,17 @@ all: $(KFUZZ_TESTS)
 endif
 
 $(BUILD)/tests/kernel/kfuzz_test.sh: selftests/kfuzz/kfuzz_test.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 755 $< $@
+	$(install_script)
 
 $(BUILD)/tests/kernel/kfuzz_test.sh.timeout: selftests/kfuzz/kfuzz_test.sh.timeout
-	@mkdir -p $(dir $@)
-	$(Q)install -m 644 $< $@
+	$(install_data)
 
-$(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h uapi/drm/ccore_accel.h
+$(BUILD)/tests/kernel/helpers/ccore_kfuzz: $(KFUZZ_SRCS) selftests/kfuzz/kfuzz.h uapi/drm/ccore_accel.h \
+		selftests/driver/ccore_sim_place.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) $(MODEL_INCLUDES) -static $(KFUZZ_SRCS) -o $@
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(INCLUDES) $(MODEL_INCLUDES) -Iselftests/driver \
+		-static $(KFUZZ_SRCS) -o $@
 
 # make fuzz-kernel FUZZ_SECONDS=1800 FUZZ_SEEDS="1 2 3": a long random run in
 # its own QEMU boot (slub_debug, KFENCE), per-ioctl counts and a verdict.
@@ -575,13 +572,11 @@ $(BUILD)/tests/uapi/genl_header_cxx.stamp: uapi/linux/ccore_genl.h
 	$(Q)touch $@
 
 $(BUILD)/tests/kernel/genl_test.sh: selftests/driver/genl_test.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 755 $< $@
+	$(install_script)
 
 # sysfs and debugfs of the driver (a shell script, run as a guest test).
 $(BUILD)/tests/kernel/sysfs_test.sh: selftests/driver/sysfs_test.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 755 $< $@
+	$(install_script)
 
 $(BUILD)/tests/kernel/helpers/ccore-info: $(call objs,$(wildcard tools/ccore-info/*.c)) $(TOOL_COMMON_OBJS) \
 		$(LIBCCORE)
@@ -655,12 +650,10 @@ all: $(EXE_BENCH_TESTS)
 endif
 
 $(BUILD)/tests/kernel/exe_bench_test.sh: selftests/accel/exe_bench_test.sh
-	@mkdir -p $(dir $@)
-	$(Q)install -m 755 $< $@
+	$(install_script)
 
 $(BUILD)/tests/kernel/helpers/tp_fsdp.txt: examples/tp_fsdp.txt
-	@mkdir -p $(dir $@)
-	$(Q)install -m 644 $< $@
+	$(install_data)
 
 $(BUILD)/tests/kernel/helpers/ccore-bench $(BUILD)/tests/kernel/helpers/ccore-exe: \
 $(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(TOOL_COMMON_OBJS) $(LIBCCORE)

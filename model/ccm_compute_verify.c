@@ -28,24 +28,19 @@ static const struct ce_shape ce_shapes[] = {
 static int ce_unused(const struct drm_ccore_ce_insn *in, u32 i, const struct ce_shape *s,
 		     struct ccm_err *err)
 {
-	static const struct { u8 bit; const char *name; } names[] = {
+	static const struct ccm_insn_field fields[] = {
 		{ CE_FLAGS, "flags" }, { CE_SEM, "sem" }, { CE_VALUE, "value" },
 		{ CE_CC, "cc_core" }, { CE_DURATION, "duration_ns" }, { CE_DMA, "len" },
 		{ CE_DMA, "dst" }, { CE_DMA, "src" },
 	};
 	const u64 vals[] = { in->flags, in->sem, in->value, in->cc_core, in->duration_ns,
 			     in->len, in->dst, in->src };
-	u32 k;
 
 	if (in->pad)
 		return ccm_fail(err, -EINVAL, i, "instruction %u (%s): pad must be 0, got %u", i,
 				s->name, in->pad);
-	for (k = 0; k < CCM_ARRAY_SIZE(names); k++)
-		if (!(s->fields & names[k].bit) && vals[k])
-			return ccm_fail(err, -EINVAL, i,
-					"instruction %u (%s): field %s must be 0, got %llu", i,
-					s->name, names[k].name, (unsigned long long)vals[k]);
-	return 0;
+	return ccm_verify_unused_fields(i, s->name, s->fields, fields, vals,
+					CCM_ARRAY_SIZE(fields), err);
 }
 
 static int ce_map(const struct ccm_verify_ctx *c, u32 i, const char *what, u64 va, u64 len,

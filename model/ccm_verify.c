@@ -265,22 +265,31 @@ static const struct op_shape shapes[] = {
 	[DRM_CCORE_OP_STARTI] = { "starti", F_REG | F_ENGINE | F_RING | F_IMM },
 };
 
+int ccm_verify_unused_fields(u32 i, const char *op, u8 allowed,
+			     const struct ccm_insn_field *fields, const u64 *vals, u32 n,
+			     struct ccm_err *err)
+{
+	u32 k;
+
+	for (k = 0; k < n; k++)
+		if (!(allowed & fields[k].bit) && vals[k])
+			return ccm_fail(err, -EINVAL, i,
+					"instruction %u (%s): field %s must be 0, got %llu", i,
+					op, fields[k].name, (unsigned long long)vals[k]);
+	return 0;
+}
+
 static int unused_fields(const struct drm_ccore_insn *in, u32 i, const struct op_shape *s,
 			 struct ccm_err *err)
 {
-	static const struct { u8 bit; const char *name; } names[] = {
+	static const struct ccm_insn_field fields[] = {
 		{ F_REG, "reg" }, { F_ENGINE, "engine" }, { F_RING, "ring" },
 		{ F_SEM, "sem" }, { F_IMM, "imm" }, { F_TARGET, "target" },
 	};
 	const u64 vals[] = { in->reg, in->engine, in->ring, in->sem, in->imm, (u32)in->target };
-	u32 k;
 
-	for (k = 0; k < CCM_ARRAY_SIZE(names); k++)
-		if (!(s->fields & names[k].bit) && vals[k])
-			return ccm_fail(err, -EINVAL, i,
-					"instruction %u (%s): field %s must be 0, got %llu", i,
-					s->name, names[k].name, (unsigned long long)vals[k]);
-	return 0;
+	return ccm_verify_unused_fields(i, s->name, s->fields, fields, vals,
+					CCM_ARRAY_SIZE(fields), err);
 }
 
 static int insn_sem(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *in, u32 i,

@@ -56,6 +56,24 @@ int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_in
  */
 int ccm_verify_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind, const char *what,
 		   u32 ref, struct ccm_err *err);
+/**
+ * struct ccm_insn_field - a field of an instruction that some opcodes use
+ * @bit: the opcode's field mask bit that allows it
+ * @name: the field's name in the uAPI, for the error
+ */
+struct ccm_insn_field {
+	u8 bit;
+	const char *name;
+};
+
+/*
+ * Instruction @i (opcode @op) uses only the fields of mask @allowed: any
+ * other of the @n fields with a value in @vals must be 0.  The error names
+ * the first field that is not.
+ */
+int ccm_verify_unused_fields(u32 i, const char *op, u8 allowed,
+			     const struct ccm_insn_field *fields, const u64 *vals, u32 n,
+			     struct ccm_err *err);
 /*
  * A program of @count instructions is not empty and fits the program
  * memory; errors name @what ("program", "compute program").

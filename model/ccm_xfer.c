@@ -208,25 +208,44 @@ static void share(struct ccm_fabric *f, struct ccm_ring *r, u64 t, bool join)
 				reprice(f, res[i]->act[k], t);
 }
 
+/*
+ * Room for @want items in the circular queue *@q of *@cap items of @size
+ * bytes, @n of them queued from *@head: its capacity doubles (from 8) until
+ * they fit, the queued items moving to the front in order.
+ */
+static int queue_reserve(void **q, u32 *head, u32 *cap, u32 n, u32 want, size_t size)
+{
+	u32 ncap = *cap ? *cap : 8, first;
+	u8 *p;
+
+	if (want <= *cap)
+		return 0;
+	while (ncap < want) {
+		if (ncap > 0x7fffffffu)	/* doubling would wrap */
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	p = ccm_calloc(ncap, size);
+	if (!p)
+		return -ENOMEM;
+	first = n < *cap - *head ? n : *cap - *head;	/* the items before the wrap */
+	if (n) {
+		memcpy(p, (u8 *)*q + (size_t)*head * size, (size_t)first * size);
+		memcpy(p + (size_t)first * size, *q, (size_t)(n - first) * size);
+	}
+	ccm_free(*q);
+	*q = p;
+	*head = 0;
+	*cap = ncap;
+	return 0;
+}
+
 /* Queue @r's arrival at @t (not before the one queued last: in order). */
 static int arrival_push(struct ccm_ring *r, u64 t)
 {
-	struct ccm_arrival *q;
-	u32 i;
-
-	if (r->xq_n == r->xq_cap) {
-		u32 cap = r->xq_cap ? r->xq_cap * 2 : 8;
-
-		q = ccm_calloc(cap, sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		for (i = 0; i < r->xq_n; i++)
-			q[i] = r->xq[(r->xq_head + i) % r->xq_cap];
-		ccm_free(r->xq);
-		r->xq = q;
-		r->xq_head = 0;
-		r->xq_cap = cap;
-	}
+	if (queue_reserve((void **)&r->xq, &r->xq_head, &r->xq_cap, r->xq_n, r->xq_n + 1,
+			  sizeof(*r->xq)))
+		return -ENOMEM;
 	if (t < r->xarrive)
 		t = r->xarrive;
 	r->xarrive = t;
@@ -283,24 +302,12 @@ int ccm_xfer_started(struct ccm_engine *e, struct ccm_ring *r, u32 slot, u32 cou
 {
 	struct ccm_fabric *f = e->agent.f;
 	u64 *port = &f->tm.port_out[e->core->dev->index * f->cfg.cores + e->core->index];
-	u64 now = f->tm.cur, *q;
+	u64 now = f->tm.cur;
 	u32 i, k;
 
-	if (r->xr_n + count > r->xr_cap) {
-		u32 cap = r->xr_cap ? r->xr_cap : 8;
-
-		while (cap < r->xr_n + count)
-			cap *= 2;
-		q = ccm_calloc(cap, sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		for (i = 0; i < r->xr_n; i++)
-			q[i] = r->xr[(r->xr_head + i) % r->xr_cap];
-		ccm_free(r->xr);
-		r->xr = q;
-		r->xr_head = 0;
-		r->xr_cap = cap;
-	}
+	if (queue_reserve((void **)&r->xr, &r->xr_head, &r->xr_cap, r->xr_n, r->xr_n + count,
+			  sizeof(*r->xr)))
+		return -ENOMEM;
 	/*
 	 * One port per rank, as the α-β model has it: a rank's sends,
 	 * whatever their engines and rings, go out one after the other at

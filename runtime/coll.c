@@ -9,6 +9,7 @@
 #include "coll_mismatch.h"
 #include "coll_size.h"
 #include "lock.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,14 +102,8 @@ static int push(struct op_queue *oq, const struct op *op)
 		if (oq->head) {
 			memmove(oq->ops, oq->ops + oq->head, oq->n * sizeof(*oq->ops));
 			oq->head = 0;
-		} else {
-			uint32_t cap = oq->cap ? oq->cap * 2 : 8;
-			struct op *o = realloc(oq->ops, cap * sizeof(*o));
-
-			if (!o)
-				return ccore_error(-ENOMEM, "out of memory");
-			oq->ops = o;
-			oq->cap = cap;
+		} else if (rt_grow((void **)&oq->ops, &oq->cap, oq->n, sizeof(*oq->ops), 8)) {
+			return ccore_error(-ENOMEM, "out of memory");
 		}
 	}
 	oq->ops[oq->head + oq->n++] = *op;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The runtime's shared state (see rt.h). */
 #include "rt.h"
+#include "util/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,15 +185,8 @@ bool rt_timed(const struct rt *rt)
  * that recording it cannot fail afterwards. */
 static int reserve_alloc(struct rt_dev *d)
 {
-	if (d->nallocs == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 16;
-		struct rt_alloc *n = realloc(d->allocs, cap * sizeof(*n));
-
-		if (!n)
-			return ccore_error(-ENOMEM, "out of memory");
-		d->allocs = n;
-		d->cap = cap;
-	}
+	if (rt_grow((void **)&d->allocs, &d->cap, d->nallocs, sizeof(*d->allocs), 16))
+		return ccore_error(-ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -356,15 +350,9 @@ int rt_peer_va(struct rt *rt, uint32_t dev, uint64_t va, uint32_t to, uint64_t *
 	rc = ccore_dev_bo_import(rt->devs[to].dev, rt->devs[dev].dev, a->handle, &h, &base);
 	if (rc)
 		return rc;
-	if (rt->nimports == rt->imports_cap) {
-		uint32_t cap = rt->imports_cap ? rt->imports_cap * 2 : 64;
-
-		imp = realloc(rt->imports, cap * sizeof(*imp));
-		if (!imp)
-			return ccore_error(-ENOMEM, "out of memory");
-		rt->imports = imp;
-		rt->imports_cap = cap;
-	}
+	if (rt_grow((void **)&rt->imports, &rt->imports_cap, rt->nimports, sizeof(*rt->imports),
+		    64))
+		return ccore_error(-ENOMEM, "out of memory");
 	rt->imports[rt->nimports++] = (struct rt_import){ dev, a->handle, to, h, base };
 	if (2 * rt->nimports > rt->hash_cap) {
 		rc = hash_rebuild(rt, rt->nimports);

@@ -9,6 +9,7 @@
  */
 #include "sems.h"
 #include "comm.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,15 +92,8 @@ static int chunk_alloc(struct clique *q, uint32_t slot, uint32_t x, uint32_t wan
 	uint32_t count = want, first;
 	int rc;
 
-	if (pl->nchunks == pl->cap) {
-		uint32_t cap = pl->cap ? pl->cap * 2 : 4;
-		struct sem_chunk *c = realloc(pl->chunks, cap * sizeof(*c));
-
-		if (!c)
-			return ccore_error(-ENOMEM, "out of memory");
-		pl->chunks = c;
-		pl->cap = cap;
-	}
+	if (rt_grow((void **)&pl->chunks, &pl->cap, pl->nchunks, sizeof(*pl->chunks), 4))
+		return ccore_error(-ENOMEM, "out of memory");
 	if (q->rt->sems && count > q->rt->sems)
 		count = q->rt->sems;
 	while ((rc = ccore_dev_sem_alloc(dev, q->ranks[x].core, count, &first)) == -ENOSPC &&

@@ -11,6 +11,7 @@
 #include "comm.h"
 #include "plan/xchg.h"
 #include "util/clock.h"
+#include "util/grow.h"
 #include "lock.h"
 #include "log.h"
 
@@ -221,15 +222,8 @@ int stream_throttle(struct ccore_stream *s)
 
 int stream_add_job(struct ccore_stream *s, uint64_t job)
 {
-	if (s->njobs == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		uint64_t *j = realloc(s->jobs, cap * sizeof(*j));
-
-		if (!j)
-			return ccore_error(-ENOMEM, "out of memory");
-		s->jobs = j;
-		s->cap = cap;
-	}
+	if (rt_grow((void **)&s->jobs, &s->cap, s->njobs, sizeof(*s->jobs), 16))
+		return ccore_error(-ENOMEM, "out of memory");
 	s->jobs[s->njobs++] = job;
 	return 0;
 }

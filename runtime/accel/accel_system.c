@@ -11,6 +11,7 @@
  * unless $CCORE_ACCEL_FABRIC names another.
  */
 #include "accel.h"
+#include "util/grow.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -64,22 +65,14 @@ static void *map_new(struct accel_dev *d, uint32_t handle)
 {
 	struct drm_ccore_bo_info info = { .handle = handle };
 	struct drm_ccore_bo_mmap_offset mo = { .handle = handle };
-	struct accel_map *m;
 	void *p;
 
 	if (accel_ioctl(&d->base, DRM_IOCTL_CCORE_BO_INFO, &info) ||
 	    accel_ioctl(&d->base, DRM_IOCTL_CCORE_BO_MMAP_OFFSET, &mo))
 		return NULL;
-	if (d->nmaps == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 16;
-
-		m = realloc(d->maps, cap * sizeof(*m));
-		if (!m) {
-			ccore_error(-ENOMEM, "map: out of memory");
-			return NULL;
-		}
-		d->maps = m;
-		d->cap = cap;
+	if (rt_grow((void **)&d->maps, &d->cap, d->nmaps, sizeof(*d->maps), 16)) {
+		ccore_error(-ENOMEM, "map: out of memory");
+		return NULL;
 	}
 	p = mmap(NULL, info.size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, (off_t)mo.offset);
 	if (p == MAP_FAILED) {
@@ -291,16 +284,9 @@ static int probe(struct scan *s, const char *node)
 		return 0;
 	}
 	fabric_of(&c);
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 8;
-		struct cand *n = realloc(s->c, cap * sizeof(*n));
-
-		if (!n) {
-			close(c.fd);
-			return ccore_error(-ENOMEM, "accel: out of memory");
-		}
-		s->c = n;
-		s->cap = cap;
+	if (rt_grow((void **)&s->c, &s->cap, s->n, sizeof(*s->c), 8)) {
+		close(c.fd);
+		return ccore_error(-ENOMEM, "accel: out of memory");
 	}
 	s->c[s->n++] = c;
 	return 0;

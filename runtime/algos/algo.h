@@ -86,6 +86,15 @@ const struct algo *algo_find(const char *name, unsigned int coll);
 bool algo_trivial(struct cs_sched *s);
 /* rejects() of rooted algorithms that take any shape with a valid root. */
 const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_opts *o);
+/* One rank @r's part of a rooted collective, its blocks cut in @slices. */
+typedef void algo_rank_part(struct cs_sched *s, uint32_t r, uint32_t slices);
+/*
+ * The schedule @name of a Broadcast (each rank's part from @bcast) or a
+ * Reduce (from @reduce, its partial sums in TMP beyond two ranks), after
+ * algo_trivial()'s cases; NULL if out of memory.
+ */
+struct cs_sched *algo_rooted_gen(const struct cs_shape *shape, const char *name, uint32_t slices,
+				 algo_rank_part *bcast, algo_rank_part *reduce);
 /* Block c of n over count elements: ceil-split, possibly empty at the end. */
 void algo_block(uint64_t count, uint32_t n, uint32_t c, uint64_t *off, uint64_t *len);
 /* The non-empty ones of @slices slices of @len elements (algo_block()): their

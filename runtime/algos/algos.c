@@ -29,6 +29,20 @@ const char *algo_rejects_bad_root(const struct cs_shape *s, const struct algo_op
 	return NULL;
 }
 
+struct cs_sched *algo_rooted_gen(const struct cs_shape *shape, const char *name, uint32_t slices,
+				 algo_rank_part *bcast, algo_rank_part *reduce)
+{
+	struct cs_sched *s = cs_new(shape, name);
+
+	if (!s || algo_trivial(s))
+		return s;
+	if (shape->coll == CS_REDUCE_COLL && shape->nranks > 2)
+		s->tmp_count = shape->count;
+	for (uint32_t r = 0; r < shape->nranks; r++)
+		(shape->coll == CS_BROADCAST ? bcast : reduce)(s, r, slices);
+	return s;
+}
+
 bool algo_trivial(struct cs_sched *s)
 {
 	const struct cs_shape *sh = &s->shape;

@@ -74,19 +74,7 @@ static void chain_reduce(struct cs_sched *s, uint32_t r, uint32_t slices)
 
 static struct cs_sched *chain_gen(const struct cs_shape *shape, const struct algo_opts *o)
 {
-	struct cs_sched *s = cs_new(shape, "chain");
-
-	if (!s || algo_trivial(s))
-		return s;
-	if (shape->coll == CS_REDUCE_COLL && shape->nranks > 2)
-		s->tmp_count = shape->count;
-	for (uint32_t r = 0; r < shape->nranks; r++) {
-		if (shape->coll == CS_BROADCAST)
-			chain_bcast(s, r, chain_slices(o));
-		else
-			chain_reduce(s, r, chain_slices(o));
-	}
-	return s;
+	return algo_rooted_gen(shape, "chain", chain_slices(o), chain_bcast, chain_reduce);
 }
 
 const struct algo algo_chain = {

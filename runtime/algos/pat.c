@@ -74,6 +74,7 @@
 #include "algo.h"
 #include "algo_cost.h"
 #include "pat_credit.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +323,7 @@ struct pat_ev {
 
 struct pat_trk {
 	struct pat_ev *ev;
-	size_t n, cap;
+	uint32_t n, cap;
 	int64_t last_local;
 };
 
@@ -401,16 +402,9 @@ static void pat_record(struct pat_ctx *x, struct pat_ev e, uint8_t kind, uint32_
 {
 	struct pat_trk *t = &x->trk;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct pat_ev *ev = realloc(t->ev, cap * sizeof(*ev));
-
-		if (!ev) {
-			x->oom = true;
-			return;
-		}
-		t->ev = ev;
-		t->cap = cap;
+	if (rt_grow((void **)&t->ev, &t->cap, t->n, sizeof(*t->ev), 64)) {
+		x->oom = true;
+		return;
 	}
 	e.kind = kind;
 	e.step = step;

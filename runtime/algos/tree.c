@@ -104,20 +104,8 @@ static void tree_reduce(struct cs_sched *s, uint32_t r, uint32_t slices)
 
 static struct cs_sched *tree_gen(const struct cs_shape *shape, const struct algo_opts *o)
 {
-	uint32_t slices = o->slices ? o->slices : 1;
-	struct cs_sched *s = cs_new(shape, "binomial");
-
-	if (!s || algo_trivial(s))
-		return s;
-	if (shape->coll == CS_REDUCE_COLL && shape->nranks > 2)
-		s->tmp_count = shape->count;
-	for (uint32_t r = 0; r < shape->nranks; r++) {
-		if (shape->coll == CS_BROADCAST)
-			tree_bcast(s, r, slices);
-		else
-			tree_reduce(s, r, slices);
-	}
-	return s;
+	return algo_rooted_gen(shape, "binomial", o->slices ? o->slices : 1, tree_bcast,
+			       tree_reduce);
 }
 
 const struct algo algo_binomial = {

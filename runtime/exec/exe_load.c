@@ -147,22 +147,38 @@ static int check_strings(const struct loader *l)
 	return 0;
 }
 
+/*
+ * The array for section @sec's entries (@what: "tensors"), at most @max of
+ * @size bytes each, with room for one more: *@arr and its capacity *@cap.
+ */
+static int section_array(const struct loader *l, uint32_t sec, const char *what, uint32_t max,
+			 size_t size, void **arr, uint32_t *cap)
+{
+	uint32_t n = l->sec[sec].count;
+
+	if (n > max)
+		return ccore_error(-EINVAL, "section %u (%s): %u %s; allowed at most %u", sec, what,
+				   n, what, max);
+	*arr = calloc(n + 1, size);
+	if (!*arr)
+		return ccore_error(-ENOMEM, "executable: out of memory for %u %s", n, what);
+	*cap = n + 1;
+	return 0;
+}
+
 static int read_tensors(const struct loader *l, struct ccore_exe *exe)
 {
 	const struct section *s = &l->sec[CCE_SEC_TENSORS];
+	int rc = section_array(l, CCE_SEC_TENSORS, "tensors", CCORE_EXE_MAX_TENSORS,
+			       sizeof(*exe->tensors), (void **)&exe->tensors, &exe->tensors_cap);
 
-	if (s->count > CCORE_EXE_MAX_TENSORS)
-		return ccore_error(-EINVAL, "section 2 (tensors): %u tensors; allowed at most %u",
-				   s->count, CCORE_EXE_MAX_TENSORS);
-	exe->tensors = calloc(s->count + 1, sizeof(*exe->tensors));
-	if (!exe->tensors)
-		return ccore_error(-ENOMEM, "executable: out of memory for %u tensors", s->count);
-	exe->tensors_cap = s->count + 1;
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < s->count; i++) {
 		const uint8_t *p = s->p + (uint64_t)i * CCE_TEN_SIZE;
 		struct ccore_exe_tensor *t = &exe->tensors[i];
-		int rc = read_name(l, cce_get32(p + CCE_TEN_NAME), t->name, "tensor", i);
 
+		rc = read_name(l, cce_get32(p + CCE_TEN_NAME), t->name, "tensor", i);
 		if (rc)
 			return rc;
 		t->init = cce_get32(p + CCE_TEN_INIT);
@@ -178,21 +194,18 @@ static int read_colls(const struct loader *l, struct ccore_exe *exe)
 {
 	const struct section *s = &l->sec[CCE_SEC_COLLS], *g = &l->sec[CCE_SEC_GROUPS];
 	uint64_t next = 0;
+	int rc = section_array(l, CCE_SEC_COLLS, "collectives", CCORE_EXE_MAX_COLLS,
+			       sizeof(*exe->colls), (void **)&exe->colls, &exe->colls_cap);
 
-	if (s->count > CCORE_EXE_MAX_COLLS)
-		return ccore_error(-EINVAL, "section 3 (collectives): %u collectives; allowed at most %u",
-				   s->count, CCORE_EXE_MAX_COLLS);
-	exe->colls = calloc(s->count + 1, sizeof(*exe->colls));
-	if (!exe->colls)
-		return ccore_error(-ENOMEM, "executable: out of memory for %u collectives", s->count);
-	exe->colls_cap = s->count + 1;
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < s->count; i++) {
 		const uint8_t *p = s->p + (uint64_t)i * CCE_COL_SIZE;
 		struct ccore_exe_coll *c = &exe->colls[i];
 		uint32_t first = cce_get32(p + CCE_COL_FIRSTRANK);
 		uint64_t n;
-		int rc = read_name(l, cce_get32(p + CCE_COL_NAME), c->name, "collective", i);
 
+		rc = read_name(l, cce_get32(p + CCE_COL_NAME), c->name, "collective", i);
 		if (rc)
 			return rc;
 		c->op = cce_get32(p + CCE_COL_OP);

@@ -106,20 +106,13 @@ static int fmt_mnemonic(const struct drm_ccore_insn *in, const char *label,
 {
 	const struct ccas_opinfo *op = ccas_opinfo(in->opcode);
 	char opnd[CCAS_MAX_OPNDS][48];
+	const char *p[CCAS_MAX_OPNDS];
 
-	for (unsigned int i = 0; i < op->nopnds; i++)
+	for (unsigned int i = 0; i < op->nopnds; i++) {
 		fmt_operand(in, op->opnds[i], label, opnd[i], sizeof(opnd[i]));
-	switch (op->nopnds) {
-	case 0:
-		return snprintf(buf, len, "%s", op->name);
-	case 1:
-		return snprintf(buf, len, "%s %s", op->name, opnd[0]);
-	case 2:
-		return snprintf(buf, len, "%s %s, %s", op->name, opnd[0], opnd[1]);
-	default:
-		return snprintf(buf, len, "%s %s, %s, %s", op->name, opnd[0],
-				opnd[1], opnd[2]);
+		p[i] = opnd[i];
 	}
+	return ccas_opinfo_format(op, p, buf, len);
 }
 
 int ccas_format_insn(const struct drm_ccore_insn *in, char *buf, size_t len)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The CC ISA opcode table and what follows from it. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,41 +106,47 @@ const char *ccas_opnd_placeholder(unsigned int kind)
 	return "?";
 }
 
+int ccas_opinfo_format(const struct ccas_opinfo *op, const char *const *opnds, char *buf,
+		       size_t len)
+{
+	switch (op->nopnds) {
+	case 0:
+		return snprintf(buf, len, "%s", op->name);
+	case 1:
+		return snprintf(buf, len, "%s %s", op->name, opnds[0]);
+	case 2:
+		return snprintf(buf, len, "%s %s, %s", op->name, opnds[0], opnds[1]);
+	default:
+		return snprintf(buf, len, "%s %s, %s, %s", op->name, opnds[0], opnds[1],
+				opnds[2]);
+	}
+}
+
 int ccas_opinfo_usage(const struct ccas_opinfo *op, char *buf, size_t len)
 {
 	const char *p[CCAS_MAX_OPNDS] = { "", "", "" };
 
 	for (unsigned int i = 0; i < op->nopnds; i++)
 		p[i] = ccas_opnd_placeholder(op->opnds[i]);
-	switch (op->nopnds) {
-	case 0:
-		return snprintf(buf, len, "%s", op->name);
-	case 1:
-		return snprintf(buf, len, "%s %s", op->name, p[0]);
-	case 2:
-		return snprintf(buf, len, "%s %s, %s", op->name, p[0], p[1]);
-	default:
-		return snprintf(buf, len, "%s %s, %s, %s", op->name, p[0], p[1],
-				p[2]);
-	}
+	return ccas_opinfo_format(op, p, buf, len);
 }
 
 /* Why a field @used does not include is set in @in, or NULL. */
 static const char *stray_field(const struct drm_ccore_insn *in,
 			       unsigned int used)
 {
-	if (in->reg && !(used & CCAS_FIELD_REG))
-		return "unused field reg is not zero";
-	if (in->engine && !(used & CCAS_FIELD_ENGINE))
-		return "unused field engine is not zero";
-	if (in->ring && !(used & CCAS_FIELD_RING))
-		return "unused field ring is not zero";
-	if (in->sem && !(used & CCAS_FIELD_SEM))
-		return "unused field sem is not zero";
-	if (in->imm && !(used & CCAS_FIELD_IMM))
-		return "unused field imm is not zero";
-	if (in->target && !(used & CCAS_FIELD_TARGET))
-		return "unused field target is not zero";
+	const struct { unsigned int bit; uint64_t value; const char *why; } fields[] = {
+		{ CCAS_FIELD_REG, in->reg, "unused field reg is not zero" },
+		{ CCAS_FIELD_ENGINE, in->engine, "unused field engine is not zero" },
+		{ CCAS_FIELD_RING, in->ring, "unused field ring is not zero" },
+		{ CCAS_FIELD_SEM, in->sem, "unused field sem is not zero" },
+		{ CCAS_FIELD_IMM, in->imm, "unused field imm is not zero" },
+		{ CCAS_FIELD_TARGET, in->target, "unused field target is not zero" },
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i].value && !(used & fields[i].bit))
+			return fields[i].why;
 	return NULL;
 }
 

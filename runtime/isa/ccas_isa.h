@@ -59,6 +59,12 @@ unsigned int ccas_opinfo_fields(const struct ccas_opinfo *op);
 const char *ccas_opnd_placeholder(unsigned int kind);
 /* Write "wait SEM, IMM"; returns the snprintf() length. */
 int ccas_opinfo_usage(const struct ccas_opinfo *op, char *buf, size_t len);
+/*
+ * Write @op's mnemonic and its op->nopnds operands @opnds as an instruction
+ * is written: "wait s0, 1"; returns the snprintf() length.
+ */
+int ccas_opinfo_format(const struct ccas_opinfo *op, const char *const *opnds, char *buf,
+		       size_t len);
 
 /*
  * Why @in cannot be written as "mnemonic operands" (unknown opcode, a field

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "ccore_internal.h"
 #include "util/size.h"
+#include "util/grow.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -106,15 +107,8 @@ static const char *parse_rule(char *line, struct tunefile_rule *r, char *err, si
 
 static int add_rule(struct tunefile *tf, const struct tunefile_rule *r, uint32_t *cap)
 {
-	if (tf->n == *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 16;
-		struct tunefile_rule *n = realloc(tf->rules, nc * sizeof(*n));
-
-		if (!n)
-			return ccore_error(-ENOMEM, "out of memory");
-		tf->rules = n;
-		*cap = nc;
-	}
+	if (rt_grow((void **)&tf->rules, cap, tf->n, sizeof(*tf->rules), 16))
+		return ccore_error(-ENOMEM, "out of memory");
 	tf->rules[tf->n++] = *r;
 	return 0;
 }

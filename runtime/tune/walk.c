@@ -18,6 +18,7 @@
  */
 #include "walk.h"
 #include "lower/lower.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -78,7 +79,7 @@ struct walk {
 	uint32_t nsem, semcap;
 	uint32_t *hash, hcap;		/* open addressing: 1 + index into sem, 0 empty */
 	struct wevent *heap;
-	size_t nheap, heapcap;
+	uint32_t nheap, heapcap;
 	uint64_t seq;
 	double end;
 	bool bad;
@@ -122,16 +123,9 @@ static uint32_t sem_id(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind
 	     k = (k + 1) & (w->hcap - 1))
 		if (w->sem[w->hash[k] - 1].key == key)
 			return w->hash[k] - 1;
-	if (w->nsem == w->semcap) {
-		uint32_t cap = w->semcap ? 2 * w->semcap : 1024;
-		struct wsem *s = realloc(w->sem, cap * sizeof(*s));
-
-		if (!s) {
-			w->bad = true;
-			return 0;
-		}
-		w->sem = s;
-		w->semcap = cap;
+	if (rt_grow((void **)&w->sem, &w->semcap, w->nsem, sizeof(*w->sem), 1024)) {
+		w->bad = true;
+		return 0;
 	}
 	w->sem[w->nsem] = (struct wsem){ .key = key, .owner = r };
 	w->hash[k] = ++w->nsem;
@@ -232,16 +226,9 @@ static void push(struct walk *w, double at, uint32_t what, int64_t add)
 	struct wevent e = { at, w->seq++, what, add };
 	size_t i;
 
-	if (w->nheap == w->heapcap) {
-		size_t cap = w->heapcap ? 2 * w->heapcap : 1024;
-		struct wevent *h = realloc(w->heap, cap * sizeof(*h));
-
-		if (!h) {
-			w->bad = true;
-			return;
-		}
-		w->heap = h;
-		w->heapcap = cap;
+	if (rt_grow((void **)&w->heap, &w->heapcap, w->nheap, sizeof(*w->heap), 1024)) {
+		w->bad = true;
+		return;
 	}
 	for (i = w->nheap++; i && before(&e, &w->heap[(i - 1) / 2]); i = (i - 1) / 2)
 		w->heap[i] = w->heap[(i - 1) / 2];

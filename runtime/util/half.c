@@ -1,29 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Half-precision conversions on the host (half.h). */
 #include "util/half.h"
+#include "util/float_bits.h"
 
 #include <math.h>
-#include <string.h>
 
 #define F32_ABS 0x7fffffffu
 #define F32_INF 0x7f800000u
 #define F32_QUIET 0x00400000u
-
-static uint32_t bits_of(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, sizeof(x));
-	return x;
-}
-
-static float float_of(uint32_t x)
-{
-	float f;
-
-	memcpy(&f, &x, sizeof(f));
-	return f;
-}
 
 float rt_f16_to_f32(uint16_t h)
 {
@@ -31,16 +15,16 @@ float rt_f16_to_f32(uint16_t h)
 	float sub;
 
 	if (e == 0x1f)		/* Inf, or a NaN, quieted */
-		return float_of(sign | F32_INF | m << 13 | (m ? F32_QUIET : 0));
+		return f32_from_bits(sign | F32_INF | m << 13 | (m ? F32_QUIET : 0));
 	if (e)			/* rebias the exponent by 127 - 15 */
-		return float_of(sign | (e + 112) << 23 | m << 13);
+		return f32_from_bits(sign | (e + 112) << 23 | m << 13);
 	sub = ldexpf((float)m, -24);	/* a subnormal m * 2^-24, exact; or zero */
 	return sign ? -sub : sub;
 }
 
 uint16_t rt_f32_to_f16(float f)
 {
-	uint32_t x = bits_of(f), ax = x & F32_ABS;
+	uint32_t x = f32_bits(f), ax = x & F32_ABS;
 	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
 
 	if (ax > F32_INF)	/* NaN: the top of its payload, quieted */
@@ -57,12 +41,12 @@ float rt_bf16_to_f32(uint16_t h)
 {
 	uint32_t x = (uint32_t)h << 16;
 
-	return float_of((x & F32_ABS) > F32_INF ? x | F32_QUIET : x);
+	return f32_from_bits((x & F32_ABS) > F32_INF ? x | F32_QUIET : x);
 }
 
 uint16_t rt_f32_to_bf16(float f)
 {
-	uint32_t x = bits_of(f);
+	uint32_t x = f32_bits(f);
 
 	if ((x & F32_ABS) > F32_INF)	/* NaN: rounding could carry into the sign */
 		return (uint16_t)((x >> 16) | 0x0040);

@@ -79,6 +79,18 @@ static int open_fds(void)
 	return n;
 }
 
+/* A buffer of @len bytes on @dev, created and mapped: the mapping, its handle and address. */
+static uint8_t *mapped_bo(struct ccore_dev *dev, uint64_t len, uint32_t *h, uint64_t *va)
+{
+	uint8_t *p;
+
+	CHECK(ccore_dev_bo_create(dev, len, h, va));
+	p = ccore_dev_bo_map(dev, *h);
+	if (!p)
+		FAIL("bo_map: %s", ccore_last_error());
+	return p;
+}
+
 /* Copy @len bytes on @dev's engine 0 of core 0 and wait for it. */
 static void device_copy(struct ccore_dev *dev, uint64_t dst, uint64_t src, uint64_t len)
 {
@@ -134,10 +146,7 @@ TEST(maps_see_what_the_device_wrote)
 
 	open_accel();
 	for (int i = 0; i < 2; i++) {
-		CHECK(ccore_dev_bo_create(d0, len, &h[i], &va[i]));
-		p[i] = ccore_dev_bo_map(d0, h[i]);
-		if (!p[i])
-			FAIL("bo_map: %s", ccore_last_error());
+		p[i] = mapped_bo(d0, len, &h[i], &va[i]);
 		ASSERT_TRUE(ccore_dev_bo_map(d0, h[i]) == p[i]);	/* cached */
 	}
 	for (size_t i = 0; i < len; i++)
@@ -474,12 +483,8 @@ TEST(compute_program_copies_triggers_and_waits)
 	int status;
 
 	open_accel();
-	for (int i = 0; i < 2; i++) {
-		CHECK(ccore_dev_bo_create(d0, len, &h[i], &va[i]));
-		m[i] = ccore_dev_bo_map(d0, h[i]);
-		if (!m[i])
-			FAIL("bo_map: %s", ccore_last_error());
-	}
+	for (int i = 0; i < 2; i++)
+		m[i] = mapped_bo(d0, len, &h[i], &va[i]);
 	for (size_t i = 0; i < len; i++)
 		m[0][i] = (uint8_t)(i * 5 + 3);
 	memset(m[1], 0, len);
@@ -532,12 +537,8 @@ TEST(indexed_ring_and_starti)
 	int status;
 
 	open_accel();
-	for (int i = 0; i < 2; i++) {
-		CHECK(ccore_dev_bo_create(d0, n * block, &h[i], &va[i]));
-		m[i] = ccore_dev_bo_map(d0, h[i]);
-		if (!m[i])
-			FAIL("bo_map: %s", ccore_last_error());
-	}
+	for (int i = 0; i < 2; i++)
+		m[i] = mapped_bo(d0, n * block, &h[i], &va[i]);
 	for (uint32_t i = 0; i < n * block; i++)
 		m[0][i] = (uint8_t)(i / block * 40 + i % 7 + 1);
 	memset(m[1], 0, n * block);

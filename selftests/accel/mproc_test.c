@@ -332,17 +332,9 @@ static void job(uint32_t n, uint32_t nproc)
 	make_cases(n);
 	root = rank_run_launcher(&id);
 	for (uint32_t p = 0; p < nproc; p++) {
-		int fd[2];
-
-		ASSERT_EQ(pipe(fd), 0);
-		pids[p] = fork();
-		ASSERT_TRUE(pids[p] >= 0);
-		if (pids[p] == 0) {
-			close(fd[0]);
-			proc_main(&id, n, per, p * per, fd[1]);
-		}
-		close(fd[1]);
-		pipes[p] = fd[0];
+		pids[p] = rank_run_fork(&pipes[p]);
+		if (pids[p] == 0)
+			proc_main(&id, n, per, p * per, pipes[p]);
 	}
 	for (uint32_t p = 0; p < nproc; p++) {
 		char msg[1100];
@@ -596,7 +588,7 @@ TEST(allreduce_8_bytes_latency_two_processes_and_one)
 	struct ccore_comm *c[2];
 	struct ccore_unique_id id;
 	double one, two[2] = { -9, -9 };
-	int fd[2][2], status;
+	int fd[2], status;
 	pid_t root, pid[2];
 
 	setenv("CCORE_RANKS_PER_DEVICE", "1", 1);
@@ -607,22 +599,17 @@ TEST(allreduce_8_bytes_latency_two_processes_and_one)
 	ccore_comm_destroy(c[1]);
 	root = rank_run_launcher(&id);
 	for (int r = 0; r < 2; r++) {
-		ASSERT_EQ(pipe(fd[r]), 0);
-		pid[r] = fork();
-		ASSERT_TRUE(pid[r] >= 0);
-		if (pid[r] == 0) {
-			close(fd[r][0]);
-			latency_proc(&id, r, fd[r][1]);
-		}
-		close(fd[r][1]);
+		pid[r] = rank_run_fork(&fd[r]);
+		if (pid[r] == 0)
+			latency_proc(&id, r, fd[r]);
 	}
 	for (int r = 0; r < 2; r++) {
 		char msg[64];
-		ssize_t got = read(fd[r][0], msg, sizeof(msg) - 1);
+		ssize_t got = read(fd[r], msg, sizeof(msg) - 1);
 
 		msg[got > 0 ? got : 0] = 0;
 		sscanf(msg, "%lf", &two[r]);
-		close(fd[r][0]);
+		close(fd[r]);
 		waitpid(pid[r], &status, 0);
 	}
 	waitpid(root, &status, 0);

@@ -32,6 +32,7 @@
 
 #include "drm.h"
 #include "ccore_accel.h"
+#include "ccore_sim_place.h"
 #include "kselftest_harness.h"
 
 #define CCORE_MAX_ACCEL 64
@@ -126,26 +127,6 @@ static inline int set_param(int fd, uint32_t p, uint64_t value)
 	return ioc(fd, DRM_IOCTL_CCORE_SET_PARAM, &a);
 }
 
-/* ccore_sim bus id of accel minor @minor, from its sysfs parent's name. */
-static inline int accel_fabric(int minor)
-{
-	char link[128], target[PATH_MAX];
-	const char *base;
-	ssize_t n;
-	int id;
-
-	snprintf(link, sizeof(link), "/sys/class/accel/accel%d/device", minor);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return -1;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	if (sscanf(base, "ccore_sim%d", &id) != 1)
-		return -1;
-	return id;
-}
-
 static inline int ccore_open_minor(int minor, struct ccore_dev *d)
 {
 	char name[32];
@@ -164,7 +145,7 @@ static inline int ccore_open_minor(int minor, struct ccore_dev *d)
 	}
 	d->fd = fd;
 	d->minor = minor;
-	d->fabric = accel_fabric(minor);
+	d->fabric = ccore_sim_fabric(minor);
 	d->index = param(fd, DRM_CCORE_PARAM_DEVICE_INDEX);
 	d->num_devices = param(fd, DRM_CCORE_PARAM_NUM_DEVICES);
 	d->cores = param(fd, DRM_CCORE_PARAM_NUM_CORES);

@@ -35,12 +35,24 @@ static long long size_value(const char *v)
 
 static int read_fdinfo(int fd, struct fdinfo *fi)
 {
+	/* the memory keys, each a size */
+	const struct {
+		const char *key;
+		long long *bytes;
+	} sizes[] = {
+		{ "drm-total-memory", &fi->total },
+		{ "drm-shared-memory", &fi->shared },
+		{ "drm-resident-memory", &fi->resident },
+		{ "drm-purgeable-memory", &fi->purgeable },
+		{ "drm-active-memory", &fi->active },
+	};
 	char path[64], line[256], key[64], value[128];
 	FILE *f;
 
 	memset(fi, 0, sizeof(*fi));
-	fi->client_id = fi->total = fi->shared = fi->resident = -1;
-	fi->purgeable = fi->active = -1;
+	fi->client_id = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		*sizes[i].bytes = -1;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "re");
 	if (!f)
@@ -52,16 +64,9 @@ static int read_fdinfo(int fd, struct fdinfo *fi)
 			snprintf(fi->driver, sizeof(fi->driver), "%.31s", value);
 		else if (!strcmp(key, "drm-client-id"))
 			fi->client_id = atoll(value);
-		else if (!strcmp(key, "drm-total-memory"))
-			fi->total = size_value(value);
-		else if (!strcmp(key, "drm-shared-memory"))
-			fi->shared = size_value(value);
-		else if (!strcmp(key, "drm-resident-memory"))
-			fi->resident = size_value(value);
-		else if (!strcmp(key, "drm-purgeable-memory"))
-			fi->purgeable = size_value(value);
-		else if (!strcmp(key, "drm-active-memory"))
-			fi->active = size_value(value);
+		for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+			if (!strcmp(key, sizes[i].key))
+				*sizes[i].bytes = size_value(value);
 	}
 	fclose(f);
 	return 0;

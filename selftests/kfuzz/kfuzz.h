@@ -221,6 +221,15 @@ struct kf_ctx {
 /* One random ccore (or generic DRM) ioctl on file @f; returns the op. */
 enum kf_op kf_ccore_op(struct kf_ctx *c, struct kf_file *f);
 enum kf_op kf_drm_op(struct kf_ctx *c, struct kf_file *f);
+/* One call of the random mix on file @f, as kf_ccore_op() and kf_drm_op() make them. */
+typedef enum kf_op kf_op_fn(struct kf_ctx *c, struct kf_file *f);
+/* A call of the mix and its weight: how often it is drawn against its table's others. */
+struct kf_weighted_op {
+	kf_op_fn *fn;
+	uint32_t weight;
+};
+/* One of the @n calls of @table, drawn by weight. */
+kf_op_fn *kf_pick_op(struct kf_rng *r, const struct kf_weighted_op *table, size_t n);
 /* Whether this call's arguments, built valid, are to be damaged (one in five). */
 bool kf_mutating(struct kf_ctx *c);
 /* One fuzzed call: @arg (@len bytes) mutated when kf_mutating() says so, then

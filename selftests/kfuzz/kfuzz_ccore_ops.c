@@ -551,10 +551,7 @@ static enum kf_op get_last_error(struct kf_ctx *c, struct kf_file *f)
 }
 
 /* Weights: the calls that build state come often, so the others have some. */
-static const struct {
-	enum kf_op (*fn)(struct kf_ctx *c, struct kf_file *f);
-	uint32_t weight;
-} ops[] = {
+static const struct kf_weighted_op ops[] = {
 	{ get_param, 2 }, { set_param, 1 }, { bo_create, 8 }, { bo_mmap, 2 }, { bo_info, 2 },
 	{ ring_create, 6 }, { ring_destroy, 2 }, { ring_submit, 10 }, { ring_stats, 2 },
 	{ sem_alloc, 5 }, { sem_free, 1 }, { sem_access, 3 }, { sem_wait, 2 },
@@ -567,9 +564,7 @@ static const struct {
  * An op whose object the file does not have yet mostly makes one first:
  * otherwise a fresh file spends its calls on handles that cannot exist.
  */
-static enum kf_op (*prerequisite(struct kf_ctx *c, struct kf_file *f,
-				 enum kf_op (*fn)(struct kf_ctx *, struct kf_file *)))
-	(struct kf_ctx *, struct kf_file *)
+static kf_op_fn *prerequisite(struct kf_ctx *c, struct kf_file *f, kf_op_fn *fn)
 {
 	if (kf_chance(c->rng, 20))
 		return fn;
@@ -589,16 +584,24 @@ static enum kf_op (*prerequisite(struct kf_ctx *c, struct kf_file *f,
 	return fn;
 }
 
+kf_op_fn *kf_pick_op(struct kf_rng *r, const struct kf_weighted_op *table, size_t n)
+{
+	uint32_t total = 0, pick;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		total += table[i].weight;
+	pick = kf_below(r, total);
+	for (i = 0; pick >= table[i].weight; i++)
+		pick -= table[i].weight;
+	return table[i].fn;
+}
+
 enum kf_op kf_ccore_op(struct kf_ctx *c, struct kf_file *f)
 {
-	uint32_t total = 0, pick, i;
+	kf_op_fn *fn = kf_pick_op(c->rng, ops, sizeof(ops) / sizeof(ops[0]));
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		total += ops[i].weight;
-	pick = kf_below(c->rng, total);
-	for (i = 0; pick >= ops[i].weight; i++)
-		pick -= ops[i].weight;
-	return prerequisite(c, f, ops[i].fn)(c, f);
+	return prerequisite(c, f, fn)(c, f);
 }
 
 void kf_pool_add(struct kf_rng *r, struct kf_fdpool *p, int fd)

@@ -358,10 +358,7 @@ static enum kf_op sync_file_info(struct kf_ctx *c, struct kf_file *f)
 	return KF_SYNC_FILE_INFO;
 }
 
-static const struct {
-	enum kf_op (*fn)(struct kf_ctx *c, struct kf_file *f);
-	uint32_t weight;
-} ops[] = {
+static const struct kf_weighted_op ops[] = {
 	{ version, 1 }, { master_queries, 1 }, { get_cap, 1 }, { set_client_cap, 1 },
 	{ gem_close, 2 }, { gem_flink_open, 1 }, { prime_export, 3 }, { prime_import, 3 },
 	{ syncobj_create, 4 }, { syncobj_destroy, 1 }, { syncobj_export, 2 },
@@ -371,12 +368,5 @@ static const struct {
 
 enum kf_op kf_drm_op(struct kf_ctx *c, struct kf_file *f)
 {
-	uint32_t total = 0, pick, i;
-
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		total += ops[i].weight;
-	pick = kf_below(c->rng, total);
-	for (i = 0; pick >= ops[i].weight; i++)
-		pick -= ops[i].weight;
-	return ops[i].fn(c, f);
+	return kf_pick_op(c->rng, ops, sizeof(ops) / sizeof(ops[0]))(c, f);
 }

@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 
 #include "kfuzz.h"
+#include "ccore_sim_place.h"
 
 #define SIM_BUS "/sys/bus/ccore_sim"
 
@@ -52,30 +53,13 @@ void kf_sleep_ms(long ms)
 		;
 }
 
-/* "ccore_sim<F>.<I>" of accel minor @minor: 0, or -1 if not a ccore_sim device */
-static int minor_place(int minor, int *fabric, uint32_t *index)
-{
-	char link[96], target[PATH_MAX];
-	const char *base;
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/sys/class/accel/accel%d/device", minor);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return -1;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	return sscanf(base, "ccore_sim%d.%u", fabric, index) == 2 ? 0 : -1;
-}
-
 int kf_accel_minors(int *minors, int max)
 {
 	uint32_t index;
 	int m, n = 0, fabric;
 
 	for (m = 0; m < KF_MAX_ACCEL && n < max; m++)
-		if (!minor_place(m, &fabric, &index))
+		if (!ccore_sim_place(m, &fabric, &index))
 			minors[n++] = m;
 	return n;
 }
@@ -86,17 +70,14 @@ int kf_fabric_minor(int fabric, uint32_t index)
 	int m, f;
 
 	for (m = 0; m < KF_MAX_ACCEL; m++)
-		if (!minor_place(m, &f, &i) && f == fabric && i == index)
+		if (!ccore_sim_place(m, &f, &i) && f == fabric && i == index)
 			return m;
 	return -1;
 }
 
 int kf_minor_fabric(int minor)
 {
-	uint32_t index;
-	int fabric;
-
-	return minor_place(minor, &fabric, &index) ? -1 : fabric;
+	return ccore_sim_fabric(minor);
 }
 
 int kf_open_minor(int minor)

@@ -57,7 +57,7 @@ void rank_run_describe(const struct rank_run *x, char *buf, size_t len)
 		 x->in_place ? "in place" : "out of place");
 }
 
-pid_t rank_run_launcher(struct ccore_unique_id *id)
+pid_t rank_run_fork(int *fd)
 {
 	int p[2];
 	pid_t pid;
@@ -65,20 +65,28 @@ pid_t rank_run_launcher(struct ccore_unique_id *id)
 	ASSERT_EQ(pipe(p), 0);
 	pid = fork();
 	ASSERT_TRUE(pid >= 0);
+	close(pid ? p[1] : p[0]);
+	*fd = pid ? p[0] : p[1];
+	return pid;
+}
+
+pid_t rank_run_launcher(struct ccore_unique_id *id)
+{
+	int fd;
+	pid_t pid = rank_run_fork(&fd);
+
 	if (pid == 0) {
-		close(p[0]);
 		if (ccore_get_unique_id(id)) {
 			fprintf(stderr, "# ccore_get_unique_id: %s\n", ccore_last_error());
 			_exit(1);
 		}
-		if (write(p[1], id, sizeof(*id)) != sizeof(*id))
+		if (write(fd, id, sizeof(*id)) != sizeof(*id))
 			_exit(1);
 		/* ends once it served every rank; a guest under TCG joins slowly */
 		boot_root_wait((const struct boot_id *)id, 60000);
 		_exit(0);
 	}
-	close(p[1]);
-	ASSERT_EQ(read(p[0], id, sizeof(*id)), sizeof(*id));
-	close(p[0]);
+	ASSERT_EQ(read(fd, id, sizeof(*id)), sizeof(*id));
+	close(fd);
 	return pid;
 }

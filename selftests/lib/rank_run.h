@@ -45,6 +45,14 @@ long rank_run_check(const struct rank_bufs *b, const struct rank_run *x);
 void rank_run_describe(const struct rank_run *x, char *buf, size_t len);
 
 /*
+ * Fork a process that reports to its parent through a pipe: in the child
+ * (which gets 0) *@fd is the pipe's write end, in the parent (which gets
+ * the child's pid) its read end; each has closed the other end.  The test
+ * fails where pipe() or fork() does.
+ */
+pid_t rank_run_fork(int *fd);
+
+/*
  * A unique id made by a launcher process that runs no rank (its root
  * thread serves the job, then it ends): ranks forked from a process that
  * made the id would each think they ran its root (Documentation/bootstrap.rst).

@@ -2,11 +2,30 @@
 # shellcheck shell=sh
 # TAP for the shell tests, sourced by each: ok, not_ok, skip and check
 # number the cases in $n and count the failures in $failed.  In the QEMU
-# guest it is helpers/tap.sh next to the test; on the host the test finds
-# it in the sources.
+# guest it is helpers/tap.sh next to the test; on the host ../lib/tap.sh
+# (BUILD/tests/lib/ beside BUILD/tests/tools/, or selftests/lib/ in the
+# sources).
 
 n=0
 failed=0
+
+# tool_test_start [MARK]: how the host's tests of the tools begin
+# (installed as BUILD/tests/tools/NAME, with this file as
+# BUILD/tests/lib/tap.sh): the TAP header and $tmp, a directory removed at
+# exit.  A test that reads the sources names MARK, a file in them: $root is
+# the source tree above the test holding it, or where there is none, an
+# empty plan says so, status 0 (on the host that is a skip).
+tool_test_start() {
+	echo "TAP version 13"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	[ $# -eq 0 ] && return
+	root=$(cd "$(dirname "$0")" && while [ ! -f "$1" ] && [ "$PWD" != / ]; do cd ..; done; pwd)
+	if [ ! -f "$root/$1" ]; then
+		echo "1..0 # SKIP the sources ($(dirname "$1")/) are not above $0"
+		exit 0
+	fi
+}
 
 ok() { # NAME
 	n=$((n + 1))

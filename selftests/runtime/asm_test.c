@@ -659,33 +659,39 @@ static int read_patched(size_t off, unsigned char val, size_t len,
 
 TEST(image_rejects)
 {
+	/* byte @off of the image set to @val, its first @len bytes read: @err */
+	static const struct {
+		size_t off;
+		unsigned char val;
+		size_t len;
+		const char *err;
+	} cases[] = {
+		{ 0, 'X', 48, "bad magic 'XCPG', expected 'CCPG'" },
+		{ 1, 0x7f, 48, "bad magic 'C\\x7fPG'" },
+		{ 4, 2, 48, "unsupported image version 2, expected 1" },
+		{ 14, 1, 48, "reserved header field is 0x10000, must be zero" },
+		/* count says 3, two instructions follow */
+		{ 8, 3, 48, "truncated image: header says 3 instructions (64 bytes), file has 48 bytes" },
+		/* count says 1, two instructions follow */
+		{ 8, 1, 48, "size mismatch: header says 1 instructions (32 bytes), file has 16 extra bytes" },
+		/* count 0xff000002 must not overflow the size computation */
+		{ 11, 0xff, 48, "truncated image: header says 4278190082 instructions" },
+		/* trailing bytes after the instructions */
+		{ 0, 'C', 49, "file has 1 extra bytes" },
+		{ 0, 'C', 64, "file has 16 extra bytes" },
+		/* the last byte missing */
+		{ 0, 'C', 47, "truncated image: header says 2 instructions (48 bytes), file has 47 bytes" },
+	};
 	char err[ERR_LEN];
 
-	ASSERT_EQ(read_patched(0, 'X', 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "bad magic 'XCPG', expected 'CCPG'");
-	ASSERT_EQ(read_patched(1, 0x7f, 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "bad magic 'C\\x7fPG'");
-	ASSERT_EQ(read_patched(4, 2, 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "unsupported image version 2, expected 1");
-	ASSERT_EQ(read_patched(14, 1, 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "reserved header field is 0x10000, must be zero");
-	/* count says 3, two instructions follow */
-	ASSERT_EQ(read_patched(8, 3, 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "truncated image: header says 3 instructions (64 bytes), file has 48 bytes");
-	/* count says 1, two instructions follow */
-	ASSERT_EQ(read_patched(8, 1, 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "size mismatch: header says 1 instructions (32 bytes), file has 16 extra bytes");
-	/* count 0xff000002 must not overflow the size computation */
-	ASSERT_EQ(read_patched(11, 0xff, 48, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "truncated image: header says 4278190082 instructions");
-	/* trailing bytes after the instructions */
-	ASSERT_EQ(read_patched(0, 'C', 49, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "file has 1 extra bytes");
-	ASSERT_EQ(read_patched(0, 'C', 64, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "file has 16 extra bytes");
-	/* the last byte missing */
-	ASSERT_EQ(read_patched(0, 'C', 47, err, sizeof(err)), -EINVAL);
-	ASSERT_STR_CONTAINS(err, "truncated image: header says 2 instructions (48 bytes), file has 47 bytes");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = read_patched(cases[i].off, cases[i].val, cases[i].len, err, sizeof(err));
+
+		if (rc != -EINVAL)
+			FAIL("byte %zu = %#x, %zu bytes read: got %d, want -EINVAL (%s)", cases[i].off,
+			     cases[i].val, cases[i].len, rc, cases[i].err);
+		ASSERT_STR_CONTAINS(err, cases[i].err);
+	}
 	/* the untouched image is fine */
 	ASSERT_EQ(read_patched(0, 'C', 48, err, sizeof(err)), 0);
 }

@@ -18,7 +18,7 @@
  * a time, as a kernel device's rings are shared by every file that opens
  * it.  CCORE_TEST_COLLS, CCORE_TEST_ALGOS and CCORE_TEST_RANKS
  * (comma-separated names) narrow the first sweep, CCORE_TEST_COUNTS
- * replaces its counts.  Built with -DCOLL_TEST_ACCEL this file is
+ * replaces its counts.  Built with -DCCORE_TEST_ACCEL this file is
  * build/tests/kernel/coll_accel, the QEMU guest's run on the kernel driver
  * (see the end of the file).
  */
@@ -978,7 +978,7 @@ TEST(a_fabric_too_small_for_the_topology_fails_init)
 	unsetenv("CCORE_SIM");
 }
 
-#ifdef COLL_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 /*
  * build/tests/kernel/coll_accel: the QEMU guest's collectives on the kernel
  * driver (selftests/qemu/run.sh, after setup.sh made a fabric of 4

@@ -88,29 +88,46 @@ static struct drm_ccore_compute_wait wait_ce(struct ccore_dev *d, unsigned int c
 	return w;
 }
 
+/* Two buffers on device 0: their mappings and device addresses. */
+struct src_dst {
+	uint8_t *src, *dst;
+	uint64_t vs, vd;
+};
+
+/*
+ * Open the fabric @cfg with a source buffer of @src_len bytes and a
+ * destination of @dst_len on device 0.
+ */
+static void open_src_dst(struct tsim *t, const char *cfg, uint64_t src_len, uint64_t dst_len,
+			 struct src_dst *b)
+{
+	uint32_t hs, hd;
+
+	tsim_open(t, cfg);
+	b->src = tsim_bo(t->dev[0], src_len, &hs, &b->vs);
+	b->dst = tsim_bo(t->dev[0], dst_len, &hd, &b->vd);
+}
+
 static void dma_copies(const char *cfg)
 {
 	const uint64_t len = 100 * KIB + 3;
 	struct drm_ccore_ring_stats st;
 	struct drm_ccore_compute_wait w;
-	uint32_t hs, hd, ring, sem;
-	uint64_t vs, vd;
+	uint32_t ring, sem;
+	struct src_dst b;
 	struct tsim t;
-	uint8_t *src, *dst;
 
-	tsim_open(&t, cfg);
-	src = tsim_bo(t.dev[0], len, &hs, &vs);
-	dst = tsim_bo(t.dev[0], len + 1, &hd, &vd);
+	open_src_dst(&t, cfg, len, len + 1, &b);
 	for (uint64_t i = 0; i < len; i++)
-		src[i] = (uint8_t)(i * 7 + 1);
-	dst[len] = 0xee;
+		b.src[i] = (uint8_t)(i * 7 + 1);
+	b.dst[len] = 0xee;
 	ring = compute_ring(t.dev[0], 4);
 	sem = tsim_sem(t.dev[0], 0, 1);
-	SUBMIT(t.dev[0], ce_dma_signal(vd, vs, len, sem, 5), ce_end());
+	SUBMIT(t.dev[0], ce_dma_signal(b.vd, b.vs, len, sem, 5), ce_end());
 	w = wait_ce(t.dev[0], 0);
 	ASSERT_EQ(w.status, 0);
-	ASSERT_MEM_EQ(dst, src, len);
-	ASSERT_EQ(dst[len], 0xee);	/* not a byte more */
+	ASSERT_MEM_EQ(b.dst, b.src, len);
+	ASSERT_EQ(b.dst[len], 0xee);	/* not a byte more */
 	ASSERT_EQ(tsim_sem_value(t.dev[0], sem), 5);
 	ASSERT_U64_EQ(w.insns, 2);
 	ASSERT_U64_EQ(w.dma_bytes, len);
@@ -138,24 +155,22 @@ TEST(dma_copies_worker_pool)
 TEST(dma_ring_rebuilt_per_program)
 {
 	struct drm_ccore_ring_stats st;
-	uint32_t hs, hd, ring;
-	uint64_t vs, vd;
+	uint32_t ring;
+	struct src_dst b;
 	struct tsim t;
-	uint8_t *src, *dst;
 
-	tsim_open(&t, "devices=1,cores=1,workers=0");
-	src = tsim_bo(t.dev[0], 8 * KIB, &hs, &vs);
-	dst = tsim_bo(t.dev[0], 8 * KIB, &hd, &vd);
-	memset(src, 0x11, 4 * KIB);
-	memset(src + 4 * KIB, 0x22, 4 * KIB);
+	open_src_dst(&t, "devices=1,cores=1,workers=0", 8 * KIB, 8 * KIB, &b);
+	memset(b.src, 0x11, 4 * KIB);
+	memset(b.src + 4 * KIB, 0x22, 4 * KIB);
 	ring = compute_ring(t.dev[0], 2);
-	SUBMIT(t.dev[0], ce_dma(vd, vs, 4 * KIB), ce_dma(vd + 4 * KIB, vs, 4 * KIB), ce_end());
+	SUBMIT(t.dev[0], ce_dma(b.vd, b.vs, 4 * KIB), ce_dma(b.vd + 4 * KIB, b.vs, 4 * KIB),
+	       ce_end());
 	ASSERT_EQ(wait_ce(t.dev[0], 0).status, 0);
-	ASSERT_EQ(dst[8 * KIB - 1], 0x11);
-	SUBMIT(t.dev[0], ce_dma(vd, vs + 4 * KIB, 4 * KIB), ce_end());
+	ASSERT_EQ(b.dst[8 * KIB - 1], 0x11);
+	SUBMIT(t.dev[0], ce_dma(b.vd, b.vs + 4 * KIB, 4 * KIB), ce_end());
 	ASSERT_EQ(wait_ce(t.dev[0], 0).status, 0);
-	ASSERT_EQ(dst[0], 0x22);
-	ASSERT_EQ(dst[4 * KIB], 0x11);
+	ASSERT_EQ(b.dst[0], 0x22);
+	ASSERT_EQ(b.dst[4 * KIB], 0x11);
 	ASSERT_EQ(ccore_dev_ring_stats(t.dev[0], ring, &st), 0);
 	ASSERT_U64_EQ(st.completed, 3);
 	tsim_close(&t);
@@ -196,32 +211,29 @@ TEST(wait_sem_blocks_until_value)
 {
 	struct drm_ccore_compute_wait w;
 	struct ccm_compute_info info;
-	uint32_t hs, hd, sem;
-	uint64_t vs, vd;
+	uint32_t sem;
+	struct src_dst b;
 	struct tsim t;
-	uint8_t *src, *dst;
 
-	tsim_open(&t, "devices=1,cores=1,workers=0");
-	src = tsim_bo(t.dev[0], 4 * KIB, &hs, &vs);
-	dst = tsim_bo(t.dev[0], 4 * KIB, &hd, &vd);
-	memset(src, 0x5a, 4 * KIB);
+	open_src_dst(&t, "devices=1,cores=1,workers=0", 4 * KIB, 4 * KIB, &b);
+	memset(b.src, 0x5a, 4 * KIB);
 	compute_ring(t.dev[0], 1);
 	sem = tsim_sem(t.dev[0], 0, 1);
 	tsim_sem_set(t.dev[0], sem, 2);
-	SUBMIT(t.dev[0], ce_compute(10), ce_wait(sem, 3), ce_dma(vd, vs, 4 * KIB), ce_end());
+	SUBMIT(t.dev[0], ce_compute(10), ce_wait(sem, 3), ce_dma(b.vd, b.vs, 4 * KIB), ce_end());
 	EXPECT_ERR(ccore_dev_compute_wait(t.dev[0], 0, 10 * MS, &w), -ETIMEDOUT,
 		   "still running");
 	ccm_compute_info(t.f, 0, 0, &info);
 	ASSERT_TRUE(info.running);
 	ASSERT_EQ(info.pc, 1);
-	ASSERT_EQ(dst[0], 0);
+	ASSERT_EQ(b.dst[0], 0);
 	/* one engine, one program: a second one is refused meanwhile */
 	EXPECT_ERR(ccore_dev_compute_submit(t.dev[0], 0, PROG(ce_end()), 1, 0, 0, 0, NULL),
 		   -EBUSY, "running a program");
 	tsim_sem_set(t.dev[0], sem, 3);
 	w = wait_ce(t.dev[0], 0);
 	ASSERT_EQ(w.status, 0);
-	ASSERT_EQ(dst[4 * KIB - 1], 0x5a);
+	ASSERT_EQ(b.dst[4 * KIB - 1], 0x5a);
 	ASSERT_U64_EQ(w.busy_ns, 10);
 	ASSERT_EQ(tsim_sem_value(t.dev[0], sem), 3);	/* waits, takes nothing */
 	tsim_close(&t);
@@ -229,16 +241,14 @@ TEST(wait_sem_blocks_until_value)
 
 TEST(dma_ring_cannot_be_destroyed_while_running)
 {
-	uint32_t hs, hd, ring, sem;
-	uint64_t vs, vd;
+	uint32_t ring, sem;
+	struct src_dst b;
 	struct tsim t;
 
-	tsim_open(&t, "devices=1,cores=1,workers=0");
-	tsim_bo(t.dev[0], 4 * KIB, &hs, &vs);
-	tsim_bo(t.dev[0], 4 * KIB, &hd, &vd);
+	open_src_dst(&t, "devices=1,cores=1,workers=0", 4 * KIB, 4 * KIB, &b);
 	ring = compute_ring(t.dev[0], 1);
 	sem = tsim_sem(t.dev[0], 0, 1);
-	SUBMIT(t.dev[0], ce_wait(sem, 1), ce_dma(vd, vs, 4 * KIB), ce_end());
+	SUBMIT(t.dev[0], ce_wait(sem, 1), ce_dma(b.vd, b.vs, 4 * KIB), ce_end());
 	EXPECT_ERR(ccore_dev_ring_destroy(t.dev[0], ring), -EBUSY, "compute engine");
 	tsim_sem_set(t.dev[0], sem, 1);
 	ASSERT_EQ(wait_ce(t.dev[0], 0).status, 0);
@@ -250,18 +260,16 @@ TEST(dma_error_fails_program)
 {
 	struct drm_ccore_compute_wait w;
 	struct ccm_compute_info info;
-	uint32_t hs, hd, sem;
-	uint64_t vs, vd;
+	uint32_t sem;
+	struct src_dst b;
 	struct tsim t;
 
-	tsim_open(&t, "devices=1,cores=1,workers=0");
-	tsim_bo(t.dev[0], 4 * KIB, &hs, &vs);
-	tsim_bo(t.dev[0], 4 * KIB, &hd, &vd);
+	open_src_dst(&t, "devices=1,cores=1,workers=0", 4 * KIB, 4 * KIB, &b);
 	compute_ring(t.dev[0], 1);
 	sem = tsim_sem(t.dev[0], 0, 1);
 	ASSERT_EQ(ccm_inject_dma_error(t.f, 0, 0, NULL), 0);
 	/* it would wait forever for the signal of the failed copy */
-	SUBMIT(t.dev[0], ce_dma_signal(vd, vs, 4 * KIB, sem, 1), ce_wait(sem, 1), ce_end());
+	SUBMIT(t.dev[0], ce_dma_signal(b.vd, b.vs, 4 * KIB, sem, 1), ce_wait(sem, 1), ce_end());
 	w = wait_ce(t.dev[0], 0);
 	ASSERT_EQ(w.status, -EIO);
 	ccm_compute_info(t.f, 0, 0, &info);
@@ -431,25 +439,22 @@ static void timed_dma(const char *cfg, uint64_t alpha_ps, uint64_t ps_per_byte)
 {
 	const uint64_t len = 1u << 20;
 	struct ccm_compute_info info;
-	uint32_t hs, hd;
-	uint64_t vs, vd;
+	struct src_dst b;
 	struct tsim t;
 
-	tsim_open(&t, cfg);
-	tsim_bo(t.dev[0], len, &hs, &vs);
-	tsim_bo(t.dev[0], len, &hd, &vd);
+	open_src_dst(&t, cfg, len, len, &b);
 	compute_ring(t.dev[0], 4);
-	SUBMIT(t.dev[0], ce_dma(vd, vs, len), ce_end());
+	SUBMIT(t.dev[0], ce_dma(b.vd, b.vs, len), ce_end());
 	info = timed_info(&t);
 	ccore_test_log("1 MiB compute DMA: %.3f us", (info.end_ps - info.start_ps) / 1e6);
 	ASSERT_U64_EQ(info.end_ps - info.start_ps, alpha_ps + ps_per_byte * len);
 	ASSERT_U64_EQ(info.dma_bytes, len);
 	/* asynchronous: a longer COMPUTE hides it entirely */
-	SUBMIT(t.dev[0], ce_dma(vd, vs, len), ce_compute(20000), ce_end());
+	SUBMIT(t.dev[0], ce_dma(b.vd, b.vs, len), ce_compute(20000), ce_end());
 	info = timed_info(&t);
 	ASSERT_U64_EQ(info.end_ps - info.start_ps, 20000000);
 	/* and a shorter one does not shorten it */
-	SUBMIT(t.dev[0], ce_dma(vd, vs, len), ce_compute(1000), ce_end());
+	SUBMIT(t.dev[0], ce_dma(b.vd, b.vs, len), ce_compute(1000), ce_end());
 	info = timed_info(&t);
 	ASSERT_U64_EQ(info.end_ps - info.start_ps, alpha_ps + ps_per_byte * len);
 	tsim_close(&t);

@@ -7,7 +7,7 @@
  * addresses make every descriptor span many packets.
  */
 #include "tsim.h"
-#include "float_bits.h"
+#include "util/float_bits.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -11,7 +11,7 @@
  * (selftests/lib/exe_ref.c) does.
  *
  * The backend is the runtime's choice ($CCORE_DEVICE, else sim).  Built
- * with -DEXE_RUN_TEST_ACCEL this file is build/tests/kernel/exe_run_accel,
+ * with -DCCORE_TEST_ACCEL this file is build/tests/kernel/exe_run_accel,
  * run in the QEMU guest on the kernel driver's devices (setup.sh's fabric
  * 0: 2 devices): trigger rewriting and the data checks run there too (the
  * reference runs of files from the source tree only where it is); what
@@ -25,7 +25,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#ifdef EXE_RUN_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 __attribute__((constructor)) static void exe_run_accel_default(void)
 {
 	setenv("CCORE_DEVICE", "accel", 0);

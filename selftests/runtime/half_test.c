@@ -11,7 +11,7 @@
  */
 #include "ccore_test.h"
 #include "ccm.h"
-#include "float_bits.h"
+#include "util/float_bits.h"
 #include "util/half.h"
 
 

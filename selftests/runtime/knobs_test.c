@@ -65,30 +65,37 @@ static void run(struct timed_world *w, enum ccore_coll_op op, size_t count, cons
 	}
 }
 
-TEST(slices_64_ring_allgather_24_ranks)
+/*
+ * @op of @count f32 elements a rank with knob @knob set to @value and
+ * CCORE_ALGO=@algo, on @topo (buffers of @count elements for every rank),
+ * run and checked; @what names the case.
+ */
+static void run_with_knob(const char *knob, const char *value, const char *algo,
+			  const struct ccore_topology *topo, enum ccore_coll_op op, size_t count,
+			  const char *what)
 {
 	struct timed_world w;
+	uint32_t nranks = topo->nodes * topo->devices_per_node * topo->ranks_per_device;
 
-	setenv("CCORE_SLICES", "64", 1);
-	setenv("CCORE_ALGO", "ring", 1);
-	timed_world_open(&w, &(struct ccore_topology){ 1, 6, 4 }, "", 4096 * 4 * 24);
-	run(&w, ccore_op_allgather, 4096, "CCORE_SLICES=64 ring AllGather");
+	setenv(knob, value, 1);
+	setenv("CCORE_ALGO", algo, 1);
+	timed_world_open(&w, topo, "", count * 4 * nranks);
+	run(&w, op, count, what);
 	timed_world_close(&w);
-	unsetenv("CCORE_SLICES");
+	unsetenv(knob);
 	unsetenv("CCORE_ALGO");
+}
+
+TEST(slices_64_ring_allgather_24_ranks)
+{
+	run_with_knob("CCORE_SLICES", "64", "ring", &(struct ccore_topology){ 1, 6, 4 },
+		      ccore_op_allgather, 4096, "CCORE_SLICES=64 ring AllGather");
 }
 
 TEST(pat_buffer_64_reducescatter_8_ranks)
 {
-	struct timed_world w;
-
-	setenv("CCORE_PAT_BUFFER", "64", 1);
-	setenv("CCORE_ALGO", "pat", 1);
-	timed_world_open(&w, &(struct ccore_topology){ 1, 2, 4 }, "", 1000 * 4 * 8);
-	run(&w, ccore_op_reducescatter, 1000, "CCORE_PAT_BUFFER=64 PAT ReduceScatter");
-	timed_world_close(&w);
-	unsetenv("CCORE_PAT_BUFFER");
-	unsetenv("CCORE_ALGO");
+	run_with_knob("CCORE_PAT_BUFFER", "64", "pat", &(struct ccore_topology){ 1, 2, 4 },
+		      ccore_op_reducescatter, 1000, "CCORE_PAT_BUFFER=64 PAT ReduceScatter");
 }
 
 /* The fused program has no room beside its plans': one job per collective. */

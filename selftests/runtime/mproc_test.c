@@ -137,25 +137,18 @@ static void job_fork(uint32_t n, uint32_t per, proc_body *body, struct report *r
 	int fds[MAXN], status;
 
 	for (uint32_t p = 0; p < nproc; p++) {
-		int pipefd[2];
-
-		ASSERT_EQ(pipe(pipefd), 0);
-		pids[p] = fork();
-		ASSERT_TRUE(pids[p] >= 0);
+		pids[p] = rank_run_fork(&fds[p]);
 		if (pids[p] == 0) {
 			struct proc pr = { .n = n, .per = per, .first = p * per };
 			struct report rep = { 0 };
 
-			close(pipefd[0]);
 			proc_init(&pr, &id, &rep);
 			if (!rep.rc)
 				body(&pr, &rep);
 			for (uint32_t i = 0; i < per && pr.c[i]; i++)
 				ccore_comm_destroy(pr.c[i]);
-			_exit(write(pipefd[1], &rep, sizeof(rep)) == sizeof(rep) ? 0 : 2);
+			_exit(write(fds[p], &rep, sizeof(rep)) == sizeof(rep) ? 0 : 2);
 		}
-		close(pipefd[1]);
-		fds[p] = pipefd[0];
 	}
 	for (uint32_t p = 0; p < nproc; p++) {
 		ssize_t got = read(fds[p], &reps[p], sizeof(reps[p]));
@@ -417,20 +410,15 @@ TEST(killed_process_fails_its_peers_and_new_communicators_work)
 	pid_t pids[KILL_N], root = rank_run_launcher(&id), root2;
 
 	for (uint32_t r = 0; r < KILL_N; r++) {
-		int rp[2], ip[2];
+		int ip[2];
 
-		ASSERT_EQ(pipe(rp), 0);
-		ASSERT_EQ(pipe(ip), 0);
-		pids[r] = fork();
-		ASSERT_TRUE(pids[r] >= 0);
+		ASSERT_EQ(pipe(ip), 0);	/* the other way: the parent sends the new id */
+		pids[r] = rank_run_fork(&rep_fd[r]);
 		if (pids[r] == 0) {
-			close(rp[0]);
 			close(ip[1]);
-			kill_rank(r, &id, rp[1], ip[0]);
+			kill_rank(r, &id, rep_fd[r], ip[0]);
 		}
-		close(rp[1]);
 		close(ip[0]);
-		rep_fd[r] = rp[0];
 		id_fd[r] = ip[1];
 	}
 	waitpid(pids[VICTIM], &status, 0);
@@ -557,18 +545,11 @@ static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_
 
 	ASSERT_EQ(pipe(ready), 0);
 	for (uint32_t r = 0; r < KILL_N; r++) {
-		int rp[2];
-
-		ASSERT_EQ(pipe(rp), 0);
-		pids[r] = fork();
-		ASSERT_TRUE(pids[r] >= 0);
+		pids[r] = rank_run_fork(&rep_fd[r]);
 		if (pids[r] == 0) {
-			close(rp[0]);
 			close(ready[0]);
-			churn_rank(r, &id, ready[1], rp[1]);
+			churn_rank(r, &id, ready[1], rep_fd[r]);
 		}
-		close(rp[1]);
-		rep_fd[r] = rp[0];
 	}
 	close(ready[1]);
 	for (uint32_t r = 0; r < KILL_N; r++)

@@ -619,30 +619,24 @@ struct child {
 static struct child spawn(const struct ccore_unique_id *id, int nranks, int rank, const char *env)
 {
 	struct child ch;
-	int p[2];
 
-	ASSERT_EQ(pipe(p), 0);
-	ch.pid = fork();
-	ASSERT_TRUE(ch.pid >= 0);
+	ch.pid = rank_run_fork(&ch.fd);
 	if (ch.pid == 0) {
 		struct ccore_comm *c;
 		char msg[1024];
 		int rc;
 
-		close(p[0]);
 		if (env)
 			putenv((char *)env);
 		setenv("CCORE_BOOT_TIMEOUT_MS", "10000", 1);
 		rc = ccore_comm_init_rank(&c, nranks, id, rank, NULL);
 		snprintf(msg, sizeof(msg), "%d %s", rc, rc ? ccore_last_error() : "");
-		if (write(p[1], msg, strlen(msg) + 1) < 0)
+		if (write(ch.fd, msg, strlen(msg) + 1) < 0)
 			_exit(2);
 		if (!rc)
 			ccore_comm_destroy(c);
 		_exit(0);
 	}
-	close(p[1]);
-	ch.fd = p[0];
 	return ch;
 }
 
@@ -688,17 +682,13 @@ static void init_fails(int n0, int r0, const char *env0, int n1, int r1, const c
 static struct child spawn_ok(const struct ccore_unique_id *id, int rank)
 {
 	struct child ch;
-	int p[2];
 
-	ASSERT_EQ(pipe(p), 0);
-	ch.pid = fork();
-	ASSERT_TRUE(ch.pid >= 0);
+	ch.pid = rank_run_fork(&ch.fd);
 	if (ch.pid == 0) {
 		struct ccore_comm *c, *sub = NULL;
 		char msg[1024];
 		int rc;
 
-		close(p[0]);
 		setenv("CCORE_BOOT_TIMEOUT_MS", "10000", 1);
 		rc = ccore_comm_init_rank(&c, 2, id, rank, NULL);
 		rc = rc ?: ccore_comm_split_rank(c, 7, -rank, NULL, &sub);
@@ -707,7 +697,7 @@ static struct child spawn_ok(const struct ccore_unique_id *id, int rank)
 				 ccore_comm_count(c), ccore_comm_rank(sub), ccore_comm_count(sub));
 		else
 			snprintf(msg, sizeof(msg), "%d %s", rc, ccore_last_error());
-		if (write(p[1], msg, strlen(msg) + 1) < 0)
+		if (write(ch.fd, msg, strlen(msg) + 1) < 0)
 			_exit(2);
 		if (!rc) {
 			ccore_comm_destroy(sub);
@@ -715,8 +705,6 @@ static struct child spawn_ok(const struct ccore_unique_id *id, int rank)
 		}
 		_exit(0);
 	}
-	close(p[1]);
-	ch.fd = p[0];
 	return ch;
 }
 

@@ -3,7 +3,7 @@
  * One table of bad inputs to the ring, semaphore and job ioctls, each with
  * the errno and the enum drm_ccore_reason it must get, run against the sim
  * backend (build/tests/runtime/reason_test) and against the kernel driver
- * in the QEMU guest (build/tests/kernel/reason_accel, -DREASON_TEST_ACCEL):
+ * in the QEMU guest (build/tests/kernel/reason_accel, -DCCORE_TEST_ACCEL):
  * both answer the same bad input alike because both call model/ccm_uapi.c.
  * Each case also checks that GET_LAST_ERROR names the failed ioctl and
  * that the runtime's message (ccore_last_error()) names the reason; and
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef REASON_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 #define BACKEND "accel"
 #else
 #define BACKEND "sim"
@@ -289,7 +289,7 @@ TEST(sem_reasons)
 		FAIL("PRIME_HANDLE_TO_FD: %s", ccore_last_error());
 	si = (struct drm_ccore_sem_import){ .fd = ph.fd };
 	EXPECT_REASON(DRM_IOCTL_CCORE_SEM_IMPORT, &si, -EINVAL, DRM_CCORE_REASON_FD_NOT_SEM);
-#ifdef REASON_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 	close(ph.fd);
 #endif
 }
@@ -381,7 +381,7 @@ TEST(no_reason_is_not_a_stale_one)
 	e.flags = 0;
 	if (ccore_dev_ioctl(d0, DRM_IOCTL_CCORE_GET_LAST_ERROR, &e))
 		FAIL("GET_LAST_ERROR: %s", ccore_last_error());
-#ifdef REASON_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 	/* the sim checks the pointer before the call reaches it */
 	ASSERT_EQ(e.ioctl, _IOC_NR(DRM_IOCTL_CCORE_RING_SUBMIT));
 	ASSERT_EQ(e.error, -EFAULT);

@@ -21,7 +21,7 @@
 
 #include "ccore_test.h"
 #include "ccm.h"
-#include "float_bits.h"
+#include "util/float_bits.h"
 #include "ccore.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -68,21 +68,7 @@ static void rng_seed(const char *what)
 
 /* --- reference float formats ------------------------------------------- */
 
-static _Float16 h_of(uint16_t u)
-{
-	_Float16 h;
-
-	memcpy(&h, &u, sizeof(h));
-	return h;
-}
-
-static uint16_t bits_h(_Float16 h)
-{
-	uint16_t u;
-
-	memcpy(&u, &h, sizeof(u));
-	return u;
-}
+FLOAT_BITS_FNS(f16, _Float16, uint16_t)
 
 /*
  * Round @x to a binary format with @p significand bits and normal exponents
@@ -144,7 +130,7 @@ static uint16_t ref_f32_to_bf16(float f)
 
 static double ref_f16_value(uint16_t h)
 {
-	return (double)h_of(h);
+	return (double)f16_from_bits(h);
 }
 
 /* --- elements ------------------------------------------------------------- */
@@ -295,11 +281,11 @@ static uint64_t ref_float(uint32_t dtype, uint32_t redop, uint64_t x, uint64_t y
 
 	if (dtype == DRM_CCORE_DTYPE_F16) {
 		/* the compiler's half precision */
-		_Float16 hx = h_of((uint16_t)x), hy = h_of((uint16_t)y), hr;
+		_Float16 hx = f16_from_bits((uint16_t)x), hy = f16_from_bits((uint16_t)y), hr;
 
 		hr = redop == DRM_CCORE_REDOP_SUM ? hx + hy : hx * hy;
 		*nan = hr != hr;
-		return bits_h(hr);
+		return f16_bits(hr);
 	}
 	if (dtype == DRM_CCORE_DTYPE_F64) {
 		r = redop == DRM_CCORE_REDOP_SUM ? f64_from_bits(x) + f64_from_bits(y) :
@@ -771,7 +757,7 @@ TEST(f16_to_f32_exhaustive)
 	for (uint32_t i = 0; i < 0x10000; i++) {
 		uint16_t h = (uint16_t)i, back;
 		uint32_t got = f32_bits(ccm_f16_to_f32(h));
-		float ref = (float)h_of(h);
+		float ref = (float)f16_from_bits(h);
 
 		back = ccm_f32_to_f16(f32_from_bits(got));
 		if (ref != ref) {
@@ -813,7 +799,7 @@ TEST(bf16_to_f32_exhaustive)
 /* One f32 to f16 conversion against _Float16 and against ref_round(). */
 static void check_to_f16(float f)
 {
-	uint16_t got = ccm_f32_to_f16(f), want = bits_h((_Float16)f);
+	uint16_t got = ccm_f32_to_f16(f), want = f16_bits((_Float16)f);
 	double r = ref_round(f, 11, -14, 15);
 
 	if (f != f) {
@@ -884,32 +870,39 @@ static void check_random_f32(void (*conv)(float), size_t n)
 	}
 }
 
+/*
+ * What every 16-bit format's rounding from f32 is checked on (@what seeds
+ * the random part): the ties, random floats, f32 subnormals, both
+ * infinities and a signalling NaN.
+ */
+static void check_rounding(const char *what, double (*value)(uint16_t), void (*conv)(float),
+			   uint16_t max_finite)
+{
+	static const uint32_t special[] = {
+		0x00000001, 0x807fffff,		/* f32 subnormals */
+		0x7f800000, 0xff800000,		/* Inf */
+		0x7fa00000,			/* signalling NaN */
+	};
+
+	rng_seed(what);
+	check_ties(value, conv, max_finite);
+	check_random_f32(conv, 1u << 20);
+	for (size_t i = 0; i < ARRAY_SIZE(special); i++)
+		conv(f32_from_bits(special[i]));
+}
+
 TEST(f32_to_f16_rounding)
 {
-	rng_seed("f32_to_f16_rounding");
-	check_ties(ref_f16_value, check_to_f16, 0x7bff);
-	check_random_f32(check_to_f16, 1u << 20);
-	/* f32 subnormals, Inf and the overflow threshold */
-	check_to_f16(f32_from_bits(0x00000001));
-	check_to_f16(f32_from_bits(0x807fffff));
-	check_to_f16(f32_from_bits(0x7f800000));
-	check_to_f16(f32_from_bits(0xff800000));
+	check_rounding("f32_to_f16_rounding", ref_f16_value, check_to_f16, 0x7bff);
+	/* the overflow threshold */
 	check_to_f16(65519.99f);
 	check_to_f16(65520.0f);
-	check_to_f16(f32_from_bits(0x7fa00000));	/* signalling NaN */
 }
 
 TEST(f32_to_bf16_rounding)
 {
-	rng_seed("f32_to_bf16_rounding");
-	check_ties(ref_bf16_value, check_to_bf16, 0x7f7f);
-	check_random_f32(check_to_bf16, 1u << 20);
-	check_to_bf16(f32_from_bits(0x00000001));
-	check_to_bf16(f32_from_bits(0x807fffff));
-	check_to_bf16(f32_from_bits(0x7f800000));
-	check_to_bf16(f32_from_bits(0xff800000));
+	check_rounding("f32_to_bf16_rounding", ref_bf16_value, check_to_bf16, 0x7f7f);
 	check_to_bf16(f32_from_bits(0x7f7fffff));	/* rounds up to Inf */
 	check_to_bf16(f32_from_bits(0x7f7f7fff));	/* stays finite */
-	check_to_bf16(f32_from_bits(0x7fa00000));	/* signalling NaN */
 	check_to_bf16(f32_from_bits(0xffffffff));	/* NaN that rounding would wrap */
 }

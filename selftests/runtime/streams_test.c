@@ -10,7 +10,7 @@
  * from the backend), and on the timed model that the bigger packets win.
  *
  * The backend is the runtime's choice ($CCORE_DEVICE, else sim); on the
- * kernel driver (accel; built with -DSTREAMS_TEST_ACCEL this file is
+ * kernel driver (accel; built with -DCCORE_TEST_ACCEL this file is
  * build/tests/kernel/streams_accel, run in the QEMU guest) the cases that
  * shape the device or look inside the model skip.
  */
@@ -627,7 +627,7 @@ TEST(compute_rings_carry_the_packetization_size)
 	close_world(&w);
 }
 
-#ifdef STREAMS_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 /* build/tests/kernel/streams_accel: the same on the kernel driver. */
 __attribute__((constructor)) static void streams_accel_defaults(void)
 {

@@ -10,7 +10,7 @@
  * the description itself (syz-check.py --variants-h, written by make), so
  * a variant that describes a field the verifier refuses fails here.
  *
- * Built with -DSYZ_VARIANTS_ACCEL it is build/tests/kernel/syz_variants_accel,
+ * Built with -DCCORE_TEST_ACCEL it is build/tests/kernel/syz_variants_accel,
  * the same on the kernel driver in the QEMU guest.
  */
 #include "ccore_test.h"
@@ -21,7 +21,7 @@
 
 #include "syz_variants.h"
 
-#ifdef SYZ_VARIANTS_ACCEL
+#ifdef CCORE_TEST_ACCEL
 #define BACKEND "accel"
 #else
 #define BACKEND "sim"

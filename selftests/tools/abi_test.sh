@@ -7,17 +7,9 @@
 # Installed as BUILD/tests/tools/abi_test; the library is in BUILD/lib, the
 # tools in BUILD/bin, the sources above it.
 build=$(cd "$(dirname "$0")/../.." && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f runtime/include/ccore.h ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-if [ ! -f "$root/runtime/include/ccore.h" ]; then
-	echo "1..0 # SKIP the sources (runtime/include/) are not above $0"
-	exit 0
-fi
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start runtime/include/ccore.h
 
 version=$(awk '$2 ~ /^CCORE_(MAJOR|MINOR|PATCH)$/ { v = v sep $3; sep = "." } END { print v }' \
 	"$root/runtime/include/ccore.h")

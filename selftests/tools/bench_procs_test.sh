@@ -5,17 +5,10 @@
 # by hand so that no MPI is needed) do too; bad uses say what is allowed.
 # Prints TAP.  Installed as BUILD/tests/tools/bench_procs_test.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-if [ ! -f "$root/selftests/lib/tap.sh" ]; then
-	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
-	exit 0
-fi
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start
+
 bench="$bin/ccore-bench"
 small="-b 8 -e 64K -f 16 -n 3 -w 1"
 

@@ -3,17 +3,10 @@
 # and a message naming the flag and what it accepts.  Prints TAP.
 # Installed as BUILD/tests/tools/cli_test; the tools are in BUILD/bin.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-if [ ! -f "$root/selftests/lib/tap.sh" ]; then
-	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
-	exit 0
-fi
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start examples/tp_fsdp.txt
+
 expect 2 "expected one of allreduce" -- "$bin/ccore-bench" --op warp
 expect 2 "-b 'x': expected a whole number of bytes from 1 to 64G, as nccl-tests writes sizes" -- "$bin/ccore-bench" -b x
 # (2^34 + 1) G is 2^64 + 1G: refused, not wrapped to 1G
@@ -150,6 +143,8 @@ expect 2 "--bw-gbps '-1': expected a number greater than 0" -- "$bin/ccore-plan"
 expect 2 "--svg draws a --sweep" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --svg "$tmp/s.svg"
 expect 2 "--size '17179869185G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 17179869185G
 expect 2 "--max '17179869184G': expected a number from 0 to 1099511627776" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --max 17179869184G
+expect 2 "--ranks '0': expected a number from 1 to 4096" -- "$bin/ccore-plan" --op allreduce --ranks 0 --size 1K
+expect 2 "--slices '65': expected a number from 1 to 64" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --slices 65
 expect 2 "--topology torus=4294967298x2: expected AxB, 1..64 each" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=4294967298x2
 expect 2 "--topology torus=2x: expected AxB" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=2x
 expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K

@@ -5,18 +5,10 @@
 # field).  Prints TAP.  Installed as BUILD/tests/tools/exe_test; the tools
 # are in BUILD/bin, the sources above it.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f examples/tp_fsdp.txt ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-exe="$bin/ccore-exe"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-if [ ! -f "$root/examples/tp_fsdp.txt" ]; then
-	echo "1..0 # SKIP the sources (examples/) are not above $0"
-	exit 0
-fi
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start examples/tp_fsdp.txt
+exe="$bin/ccore-exe"
 
 # round trip: build(dump(x)) == x, byte for byte
 for desc in "$root/examples/tp_fsdp.txt" "$root"/selftests/fuzz/seeds/*.txt; do

@@ -109,6 +109,18 @@ static void compact(struct json *j)
 	json_object_end(j);
 }
 
+static void string_arrays(struct json *j)
+{
+	static const char *const words[] = { "a", "b\"c", NULL, "unseen" };
+
+	json_object_begin(j);
+	json_kv_strings(j, "two", words, 2);
+	json_kv_strings(j, "to_null", words, SIZE_MAX);
+	json_kv_strings(j, "none", words, 0);
+	json_kv_strings(j, "no_array", NULL, 3);
+	json_object_end(j);
+}
+
 static void unclosed(struct json *j)
 {
 	json_object_begin(j);
@@ -163,6 +175,11 @@ int main(void)
 	doc = render(compact, 2, &rc);
 	ok(!rc && !strcmp(doc, "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ],\n  \"c\": 2.25\n}\n"),
 	   "the pretty form indents by 2");
+	free(doc);
+	doc = render(string_arrays, 0, &rc);
+	ok(!rc && !strcmp(doc, "{\"two\":[\"a\",\"b\\\"c\"],\"to_null\":[\"a\",\"b\\\"c\"],"
+			   "\"none\":[],\"no_array\":[]}\n"),
+	   "json_kv_strings writes n strings, stopping at a NULL");
 	free(doc);
 	doc = render(unclosed, 0, &rc);
 	ok(rc == -1, "json_finish reports an object left open");

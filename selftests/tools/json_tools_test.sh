@@ -7,9 +7,9 @@
 # QEMU guest (it needs ccore.ko).  Prints TAP.
 # Installed as BUILD/tests/tools/json_tools_test; the tools are in BUILD/bin.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start examples/tp_fsdp.txt
 
 # parses WHAT PYTHON-CHECK -- COMMAND...: COMMAND's stdout is JSON, and the
 # check (on it as `d`) holds
@@ -26,13 +26,6 @@ assert $check, d" "$tmp/out.json" 2>"$tmp/py"; then
 	fi
 }
 
-echo "TAP version 13"
-if [ ! -f "$root/selftests/lib/tap.sh" ]; then
-	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
-	exit 0
-fi
-# shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
 parses "ccore-info --json" \
 	"d['backend'] == 'sim' and len(d['devices']) >= 1 and d['streams']['streams'] == 2 and d['streams']['cc_cores'][0]['spare'] is False" \
 	-- env CCORE_STREAMS=2 "$bin/ccore-info" --json --sim cc_cores=4

@@ -5,17 +5,10 @@
 # with a legend for every kind of step it draws.  Prints TAP.
 # Installed as BUILD/tests/tools/plan_svg_test; the tools are in BUILD/bin.
 bin=$(cd "$(dirname "$0")/../../bin" && pwd)
-root=$(cd "$(dirname "$0")" && while [ ! -f selftests/lib/tap.sh ] && [ "$PWD" != / ]; do cd ..; done; pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "TAP version 13"
-if [ ! -f "$root/selftests/lib/tap.sh" ]; then
-	echo "1..0 # SKIP the sources (selftests/lib/) are not above $0"
-	exit 0
-fi
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
-. "$root/selftests/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start
+
 # 1K..1G on 32 ranks: times from tens of us to millions, sizes 1K..1G.
 "$bin/ccore-plan" --op allreduce --ranks 32 --sweep --svg "$tmp/sweep.svg" >"$tmp/sweep.txt" 2>&1
 result $? "ccore-plan --sweep --svg runs" "$(cat "$tmp/sweep.txt")"

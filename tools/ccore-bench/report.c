@@ -109,16 +109,8 @@ static void nccl_json_start(struct bench_report *r, const struct bench_report_in
 	json_object_begin(j);
 	json_kv_int(j, "version", NCCL_TESTS_JSON_VERSION);
 	json_kv_string(j, "start_time", when);
-	json_key(j, "args");
-	json_array_begin(j);
-	for (int i = 0; i < o->argc; i++)
-		json_string(j, o->argv[i]);
-	json_array_end(j);
-	json_key(j, "env");
-	json_array_begin(j);
-	for (char **e = environ; e && *e; e++)
-		json_string(j, *e);
-	json_array_end(j);
+	json_kv_strings(j, "args", (const char *const *)o->argv, (size_t)o->argc);
+	json_kv_strings(j, "env", (const char *const *)environ, SIZE_MAX);
 	json_kv_int(j, "nccl_version", 0);	/* no NCCL here */
 	json_key(j, "config");
 	json_object_begin(j);

@@ -232,11 +232,7 @@ static void print_streams_json(struct json *j, const struct ccore_stream_map *m)
 	for (uint32_t s = 0; s < m->streams; s++)
 		json_uint(j, m->cc_packet_size[s]);
 	json_array_end(j);
-	json_key(j, "cc_dma_packet_sources");
-	json_array_begin(j);
-	for (uint32_t s = 0; s < m->streams; s++)
-		json_string(j, m->cc_packet_source[s]);
-	json_array_end(j);
+	json_kv_strings(j, "cc_dma_packet_sources", m->cc_packet_source, m->streams);
 	json_kv_uint(j, "dma_packetization_bytes", m->dma_packetization_size);
 	json_kv_string(j, "dma_packetization_source", m->dma_packetization_source);
 	json_object_end(j);

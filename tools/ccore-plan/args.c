@@ -85,13 +85,14 @@ static void usage(FILE *out)
 		"many steps it takes.\n");
 }
 
-static int parse_u64(const char *flag, const char *s, uint64_t max, uint64_t *out)
+/* A whole number from @min to @max (a K, M or G suffix allowed) into *@out. */
+static int parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t v;
 
-	if (size_parse(s, &v) || v > max) {
-		fprintf(stderr, "ccore-plan: %s '%s': expected a number from 0 to %llu\n", flag, s,
-			(unsigned long long)max);
+	if (size_parse(s, &v) || v < min || v > max) {
+		fprintf(stderr, "ccore-plan: %s '%s': expected a number from %llu to %llu\n", flag, s,
+			(unsigned long long)min, (unsigned long long)max);
 		return -1;
 	}
 	*out = v;
@@ -145,7 +146,7 @@ static int parse_topology(const char *spec, struct plan_args *a)
 			a->torus_x = (uint32_t)x;
 			a->torus_y = (uint32_t)y;
 		} else if (!strcmp(tok, "nodes") || !strcmp(tok, "ranks-per-device")) {
-			if (parse_u64(tok, val, 4096, &v) || !v)
+			if (parse_u64(tok, val, 1, 4096, &v))
 				goto bad;
 			*(!strcmp(tok, "nodes") ? &a->nodes : &a->ranks_per_device) = (uint32_t)v;
 		} else {
@@ -231,30 +232,24 @@ int parse_args(int argc, char **argv, struct plan_args *a)
 			}
 			break;
 		case 'n':
-			if (parse_u64("--ranks", optarg, 4096, &v) || v == 0) {
-				if (v == 0)
-					fprintf(stderr, "ccore-plan: --ranks must be 1 or more\n");
+			if (parse_u64("--ranks", optarg, 1, 4096, &v))
 				return 2;
-			}
 			a->ranks = (uint32_t)v;
 			break;
 		case 's':
-			if (parse_u64("--size", optarg, 1ull << 40, &a->size))
+			if (parse_u64("--size", optarg, 0, 1ull << 40, &a->size))
 				return 2;
 			break;
 		case 'a':
 			a->algo = optarg;
 			break;
 		case 'S':
-			if (parse_u64("--slices", optarg, 64, &v) || v == 0) {
-				if (v == 0)
-					fprintf(stderr, "ccore-plan: --slices must be 1..64\n");
+			if (parse_u64("--slices", optarg, 1, 64, &v))
 				return 2;
-			}
 			a->slices = (uint32_t)v;
 			break;
 		case 'r':
-			if (parse_u64("--root", optarg, 4095, &v))
+			if (parse_u64("--root", optarg, 0, 4095, &v))
 				return 2;
 			a->root = (uint32_t)v;
 			break;
@@ -283,7 +278,7 @@ int parse_args(int argc, char **argv, struct plan_args *a)
 			break;
 		case 'm':
 		case 'M':
-			if (parse_u64(c == 'm' ? "--min" : "--max", optarg, 1ull << 40,
+			if (parse_u64(c == 'm' ? "--min" : "--max", optarg, 0, 1ull << 40,
 				      c == 'm' ? &a->min : &a->max))
 				return 2;
 			break;

@@ -252,3 +252,12 @@ void json_kv_null(struct json *j, const char *key)
 	json_key(j, key);
 	json_null(j);
 }
+
+void json_kv_strings(struct json *j, const char *key, const char *const *s, size_t n)
+{
+	json_key(j, key);
+	json_array_begin(j);
+	for (size_t i = 0; i < n && s && s[i]; i++)
+		json_string(j, s[i]);
+	json_array_end(j);
+}

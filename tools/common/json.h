@@ -10,6 +10,7 @@
 #define CCORE_TOOLS_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define JSON_MAX_DEPTH 32
@@ -51,6 +52,11 @@ void json_kv_uint(struct json *j, const char *key, unsigned long long v);
 void json_kv_double(struct json *j, const char *key, double v, int decimals);
 void json_kv_bool(struct json *j, const char *key, bool v);
 void json_kv_null(struct json *j, const char *key);
+/*
+ * A key and an array of the strings of @s: @n of them, or fewer if a NULL
+ * comes first (SIZE_MAX for an array that a NULL ends, such as environ).
+ */
+void json_kv_strings(struct json *j, const char *key, const char *const *s, size_t n);
 
 /* @s as a JSON string, quotes included, to @out (as json_string() writes it). */
 void json_write_string(FILE *out, const char *s);
