@@ -202,7 +202,7 @@ TEST(ring_in_flight_reasons)
 /* The sim keeps 4096 unfinished jobs a file (SIM_JOB_SLOTS); the driver 65536, more than its CC cores queue. */
 TEST(jobs_full_reason)
 {
-#ifdef REASON_TEST_ACCEL
+#ifdef CCORE_TEST_ACCEL
 	ccore_test_skip("the driver's limit (65536 unfinished jobs a file) is more than its CC cores can queue");
 #else
 	struct ccore_system *many;
