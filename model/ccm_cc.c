@@ -400,9 +400,10 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 	enum ccm_step_result r = CCM_STEP_BLOCKED;
 	u32 i;
 
-	/* news held by other processes' steps: ours to report, or theirs
-	 * to keep when there is room for more */
-	if (ccm_cc_deliver(cc) || ccm_cc_news_full(cc))
+	/* news held by other processes' steps (a shared fabric's only): ours
+	 * to report, or theirs to keep when there is room for more */
+	if (__atomic_load_n(&cc->held_count, __ATOMIC_RELAXED) &&
+	    (ccm_cc_deliver(cc) || ccm_cc_news_full(cc)))
 		return CCM_STEP_AGAIN;
 	ccm_mutex_lock(&cc->lock);
 	if (cc->state == CCM_CC_WAITING)
