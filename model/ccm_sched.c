@@ -244,9 +244,12 @@ static void host_kick(struct ccm_fabric *f, bool fence, bool progress)
 		host_kick_one(&f->sched, fence);
 		return;
 	}
-	/* pairs with the increment in fabric_wait() */
+	/* pairs with the increment in fabric_wait(); ThreadSanitizer has no
+	 * fences, and refuses shared fabrics (ccm_shared_user.c) */
+#ifndef CCM_OS_PTHREAD
 	if (progress)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 	/* a shared fabric: what changed may be waited for in any process */
 	for (live = ccm_load64(&f->live); live; live &= live - 1) {
 		i = (u32)__builtin_ctzll(live);
