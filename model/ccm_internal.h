@@ -414,6 +414,11 @@ static inline void ccm_steal_stepping(void)
 {
 }
 
+static inline bool ccm_steal_others_poll(struct ccm_fabric *f, struct ccm_sched *mine)
+{
+	return false;
+}
+
 static inline void ccm_steal_done(struct ccm_fabric *f)
 {
 }
@@ -432,6 +437,11 @@ const struct ccm_host_ops *ccm_shared_host_ops(const struct ccm_fabric *f,
 bool ccm_steal_one(struct ccm_fabric *f);
 /* A stolen step begins (where ccm_inject_thief_death() strikes). */
 void ccm_steal_stepping(void);
+/*
+ * Does a host thread of another process than @mine's poll?  It steps what
+ * this process leaves queued, so no worker of ours need be woken for it.
+ */
+bool ccm_steal_others_poll(struct ccm_fabric *f, struct ccm_sched *mine);
 /* This process stops stealing (its wait ended): another may. */
 void ccm_steal_done(struct ccm_fabric *f);
 void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot);
@@ -453,6 +463,13 @@ static inline struct ccm_sched *ccm_agent_sched(const struct ccm_agent *a)
 	if (!a->f->procs)
 		return &a->f->sched;
 	return a->proc ? &a->f->procs[a->proc - 1].sched : NULL;
+}
+
+/* Do host threads of @s poll (not sleep)?  They run light work soon. */
+static inline bool ccm_hosts_polling(struct ccm_sched *s)
+{
+	return __atomic_load_n(&s->host_waiters, __ATOMIC_ACQUIRE) >
+	       __atomic_load_n(&s->host_sleepers, __ATOMIC_ACQUIRE);
 }
 
 /* Whom to tell about what @core did (NULL: nobody in this process). */

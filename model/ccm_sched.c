@@ -157,13 +157,6 @@ static void host_kick_one(struct ccm_sched *s, bool fence);
 static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping);
 
 
-/* Do host threads of @s poll (not sleep)?  They run light work soon. */
-static bool hosts_polling(struct ccm_sched *s)
-{
-	return __atomic_load_n(&s->host_waiters, __ATOMIC_ACQUIRE) >
-	       __atomic_load_n(&s->host_sleepers, __ATOMIC_ACQUIRE);
-}
-
 /*
  * An agent of another process of a shared fabric: unless host threads
  * of that process poll (they, or another process's, run it), its workers
@@ -174,7 +167,7 @@ static void wake_remote(struct ccm_sched *s, struct ccm_agent *a)
 {
 	ccm_mutex_lock(&s->lock);
 	if (!s->stop)
-		wake_locked(s, a, !hosts_polling(s));
+		wake_locked(s, a, !ccm_hosts_polling(s));
 	ccm_mutex_unlock(&s->lock);
 	/* its host threads poll their queue or sleep on @host */
 	host_kick_one(s, true);
@@ -321,7 +314,7 @@ static bool requeue_heavy(struct ccm_sched *s, enum ccm_step_result r,
 		return false;
 	if (r == CCM_STEP_RUNNABLE && !stepping)
 		return true;
-	return !hosts_polling(s) && !s->helping;
+	return !ccm_hosts_polling(s) && !s->helping;
 }
 
 static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
@@ -607,32 +600,12 @@ void ccm_fabric_help(struct ccm_fabric *f, s64 budget_ns)
 	ccm_fabric_nudge(f);
 }
 
-/*
- * A shared fabric: does a host thread of another process poll?  It steps
- * what this process leaves queued (ccm_steal_one()), so no worker of ours
- * need be woken for it.
- */
-static bool others_polling(struct ccm_fabric *f, struct ccm_sched *mine)
-{
-	u64 live;
-	u32 i;
-
-	if (!f->procs)
-		return false;
-	for (live = ccm_load64(&f->live); live; live &= live - 1) {
-		i = (u32)__builtin_ctzll(live);
-		if (&f->procs[i].sched != mine && hosts_polling(&f->procs[i].sched))
-			return true;
-	}
-	return false;
-}
-
 void ccm_fabric_nudge(struct ccm_fabric *f)
 {
 	struct ccm_sched *s = ccm_my_sched(f);
 
 	if (!f->cfg.workers || !__atomic_load_n(&s->count, __ATOMIC_ACQUIRE) ||
-	    others_polling(f, s))
+	    ccm_steal_others_poll(f, s))
 		return;
 	ccm_mutex_lock(&s->lock);
 	/* a worker awake will see the work age and take it */

@@ -115,6 +115,21 @@ void ccm_steal_done(struct ccm_fabric *f)
 	ccm_cas32(&f->stealer, &self, 0);
 }
 
+bool ccm_steal_others_poll(struct ccm_fabric *f, struct ccm_sched *mine)
+{
+	u64 live;
+	u32 i;
+
+	if (!f->procs)
+		return false;
+	for (live = ccm_load64(&f->live); live; live &= live - 1) {
+		i = (u32)__builtin_ctzll(live);
+		if (&f->procs[i].sched != mine && ccm_hosts_polling(&f->procs[i].sched))
+			return true;
+	}
+	return false;
+}
+
 void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot)
 {
 	struct ccm_proc *p = &f->procs[slot];
