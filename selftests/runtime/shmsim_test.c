@@ -511,6 +511,10 @@ static void thief_child(int i, int n, int fds)
 		CHECK(!ccore_dev_ring_submit(d, ring, desc, 128, DRM_CCORE_SUBMIT_F_START),
 		      "ring_submit");
 	}
+	/* not waiting, this process's host runs none of its engines: the
+	 * thief, which waits, steps them; wait once it died in one */
+	xwrite(up, &me, sizeof(me));
+	xread(down, &me, sizeof(me));
 	rc = ccore_dev_job_wait(d, job, 60 * TSIM_SEC, &status);
 	snprintf(pid, sizeof(pid), "pid %d", all[1].pid);
 	CHECK(rc == -EPIPE || (rc == 0 && status == -EIO),
@@ -541,11 +545,26 @@ static void thief_child(int i, int n, int fds)
 
 TEST(a_process_killed_inside_a_step_it_stole_fails_that_core_s_jobs)
 {
+	struct card c;
+	int st;
+
 	new_key("thief");
 	spawn(0, thief_child, 2);
 	spawn(1, thief_child, 2);
 	exchange(2);
-	reap_all(2, kids[1].pid);
+	xread(kids[0].up[0], &c, sizeof(c));	/* its copies move */
+	ASSERT_EQ(waitpid(kids[1].pid, &st, 0), kids[1].pid);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+		FAIL("the thief was not killed in a stolen step: status 0x%x", st);
+	xwrite(kids[0].down[1], &c, sizeof(c));
+	ASSERT_EQ(waitpid(kids[0].pid, &st, 0), kids[0].pid);
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	for (int i = 0; i < 2; i++) {
+		close(kids[i].up[0]);
+		close(kids[i].down[1]);
+	}
+	ASSERT_EQ(waitpid(-1, &st, WNOHANG), -1);	/* no child left */
+	ASSERT_FALSE(socket_listed(key));
 }
 
 TEST(a_timed_or_inline_fabric_cannot_be_shared)
