@@ -9,13 +9,15 @@
  * 8-byte AllReduce); with stealing, the processes that are on a CPU carry
  * the collective and the others only start their jobs and collect them.
  *
- * What stays with the owner: telling its host (a CC core holds a job's
- * completion for its owner, ccm_cc.c) and compute engines (their callback).
+ * What stays with the owner: telling its host (a CC core keeps its news
+ * for its owner, ccm_news.c) and compute engines (their callback).
+ *
  * One process steals at a time (the others yield their CPU: two thieves
  * would bounce the cores' state between CPUs), one thread of it, which
- * notes the agent it steps in its slot: if the process dies in the step, its reaper fails the jobs
- * running on that core (the step may have stopped half done) and puts the
- * agent back.  A process leaving a slot waits for the thieves in it to go.
+ * notes the agent it steps in its slot.  If the process dies in the step,
+ * its reaper fails the jobs running on that core (the step may have
+ * stopped half done) and puts the agent back.  A process leaving a slot
+ * waits for the thieves in it to go.
  */
 #ifndef __KERNEL__
 #include "ccm_internal.h"
