@@ -31,6 +31,22 @@ done
 # shellcheck disable=SC2086
 expect 0 "Out of bounds values : 0 OK" -- "$bench" --procs 2 -g 4 -d all $small
 
+# a wrong element in another process's rank counts in the first's table
+# shellcheck disable=SC2086
+"$bench" -g 4 --corrupt-rank 3 $small > "$tmp/one.bad" 2>&1
+one=$?
+# shellcheck disable=SC2086
+"$bench" --procs 4 --corrupt-rank 3 $small > "$tmp/mp.bad" 2>&1
+mp=$?
+if [ $one != 0 ] && [ $mp != 0 ] && [ "$(rows "$tmp/one.bad")" = "$(rows "$tmp/mp.bad")" ] &&
+   [ "$(rows "$tmp/mp.bad" | awk '$4 != 1 || $5 != 1' | wc -l)" = 0 ] &&
+   grep -q "Out of bounds values : [1-9][0-9]* FAILED" "$tmp/mp.bad"; then
+	ok "--procs 4 --corrupt-rank 3: rank 3's wrong elements in the first process's table, as in one"
+else
+	not_ok "--procs 4 --corrupt-rank 3" "exit $one / $mp" "$(cat "$tmp/one.bad" "$tmp/mp.bad")"
+fi
+expect 2 "--corrupt-rank 4 out of range (0..3)" -- "$bench" -g 4 --corrupt-rank 4
+
 # as mpirun starts them: every process told its rank and size, none a launcher
 port=$((20000 + $$ % 20000))
 for r in 0 1 2; do

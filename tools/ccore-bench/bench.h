@@ -51,6 +51,7 @@ struct bench_opts {
 	int unalign;		/* -u: buffers start this many elements in */
 	bool timestamps;	/* -S: a timestamp after each row */
 	int check;		/* -c: checked runs per size (0: none) */
+	int corrupt_rank;	/* --corrupt-rank: this rank's output spoiled before checks, -1 none */
 	bool check_set;		/* -c given explicitly */
 	/* -d, -o: indices into bench_dtypes/bench_redops; -1: all */
 	int dtype, redop;

@@ -159,18 +159,55 @@ static void fill_inputs(struct bctx *b, bool in_place)
 	}
 }
 
-static long check_outputs(struct bctx *b, bool in_place)
+/*
+ * One process per rank (--procs, mpirun): each process checks its own
+ * ranks, and the table shows the job's sum, as nccl-tests sums with MPI:
+ * here an AllReduce of the counts over the benchmark's own communicators.
+ * Every process then also stops checking at the same run.
+ */
+static int job_wrong(struct bctx *b, long *wrong)
+{
+	ccore_ptr *cnt;
+	int rc = 0, r;
+
+	if (b->lo == 0 && b->hi == b->n)
+		return 0;	/* every rank is here */
+	cnt = calloc((size_t)b->n, sizeof(*cnt));
+	if (!cnt)
+		return -ENOMEM;
+	for (r = b->lo; r < b->hi && !rc; r++) {
+		rc = ccore_mem_alloc(b->comm[r], sizeof(int64_t), &cnt[r]);
+		if (!rc)
+			*(int64_t *)ccore_mem_host(b->comm[r], cnt[r]) = r == b->lo ? *wrong : 0;
+	}
+	rc = rc ?: ccore_group_start();
+	for (r = b->lo; r < b->hi && !rc; r++)
+		rc = ccore_all_reduce(cnt[r], cnt[r], 1, ccore_i64, ccore_sum, b->comm[r], NULL);
+	rc = rc ?: ccore_group_end();
+	rc = rc ?: sync_all(b);
+	if (!rc)
+		*wrong = (long)*(int64_t *)ccore_mem_host(b->comm[b->lo], cnt[b->lo]);
+	for (r = b->lo; r < b->hi; r++)
+		if (cnt[r])
+			ccore_mem_free(b->comm[r], cnt[r]);
+	free(cnt);
+	return rc;
+}
+
+static int check_outputs(struct bctx *b, bool in_place, long *wrong)
 {
 	struct coll_call c = call_of(b, in_place);
-	long wrong = 0;
 
+	*wrong = 0;
 	for (int r = b->lo; r < b->hi; r++) {
 		ccore_ptr s, rv;
 
 		bufs(b, r, &c, &s, &rv);
-		wrong += coll_call_wrong(&c, r, b->n, ccore_mem_host(b->comm[r], rv));
+		if (r == b->o->corrupt_rank)
+			*(unsigned char *)ccore_mem_host(b->comm[r], rv) ^= 0xff;
+		*wrong += coll_call_wrong(&c, r, b->n, ccore_mem_host(b->comm[r], rv));
 	}
-	return wrong;
+	return job_wrong(b, wrong);
 }
 
 struct result {
@@ -246,8 +283,7 @@ static int measure(struct bctx *b, size_t bytes, bool in_place, struct result *r
 	for (int i = 0; res->h.checked && i < o->check && !rc && !res->h.wrong; i++) {
 		fill_inputs(b, in_place);
 		rc = run_timed_call(b, in_place, 1, res) ?: sync_all(b);
-		if (!rc)
-			res->h.wrong = check_outputs(b, in_place);
+		rc = rc ?: check_outputs(b, in_place, &res->h.wrong);
 	}
 	t = clock_us(b);
 	for (int i = 0; i < o->iters && !rc; i++)

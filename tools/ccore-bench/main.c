@@ -16,6 +16,7 @@
 enum {
 	OPT_OP = 256, OPT_RANKS, OPT_NODES, OPT_RPD, OPT_OP_TYPE, OPT_ALGO, OPT_JSON, OPT_COPY,
 	OPT_HOST_BOUND, OPT_TIMED, OPT_EXEC, OPT_DEVICE, OPT_SIM, OPT_VERSION, OPT_PROCS,
+	OPT_CORRUPT_RANK,
 };
 
 static void usage(FILE *out)
@@ -94,6 +95,8 @@ static void usage(FILE *out)
 		"                       (JSON null) on the functional model and the kernel devices);\n"
 		"                       --json writes them; CCORE_STREAMS, CCORE_CC_DMA_PACKET_SIZE,\n"
 		"                       CCORE_DMA_PACKETIZATION_SIZE apply\n"
+		"  --corrupt-rank R     testing the checks: spoil one byte of rank R's output\n"
+		"                       before each check (#wrong and the exit status show it)\n"
 		"  --copy               instead: device COPY throughput next to host memcpy\n"
 		"  --procs N            one process per rank: start N processes of ccore-bench\n"
 		"                       (ranks -g / N each; -g defaults to N), the first\n"
@@ -321,6 +324,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "sim", required_argument, NULL, OPT_SIM },
 		{ "procs", required_argument, NULL, OPT_PROCS },
+		{ "corrupt-rank", required_argument, NULL, OPT_CORRUPT_RANK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -328,7 +332,7 @@ int main(int argc, char **argv)
 	struct bench_opts o = {
 		.op = OP_ALLREDUCE, .ranks = 8, .min_bytes = 8, .max_bytes = 64u << 20,
 		.step_factor = 2, .step_bytes = 1u << 20, .iters = 20, .warmup = 5, .agg_iters = 1,
-		.run_cycles = 1, .check = 1, .dtype = bench_dtype_parse("float"),
+		.run_cycles = 1, .check = 1, .corrupt_rank = -1, .dtype = bench_dtype_parse("float"),
 		.redop = bench_redop_parse("sum"),
 		.argc = argc, .argv = argv,
 	};
@@ -351,6 +355,9 @@ int main(int argc, char **argv)
 			ranks_set = true;
 			break;
 		case OPT_PROCS: bad |= parse_int("--procs", optarg, 1, 1024, &o.nprocs); break;
+		case OPT_CORRUPT_RANK:
+			bad |= parse_int("--corrupt-rank", optarg, 0, 1023, &o.corrupt_rank);
+			break;
 		case 'b': bad |= parse_size("-b", optarg, &o.min_bytes); break;
 		case 'e': bad |= parse_size("-e", optarg, &o.max_bytes); break;
 		case 'i': bad |= parse_size("-i", optarg, &o.step_bytes); step_set = true; break;
@@ -429,6 +436,11 @@ int main(int argc, char **argv)
 	}
 	if (!bad && o.host_bound && !copy)
 		bad = bench_host_bound_check_op(o.op) ? 1 : 0;
+	if (!bad && o.corrupt_rank >= o.ranks) {
+		fprintf(stderr, "ccore-bench: --corrupt-rank %d out of range (0..%d)\n", o.corrupt_rank,
+			o.ranks - 1);
+		bad = 1;
+	}
 	if (!bad && o.root >= o.ranks) {
 		fprintf(stderr, "ccore-bench: --root %d out of range (0..%d)\n", o.root, o.ranks - 1);
 		bad = 1;
