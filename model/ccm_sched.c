@@ -154,8 +154,6 @@ static void wake_locked(struct ccm_sched *s, struct ccm_agent *a, bool heavy)
 }
 
 static void host_kick_one(struct ccm_sched *s, bool fence);
-static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping);
-
 
 /*
  * An agent of another process of a shared fabric: unless host threads
@@ -285,20 +283,6 @@ static u32 pending(struct ccm_sched *s)
 }
 
 /*
- * Run one agent step; called with the scheduler lock held, drops it and
- * takes it again.
- */
-static void run_one(struct ccm_sched *s)
-{
-	run_noted(s, NULL);
-}
-
-void ccm_sched_run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
-{
-	run_noted(s, stepping);
-}
-
-/*
  * Does an agent that may run again go back heavy (workers take it at once,
  * a sleeping one is woken through the kernel)?  Not while host threads of
  * its queue poll or help (ccm_fabric_help()), if it only stopped to report
@@ -317,7 +301,7 @@ static bool requeue_heavy(struct ccm_sched *s, enum ccm_step_result r,
 	return !ccm_hosts_polling(s) && !s->helping;
 }
 
-static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
+void ccm_sched_run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
 {
 	struct ccm_fabric *f = s->f;
 	struct ccm_agent *a;
@@ -359,6 +343,15 @@ static void run_noted(struct ccm_sched *s, struct ccm_agent **stepping)
 	}
 	if (stepping)
 		__atomic_store_n(stepping, NULL, __ATOMIC_RELEASE);
+}
+
+/*
+ * Run one agent step; called with the scheduler lock held, drops it and
+ * takes it again.
+ */
+static void run_one(struct ccm_sched *s)
+{
+	ccm_sched_run_noted(s, NULL);
 }
 
 bool ccm_sched_head_stealable(struct ccm_sched *s)
@@ -691,51 +684,50 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		__atomic_add_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
+		bool ran;
+
 		ccm_yield();
 		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
-		ccm_fabric_deliver(f);
+		if (f->procs)
+			ccm_fabric_deliver(f);
 		if (cond(arg))
 			break;
 		ccm_mutex_lock(&s->lock);
 		/* a waiting host thread helps: small collectives then need no
 		 * hand-off to a worker at all */
-		if (s->count) {
-			if (steps++ % 4 == 0)
+		ran = s->count != 0;
+		if (ran) {
+			if (steps % 4 == 0)
 				s->recent = ccm_cycles();
 			run_one(s);
-			ccm_mutex_unlock(&s->lock);
-			/* there may always be work (CC cores spinning): the
-			 * deadline still holds, the clock read now and then */
-			if (steps % 64 == 0 && ccm_now_ns() >= deadline_ns) {
-				rc = cond(arg) ? 0 : -ETIMEDOUT;
-				break;
-			}
-			continue;
 		}
 		ccm_mutex_unlock(&s->lock);
 		/* shared: nothing of ours to run, so run other processes'
 		 * (what we wait for is likely theirs) */
-		if (f->procs && ccm_steal_one(f)) {
-			if (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns) {
-				rc = cond(arg) ? 0 : -ETIMEDOUT;
-				break;
-			}
-			continue;
-		}
+		ran = ran || (f->procs && ccm_steal_one(f));
 		/* poll a while before sleeping: waking a sleeper is slow */
-		for (u32 i = 0; i < CCM_WAIT_SPIN_ROUNDS; i++) {
+		for (u32 i = 0; !ran && i < CCM_WAIT_SPIN_ROUNDS; i++) {
 			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen ||
 			    __atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
 				break;
 			/* shared: what it waits for may need this CPU, and
 			 * other processes' cores may be ready to run here */
 			if (f->procs) {
-				if (ccm_steal_one(f))
-					break;
-				ccm_poll_yield();
+				ran = ccm_steal_one(f);
+				if (!ran)
+					ccm_poll_yield();
 				continue;
 			}
 			__builtin_ia32_pause();
+		}
+		if (ran) {
+			/* there may always be work (CC cores spinning): the
+			 * deadline still holds, the clock read now and then */
+			if (++steps % 64 == 0 && ccm_now_ns() >= deadline_ns) {
+				rc = cond(arg) ? 0 : -ETIMEDOUT;
+				break;
+			}
+			continue;
 		}
 		ccm_mutex_lock(&s->lock);
 		__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
