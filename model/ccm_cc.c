@@ -612,8 +612,7 @@ void ccm_cc_reset(struct ccm_fabric *f, u32 dev, u32 ccidx, int status)
 	failed = ccm_calloc(CCM_CC_QUEUE + 1, sizeof(*failed));
 	ccm_mutex_lock(&cc->lock);
 	/* news held for an owner that is not the one resetting goes */
-	if (ccm_my_sched(f) != ccm_agent_sched(&cc->agent))
-		ccm_cc_drop_news(cc);
+	ccm_cc_drop_foreign_news(cc);
 	if (cc->job_running && failed)
 		failed[n++] = cc->job_cookie;
 	cc->job_running = false;

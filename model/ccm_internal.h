@@ -364,7 +364,7 @@ struct ccm_proc {
 	u64 thieves;			/* atomic: slots stepping one of its agents now */
 	u32 stealing;			/* atomic: one of its threads steals now */
 	u32 steal_next;			/* the slot it tries first next time */
-	u32 news;			/* atomic: its cores hold news for it (ccm_cc.c) */
+	u32 news;			/* atomic: its cores hold news for it (ccm_news.c) */
 	struct ccm_agent *stepping;	/* atomic: the agent of another slot it steps */
 };
 
@@ -614,12 +614,13 @@ void ccm_cc_report(struct ccm_cc *cc, const struct ccm_cc_events *ev);
 /*
  * ccm_news.c: keep @ev for @cc's owner if another process stepped it
  * (false: the caller reports); is @cc's news full for this stepper; report
- * what it holds if this is its owner (true: did); drop it (@cc's lock held).
+ * what it holds if this is its owner (true: did); drop it unless this is
+ * its owner (@cc's lock held).
  */
 bool ccm_cc_hold_news(struct ccm_cc *cc, const struct ccm_cc_events *ev);
 bool ccm_cc_news_full(const struct ccm_cc *cc);
 bool ccm_cc_deliver(struct ccm_cc *cc);
-void ccm_cc_drop_news(struct ccm_cc *cc);
+void ccm_cc_drop_foreign_news(struct ccm_cc *cc);
 /* Semaphore @ref of @core changed: wake the CC cores that may wait on it. */
 void ccm_core_wake_sem(struct ccm_core *core, u32 ref);
 /* A ring of @core progressed: wake the CC cores that may wait on it. */

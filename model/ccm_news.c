@@ -91,9 +91,10 @@ bool ccm_cc_deliver(struct ccm_cc *cc)
 	return true;
 }
 
-void ccm_cc_drop_news(struct ccm_cc *cc)
+void ccm_cc_drop_foreign_news(struct ccm_cc *cc)
 {
-	cc->held_count = 0;
+	if (!stepped_by_owner(cc))
+		cc->held_count = 0;
 }
 
 void ccm_fabric_deliver(struct ccm_fabric *f)
