@@ -430,7 +430,7 @@ check: deps-check kernel-deps
 # The tests with several threads, under ThreadSanitizer (the model's shim
 # on pthread primitives then: model/ccm_os_user.h), and the bootstrap's
 # (its root is a thread).  make check runs them.
-TSAN_TESTS := threads_test os_shim_test
+TSAN_TESTS := threads_test os_shim_test nic_test
 .PHONY: tsan-tests
 tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS)) $(BUILD)/tests/bootstrap/boot_test
 

@@ -27,6 +27,7 @@
 #define CCM_MAX_SEMS 65535
 #define CCM_ERR_LEN 256
 #define CCM_NO_INDEX 0xffffffffu
+#define CCM_ALL_NODES 0xffffffffu
 
 /**
  * struct ccm_err - why a model call failed
@@ -80,6 +81,12 @@ struct ccm_config {
 	u32 max_program_size;	/* instructions per CC core */
 	u32 job_timeout_ms;	/* default job timeout */
 	u32 workers;		/* 0: inline deterministic; else worker threads */
+	/*
+	 * CCM_ALL_NODES: every node's devices are on this host.  Else only
+	 * node @here's: the others' memory and semaphores are on other hosts,
+	 * reached through the NIC (ccm_nic.c).
+	 */
+	u32 here;
 	u64 seed;		/* inline mode: order in which ready agents run */
 	/* timed mode (ccm_timed.c, ccm_xfer.c); unused in functional mode */
 	u32 timed;		/* 1: discrete-event virtual clock, inline */
@@ -123,6 +130,7 @@ struct ccm_hwdesc {
 	const u8 *src1;
 	u32 sem_target;		/* SEM_WRITE */
 	u16 dst_dev, src0_dev, src1_dev;
+	u64 dst_remote;		/* dst on another host (dst NULL): its address there */
 };
 
 struct ccm_fabric;
@@ -402,6 +410,59 @@ int ccm_inject_cc_hang(struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *er
  * the agent back.
  */
 void ccm_inject_thief_death(void);
+
+/* --- the NIC (ccm_nic.c): descriptors to other hosts ---------------------- */
+
+/* Device @dev is on another host (config "here"). */
+bool ccm_dev_remote(const struct ccm_fabric *f, u32 dev);
+
+/**
+ * struct ccm_nic_xfer - a descriptor the NIC carries to another host
+ * @dev: device of the engine that posted it
+ * @core: its logical core
+ * @engine: the engine
+ * @ring: the ring, parked on it until ccm_nic_done()
+ * @data: a COPY: @len bytes at @src (this host's) to address @to on
+ *	device @to_dev's host (ccm_vm_map_remote()); else a SEM_WRITE
+ * @src: the bytes
+ * @len: how many
+ * @to_dev: the device they land on
+ * @to: where, as that host knows it
+ * @has_sem: a semaphore of that host changes after the bytes: a
+ *	SEM_WRITE's target or the COPY's signal (@sem set to @value if
+ *	@set, else raised by it)
+ * @sem: its reference
+ * @value: the value
+ * @set: set rather than add
+ */
+struct ccm_nic_xfer {
+	u32 dev, core, engine, ring;
+	bool data;
+	const u8 *src;
+	u64 len;
+	u32 to_dev;
+	u64 to;
+	bool has_sem;
+	u32 sem, value;
+	bool set;
+};
+
+/* Descriptors of @dev/@core wait for the host's proxy to take them. */
+bool ccm_nic_pending(const struct ccm_fabric *f, u32 dev, u32 core);
+/*
+ * Take one (the core's owner's proxy; the fabric's host waiters are
+ * kicked when one is posted): 0, or -EAGAIN if none waits.  @src stays
+ * valid until ccm_nic_done().
+ */
+int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x);
+/*
+ * @x was sent (@status 0: the bytes and the semaphore change are there,
+ * in the order sent) or could not be (negative: the descriptor fails as
+ * a DMA error does).  Its ring goes on.
+ */
+void ccm_nic_done(struct ccm_fabric *f, const struct ccm_nic_xfer *x, int status);
+/* Another host's @x arrived here: change semaphore @sem; -EINVAL if it is not here. */
+int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set);
 
 /* --- links --------------------------------------------------------------- */
 enum ccm_link_tier {

@@ -509,7 +509,7 @@ int ccm_cc_load(struct ccm_fabric *f, u32 dev, u32 ccidx, const struct drm_ccore
 	struct ccm_cc *cc = ccm_cc_of(f, dev, ccidx, err);
 	u32 at, i;
 
-	if (!cc)
+	if (!cc || ccm_not_here(f, dev, "its CC cores are", err))
 		return -EINVAL;
 	if (count == 0)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "empty program");

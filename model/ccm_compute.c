@@ -219,7 +219,7 @@ int ccm_compute_submit(struct ccm_fabric *f, u32 dev, u32 core,
 	struct ccm_compute *ce;
 	int rc = 0;
 
-	if (!c)
+	if (!c || ccm_not_here(f, dev, "its compute engines are", err))
 		return -EINVAL;
 	if (count == 0 || !owner)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,

@@ -75,7 +75,7 @@ static int ce_dma(const struct ccm_verify_ctx *c, const struct drm_ccore_ce_insn
 		return ccm_fail(err, -EINVAL, i,
 				"instruction %u (dma): sem/value set without the SIGNAL flag", i);
 	if ((in->flags & DRM_CCORE_CE_F_SIGNAL) && c->f) {
-		rc = ccm_verify_sem(c, i, "instruction", "signal sem", in->sem, err);
+		rc = ccm_verify_insn_sem(c, i, "signal sem", in->sem, err);
 		if (rc)
 			return rc;
 	}
@@ -106,7 +106,7 @@ static int ce_wait_sem(const struct ccm_verify_ctx *c, const struct drm_ccore_ce
 		return ccm_fail(err, -EINVAL, i,
 				"instruction %u (wait_sem): semaphore 0x%08x is not on this core (device %u core %u); a compute engine waits on its own core's semaphores",
 				i, in->sem, c->dev, c->core);
-	return ccm_verify_sem(c, i, "instruction", "semaphore", in->sem, err);
+	return ccm_verify_insn_sem(c, i, "semaphore", in->sem, err);
 }
 
 static int ce_trigger(const struct ccm_verify_ctx *c, const struct drm_ccore_ce_insn *in,

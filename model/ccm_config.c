@@ -31,6 +31,7 @@ void ccm_config_default(struct ccm_config *c)
 	c->max_program_size = 4096;
 	c->job_timeout_ms = 10000;
 	c->workers = 2;
+	c->here = CCM_ALL_NODES;
 	c->seed = 1;
 	/* timed mode: Trainium2-like (see Documentation/device-model.rst) */
 	c->alpha_dev_ns = 500;
@@ -74,6 +75,7 @@ static const struct config_key keys[] = {
 	KEY("program_size", KEY_U32, max_program_size, 64, 1u << 20, "instructions per CC core"),
 	KEY("job_timeout_ms", KEY_U32, job_timeout_ms, 1, 3600000, "default job timeout"),
 	KEY("workers", KEY_U32, workers, 0, 64, "worker threads; 0 = inline, deterministic"),
+	KEY("here", KEY_U32, here, 0, 63, "the node on this host (default: every node); others go through the NIC"),
 	KEY("seed", KEY_U64, seed, 0, ~0ull, "inline mode: order of ready agents"),
 	KEY("timed", KEY_U32, timed, 0, 1, "1: virtual clock (discrete events, inline, deterministic)"),
 	KEY("virtual", KEY_U32, virt, 0, 1, "timed: buffers have no host memory; DMA moves no bytes"),
@@ -238,10 +240,22 @@ int ccm_config_check(const struct ccm_config *c, struct ccm_err *err)
 	if (c->max_ring_size == 0 || c->max_program_size < 64 || c->job_timeout_ms == 0)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"ring_size, program_size (>= 64) and job_timeout_ms must be set");
+	if (c->here != CCM_ALL_NODES && c->here >= c->nodes)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "here=%u: the fabric has nodes 0..%u",
+				c->here, c->nodes - 1);
+	if (c->here != CCM_ALL_NODES && c->timed)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"here=%u with timed=1: the timed model runs every node in one process",
+				c->here);
 	if (c->virt && !c->timed)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"virtual=1 needs timed=1: the functional model moves real bytes");
 #ifdef __KERNEL__
+	/* nothing would carry a descriptor to another host: its ring would never finish */
+	if (c->here != CCM_ALL_NODES)
+		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+				"here=%u: the kernel driver has no NIC proxy; its fabrics hold every node",
+				c->here);
 	if (c->timed)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"timed=1: the timed model runs in the embedded sim backend only");

@@ -58,6 +58,12 @@ bool ccm_ring_busy(const struct ccm_ring *r)
 			  ccm_load64(&r->discarded);
 }
 
+/* Started descriptors, and the current one not waiting for the NIC (ccm_nic.c). */
+static bool ring_runnable(const struct ccm_ring *r)
+{
+	return ccm_ring_busy(r) && !ccm_nic_parked(r);
+}
+
 /*
  * The next ring, from the one whose turn it is, with a started descriptor.
  * @busy has a bit per ring that START set; the engine clears a ring's bit
@@ -75,12 +81,12 @@ struct ccm_ring *ccm_engine_pick_ring(struct ccm_engine *e)
 		rot = (mask >> e->rr) | (e->rr ? mask << (CCM_MAX_RINGS - e->rr) : 0);
 		rot &= (1u << CCM_MAX_RINGS) - 1;
 		idx = (e->rr + (u32)__builtin_ctz(rot)) % CCM_MAX_RINGS;
-		if (ccm_ring_busy(&e->rings[idx])) {
+		if (ring_runnable(&e->rings[idx])) {
 			e->rr = (idx + 1) % CCM_MAX_RINGS;
 			return &e->rings[idx];
 		}
 		__atomic_fetch_and(&e->busy, ~(1u << idx), __ATOMIC_ACQ_REL);
-		if (ccm_ring_busy(&e->rings[idx]))
+		if (ring_runnable(&e->rings[idx]))
 			__atomic_fetch_or(&e->busy, 1u << idx, __ATOMIC_ACQ_REL);
 	}
 }
@@ -133,13 +139,14 @@ static void complete_desc(struct ccm_engine *e, const struct ccm_hwdesc *d)
 {
 	struct ccm_fabric *f = e->agent.f;
 
-	if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
+	/* another host's semaphores changed there, the NIC's message applied */
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE && ccm_nic_effect_here(f, d->sem_target)) {
 		if (d->flags & DRM_CCORE_DESC_F_SEM_SET)
 			ccm_sem_set(f, d->sem_target, d->value);
 		else
 			ccm_sem_add(f, d->sem_target, d->value);
 	}
-	if (d->flags & DRM_CCORE_DESC_F_SIGNAL)
+	if ((d->flags & DRM_CCORE_DESC_F_SIGNAL) && ccm_nic_effect_here(f, d->signal_sem))
 		ccm_sem_add(f, d->signal_sem, d->signal_value);
 }
 
@@ -163,6 +170,7 @@ static void ring_drop(struct ccm_engine *e, struct ccm_ring *r, bool failed)
 
 	r->exec_off = 0;
 	r->exec_slot = r->start_slot;
+	__atomic_store_n(&r->nic, 0, __ATOMIC_RELAXED);
 	ccm_add64(&r->discarded, left - failed);
 	if (failed)
 		ccm_add64(&r->errors, 1);
@@ -170,7 +178,8 @@ static void ring_drop(struct ccm_engine *e, struct ccm_ring *r, bool failed)
 		ccm_xfer_ring_dropped(r);
 }
 
-static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
+/* @why: after the descriptor's place, or empty */
+static void ring_error_why(struct ccm_engine *e, struct ccm_ring *r, const char *why)
 {
 	struct ccm_core *c = e->core;
 	char msg[CCM_ERR_LEN];
@@ -179,10 +188,23 @@ static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
 	ccm_mutex_lock(&e->lock);
 	ring_drop(e, r, true);
 	ccm_mutex_unlock(&e->lock);
-	snprintf(msg, sizeof(msg), "DMA error on device %u core %u engine %u ring %u descriptor %u",
-		 c->dev->index, c->index, e->index, (u32)(r - e->rings), slot);
+	snprintf(msg, sizeof(msg), "DMA error on device %u core %u engine %u ring %u descriptor %u%s",
+		 c->dev->index, c->index, e->index, (u32)(r - e->rings), slot, why);
 	ccm_cc_dma_error(c, msg);
 	ccm_compute_dma_error(c, e->index, (u32)(r - e->rings), msg);
+}
+
+static void ring_error(struct ccm_engine *e, struct ccm_ring *r)
+{
+	ring_error_why(e, r, "");
+}
+
+void ccm_ring_nic_error(struct ccm_engine *e, struct ccm_ring *r, int status)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), ": the NIC could not send it to its host (error %d)", status);
+	ring_error_why(e, r, why);
 }
 
 const struct ccm_hwdesc *ccm_ring_current(struct ccm_ring *r)
@@ -238,10 +260,15 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 		ccm_mutex_unlock(&e->lock);
 		return true;
 	}
+	/* one the NIC carries: finished (or still parked) there */
+	if (__atomic_load_n(&r->nic, __ATOMIC_ACQUIRE))
+		return ccm_nic_packet(e, r, d);
 	if (r->exec_off == 0 && ccm_fault_take_dma_error(e->core)) {
 		ring_error(e, r);
 		return true;
 	}
+	if (ccm_nic_desc(e->agent.f, d))
+		return ccm_nic_packet(e, r, d);
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
 		chunk = sizeof(u32);
 	else if (chunk > r->packet_size)
@@ -334,7 +361,7 @@ int ccm_ring_claim(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	s64 *disp = NULL;
 	int rc;
 
-	if (!e)
+	if (!e || ccm_not_here(f, dev, "its DMA rings are", err))
 		return -EINVAL;
 	if (!owner)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "ring owner must be set");

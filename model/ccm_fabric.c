@@ -234,6 +234,8 @@ int ccm_device_mem_reserve(struct ccm_fabric *f, u32 dev, u64 bytes, struct ccm_
 
 	if (!d)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX, "device %u does not exist", dev);
+	if (ccm_not_here(f, dev, "its memory is", err))
+		return -EINVAL;
 	used = ccm_add64(&d->mem_used, bytes);
 	if (used > f->cfg.hbm_size || used < bytes) {
 		ccm_add64(&d->mem_used, -bytes);

@@ -128,6 +128,9 @@ struct ccm_ring {
 	 */
 	u32 xr_head, xr_n, xr_cap;
 	u64 *xr;
+	/* the current descriptor goes to another host (ccm_nic.c) */
+	u8 nic;				/* atomic: its state there */
+	int nic_status;			/* what the proxy said, once done */
 };
 
 enum ccm_xfer_phase { CCM_XFER_NONE, CCM_XFER_ACTIVE };
@@ -277,6 +280,7 @@ struct ccm_core {
 	struct ccm_cc *cc;
 	struct ccm_compute compute;
 	u32 dma_error_armed;		/* atomic: ccm_inject_dma_error() */
+	u32 nic_posted[CCM_MAX_ENGINES];	/* atomic: per engine, rings waiting for the NIC */
 	u32 owner;			/* shared fabric: the claiming slot + 1, 0: none */
 };
 
@@ -653,6 +657,20 @@ bool ccm_fault_take_cc_hang(struct ccm_cc *cc);
 
 /* ccm_sem.c */
 u32 *ccm_sem_slot(const struct ccm_fabric *f, u32 ref);
+
+/* ccm_nic.c: descriptors to other hosts */
+/* -EINVAL naming @what of device @dev if it is on another host (then nothing of it is here). */
+int ccm_not_here(const struct ccm_fabric *f, u32 dev, const char *what, struct ccm_err *err);
+/* @d's effect lands on another host: the NIC carries it. */
+bool ccm_nic_desc(const struct ccm_fabric *f, const struct ccm_hwdesc *d);
+/* Semaphore @sem_ref is here (its changes are this fabric's to make). */
+bool ccm_nic_effect_here(const struct ccm_fabric *f, u32 sem_ref);
+/* @r waits for the NIC: the engine has nothing to do on it. */
+bool ccm_nic_parked(const struct ccm_ring *r);
+/* The engine at @r's current descriptor @d (NIC's): true if @r moved on. */
+bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_hwdesc *d);
+/* The NIC could not send @r's current descriptor: a DMA error, @status saying why. */
+void ccm_ring_nic_error(struct ccm_engine *e, struct ccm_ring *r, int status);
 
 /* ccm_fabric.c */
 struct ccm_fabric *ccm_fabric_create_in(const struct ccm_config *cfg,

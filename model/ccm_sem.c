@@ -66,6 +66,8 @@ int ccm_sem_alloc(struct ccm_fabric *f, u32 dev, u32 core, u32 count, void *owne
 		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_CORE, f->cfg.cores,
 				  "core %u of device %u does not exist (cores 0..%u)", core, dev,
 				  f->cfg.cores - 1);
+	if (ccm_not_here(f, dev, "its semaphores are", err))
+		return -EINVAL;
 	if (count == 0 || count > f->cfg.sems)
 		return ccm_reject(err, -EINVAL, DRM_CCORE_REASON_SEM_COUNT, f->cfg.sems,
 				  "semaphore count %u out of range (1..%u)", count, f->cfg.sems);

@@ -33,8 +33,13 @@ static const struct ccm_vm_map *find_span(const struct ccm_verify_ctx *c, u32 i,
 	return m;
 }
 
+/*
+ * [va, va + len) as host bytes in *@host on device *@dev; on another host
+ * (*@host NULL) its address there in *@remote, where @remote_ok (a COPY's
+ * dst: only the NIC reaches it, and only by writing).
+ */
 static int map_range(const struct ccm_verify_ctx *c, u32 i, const char *what, u64 va,
-		     u64 len, u8 **host, u16 *dev, struct ccm_err *err)
+		     u64 len, u8 **host, u16 *dev, u64 *remote, struct ccm_err *err)
 {
 	const struct ccm_vm_map *m;
 
@@ -49,8 +54,17 @@ static int map_range(const struct ccm_verify_ctx *c, u32 i, const char *what, u6
 					"descriptor %u: %s [0x%llx, +%llu) is not inside one buffer this context owns or imported",
 					i, what, (unsigned long long)va, (unsigned long long)len);
 	}
-	*host = m->host + (va - m->va);
 	*dev = (u16)m->dev;
+	if (!m->host) {
+		if (!remote)
+			return ccm_fail(err, -EINVAL, i,
+					"descriptor %u: %s is on device %u of another host; only a COPY's dst may be (the NIC writes there), so stage it in this host's memory",
+					i, what, m->dev);
+		*host = NULL;
+		*remote = m->remote + (va - m->va);
+		return 0;
+	}
+	*host = m->host + (va - m->va);
 	return 0;
 }
 
@@ -67,6 +81,18 @@ int ccm_verify_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind,
 				"%s %u: %s 0x%08x is not a semaphore this context allocated",
 				kind, i, what, ref);
 	return 0;
+}
+
+int ccm_verify_insn_sem(const struct ccm_verify_ctx *c, u32 i, const char *what, u32 ref,
+			struct ccm_err *err)
+{
+	int rc = ccm_verify_sem(c, i, "instruction", what, ref, err);
+
+	if (!rc && ccm_dev_remote(c->f, DRM_CCORE_SEM_REF_DEV(ref)))
+		return ccm_fail(err, -EINVAL, i,
+				"instruction %u: %s 0x%08x is on device %u of another host; a program reaches another host's semaphores only through descriptors (SEM_WRITE, or a COPY's signal)",
+				i, what, ref, DRM_CCORE_SEM_REF_DEV(ref));
+	return rc;
 }
 
 static int desc_zero(u32 i, const char *op, const char *field, u64 v, struct ccm_err *err)
@@ -132,15 +158,16 @@ static int desc_data(const struct ccm_verify_ctx *c, const struct drm_ccore_desc
 		if (rc)
 			return rc;
 	}
-	rc = map_range(c, i, "dst", d->dst, d->len, &out->dst, &out->dst_dev, err);
+	rc = map_range(c, i, "dst", d->dst, d->len, &out->dst, &out->dst_dev,
+		       reduce || div ? NULL : &out->dst_remote, err);
 	if (rc)
 		return rc;
-	rc = map_range(c, i, "src0", d->src0, d->len, &p, &out->src0_dev, err);
+	rc = map_range(c, i, "src0", d->src0, d->len, &p, &out->src0_dev, NULL, err);
 	if (rc)
 		return rc;
 	out->src0 = p;
 	if (reduce) {
-		rc = map_range(c, i, "src1", d->src1, d->len, &p, &out->src1_dev, err);
+		rc = map_range(c, i, "src1", d->src1, d->len, &p, &out->src1_dev, NULL, err);
 		if (rc)
 			return rc;
 		out->src1 = p;
@@ -167,6 +194,30 @@ static int desc_sem_write(const struct ccm_verify_ctx *c, const struct drm_ccore
 		return rc;
 	out->sem_target = (u32)d->dst;
 	out->dst_dev = (u16)c->dev;
+	return 0;
+}
+
+/*
+ * What the NIC carries (ccm_nic.c) is one message to one host: a COPY's
+ * bytes with its signal there or here, or a SEM_WRITE there with its
+ * signal here.
+ */
+static int remote_effects(const struct ccm_verify_ctx *c, const struct drm_ccore_desc *d, u32 i,
+			  const struct ccm_hwdesc *out, struct ccm_err *err)
+{
+	bool sem_write = d->op == DRM_CCORE_DESC_SEM_WRITE;
+	u32 to = sem_write ? DRM_CCORE_SEM_REF_DEV(out->sem_target) : out->dst_dev;
+	bool signal = d->flags & DRM_CCORE_DESC_F_SIGNAL;
+	u32 sdev = DRM_CCORE_SEM_REF_DEV(d->signal_sem);
+	const struct ccm_config *cfg = ccm_fabric_config(c->f);
+
+	if (!signal || !ccm_dev_remote(c->f, sdev))
+		return 0;
+	if (sem_write || !ccm_dev_remote(c->f, to) ||
+	    to / cfg->devices_per_node != sdev / cfg->devices_per_node)
+		return ccm_fail(err, -EINVAL, i,
+				"descriptor %u: signal_sem 0x%08x is on device %u of another host; only a COPY to that host may signal there",
+				i, d->signal_sem, sdev);
 	return 0;
 }
 
@@ -204,6 +255,9 @@ int ccm_desc_translate(const struct ccm_verify_ctx *c, const struct drm_ccore_de
 				"descriptor %u: signal_sem/signal_value set without the SIGNAL flag",
 				i);
 	}
+	rc = remote_effects(c, d, i, out, err);
+	if (rc)
+		return rc;
 	out->op = d->op;
 	out->dtype = d->dtype;
 	out->redop = d->redop;
@@ -304,7 +358,7 @@ static int insn_sem(const struct ccm_verify_ctx *c, const struct drm_ccore_insn 
 		return ccm_fail(err, -EINVAL, i,
 				"instruction %u (%s): semaphore 0x%08x is not on this core (device %u core %u); %s waits on local semaphores only",
 				i, name, in->sem, c->dev, c->core, name);
-	return ccm_verify_sem(c, i, "instruction", "semaphore", in->sem, err);
+	return ccm_verify_insn_sem(c, i, "semaphore", in->sem, err);
 }
 
 static int insn_ring(const struct ccm_verify_ctx *c, const struct drm_ccore_insn *in, u32 i,

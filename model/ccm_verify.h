@@ -56,6 +56,9 @@ int ccm_program_verify(const struct ccm_verify_ctx *c, const struct drm_ccore_in
  */
 int ccm_verify_sem(const struct ccm_verify_ctx *c, u32 i, const char *kind, const char *what,
 		   u32 ref, struct ccm_err *err);
+/* The same for an instruction's: never another host's (only descriptors reach those). */
+int ccm_verify_insn_sem(const struct ccm_verify_ctx *c, u32 i, const char *what, u32 ref,
+			struct ccm_err *err);
 /**
  * struct ccm_insn_field - a field of an instruction that some opcodes use
  * @bit: the opcode's field mask bit that allows it

@@ -33,6 +33,15 @@ int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va
 	return 0;
 }
 
+int ccm_vm_map_remote(struct ccm_vm *vm, u64 size, u32 dev, u64 remote, u64 *va)
+{
+	int rc = ccm_vm_map(vm, size, NULL, dev, NULL, va);
+
+	if (!rc)
+		vm->maps[vm->count - 1].remote = remote;
+	return rc;
+}
+
 static s64 vm_index(const struct ccm_vm *vm, u64 va)
 {
 	u32 lo = 0, hi = vm->count;

@@ -15,9 +15,10 @@
 struct ccm_vm_map {
 	u64 va;
 	u64 size;
-	u8 *host;	/* bytes behind the mapping */
+	u8 *host;	/* bytes behind the mapping; NULL: on another host */
 	u32 dev;	/* device whose memory it is */
 	void *bo;	/* the owner's buffer object */
+	u64 remote;	/* on another host: the address there of its first byte */
 };
 
 struct ccm_vm {
@@ -30,6 +31,12 @@ void ccm_vm_init(struct ccm_vm *vm);
 void ccm_vm_fini(struct ccm_vm *vm);
 /* Map @size bytes at a fresh address; returns it in @va. */
 int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va);
+/*
+ * Map @size bytes of device @dev on another host, whose first byte is at
+ * @remote there (what that host's NIC takes, see ccm_nic.c): descriptors
+ * may only write them, through the NIC.
+ */
+int ccm_vm_map_remote(struct ccm_vm *vm, u64 size, u32 dev, u64 remote, u64 *va);
 int ccm_vm_unmap(struct ccm_vm *vm, u64 va);
 /* The mapping that wholly contains [va, va + len), or NULL. */
 const struct ccm_vm_map *ccm_vm_find(const struct ccm_vm *vm, u64 va, u64 len);

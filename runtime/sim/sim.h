@@ -108,6 +108,11 @@ struct sim_xtoken {
 	s32 token;
 };
 
+/* A block of another host's semaphores a context may signal (sim_remote.c). */
+struct sim_remote_sems {
+	u32 first, count;
+};
+
 struct sim_ctx {
 	struct ccore_dev base;
 	struct sim_system *sys;	/* process-local: only its process follows it */
@@ -120,6 +125,8 @@ struct sim_ctx {
 	struct sim_sem_block *blocks;	/* allocated */
 	u64 *grants;		/* serials of the imported allocations */
 	u32 ngrants, grants_cap;
+	struct sim_remote_sems *remote_sems;	/* other hosts' blocks it may signal */
+	u32 nremote_sems, remote_sems_cap;
 	struct sim_job *jobs;	/* SIM_JOB_SLOTS, by seq */
 	s64 *compute_deadline;	/* per core: when its compute program times out */
 	u64 next_seq;
@@ -294,5 +301,18 @@ int sim_token_bad(const struct sim_system *s, const char *what, s32 fd);
 void sim_token_why(const struct sim_system *s, s32 fd, char *buf, size_t len);
 /* close(2) of an exported fd: drops what it holds (caller holds s->lock). */
 int sim_token_close(struct sim_system *s, s32 fd);
+
+/*
+ * sim_remote.c: other hosts' memory and semaphores, which this host's
+ * NIC reaches (model/ccm_nic.c).  Map @size bytes of device @dev on
+ * another host, whose first byte its NIC knows as @remote, at a fresh
+ * address of @d's context; let @d's descriptors signal @count semaphores
+ * of another host from @first.  Unmapped when the context closes.
+ */
+int sim_remote_map(struct ccore_dev *d, u32 dev, u64 size, u64 remote, u64 *va);
+int sim_remote_sems(struct ccore_dev *d, u32 first, u32 count);
+/* True if @c may signal @ref, another host's semaphore. */
+bool sim_remote_sem_usable(const struct sim_ctx *c, u32 ref);
+void sim_remote_fini(struct sim_ctx *c);
 
 #endif

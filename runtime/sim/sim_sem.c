@@ -27,9 +27,12 @@ static struct sim_sem_block *block_of(struct sim_system *s, u32 ref)
 bool sim_sem_usable(void *owner, u32 ref)
 {
 	struct sim_ctx *c = owner;
-	struct sim_sem_block *b = block_of(c->sys, ref);
+	struct sim_sem_block *b;
 	u32 i;
 
+	if (ccm_dev_remote(c->sys->f, DRM_CCORE_SEM_REF_DEV(ref)))
+		return sim_remote_sem_usable(c, ref);
+	b = block_of(c->sys, ref);
 	if (!b)
 		return false;
 	if (b->u.owner == c)
@@ -247,4 +250,5 @@ void sim_sem_fini(struct sim_ctx *c)
 	free(c->grants);
 	c->grants = NULL;
 	c->ngrants = c->grants_cap = 0;
+	sim_remote_fini(c);
 }

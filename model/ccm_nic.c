@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The NIC: what a DMA engine sends to another host.
+ *
+ * A fabric on one host of several (config "here") has every node's
+ * devices, but only node @here's are on this host: the others' memory
+ * and semaphores are elsewhere.  A descriptor whose effect lands there --
+ * a COPY into another host's memory (with its signal there or here), a
+ * SEM_WRITE to another host's semaphore -- is not moved by the engine.
+ * Its ring parks on it and posts it to the core's NIC queue; the host's
+ * network proxy takes it (ccm_nic_take()), carries the bytes and then
+ * the semaphore change (the other host applies it with
+ * ccm_nic_arrived()), and reports it sent (ccm_nic_done()).  Only then
+ * does the ring complete it, signal what is here and go on, so a ring
+ * keeps its order across hosts as it does within one.  The ring's other
+ * descriptors wait behind it; the engine's other rings do not.
+ *
+ * Reading another host's memory is refused when descriptors are
+ * translated (ccm_verify.c): a reduction with a remote operand is staged
+ * by the runtime (the bytes put here first), as the reference's
+ * inter-node reductions are.
+ */
+#include "ccm_internal.h"
+
+enum ccm_nic_state { NIC_IDLE, NIC_POSTED, NIC_TAKEN, NIC_DONE };
+
+bool ccm_dev_remote(const struct ccm_fabric *f, u32 dev)
+{
+	return f->cfg.here != CCM_ALL_NODES && dev / f->cfg.devices_per_node != f->cfg.here;
+}
+
+int ccm_not_here(const struct ccm_fabric *f, u32 dev, const char *what, struct ccm_err *err)
+{
+	if (!ccm_dev_remote(f, dev))
+		return 0;
+	return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
+			"device %u is on another host (node %u; this host has node %u): %s there",
+			dev, dev / f->cfg.devices_per_node, f->cfg.here, what);
+}
+
+static bool sem_remote(const struct ccm_fabric *f, u32 ref)
+{
+	return ccm_dev_remote(f, DRM_CCORE_SEM_REF_DEV(ref));
+}
+
+bool ccm_nic_desc(const struct ccm_fabric *f, const struct ccm_hwdesc *d)
+{
+	if (f->cfg.here == CCM_ALL_NODES)
+		return false;
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+		return sem_remote(f, d->sem_target);
+	return !d->dst;
+}
+
+bool ccm_nic_effect_here(const struct ccm_fabric *f, u32 sem_ref)
+{
+	return !sem_remote(f, sem_ref);
+}
+
+bool ccm_nic_parked(const struct ccm_ring *r)
+{
+	u8 s = __atomic_load_n(&r->nic, __ATOMIC_ACQUIRE);
+
+	return s == NIC_POSTED || s == NIC_TAKEN;
+}
+
+/*
+ * The engine at ring @r's current descriptor @d, which goes to another
+ * host: post it, or once the proxy is done with it complete it.  True if
+ * the ring moved on (completed or failed).
+ */
+bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_hwdesc *d)
+{
+	struct ccm_core *c = e->core;
+	u8 s = __atomic_load_n(&r->nic, __ATOMIC_ACQUIRE);
+
+	if (s == NIC_IDLE) {
+		__atomic_store_n(&r->nic, NIC_POSTED, __ATOMIC_RELEASE);
+		__atomic_fetch_or(&c->nic_posted[e->index], 1u << (r - e->rings), __ATOMIC_ACQ_REL);
+		/* the proxy waits on the fabric like any host waiter */
+		ccm_host_kick(e->agent.f);
+		return false;
+	}
+	if (s != NIC_DONE)
+		return false;
+	__atomic_store_n(&r->nic, NIC_IDLE, __ATOMIC_RELAXED);
+	if (r->nic_status) {
+		ccm_ring_nic_error(e, r, r->nic_status);
+		return true;
+	}
+	ccm_add64(&r->bytes, d->op == DRM_CCORE_DESC_SEM_WRITE ? sizeof(u32) : d->len);
+	ccm_add64(&r->packets, 1);
+	ccm_ring_signal(e, r, r->exec_slot++);
+	return true;
+}
+
+/* Ring @ring of engine @engine of @dev/@core, if it is there. */
+static struct ccm_ring *ring_at(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+				struct ccm_engine **eng)
+{
+	struct ccm_core *c = ccm_core_of(f, dev, core);
+
+	if (!c || engine >= f->cfg.engines || ring >= CCM_MAX_RINGS)
+		return NULL;
+	*eng = &c->engines[engine];
+	return &(*eng)->rings[ring];
+}
+
+bool ccm_nic_pending(const struct ccm_fabric *f, u32 dev, u32 core)
+{
+	const struct ccm_core *c = ccm_core_of(f, dev, core);
+
+	for (u32 i = 0; c && i < f->cfg.engines; i++)
+		if (__atomic_load_n(&c->nic_posted[i], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x)
+{
+	struct ccm_core *c = ccm_core_of(f, dev, core);
+
+	for (u32 i = 0; c && i < f->cfg.engines; i++) {
+		u32 mask = __atomic_load_n(&c->nic_posted[i], __ATOMIC_ACQUIRE);
+		const struct ccm_hwdesc *d;
+		struct ccm_ring *r;
+		u32 ring;
+		s64 disp;
+
+		if (!mask)
+			continue;
+		ring = (u32)__builtin_ctz(mask);
+		__atomic_fetch_and(&c->nic_posted[i], ~(1u << ring), __ATOMIC_ACQ_REL);
+		r = &c->engines[i].rings[ring];
+		/* parked: the engine leaves its cursor and descriptor alone */
+		d = &r->descs[r->exec_slot];
+		disp = r->disp ? __atomic_load_n(&r->disp[r->exec_slot], __ATOMIC_RELAXED) : 0;
+		*x = (struct ccm_nic_xfer){ .dev = dev, .core = core, .engine = i, .ring = ring };
+		if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
+			x->has_sem = true;
+			x->sem = d->sem_target;
+			x->value = d->value;
+			x->set = d->flags & DRM_CCORE_DESC_F_SEM_SET;
+		} else {
+			x->data = true;
+			x->src = d->src0 + disp;
+			x->len = d->len;
+			x->to_dev = d->dst_dev;
+			x->to = d->dst_remote + (u64)disp;
+			if ((d->flags & DRM_CCORE_DESC_F_SIGNAL) && sem_remote(f, d->signal_sem)) {
+				x->has_sem = true;
+				x->sem = d->signal_sem;
+				x->value = d->signal_value;
+			}
+		}
+		__atomic_store_n(&r->nic, NIC_TAKEN, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+void ccm_nic_done(struct ccm_fabric *f, const struct ccm_nic_xfer *x, int status)
+{
+	struct ccm_engine *e;
+	struct ccm_ring *r = ring_at(f, x->dev, x->core, x->engine, x->ring, &e);
+
+	if (!r || __atomic_load_n(&r->nic, __ATOMIC_ACQUIRE) != NIC_TAKEN)
+		return;
+	r->nic_status = status;
+	__atomic_store_n(&r->nic, NIC_DONE, __ATOMIC_RELEASE);
+	/* runnable again: as START does (see ccm_engine_pick_ring()) */
+	__atomic_fetch_or(&e->busy, 1u << x->ring, __ATOMIC_ACQ_REL);
+	ccm_agent_wake(&e->agent);
+}
+
+int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set)
+{
+	if (!ccm_sem_valid(f, sem) || sem_remote(f, sem))
+		return -EINVAL;
+	if (set)
+		ccm_sem_set(f, sem, value);
+	else
+		ccm_sem_add(f, sem, value);
+	return 0;
+}
