@@ -86,6 +86,7 @@ struct net_conn {
 	/* sending, proxy thread only */
 	struct net_req *queue, *queue_tail;	/* not completely posted, in issue order */
 	uint32_t tx_seq;
+	int64_t blocked_since_ns;	/* posting has met -FI_EAGAIN since (0: not) */
 	unsigned int inflight;
 	struct net_op *oldest, *newest;
 	/* receiving, proxy thread only */

@@ -31,8 +31,11 @@
 #define CQ_BATCH 32
 /* With the shuffle hook: how long the queue must stay idle before what is held goes on. */
 #define SHUFFLE_IDLE_MS 2
-/* How long to wait before trying again when the provider is out of room (-FI_EAGAIN) */
-#define RETRY_MS 1
+/*
+ * How long to wait before posting again when the provider said -FI_EAGAIN
+ * (out of room, or connecting): from 1 ms, doubling while it lasts.
+ */
+#define RETRY_MAX_MS 64
 
 /* What one turn of the loop saw. */
 struct turn {
@@ -298,11 +301,15 @@ static void post_all(struct net *n, struct turn *t)
 			int rc = post_one(n, peer, c);
 
 			if (rc == -EAGAIN) {
+				/* e.g. rxm connecting (again) to a peer that does not answer */
+				if (!c->blocked_since_ns)
+					c->blocked_since_ns = rt_now_ns();
 				t->blocked = true;
 				break;
 			}
 			if (rc <= 0)
 				break;
+			c->blocked_since_ns = 0;
 			t->progressed = true;
 		}
 	}
@@ -539,6 +546,12 @@ static int64_t check_deadlines(struct net *n)
 				  n->lim.timeout_ms);
 			continue;
 		}
+		if (c->blocked_since_ns && now >= c->blocked_since_ns + timeout) {
+			fail_conn(n, peer, -ETIMEDOUT,
+				  "%s could not be sent to for %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
+				  c->name, n->lim.timeout_ms);
+			continue;
+		}
 		if (c->rx.held && now >= c->rx.gap_since_ns + timeout) {
 			fail_conn(n, peer, -ETIMEDOUT,
 				  "%s: its message %" PRIu32 " has not arrived within %d ms (CCORE_NET_TIMEOUT_MS) while %u later ones did",
@@ -548,6 +561,8 @@ static int64_t check_deadlines(struct net *n)
 		d = c->oldest ? c->oldest->deadline_ns : 0;
 		if (c->rx.held && (!d || c->rx.gap_since_ns + timeout < d))
 			d = c->rx.gap_since_ns + timeout;
+		if (c->blocked_since_ns && (!d || c->blocked_since_ns + timeout < d))
+			d = c->blocked_since_ns + timeout;
 		if (d && (!next || d < next))
 			next = d;
 	}
@@ -578,6 +593,8 @@ static void *proxy_main(void *arg)
 {
 	struct net *n = arg;
 
+	int retry_ms = 1;
+
 	while (!atomic_load(&n->stop)) {
 		struct turn t = { false, false };
 		int64_t deadline;
@@ -587,15 +604,20 @@ static void *proxy_main(void *arg)
 		post_all(n, &t);
 		reap(n, &t);
 		deadline = check_deadlines(n);
-		if (t.progressed)
+		if (t.progressed) {
+			retry_ms = 1;
 			continue;
+		}
 		if (deadline) {
 			int64_t left = (deadline - rt_now_ns()) / 1000000 + 1;
 
 			timeout_ms = left < 1 ? 1 : left > 1000000 ? 1000000 : (int)left;
 		}
-		if (t.blocked && (timeout_ms < 0 || timeout_ms > RETRY_MS))
-			timeout_ms = RETRY_MS;
+		if (t.blocked) {
+			if (timeout_ms < 0 || timeout_ms > retry_ms)
+				timeout_ms = retry_ms;
+			retry_ms = retry_ms < RETRY_MAX_MS ? 2 * retry_ms : RETRY_MAX_MS;
+		}
 		if (n->nstaged && (timeout_ms < 0 || timeout_ms > SHUFFLE_IDLE_MS))
 			timeout_ms = SHUFFLE_IDLE_MS;
 		if (!wait_events(n, timeout_ms) && n->nstaged)

@@ -11,6 +11,7 @@
 #include "ccore_test.h"
 #include "ccore.h"
 #include "net/net.h"
+#include "net/order.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -76,6 +77,25 @@ static void plan_sizes(struct plan *p)
 		p->op[p->nops++] = (struct plan_op){ 0, 0, 0, { 500 + i, i + 1, i == 3 ? NET_SIG_SET : 0 } };
 }
 
+/* Many small puts and chunked ones: a shuffler has plenty to reorder. */
+static void plan_many(struct plan *p)
+{
+	uint64_t dst = 0;
+
+	p->nops = 0;
+	for (unsigned int i = 0; i < 1500; i++) {
+		struct plan_op *o = &p->op[p->nops++];
+
+		o->len = i % 50 == 0 ? 300000 : 1 + (i * 37) % 200;
+		o->src_off = (i * 131) % 4096;
+		o->dst_off = dst;
+		dst += o->len + 8;
+		o->sig = (struct net_signal){ i, 1 + i % 200, 0 };
+		if (i % 7 == 0)
+			o->len = 0;	/* a signal alone */
+	}
+}
+
 /* --- one process of the pair --------------------------------------------- */
 
 struct side {
@@ -86,6 +106,7 @@ struct side {
 	const struct plan *plan;
 	struct net_test_hooks hooks;
 	uint64_t max_chunk;
+	int timeout_ms;
 	char *mem;			/* SRC_BYTES then DST_BYTES */
 	/* what arrived, under lock */
 	pthread_mutex_t lock;
@@ -244,6 +265,7 @@ static int side_open(struct side *s, struct net **out)
 	p.provider = PROVIDER;
 	p.max_chunk = s->max_chunk;
 	p.test = &s->hooks;
+	p.timeout_ms = s->timeout_ms;
 	rc = net_open(&p, out);
 	if (rc)
 		return say(s, "net_open: %d %s", rc, ccore_last_error());
@@ -317,6 +339,7 @@ static int side_check(struct side *s)
 
 struct job {
 	const struct plan *plan;
+	int timeout_ms;
 	struct net_test_hooks hooks[2];
 	uint64_t max_chunk;
 	int (*body)(struct side *s);
@@ -353,6 +376,7 @@ static void run_side(const struct job *j, int idx, int sock, int report)
 	s.plan = j->plan;
 	s.hooks = j->hooks[idx];
 	s.max_chunk = j->max_chunk;
+	s.timeout_ms = j->timeout_ms;
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	rc = j->body(&s);
@@ -411,7 +435,7 @@ static struct plan plan;
 /* 1 B to 64 MiB both ways, whole (writes up to the provider's limit). */
 TEST(put_sizes)
 {
-	struct job j = { &plan, { { 0 }, { 0 } }, 0, body_exchange };
+	struct job j = { &plan, 0, { { 0 }, { 0 } }, 0, body_exchange };
 
 	plan_sizes(&plan);
 	expect_pair_ok(&j);
@@ -420,7 +444,7 @@ TEST(put_sizes)
 /* The same with writes cut to 1 MiB: a put's signal waits for all its chunks. */
 TEST(put_sizes_chunked)
 {
-	struct job j = { &plan, { { 0 }, { 0 } }, MIB, body_exchange };
+	struct job j = { &plan, 0, { { 0 }, { 0 } }, MIB, body_exchange };
 
 	plan_sizes(&plan);
 	expect_pair_ok(&j);
@@ -556,5 +580,248 @@ TEST(bad_put_args)
 		usleep(1000);
 	ASSERT_EQ(__atomic_load_n(&arrived, __ATOMIC_SEQ_CST), 1);
 	ASSERT_MEM_EQ(mem, mem + 4096, 4096);
+	net_close(n);
+}
+
+/* --- the ordering rule ------------------------------------------------------- */
+
+struct applied {
+	uint32_t sem[NET_SEQ_SPACE * 2];
+	unsigned int n;
+};
+
+static void record(void *arg, const struct net_signal *sig)
+{
+	struct applied *a = arg;
+
+	a->sem[a->n++] = sig->sem;
+}
+
+static void arrive(struct net_reorder *r, uint32_t seq, struct applied *a, int want)
+{
+	struct net_signal sig = { seq, 1, 0 };
+
+	ASSERT_EQ(reorder_arrive(r, seq % NET_SEQ_SPACE, &sig, 1, record, a), want);
+}
+
+/* The reorder buffer alone: held until the gap fills, across the wrap, and refusals. */
+TEST(reorder_buffer)
+{
+	static struct net_reorder r;
+	static struct applied a;
+
+	reorder_init(&r, false);
+	arrive(&r, 2, &a, 0);
+	arrive(&r, 1, &a, 0);
+	ASSERT_EQ(a.n, 0);
+	ASSERT_EQ(r.held, 2);
+	arrive(&r, 0, &a, 0);
+	ASSERT_EQ(a.n, 3);
+	for (unsigned int i = 0; i < 3; i++)
+		ASSERT_EQ(a.sem[i], i);
+	ASSERT_EQ(r.held, 0);
+	ASSERT_EQ(r.gap_since_ns, 0);
+	/* a data-only message between signals holds them up too */
+	ASSERT_EQ(reorder_arrive(&r, 4, &(struct net_signal){ 4, 1, 0 }, 1, record, &a), 0);
+	ASSERT_EQ(reorder_arrive(&r, 3, NULL, 1, record, &a), 0);
+	ASSERT_EQ(a.n, 4);
+	ASSERT_EQ(a.sem[3], 4);
+	/* a duplicate, and one a window ahead, break the protocol */
+	arrive(&r, 7, &a, 0);
+	arrive(&r, 7, &a, -EPROTO);
+	arrive(&r, 5 + NET_WINDOW, &a, -EPROTO);
+	arrive(&r, 6, &a, 0);
+	arrive(&r, 5, &a, 0);
+	ASSERT_EQ(a.n, 7);
+	/* around the wrap of the sequence numbers, in reverse */
+	for (uint32_t s = 8; s < NET_SEQ_SPACE + 8; s += 16) {
+		for (uint32_t k = 16; k-- > 0;)
+			arrive(&r, s + k, &a, 0);
+	}
+	ASSERT_EQ(a.n, 7 + NET_SEQ_SPACE);
+	for (unsigned int i = 7; i < a.n; i++)
+		ASSERT_EQ(a.sem[i], i + 1);
+	/* bypassed (the test hook): applied as they come */
+	reorder_init(&r, true);
+	a.n = 0;
+	arrive(&r, 1, &a, 0);
+	ASSERT_EQ(a.n, 1);
+	ASSERT_EQ(a.sem[0], 1);
+}
+
+/* A provider that reorders (the shim): every signal still in issue order, data whole. */
+TEST(reorder_shuffled)
+{
+	struct net_test_hooks shuffle = { 32, 7, 0 };
+	struct job j = { &plan, 0, { shuffle, shuffle }, 64 * 1024, body_exchange };
+
+	j.hooks[1].shuffle_seed = 11;
+	plan_many(&plan);
+	expect_pair_ok(&j);
+}
+
+/* The same without the reorder buffer fails: the shim does reorder, and the check sees it. */
+TEST(reorder_needed)
+{
+	struct net_test_hooks wrong = { 32, 7, 1 };
+	struct job j = { &plan, 0, { wrong, wrong }, 64 * 1024, body_exchange };
+	char msg[2][2048];
+	int rc[2];
+
+	plan_many(&plan);
+	run_pair(&j, rc, msg);
+	for (int i = 0; i < 2; i++) {
+		ccore_test_log("process %d, no reorder buffer: %s", i, msg[i]);
+		ASSERT_EQ(rc[i], 1);
+		ASSERT_STR_CONTAINS(msg[i], "order broken: signal ");
+	}
+}
+
+/* --- peers that go away ------------------------------------------------------- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Process 1 connects, then dies (@sig SIGKILL) or stops answering
+ * (SIGSTOP, as a host whose link is down); process 0's puts to it fail
+ * within the timeout, naming it, and new puts are refused.
+ */
+static int body_peer_lost(struct side *s, int how)
+{
+	struct net_signal sig = { 1, 1, 0 };
+	struct net *n = NULL;
+	pid_t other;
+	int64_t t0;
+	int rc = side_open(s, &n);
+
+	if (rc)
+		return rc;
+	/* first a put that works: the connection is up when the peer goes */
+	if (s->idx == 0 && (net_put(n, 0, 0, 0, 0, SRC_BYTES, 1, &sig, 0) ||
+			    !wait_count(s, &s->ndone, 1, 10000) || s->nfailed))
+		return say(s, "the first put failed: %s", s->done_why);
+	if (s->idx == 1 && !wait_count(s, &s->nsig, 1, 10000))
+		return say(s, "the first put did not arrive");
+	if (s->idx == 1) {
+		other = getpid();
+		xfer(s->sock, &other, sizeof(other), true);
+		raise(how);
+		pause();
+		_exit(0);
+	}
+	if (!xfer(s->sock, &other, sizeof(other), false))
+		return say(s, "no pid from process 1");
+	if (how == SIGKILL) {
+		char c;
+
+		while (read(s->sock, &c, 1) > 0)	/* its end closes as it dies */
+			;
+	} else {
+		usleep(100000);
+	}
+	t0 = now_ms();
+	/* more than the kernel's socket buffers take */
+	rc = net_put(n, 0, 0, 0, 0, SRC_BYTES, 64 * MIB, &sig, 1);
+	if (rc)
+		return say(s, "net_put: %s", ccore_last_error());
+	if (!wait_count(s, &s->ndone, 2, 3 * s->timeout_ms + 5000))
+		rc = say(s, "the put to a lost peer never completed");
+	else if (!s->nfailed)
+		rc = say(s, "the put to a lost peer succeeded");
+	else if (!wait_count(s, &s->peer_failures, 1, 1000))
+		rc = say(s, "peer_failed not called");
+	else if (net_put(n, 0, 0, 0, 0, SRC_BYTES, 1, &sig, 2) != -EPIPE)
+		rc = say(s, "a new put to the failed peer was taken");
+	else
+		say(s, "after %lld ms: put_done: %s | peer_failed: %s | net_put: %s",
+		    (long long)(now_ms() - t0), s->done_why, s->peer_why, ccore_last_error());
+	kill(other, SIGKILL);
+	net_close(n);
+	free(s->mem);
+	return rc;
+}
+
+static int body_peer_killed(struct side *s)
+{
+	return body_peer_lost(s, SIGKILL);
+}
+
+static int body_peer_stopped(struct side *s)
+{
+	return body_peer_lost(s, SIGSTOP);
+}
+
+TEST(peer_killed)
+{
+	struct job j = { &plan, 2000, { { 0 }, { 0 } }, 0, body_peer_killed };
+	char msg[2][2048];
+	int rc[2];
+
+	run_pair(&j, rc, msg);
+	ccore_test_log("%s", msg[0]);
+	ASSERT_EQ(rc[0], 0);
+	ASSERT_EQ(rc[1], 128 + SIGKILL);
+	ASSERT_STR_CONTAINS(msg[0], "put_done: host 1");
+	ASSERT_STR_CONTAINS(msg[0], "peer_failed: host 1");
+	ASSERT_STR_CONTAINS(msg[0], "net_put: net_put: host 1");
+}
+
+TEST(peer_stopped)
+{
+	struct job j = { &plan, 1500, { { 0 }, { 0 } }, 0, body_peer_stopped };
+	char msg[2][2048];
+	int rc[2];
+
+	run_pair(&j, rc, msg);
+	ccore_test_log("%s", msg[0]);
+	ASSERT_EQ(rc[0], 0);
+	ASSERT_STR_CONTAINS(msg[0], "put_done: host 1 ");
+	ASSERT_STR_CONTAINS(msg[0], "1500 ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable | peer_failed: host 1 ");
+}
+
+/* --- the proxy sleeps -------------------------------------------------------- */
+
+static int64_t cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 + ru.ru_utime.tv_usec +
+	       ru.ru_stime.tv_usec;
+}
+
+/* An idle context (connected, after traffic) costs no CPU: the proxy waits on the CQ's fd. */
+TEST(idle_proxy_sleeps)
+{
+	struct net_params p = { .provider = PROVIDER };
+	struct net_signal sig = { 1, 1, 0 };
+	static char mem[4096];
+	struct net_blob blob;
+	unsigned int region;
+	int peer, arrived = 0;
+	int64_t cpu;
+	struct net *n;
+
+	p.cb.signal_arrived = count_signal;
+	p.cb.arg = &arrived;
+	ASSERT_EQ(net_open(&p, &n), 0);
+	ASSERT_EQ(net_reg(n, mem, sizeof(mem), &region), 0);
+	ASSERT_EQ(net_local_blob(n, &blob), 0);
+	ASSERT_EQ(net_connect(n, &blob, "myself", &peer), 0);
+	ASSERT_EQ(net_signal(n, peer, &sig, 0), 0);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&arrived, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(__atomic_load_n(&arrived, __ATOMIC_SEQ_CST), 1);
+	cpu = cpu_us();
+	usleep(500000);
+	cpu = cpu_us() - cpu;
+	ccore_test_log("CPU time of 500 ms idle: %lld us", (long long)cpu);
+	ASSERT_LT(cpu, 50000);
 	net_close(n);
 }
