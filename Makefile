@@ -87,7 +87,7 @@ TOOLS := $(addprefix $(BIN)/,$(TOOL_NAMES))
 
 TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c selftests/bootstrap/*_test.c))
 TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
+SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh selftests/netns/*_test.sh))
 # The tests' helpers, and the collective call the tools make too (coll_call.h).
 TEST_LIB_SRCS := $(wildcard selftests/lib/*.c) tools/common/coll_call.c
 # What the tests run besides programs, copied into the build: a script
@@ -326,6 +326,9 @@ $(NET_LIB): $(call picobjs,$(NET_SRCS))
 	@mkdir -p $(dir $@)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
+# ccore-netbw: the raw put bandwidth (the archive needs libccore's names after it)
+$(BIN)/ccore-netbw: $(NET_LIB)
+$(BIN)/ccore-netbw: LDLIBS_ALL += $(LIBCCORE) $(NET_LIBS)
 $(NET_TESTS): $(BUILD)/tests/net/%: selftests/net/%.c $(TEST_LIB_OBJS) $(NET_LIB) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"

@@ -7,6 +7,10 @@
  * reorder buffer under a shuffling shim (and the same check failing
  * without it), a peer that vanishes, an idle proxy that does not spin,
  * and bad settings.  Each process reports through a pipe what it saw.
+ *
+ * With $CCORE_TEST_NETNS naming two network namespaces (selftests/netns/
+ * hosts.sh --outside), each process of a pair enters its own first: the
+ * pair cases then run between two hosts joined by veth pairs.
  */
 #include "ccore_test.h"
 #include "ccore.h"
@@ -14,7 +18,9 @@
 #include "net/order.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -287,6 +293,12 @@ static int side_open(struct side *s, struct net **out)
 	rc = net_connect(*out, &theirs, name, &peer);
 	if (rc || peer != 0)
 		return say(s, "net_connect: %d %s", rc, ccore_last_error());
+	{
+		struct net_limits lim;
+
+		net_get_limits(*out, &lim);
+		say(s, "[%s on %s] ", lim.provider, lim.fabric);
+	}
 	if (!barrier(s))
 		return say(s, "barrier failed");
 	return 0;
@@ -363,12 +375,37 @@ static int body_exchange(struct side *s)
 	return rc;
 }
 
+/* Enter the @idx-th namespace of $CCORE_TEST_NETNS, if set; 0 or why not in @msg. */
+static int enter_netns(int idx, char *msg, size_t size)
+{
+	const char *list = getenv("CCORE_TEST_NETNS");
+	char names[2][64], path[128];
+	int fd;
+
+	if (!list || !*list)
+		return 0;
+	if (sscanf(list, "%63s %63s", names[0], names[1]) != 2)
+		return snprintf(msg, size, "CCORE_TEST_NETNS=%s: expected two namespace names", list);
+	snprintf(path, sizeof(path), "/var/run/netns/%s", names[idx]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET))
+		return snprintf(msg, size, "entering %s: %s", path, strerror(errno));
+	close(fd);
+	/* the harness's hosts reach each other on eth0 (not lo) */
+	setenv("FI_TCP_IFACE", "eth0", 1);
+	return 0;
+}
+
 static void run_side(const struct job *j, int idx, int sock, int report)
 {
 	static struct side s;
 	char msg[2048] = "";
 	int rc;
 
+	if (enter_netns(idx, msg, sizeof(msg))) {
+		xfer(report, msg, sizeof(msg), true);
+		_exit(3);
+	}
 	s.idx = idx;
 	s.sock = sock;
 	s.msg = msg;
@@ -425,9 +462,12 @@ static void expect_pair_ok(const struct job *j)
 	int rc[2];
 
 	run_pair(j, rc, msg);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (rc[i])
 			FAIL("process %d: status %d: %s", i, rc[i], msg[i]);
+		if (getenv("CCORE_TEST_NETNS"))
+			ccore_test_log("process %d: %s", i, msg[i]);
+	}
 }
 
 static struct plan plan;
