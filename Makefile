@@ -327,8 +327,10 @@ $(NET_LIB): $(call picobjs,$(NET_SRCS))
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 # ccore-netbw: the raw put bandwidth (the archive needs libccore's names after it)
-$(BIN)/ccore-netbw: $(NET_LIB)
-$(BIN)/ccore-netbw: LDLIBS_ALL += $(LIBCCORE) $(NET_LIBS)
+$(BIN)/ccore-netbw: $(call objs,$(wildcard tools/ccore-netbw/*.c)) $(NET_LIB) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(NET_LIB) $(LIBCCORE) -o $@ $(NET_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 $(NET_TESTS): $(BUILD)/tests/net/%: selftests/net/%.c $(TEST_LIB_OBJS) $(NET_LIB) $(LIBCCORE)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
