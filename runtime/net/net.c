@@ -492,7 +492,8 @@ int net_connect(struct net *n, const struct net_blob *blob, const char *name, in
 				   "net_connect %s: it uses provider %s, this host %s (set CCORE_NET_PROVIDER alike on every host)",
 				   name, w.provider, n->lim.provider);
 	if (w.addr_len > sizeof(w.addr) || w.nregions > NET_MAX_REGIONS)
-		return ccore_error(-EINVAL, "net_connect %s: a blob with %u address bytes and %u regions: expected at most %zu and %d",
+		return ccore_error(-EINVAL,
+				   "net_connect %s: a blob with %u address bytes and %u regions: expected at most %zu and %d",
 				   name, w.addr_len, w.nregions, sizeof(w.addr), NET_MAX_REGIONS);
 	c = calloc(1, sizeof(*c));
 	if (!c)

@@ -515,7 +515,8 @@ TEST(bad_env)
 		{ "CCORE_NET_PROVIDER", "", { "CCORE_NET_PROVIDER is empty", PROVIDER }, -EINVAL },
 		{ "CCORE_NET_TIMEOUT_MS", "0", { "CCORE_NET_TIMEOUT_MS=0", "from 1 to 86400000" }, -EINVAL },
 		{ "CCORE_NET_TIMEOUT_MS", "5s", { "CCORE_NET_TIMEOUT_MS=5s", "(default 30000)" }, -EINVAL },
-		{ "CCORE_NET_TIMEOUT_MS", "86400001", { "CCORE_NET_TIMEOUT_MS=86400001", "milliseconds" }, -EINVAL },
+		{ "CCORE_NET_TIMEOUT_MS", "86400001", { "CCORE_NET_TIMEOUT_MS=86400001", "milliseconds" },
+		  -EINVAL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

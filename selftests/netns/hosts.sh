@@ -45,7 +45,9 @@ esac
 case "$mtu" in
 ''|*[!0-9]*) die "--mtu $mtu: expected bytes, 1280 to 65535" ;;
 esac
-[ "$mtu" -ge 1280 ] && [ "$mtu" -le 65535 ] || die "--mtu $mtu: expected bytes, 1280 to 65535"
+if [ "$mtu" -lt 1280 ] || [ "$mtu" -gt 65535 ]; then
+	die "--mtu $mtu: expected bytes, 1280 to 65535"
+fi
 [ $# -ge 1 ] || die "no command given (see --help)"
 
 skip() { echo "# SKIP $*"; exit 4; }
@@ -58,6 +60,7 @@ sw="${tag}sw"
 ns() { echo "${tag}h$1"; }
 
 pids=""
+# shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	# what still runs in the hosts (an interrupted run) goes first
 	for p in $pids; do

@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"                      a round would exceed 1 GiB, at least 2)\n"
 	"  -c, --check         rank 1 checks the last put of each size bit-exact\n"
 	"  --chunk N           cut writes to N bytes (default: the provider's limit)\n"
+	"  --version           print the version and exit\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"$CCORE_NET_PROVIDER, $CCORE_NET and $CCORE_NET_TIMEOUT_MS apply\n"
@@ -60,7 +61,10 @@ struct counts {
 	char why[512];
 };
 
-static struct counts counts = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0, 0 }, 0, 0, "" };
+static struct counts counts = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
 
 static void on_signal(void *arg, int peer, const struct net_signal *sig)
 {
@@ -147,6 +151,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "check", no_argument, NULL, 'c' },
 		{ "chunk", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int rank = 2;
@@ -165,6 +170,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'c': o->check = true; break;
 		case 'C': bad = parse_size("--chunk", optarg, 1, &o->chunk); break;
 		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("ccore-netbw (ccore) %s\n", CCORE_VERSION_STRING); exit(0);
 		default: bad = -1; break;
 		}
 		if (bad) {
