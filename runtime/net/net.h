@@ -23,8 +23,10 @@
  * order the provider delivers in (EFA's SRD reorders).  The sender's
  * completion callback says when the local bytes may be reused.
  *
- * Callbacks run on the proxy thread, one at a time; they may call
- * net_put() and net_signal() but never net_close().  Every call returns 0
+ * Register and connect before the first put: net_reg() and net_connect()
+ * may not run while another thread puts.  Callbacks run on the proxy
+ * thread, one at a time; they may call net_put() and net_signal() but
+ * never net_close().  Every call returns 0
  * or a negative errno with ccore_last_error() naming what was wrong.
  */
 #ifndef CCORE_NET_H
@@ -95,6 +97,8 @@ struct net_test_hooks {
 	uint32_t shuffle_seed;
 	/* Apply signals as they arrive, without the reorder buffer (wrong). */
 	int no_reorder_buffer;
+	/* Lose the n-th arrival (from 1), as a provider that drops one would; 0: none. */
+	unsigned int drop_arrival;
 };
 
 struct net_params {

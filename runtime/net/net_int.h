@@ -141,6 +141,7 @@ struct net {
 	pthread_t proxy;
 	bool proxy_started;
 	atomic_bool stop;
+	unsigned int narrivals;		/* for the drop hook */
 	/* the shuffle hook's held arrivals and random numbers */
 	struct net_arrival *staged;
 	unsigned int nstaged;

@@ -394,6 +394,8 @@ static void flush_staged(struct net *n)
 
 static void arrived(struct net *n, const struct net_arrival *a)
 {
+	if (++n->narrivals == n->test.drop_arrival)
+		return;
 	if (!n->test.shuffle_arrivals) {
 		deliver(n, a);
 		return;

@@ -693,7 +693,7 @@ TEST(reorder_buffer)
 /* A provider that reorders (the shim): every signal still in issue order, data whole. */
 TEST(reorder_shuffled)
 {
-	struct net_test_hooks shuffle = { 32, 7, 0 };
+	struct net_test_hooks shuffle = { .shuffle_arrivals = 32, .shuffle_seed = 7 };
 	struct job j = { &plan, 0, { shuffle, shuffle }, 64 * 1024, body_exchange };
 
 	j.hooks[1].shuffle_seed = 11;
@@ -704,7 +704,7 @@ TEST(reorder_shuffled)
 /* The same without the reorder buffer fails: the shim does reorder, and the check sees it. */
 TEST(reorder_needed)
 {
-	struct net_test_hooks wrong = { 32, 7, 1 };
+	struct net_test_hooks wrong = { .shuffle_arrivals = 32, .shuffle_seed = 7, .no_reorder_buffer = 1 };
 	struct job j = { &plan, 0, { wrong, wrong }, 64 * 1024, body_exchange };
 	char msg[2][2048];
 	int rc[2];
@@ -865,4 +865,63 @@ TEST(idle_proxy_sleeps)
 	ccore_test_log("CPU time of 500 ms idle: %lld us", (long long)cpu);
 	ASSERT_LT(cpu, 50000);
 	net_close(n);
+}
+
+/*
+ * Process 1 loses one arrival (the drop hook: a message the provider
+ * never delivers); what came after it waits in the reorder buffer, and
+ * once the gap has lasted the timeout the connection fails naming host 0.
+ * No signal behind the gap is ever applied.
+ */
+static int body_lost_arrival(struct side *s)
+{
+	struct net *n = NULL;
+	int rc = side_open(s, &n);
+	int64_t t0 = now_ms();
+
+	if (rc)
+		return rc;
+	if (s->idx == 0) {
+		for (unsigned int i = 0; i < s->plan->nops && !rc; i++) {
+			const struct plan_op *o = &s->plan->op[i];
+
+			rc = o->len ? net_put(n, 0, 0, o->src_off, 0, SRC_BYTES + o->dst_off, o->len,
+					      &o->sig, i)
+				    : net_signal(n, 0, &o->sig, i);
+		}
+		if (rc || !wait_count(s, &s->ndone, s->plan->nops, 30000) || s->nfailed)
+			rc = say(s, "the sender's puts: %s %s", ccore_last_error(), s->done_why);
+	} else if (!wait_count(s, &s->peer_failures, 1, 3 * s->timeout_ms + 5000)) {
+		rc = say(s, "no failure after losing an arrival; %u signals applied", s->nsig);
+	} else {
+		say(s, "after %lld ms, %u of %u signals applied: %s", (long long)(now_ms() - t0),
+		    s->nsig, s->plan->nops, s->peer_why);
+		if (s->order_broken || s->data_broken)
+			rc = say(s, " | %s", s->first_problem);
+	}
+	if (!barrier(s) && !rc)
+		rc = say(s, "final barrier failed");
+	net_close(n);
+	free(s->mem);
+	return rc;
+}
+
+TEST(lost_arrival)
+{
+	struct job j = { &plan, 1000, { { 0 }, { 0, 0, 0, 10 } }, 0, body_lost_arrival };
+	char msg[2][2048];
+	int rc[2];
+
+	plan_sizes(&plan);
+	run_pair(&j, rc, msg);
+	ccore_test_log("%s", msg[1]);
+	ASSERT_EQ(rc[0], 0);
+	ASSERT_EQ(rc[1], 0);
+	/*
+	 * The plan's first 10 messages: puts 0 and 3 with their signal in
+	 * the write, 1, 2, 4 and 5 with a message of its own after it; put
+	 * 5's signal message is the one lost, so the signals of puts 0 to 4
+	 * were applied and none of the 24 messages after it.
+	 */
+	ASSERT_STR_CONTAINS(msg[1], ", 5 of 22 signals applied: host 0: its message 9 has not arrived within 1000 ms (CCORE_NET_TIMEOUT_MS) while 24 later ones did");
 }
