@@ -9,6 +9,9 @@
 #   --outside         run COMMAND once, here, with $CCORE_TEST_NETNS naming
 #                     the namespaces (a program that enters them itself)
 #   --mtu BYTES       the veth pairs' MTU (default 1500)
+#   --name PREFIX     the namespaces' names: PREFIXsw (the bridge's) and
+#                     PREFIXh0.. (default cc and this shell's pid: runs side
+#                     by side never meet); letters and digits, 1 to 12
 #   -h, --help        this text
 #
 # In each host namespace COMMAND runs with $CCORE_HOST_INDEX (0..N-1),
@@ -25,6 +28,7 @@ set -u
 hosts=2
 outside=0
 mtu=1500
+tag="cc$$"
 usage() { sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"; }
 die() { echo "hosts.sh: $*" >&2; exit 2; }
 
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
 	-n|--hosts) [ $# -ge 2 ] || die "$1 needs a number"; hosts=$2; shift 2 ;;
 	--outside) outside=1; shift ;;
 	--mtu) [ $# -ge 2 ] || die "$1 needs a number"; mtu=$2; shift 2 ;;
+	--name) [ $# -ge 2 ] || die "$1 needs a prefix"; tag=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -48,14 +53,16 @@ esac
 if [ "$mtu" -lt 1280 ] || [ "$mtu" -gt 65535 ]; then
 	die "--mtu $mtu: expected bytes, 1280 to 65535"
 fi
+case "$tag" in
+''|*[!A-Za-z0-9]*) die "--name '$tag': expected letters and digits, 1 to 12" ;;
+esac
+[ ${#tag} -le 12 ] || die "--name '$tag': expected letters and digits, 1 to 12"
 [ $# -ge 1 ] || die "no command given (see --help)"
 
 skip() { echo "# SKIP $*"; exit 4; }
 command -v ip >/dev/null 2>&1 || skip "no ip(8) here (Debian: iproute2)"
 [ "$(id -u)" -eq 0 ] || skip "needs root (CAP_NET_ADMIN) to make network namespaces"
 
-# Names unique to this run, so runs side by side never meet.
-tag="cc$$"
 sw="${tag}sw"
 ns() { echo "${tag}h$1"; }
 

@@ -39,8 +39,9 @@ case "$out" in
 	exit 0 ;;
 esac
 
-count_netns() { ip netns list 2>/dev/null | wc -l; }
-before=$(count_netns)
+# the namespaces of the runs below, by their own prefix (other runs may go on beside)
+tag="nht$$"
+count_netns() { ip netns list 2>/dev/null | grep -c "^$tag"; }
 
 # put_test's pair cases, one process per host
 out=$("$hosts" --outside -- "$build/tests/net/put_test" put_sizes put_sizes_chunked reorder_shuffled \
@@ -69,22 +70,22 @@ else
 fi
 
 # a failing command: its status, and nothing left behind
-"$hosts" -- sh -c 'exit 7' >/dev/null 2>&1
+"$hosts" --name "$tag" -- sh -c 'exit 7' >/dev/null 2>&1
 rc=$?
 after=$(count_netns)
-if [ $rc -eq 7 ] && [ "$after" -eq "$before" ]; then
+if [ $rc -eq 7 ] && [ "$after" -eq 0 ]; then
 	ok "cleanup after a failing command (status 7 passed on)"
 else
 	not_ok "cleanup after a failing command (status 7 passed on)" \
-		"status $rc, namespaces $before before, $after after"
+		"status $rc, $after namespaces left"
 fi
 
 # an interrupted run: the hosts' processes and namespaces go
 # shellcheck disable=SC2016
-"$hosts" -- sh -c 'echo $$ >"$0/pid$CCORE_HOST_INDEX"; exec sleep 60' "$tmp" >/dev/null 2>&1 &
+"$hosts" --name "$tag" -- sh -c 'echo $$ >"$0/pid$CCORE_HOST_INDEX"; exec sleep 60' "$tmp" >/dev/null 2>&1 &
 pid=$!
 tries=0
-while [ "$(count_netns)" -lt $((before + 3)) ] && [ $tries -lt 50 ]; do
+while [ "$(count_netns)" -lt 3 ] && [ $tries -lt 50 ]; do
 	sleep 0.1
 	tries=$((tries + 1))
 done
@@ -97,12 +98,12 @@ left=""
 for f in "$tmp"/pid*; do
 	[ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && left="$left $(cat "$f")"
 done
-if [ "$during" -eq $((before + 3)) ] && [ "$after" -eq "$before" ] && [ -z "$left" ] &&
+if [ "$during" -eq 3 ] && [ "$after" -eq 0 ] && [ -z "$left" ] &&
 	[ $rc -ne 0 ]; then
 	ok "cleanup after an interrupted run"
 else
 	not_ok "cleanup after an interrupted run" \
-		"status $rc, namespaces $before before, $during during, $after after, left running:${left:- none}"
+		"status $rc, namespaces $during during, $after after, left running:${left:- none}"
 fi
 echo "1..$n"
 [ "$failed" -eq 0 ]
