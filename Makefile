@@ -62,7 +62,7 @@ LDLIBS_ALL := -lm
 LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
-DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3
+DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3 libfabric-dev
 # check also runs the verifier fuzzer (clang's libFuzzer)
 DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev
 
@@ -74,7 +74,10 @@ FW := $(BUILD)/firmware
 # --- sources ---------------------------------------------------------------
 MODEL_SRCS := $(sort $(filter-out model/ccm_os_kernel.c,$(wildcard model/*.c)))
 ISA_SRCS := $(sort $(wildcard runtime/isa/*.c))
-RUNTIME_SRCS := $(sort $(filter-out $(ISA_SRCS),$(wildcard runtime/*.c runtime/*/*.c)))
+# The network transport over libfabric (runtime/net/) is an archive of its
+# own until the runtime calls it: libccore does not depend on libfabric yet.
+NET_SRCS := $(sort $(wildcard runtime/net/*.c))
+RUNTIME_SRCS := $(sort $(filter-out $(ISA_SRCS) $(NET_SRCS),$(wildcard runtime/*.c runtime/*/*.c)))
 FW_SRCS := $(sort $(wildcard firmware-programs/*.ccs))
 FW_BINS := $(patsubst firmware-programs/%.ccs,$(FW)/ccore/%.bin,$(FW_SRCS))
 FW_GEN := $(GEN)/firmware_blobs.c
@@ -84,7 +87,7 @@ TOOLS := $(addprefix $(BIN)/,$(TOOL_NAMES))
 
 TEST_SRCS := $(sort $(wildcard selftests/runtime/*_test.c selftests/uapi/*_test.c selftests/bootstrap/*_test.c))
 TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh))
+SCRIPT_TESTS := $(patsubst selftests/%.sh,$(BUILD)/tests/%,$(wildcard selftests/tools/*_test.sh selftests/netns/*_test.sh))
 # The tests' helpers, and the collective call the tools make too (coll_call.h).
 TEST_LIB_SRCS := $(wildcard selftests/lib/*.c) tools/common/coll_call.c
 # What the tests run besides programs, copied into the build: a script
@@ -313,6 +316,25 @@ $(FW_GEN): $(FW_SRCS) $(BIN)/ccore-as
 
 $(BUILD)/tests/%: selftests/%.c $(TEST_LIB_OBJS) $(LIBCCORE)
 	$(link_test)
+
+# The network transport (runtime/net/), its archive and tests (selftests/net/).
+NET_LIB := $(BUILD)/lib/libccore-net.a
+NET_LIBS := $(shell pkg-config --libs libfabric 2>/dev/null || echo -lfabric)
+NET_TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(sort $(wildcard selftests/net/*_test.c)))
+all: $(NET_LIB) $(NET_TESTS)
+$(NET_LIB): $(call picobjs,$(NET_SRCS))
+	@mkdir -p $(dir $@)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+# ccore-netbw: the raw put bandwidth (the archive needs libccore's names after it)
+$(BIN)/ccore-netbw: $(call objs,$(wildcard tools/ccore-netbw/*.c)) $(NET_LIB) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(NET_LIB) $(LIBCCORE) -o $@ $(NET_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+$(NET_TESTS): $(BUILD)/tests/net/%: selftests/net/%.c $(TEST_LIB_OBJS) $(NET_LIB) $(LIBCCORE)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(NET_LIB) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(NET_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
 
 # The bootstrap's test reads the runtime's sources (the settings table is complete).
 $(BUILD)/tests/bootstrap/boot_test: CFLAGS_ALL += -DCCORE_SRCDIR='"$(CURDIR)"'

@@ -41,6 +41,9 @@ static const struct boot_setting settings[] = {
 	{ "CCORE_BOOT_TIMEOUT_MS", 0, "how long bootstrap calls wait" },
 	{ "CCORE_COMM_ID", 0, "the root's address; a rank without it is given the id" },
 	{ "CCORE_SOCKET_IFNAME", 0, "a host's interface; hosts may differ" },
+	{ "CCORE_NET", 1, "whether hosts talk over the network at all" },
+	{ "CCORE_NET_PROVIDER", 1, "the libfabric provider; hosts must speak the same" },
+	{ "CCORE_NET_TIMEOUT_MS", 0, "how long a network peer may stall" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the network transport: the context (net.c sets it up) and what
+ * its proxy thread (proxy.c) keeps per connection and per operation.
+ */
+#ifndef CCORE_NET_INT_H
+#define CCORE_NET_INT_H
+
+#include "net/net.h"
+#include "net/order.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+/* Signal messages: the body a signal with no data (or a wide one) sends. */
+#define NET_SIGMSG_MAGIC 0x5349474eu	/* "SIGN" */
+struct net_sigmsg {
+	uint32_t magic;
+	uint32_t sem;
+	uint32_t value;
+	uint32_t flags;
+};
+
+/* Receives kept posted for signal messages, and sends' bodies to hand out. */
+#define NET_RX_POSTED 64
+#define NET_TX_BODIES 256
+
+/* An arrival the proxy read: a write's completion data, or a signal message. */
+struct net_arrival {
+	int peer;
+	uint32_t data;
+	bool has_body;
+	struct net_sigmsg body;
+};
+
+enum net_op_kind { NET_OP_WRITE, NET_OP_SIGMSG, NET_OP_RECV };
+
+/* A caller's put or signal, until put_done. */
+struct net_req {
+	struct net_req *next;
+	int peer;
+	unsigned int local_region, remote_region;
+	uint64_t local_off, remote_off, len;
+	uint64_t posted;		/* bytes written so far */
+	bool has_sig, sig_posted;
+	bool queued;			/* on its connection's queue */
+	struct net_signal sig;
+	uint64_t cookie;
+	unsigned int ops_out;		/* posted, not yet completed */
+	bool reported;			/* put_done called (an error comes early) */
+};
+
+/* One libfabric operation; its context is the first member. */
+struct net_op {
+	struct fi_context2 fctx;
+	enum net_op_kind kind;
+	struct net_req *req;		/* WRITE, SIGMSG */
+	struct net_sigmsg *body;	/* SIGMSG, RECV: in the control region */
+	int peer;
+	int64_t deadline_ns;
+	struct net_op *prev, *next;	/* the connection's in-flight list, oldest first */
+};
+
+struct net_remote_region {
+	uint64_t addr;			/* what offsets are added to (0 without FI_MR_VIRT_ADDR) */
+	uint64_t size;
+	uint64_t key;
+};
+
+struct net_conn {
+	char name[64];
+	fi_addr_t addr;
+	unsigned int nregions;
+	struct net_remote_region region[NET_MAX_REGIONS];
+	atomic_int err;			/* 0, or how it failed (net_put refuses) */
+	char why[512];			/* set before err */
+	/* sending, proxy thread only */
+	struct net_req *queue, *queue_tail;	/* not completely posted, in issue order */
+	uint32_t tx_seq;
+	int64_t blocked_since_ns;	/* posting has met -FI_EAGAIN since (0: not) */
+	unsigned int inflight;
+	struct net_op *oldest, *newest;
+	/* receiving, proxy thread only */
+	struct net_reorder rx;
+};
+
+struct net_local_region {
+	struct fid_mr *mr;
+	void *desc;
+	char *base;
+	uint64_t size;
+	uint64_t key;
+};
+
+struct net {
+	struct net_params p;
+	struct net_test_hooks test;
+	struct net_limits lim;
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	int cq_fd;			/* the CQ's wait object */
+	int wake_fd;			/* eventfd: new requests, or stop */
+	int mr_mode;
+	uint64_t next_key;		/* requested keys without FI_MR_PROV_KEY */
+	unsigned char addr[128];
+	size_t addr_len;
+	/* libfabric objects are used under this lock (FI_THREAD_DOMAIN) */
+	pthread_mutex_t fab_lock;
+
+	unsigned int nregions;
+	struct net_local_region region[NET_MAX_REGIONS];
+	/* the control region: signal message bodies, received and sent */
+	struct net_local_region ctl;
+	struct net_sigmsg *ctl_mem;
+	struct net_op rx_op[NET_RX_POSTED];
+	struct net_sigmsg *free_bodies[NET_TX_BODIES];
+	unsigned int nfree_bodies;
+
+	/* connections; the array grows under conn_lock, read by the proxy */
+	pthread_rwlock_t conn_lock;
+	struct net_conn **conn;
+	int nconn, conn_cap;
+
+	/* requests handed to the proxy */
+	pthread_mutex_t submit_lock;
+	struct net_req *submitted, *submitted_tail;
+
+	pthread_t proxy;
+	bool proxy_started;
+	atomic_bool stop;
+	unsigned int narrivals;		/* for the drop hook */
+	/* the shuffle hook's held arrivals and random numbers */
+	struct net_arrival *staged;
+	unsigned int nstaged;
+	uint32_t rng;
+};
+
+/* proxy.c */
+int net_proxy_start(struct net *n);
+void net_proxy_stop(struct net *n);
+void net_submit(struct net *n, struct net_req *r);
+int net_post_recvs(struct net *n);
+/* After the proxy stopped and the endpoint closed: free what is left. */
+void net_proxy_release(struct net *n);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ordering rule of a connection: every message (a chunk's write or a
+ * signal message) carries the connection's sequence number in its 32
+ * bits of remote completion data, and the receiver applies a signal only
+ * once every message issued before it has arrived.  The 32 bits (EFA's
+ * cq_data_size is 4) hold, low to high: the sequence number (8 bits), a
+ * compact signal's value (8 bits, 0: no signal) and its semaphore (16).
+ *
+ * The sender keeps at most NET_WINDOW messages in flight per connection,
+ * half the sequence space, so an arrival is never mistaken for one a lap
+ * earlier or later.
+ */
+#ifndef CCORE_NET_ORDER_H
+#define CCORE_NET_ORDER_H
+
+#include "net/net.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NET_SEQ_BITS 8
+#define NET_SEQ_SPACE (1u << NET_SEQ_BITS)
+#define NET_WINDOW (NET_SEQ_SPACE / 2)
+
+static inline uint32_t net_cq_data(uint32_t seq, const struct net_signal *compact)
+{
+	uint32_t d = seq & (NET_SEQ_SPACE - 1);
+
+	if (compact)
+		d |= (compact->value & 0xff) << 8 | compact->sem << 16;
+	return d;
+}
+
+static inline bool net_sig_is_compact(const struct net_signal *s)
+{
+	return s->sem < NET_SIG_COMPACT_SEMS && s->value >= 1 &&
+	       s->value <= NET_SIG_COMPACT_VALUE_MAX && !s->flags;
+}
+
+/* The compact signal of @data, if it has one. */
+static inline bool net_cq_data_signal(uint32_t data, struct net_signal *out)
+{
+	out->value = (data >> 8) & 0xff;
+	out->sem = data >> 16;
+	out->flags = 0;
+	return out->value != 0;
+}
+
+typedef void (*reorder_apply_fn)(void *arg, const struct net_signal *sig);
+
+/* A connection's receive side: what arrived ahead of a gap. */
+struct net_reorder {
+	uint32_t next;			/* sequence number applied next (mod NET_SEQ_SPACE) */
+	unsigned int held;		/* arrivals waiting behind a gap */
+	int64_t gap_since_ns;		/* when the oldest of them arrived */
+	bool bypass;			/* test hook: apply in arrival order */
+	struct {
+		bool present;
+		bool has_sig;
+		struct net_signal sig;
+	} slot[NET_SEQ_SPACE];
+};
+
+void reorder_init(struct net_reorder *r, bool bypass);
+
+/*
+ * Message @seq arrived (with @sig, or NULL): apply every signal now in
+ * order through @apply.  -EPROTO (and nothing applied) for a number
+ * outside the window or one already held: the peer broke the protocol.
+ */
+int reorder_arrive(struct net_reorder *r, uint32_t seq, const struct net_signal *sig,
+		   int64_t now_ns, reorder_apply_fn apply, void *arg);
+
+#endif

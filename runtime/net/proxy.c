@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The proxy thread of a network context: it takes the callers' requests,
+ * cuts them into writes of at most max_chunk bytes, keeps at most
+ * NET_WINDOW messages in flight per connection, reads the completion
+ * queue (the sender's completions, the peers' arrivals), applies arrivals
+ * through each connection's reorder buffer, and fails a connection whose
+ * operations or arrivals stall past the timeout.  Between events it
+ * sleeps on the completion queue's file descriptor and an eventfd that
+ * net_submit() and net_proxy_stop() write: it never spins.
+ *
+ * Only this thread posts and reads the queue; libfabric calls are made
+ * under fab_lock (net_connect and net_reg take it too), callbacks are
+ * made without any lock held.
+ */
+#include "net/net_int.h"
+#include "ccore_internal.h"
+#include "log.h"
+#include "util/clock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define CQ_BATCH 32
+/* With the shuffle hook: how long the queue must stay idle before what is held goes on. */
+#define SHUFFLE_IDLE_MS 2
+/*
+ * How long to wait before posting again when the provider said -FI_EAGAIN
+ * (out of room, or connecting): from 1 ms, doubling while it lasts.
+ */
+#define RETRY_MAX_MS 64
+
+/* What one turn of the loop saw. */
+struct turn {
+	bool progressed;	/* something posted, completed or arrived */
+	bool blocked;		/* the provider said -FI_EAGAIN */
+};
+
+static struct net_conn *conn_of(struct net *n, int peer)
+{
+	struct net_conn *c;
+
+	pthread_rwlock_rdlock(&n->conn_lock);
+	c = peer >= 0 && peer < n->nconn ? n->conn[peer] : NULL;
+	pthread_rwlock_unlock(&n->conn_lock);
+	return c;
+}
+
+static int nconn(struct net *n)
+{
+	int k;
+
+	pthread_rwlock_rdlock(&n->conn_lock);
+	k = n->nconn;
+	pthread_rwlock_unlock(&n->conn_lock);
+	return k;
+}
+
+/* The peer an arrival's source address is, or -1. */
+static int peer_of_addr(struct net *n, fi_addr_t a)
+{
+	int found = -1;
+
+	pthread_rwlock_rdlock(&n->conn_lock);
+	/* FI_AV_TABLE numbers addresses in insert order: try that first */
+	if (a < (fi_addr_t)n->nconn && n->conn[a]->addr == a)
+		found = (int)a;
+	for (int i = 0; found < 0 && i < n->nconn; i++)
+		if (n->conn[i]->addr == a)
+			found = i;
+	pthread_rwlock_unlock(&n->conn_lock);
+	return found;
+}
+
+void net_submit(struct net *n, struct net_req *r)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&n->submit_lock);
+	if (n->submitted_tail)
+		n->submitted_tail->next = r;
+	else
+		n->submitted = r;
+	n->submitted_tail = r;
+	pthread_mutex_unlock(&n->submit_lock);
+	if (write(n->wake_fd, &one, sizeof(one)) < 0)
+		log_msg(LOG_WARN, "net: waking the proxy: %s", strerror(errno));
+}
+
+static void report(struct net *n, struct net_req *r, int err, const char *why)
+{
+	if (r->reported)
+		return;
+	r->reported = true;
+	if (n->p.cb.put_done)
+		n->p.cb.put_done(n->p.cb.arg, r->cookie, err, why);
+}
+
+static bool fully_posted(const struct net_req *r)
+{
+	return r->posted == r->len && (!r->has_sig || r->sig_posted);
+}
+
+/* Every operation of @r completed: report it (unless it failed earlier) and free it. */
+static void req_finish(struct net *n, struct net_req *r)
+{
+	report(n, r, 0, NULL);
+	free(r);
+}
+
+/* Fail every request queued or in flight to @c. */
+static void fail_reqs(struct net *n, struct net_conn *c, int err, const char *why)
+{
+	for (struct net_op *o = c->oldest; o; o = o->next)
+		report(n, o->req, err, why);
+	while (c->queue) {
+		struct net_req *r = c->queue;
+
+		c->queue = r->next;
+		r->next = NULL;
+		r->queued = false;
+		report(n, r, err, why);
+		if (!r->ops_out)
+			free(r);
+	}
+	c->queue_tail = NULL;
+}
+
+/*
+ * Connection @peer broke: say so once, and fail every request still
+ * queued or in flight to it.  Operations in flight stay with the provider
+ * until they complete or the endpoint closes.
+ */
+static void fail_conn(struct net *n, int peer, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fail_conn(struct net *n, int peer, int err, const char *fmt, ...)
+{
+	struct net_conn *c = conn_of(n, peer);
+	char why[512];
+	va_list ap;
+
+	if (!c || atomic_load(&c->err))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	atomic_store(&c->err, err);
+	log_msg(LOG_WARN, "net: %s", why);
+	if (n->p.cb.peer_failed)
+		n->p.cb.peer_failed(n->p.cb.arg, peer, err, why);
+	fail_reqs(n, c, err, why);
+}
+
+static void take_submitted(struct net *n)
+{
+	struct net_req *r, *next;
+
+	pthread_mutex_lock(&n->submit_lock);
+	r = n->submitted;
+	n->submitted = n->submitted_tail = NULL;
+	pthread_mutex_unlock(&n->submit_lock);
+	for (; r; r = next) {
+		struct net_conn *c = conn_of(n, r->peer);
+
+		next = r->next;
+		r->next = NULL;
+		if (atomic_load(&c->err)) {
+			report(n, r, atomic_load(&c->err), c->why);
+			free(r);
+			continue;
+		}
+		if (c->queue_tail)
+			c->queue_tail->next = r;
+		else
+			c->queue = r;
+		c->queue_tail = r;
+		r->queued = true;
+	}
+}
+
+static void link_op(struct net *n, struct net_conn *c, struct net_op *o)
+{
+	o->deadline_ns = rt_now_ns() + (int64_t)n->lim.timeout_ms * 1000000;
+	o->prev = c->newest;
+	o->next = NULL;
+	if (c->newest)
+		c->newest->next = o;
+	else
+		c->oldest = o;
+	c->newest = o;
+	c->inflight++;
+	c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+	o->req->ops_out++;
+}
+
+static void unlink_op(struct net_conn *c, struct net_op *o)
+{
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		c->oldest = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	else
+		c->newest = o->prev;
+	c->inflight--;
+}
+
+/* Off the queue once every message of @r is posted: its operations finish it. */
+static void dequeue_if_posted(struct net *n, struct net_conn *c, struct net_req *r)
+{
+	if (!fully_posted(r))
+		return;
+	c->queue = r->next;
+	if (!c->queue)
+		c->queue_tail = NULL;
+	r->next = NULL;
+	r->queued = false;
+	if (!r->ops_out)
+		req_finish(n, r);
+}
+
+/* Post the next message of @c's first request: 1 posted, 0 failed, -EAGAIN. */
+static int post_one(struct net *n, int peer, struct net_conn *c)
+{
+	struct net_req *r = c->queue;
+	struct net_op *o;
+	ssize_t ret;
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		fail_conn(n, peer, -ENOMEM, "%s: out of memory for a put", c->name);
+		return 0;
+	}
+	o->req = r;
+	o->peer = peer;
+	pthread_mutex_lock(&n->fab_lock);
+	if (r->posted < r->len) {
+		struct net_local_region *lr = &n->region[r->local_region];
+		struct net_remote_region *rr = &c->region[r->remote_region];
+		uint64_t chunk = r->len - r->posted;
+		bool compact;
+
+		if (chunk > n->lim.max_chunk)
+			chunk = n->lim.max_chunk;
+		compact = r->posted + chunk == r->len && r->has_sig && net_sig_is_compact(&r->sig);
+		o->kind = NET_OP_WRITE;
+		ret = fi_writedata(n->ep, lr->base + r->local_off + r->posted, chunk, lr->desc,
+				   net_cq_data(c->tx_seq, compact ? &r->sig : NULL), c->addr,
+				   rr->addr + r->remote_off + r->posted, rr->key, o);
+		if (!ret) {
+			r->posted += chunk;
+			r->sig_posted |= compact;
+		}
+	} else if (n->nfree_bodies) {
+		struct net_sigmsg *b = n->free_bodies[--n->nfree_bodies];
+
+		*b = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value, r->sig.flags };
+		o->kind = NET_OP_SIGMSG;
+		o->body = b;
+		ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc, net_cq_data(c->tx_seq, NULL),
+				  c->addr, o);
+		if (ret)
+			n->free_bodies[n->nfree_bodies++] = b;
+		else
+			r->sig_posted = true;
+	} else {
+		ret = -FI_EAGAIN;	/* every body in flight: wait for completions */
+	}
+	pthread_mutex_unlock(&n->fab_lock);
+	if (ret == -FI_EAGAIN) {
+		free(o);
+		return -EAGAIN;
+	}
+	if (ret) {
+		free(o);
+		fail_conn(n, peer, (int)ret, "%s: posting a %s failed: %s", c->name,
+			  r->posted < r->len ? "write" : "signal message", fi_strerror((int)-ret));
+		return 0;
+	}
+	link_op(n, c, o);
+	dequeue_if_posted(n, c, r);
+	return 1;
+}
+
+static void post_all(struct net *n, struct turn *t)
+{
+	int k = nconn(n);
+
+	for (int peer = 0; peer < k; peer++) {
+		struct net_conn *c = conn_of(n, peer);
+
+		while (c->queue && c->inflight < NET_WINDOW && !atomic_load(&c->err)) {
+			int rc = post_one(n, peer, c);
+
+			if (rc == -EAGAIN) {
+				/* e.g. rxm connecting (again) to a peer that does not answer */
+				if (!c->blocked_since_ns)
+					c->blocked_since_ns = rt_now_ns();
+				t->blocked = true;
+				break;
+			}
+			if (rc <= 0)
+				break;
+			c->blocked_since_ns = 0;
+			t->progressed = true;
+		}
+	}
+}
+
+static void op_done(struct net *n, struct net_op *o)
+{
+	struct net_conn *c = conn_of(n, o->peer);
+	struct net_req *r = o->req;
+
+	unlink_op(c, o);
+	if (o->body)
+		n->free_bodies[n->nfree_bodies++] = o->body;
+	free(o);
+	if (--r->ops_out == 0 && (r->reported || !r->queued))
+		req_finish(n, r);
+}
+
+struct apply_ctx {
+	struct net *n;
+	int peer;
+};
+
+static void apply_signal(void *arg, const struct net_signal *sig)
+{
+	struct apply_ctx *a = arg;
+
+	if (a->n->p.cb.signal_arrived)
+		a->n->p.cb.signal_arrived(a->n->p.cb.arg, a->peer, sig);
+}
+
+static void deliver(struct net *n, const struct net_arrival *a)
+{
+	struct net_conn *c = conn_of(n, a->peer);
+	struct apply_ctx ctx = { n, a->peer };
+	struct net_signal sig;
+	const struct net_signal *s = NULL;
+	uint32_t seq = a->data & (NET_SEQ_SPACE - 1);
+
+	if (atomic_load(&c->err))
+		return;		/* nothing more is applied from a failed peer */
+	if (a->has_body) {
+		if (a->body.magic != NET_SIGMSG_MAGIC) {
+			fail_conn(n, a->peer, -EPROTO,
+				  "%s sent a message that is no signal (magic 0x%08" PRIx32 ")",
+				  c->name, a->body.magic);
+			return;
+		}
+		sig = (struct net_signal){ a->body.sem, a->body.value, a->body.flags };
+		s = &sig;
+	} else if (net_cq_data_signal(a->data, &sig)) {
+		s = &sig;
+	}
+	if (reorder_arrive(&c->rx, seq, s, rt_now_ns(), apply_signal, &ctx))
+		fail_conn(n, a->peer, -EPROTO,
+			  "%s sent message %" PRIu32 " while %" PRIu32 " was next (window %u): protocol broken",
+			  c->name, seq, c->rx.next, NET_WINDOW);
+}
+
+static uint32_t next_rand(struct net *n)
+{
+	n->rng ^= n->rng << 13;
+	n->rng ^= n->rng >> 17;
+	n->rng ^= n->rng << 5;
+	return n->rng;
+}
+
+/* The shuffle hook: hand on what is held, in a random order. */
+static void flush_staged(struct net *n)
+{
+	for (unsigned int i = n->nstaged; i > 1; i--) {
+		unsigned int j = next_rand(n) % i;
+		struct net_arrival tmp = n->staged[i - 1];
+
+		n->staged[i - 1] = n->staged[j];
+		n->staged[j] = tmp;
+	}
+	for (unsigned int i = 0; i < n->nstaged; i++)
+		deliver(n, &n->staged[i]);
+	n->nstaged = 0;
+}
+
+static void arrived(struct net *n, const struct net_arrival *a)
+{
+	if (++n->narrivals == n->test.drop_arrival)
+		return;
+	if (!n->test.shuffle_arrivals) {
+		deliver(n, a);
+		return;
+	}
+	n->staged[n->nstaged++] = *a;
+	if (n->nstaged >= n->test.shuffle_arrivals)
+		flush_staged(n);
+}
+
+static void repost_recv(struct net *n, struct net_op *o)
+{
+	ssize_t ret;
+
+	pthread_mutex_lock(&n->fab_lock);
+	ret = fi_recv(n->ep, o->body, sizeof(*o->body), n->ctl.desc, FI_ADDR_UNSPEC, o);
+	pthread_mutex_unlock(&n->fab_lock);
+	if (ret)
+		log_msg(LOG_WARN, "net: posting a receive for signal messages failed: %s",
+			fi_strerror((int)-ret));
+}
+
+int net_post_recvs(struct net *n)
+{
+	for (unsigned int i = 0; i < NET_RX_POSTED; i++) {
+		struct net_op *o = &n->rx_op[i];
+		ssize_t ret;
+
+		o->kind = NET_OP_RECV;
+		o->body = &n->ctl_mem[i];
+		o->peer = -1;
+		ret = fi_recv(n->ep, o->body, sizeof(*o->body), n->ctl.desc, FI_ADDR_UNSPEC, o);
+		if (ret)
+			return ccore_error(-EIO, "net: posting receive %u of %u for signal messages: %s",
+					   i, NET_RX_POSTED, fi_strerror((int)-ret));
+	}
+	return 0;
+}
+
+static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_t src)
+{
+	struct net_op *o = e->op_context;
+	struct net_arrival a = { 0 };
+
+	if ((e->flags & FI_REMOTE_WRITE) || (e->flags & FI_RECV)) {
+		a.peer = peer_of_addr(n, src);
+		a.data = (uint32_t)e->data;
+		if (e->flags & FI_RECV) {
+			if (e->len == sizeof(a.body)) {
+				a.has_body = true;
+				memcpy(&a.body, o->body, sizeof(a.body));
+			} else {
+				a.has_body = true;	/* deliver() rejects it by its magic */
+			}
+			repost_recv(n, o);
+		}
+		if (a.peer < 0) {
+			log_msg(LOG_WARN,
+				"net: an arrival from an address not connected (fi_addr %" PRIu64 "); dropped",
+				(uint64_t)src);
+			return;
+		}
+		if (!(e->flags & FI_REMOTE_CQ_DATA)) {
+			fail_conn(n, a.peer, -EPROTO, "%s sent a message without a sequence number",
+				  conn_of(n, a.peer)->name);
+			return;
+		}
+		arrived(n, &a);
+		return;
+	}
+	op_done(n, o);
+}
+
+static void cq_error(struct net *n)
+{
+	struct fi_cq_err_entry e = { 0 };
+	char detail[256] = "";
+	struct net_op *o;
+	ssize_t ret;
+
+	pthread_mutex_lock(&n->fab_lock);
+	ret = fi_cq_readerr(n->cq, &e, 0);
+	if (ret == 1)
+		fi_cq_strerror(n->cq, e.prov_errno, e.err_data, detail, sizeof(detail));
+	pthread_mutex_unlock(&n->fab_lock);
+	if (ret != 1)
+		return;
+	o = e.op_context;
+	if (atomic_load(&n->stop) && e.err == FI_ECANCELED)
+		return;
+	if (!o || (e.flags & FI_REMOTE_WRITE)) {
+		log_msg(LOG_WARN, "net: an incoming write failed: %s (%s)", fi_strerror(e.err), detail);
+		return;
+	}
+	if (o->kind == NET_OP_RECV) {
+		log_msg(LOG_WARN, "net: a receive for signal messages failed: %s (%s)",
+			fi_strerror(e.err), detail);
+		repost_recv(n, o);
+		return;
+	}
+	fail_conn(n, o->peer, -(e.err ? e.err : EIO), "%s: a %s to it failed: %s (%s)",
+		  conn_of(n, o->peer)->name, o->kind == NET_OP_WRITE ? "write" : "signal message",
+		  fi_strerror(e.err), detail);
+	op_done(n, o);
+}
+
+static void reap(struct net *n, struct turn *t)
+{
+	struct fi_cq_data_entry e[CQ_BATCH];
+	fi_addr_t src[CQ_BATCH];
+	ssize_t got;
+
+	for (;;) {
+		pthread_mutex_lock(&n->fab_lock);
+		got = fi_cq_readfrom(n->cq, e, CQ_BATCH, src);
+		pthread_mutex_unlock(&n->fab_lock);
+		if (got == -FI_EAGAIN)
+			return;
+		if (got == -FI_EAVAIL) {
+			cq_error(n);
+			t->progressed = true;
+			continue;
+		}
+		if (got < 0) {
+			log_msg(LOG_WARN, "net: reading the completion queue: %s",
+				fi_strerror((int)-got));
+			return;
+		}
+		for (ssize_t i = 0; i < got; i++)
+			completion(n, &e[i], src[i]);
+		t->progressed = true;
+	}
+}
+
+/* Fail connections that stalled; the earliest deadline left (0: none). */
+static int64_t check_deadlines(struct net *n)
+{
+	int64_t now = rt_now_ns(), timeout = (int64_t)n->lim.timeout_ms * 1000000, next = 0;
+	int k = nconn(n);
+
+	for (int peer = 0; peer < k; peer++) {
+		struct net_conn *c = conn_of(n, peer);
+		int64_t d;
+
+		if (atomic_load(&c->err))
+			continue;
+		if (c->oldest && now >= c->oldest->deadline_ns) {
+			fail_conn(n, peer, -ETIMEDOUT,
+				  "%s did not complete a %s within %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
+				  c->name, c->oldest->kind == NET_OP_WRITE ? "write" : "signal message",
+				  n->lim.timeout_ms);
+			continue;
+		}
+		if (c->blocked_since_ns && now >= c->blocked_since_ns + timeout) {
+			fail_conn(n, peer, -ETIMEDOUT,
+				  "%s could not be sent to for %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
+				  c->name, n->lim.timeout_ms);
+			continue;
+		}
+		if (c->rx.held && now >= c->rx.gap_since_ns + timeout) {
+			fail_conn(n, peer, -ETIMEDOUT,
+				  "%s: its message %" PRIu32 " has not arrived within %d ms (CCORE_NET_TIMEOUT_MS) while %u later ones did",
+				  c->name, c->rx.next, n->lim.timeout_ms, c->rx.held);
+			continue;
+		}
+		d = c->oldest ? c->oldest->deadline_ns : 0;
+		if (c->rx.held && (!d || c->rx.gap_since_ns + timeout < d))
+			d = c->rx.gap_since_ns + timeout;
+		if (c->blocked_since_ns && (!d || c->blocked_since_ns + timeout < d))
+			d = c->blocked_since_ns + timeout;
+		if (d && (!next || d < next))
+			next = d;
+	}
+	return next;
+}
+
+/* Sleep until the queue has something, a request comes, or @timeout_ms; false if idle out. */
+static bool wait_events(struct net *n, int timeout_ms)
+{
+	struct fid *fids[1] = { &n->cq->fid };
+	struct pollfd pfd[2] = { { .fd = n->cq_fd, .events = POLLIN },
+				 { .fd = n->wake_fd, .events = POLLIN } };
+	uint64_t v;
+	int ret;
+
+	pthread_mutex_lock(&n->fab_lock);
+	ret = fi_trywait(n->fabric, fids, 1);
+	pthread_mutex_unlock(&n->fab_lock);
+	if (ret == -FI_EAGAIN)
+		return true;	/* completions are there to read */
+	ret = poll(pfd, 2, timeout_ms);
+	if (ret > 0 && (pfd[1].revents & POLLIN) && read(n->wake_fd, &v, sizeof(v)) < 0)
+		log_msg(LOG_WARN, "net: reading the proxy's eventfd: %s", strerror(errno));
+	return ret != 0;
+}
+
+static void *proxy_main(void *arg)
+{
+	struct net *n = arg;
+
+	int retry_ms = 1;
+
+	while (!atomic_load(&n->stop)) {
+		struct turn t = { false, false };
+		int64_t deadline;
+		int timeout_ms = -1;
+
+		take_submitted(n);
+		post_all(n, &t);
+		reap(n, &t);
+		deadline = check_deadlines(n);
+		if (t.progressed) {
+			retry_ms = 1;
+			continue;
+		}
+		if (deadline) {
+			int64_t left = (deadline - rt_now_ns()) / 1000000 + 1;
+
+			timeout_ms = left < 1 ? 1 : left > 1000000 ? 1000000 : (int)left;
+		}
+		if (t.blocked) {
+			if (timeout_ms < 0 || timeout_ms > retry_ms)
+				timeout_ms = retry_ms;
+			retry_ms = retry_ms < RETRY_MAX_MS ? 2 * retry_ms : RETRY_MAX_MS;
+		}
+		if (n->nstaged && (timeout_ms < 0 || timeout_ms > SHUFFLE_IDLE_MS))
+			timeout_ms = SHUFFLE_IDLE_MS;
+		if (!wait_events(n, timeout_ms) && n->nstaged)
+			flush_staged(n);
+	}
+	flush_staged(n);
+	return NULL;
+}
+
+int net_proxy_start(struct net *n)
+{
+	int rc;
+
+	n->rng = n->test.shuffle_seed ? n->test.shuffle_seed : 0x2545f491u;
+	rc = pthread_create(&n->proxy, NULL, proxy_main, n);
+	if (rc)
+		return ccore_error(-rc, "net: starting the proxy thread: %s", strerror(rc));
+	n->proxy_started = true;
+	return 0;
+}
+
+void net_proxy_stop(struct net *n)
+{
+	uint64_t one = 1;
+
+	if (!n->proxy_started)
+		return;
+	atomic_store(&n->stop, true);
+	if (write(n->wake_fd, &one, sizeof(one)) < 0)
+		log_msg(LOG_WARN, "net: waking the proxy to stop: %s", strerror(errno));
+	pthread_join(n->proxy, NULL);
+	n->proxy_started = false;
+}
+
+void net_proxy_release(struct net *n)
+{
+	take_submitted(n);
+	for (int peer = 0; peer < n->nconn; peer++) {
+		struct net_conn *c = n->conn[peer];
+
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s: the network context closed", c->name);
+		fail_reqs(n, c, -ECANCELED, why);
+		while (c->oldest) {
+			struct net_op *o = c->oldest;
+			struct net_req *r = o->req;
+
+			unlink_op(c, o);
+			free(o);
+			if (--r->ops_out == 0)
+				free(r);
+		}
+	}
+}

@@ -1,0 +1,109 @@
+#!/bin/sh
+# The network transport between two hosts made of network namespaces
+# (selftests/netns/hosts.sh: veth pairs and a bridge): put_test's pair
+# cases with one process in each host, the raw put bandwidth across the
+# veth pair up to 256 MiB (ccore-netbw, every size checked bit-exact), and
+# the namespaces gone afterwards, also after a failing command and an
+# interrupted run.  Needs root (CAP_NET_ADMIN); skips saying so otherwise.
+# Prints TAP.  Installed as BUILD/tests/netns/net_hosts_test; the sources
+# are above it.
+build=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+tool_test_start selftests/netns/hosts.sh
+hosts="$root/selftests/netns/hosts.sh"
+need_built "$build/tests/net/put_test" "$build/bin/ccore-netbw"
+
+# The harness's own checks of its arguments need no privilege.
+out=$("$hosts" --hosts 9 -- true 2>&1)
+if [ $? -eq 2 ] && printf '%s' "$out" | grep -q -- '--hosts 9: expected 2 to 8'; then
+	ok "hosts.sh refuses --hosts 9, naming the range"
+else
+	not_ok "hosts.sh refuses --hosts 9, naming the range" "$out"
+fi
+out=$("$hosts" 2>&1)
+if [ $? -eq 2 ] && printf '%s' "$out" | grep -q 'no command given'; then
+	ok "hosts.sh without a command says so"
+else
+	not_ok "hosts.sh without a command says so" "$out"
+fi
+
+out=$("$hosts" -- true 2>&1)
+case "$out" in
+"# SKIP "*)
+	why=${out#\# SKIP }
+	for name in put_across_hosts bandwidth_across_hosts cleanup_after_failure cleanup_after_interrupt; do
+		skip "$name" "$why"
+	done
+	echo "1..$n"
+	exit 0 ;;
+esac
+
+# the namespaces of the runs below, by their own prefix (other runs may go on beside)
+tag="nht$$"
+count_netns() { ip netns list 2>/dev/null | grep -c "^$tag"; }
+
+# put_test's pair cases, one process per host
+out=$("$hosts" --outside -- "$build/tests/net/put_test" put_sizes put_sizes_chunked reorder_shuffled \
+	peer_killed 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^# 4 passed, 0 failed' &&
+	printf '%s\n' "$out" | grep -q 'tcp;ofi_rxm on 10.231.0.0/24'; then
+	ok "put_test across two hosts (1 B to 64 MiB, chunked, shuffled, a killed peer)"
+else
+	not_ok "put_test across two hosts (1 B to 64 MiB, chunked, shuffled, a killed peer)" \
+		"status $rc" "$out"
+fi
+
+# the raw put bandwidth on the same path
+# shellcheck disable=SC2016
+out=$("$hosts" -- sh -c 'CCORE_COMM_ID=10.231.0.1:29500 exec "$0" --rank "$CCORE_HOST_INDEX" \
+	--check -b 8 -e 256M' "$build/bin/ccore-netbw" 2>&1)
+rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+big=$(printf '%s\n' "$out" | awk '$1 == 268435456 { print $4 }')
+if [ $rc -eq 0 ] && [ -n "$big" ]; then
+	echo "# raw put bandwidth across the veth pair at 256 MiB: $big GB/s"
+	ok "bandwidth across hosts, 8 B to 256 MiB, checked"
+else
+	not_ok "bandwidth across hosts, 8 B to 256 MiB, checked" "status $rc"
+fi
+
+# a failing command: its status, and nothing left behind
+"$hosts" --name "$tag" -- sh -c 'exit 7' >/dev/null 2>&1
+rc=$?
+after=$(count_netns)
+if [ $rc -eq 7 ] && [ "$after" -eq 0 ]; then
+	ok "cleanup after a failing command (status 7 passed on)"
+else
+	not_ok "cleanup after a failing command (status 7 passed on)" \
+		"status $rc, $after namespaces left"
+fi
+
+# an interrupted run: the hosts' processes and namespaces go
+# shellcheck disable=SC2016
+"$hosts" --name "$tag" -- sh -c 'echo $$ >"$0/pid$CCORE_HOST_INDEX"; exec sleep 60' "$tmp" >/dev/null 2>&1 &
+pid=$!
+tries=0
+while [ "$(count_netns)" -lt 3 ] && [ $tries -lt 50 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+during=$(count_netns)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+after=$(count_netns)
+left=""
+for f in "$tmp"/pid*; do
+	[ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && left="$left $(cat "$f")"
+done
+if [ "$during" -eq 3 ] && [ "$after" -eq 0 ] && [ -z "$left" ] &&
+	[ $rc -ne 0 ]; then
+	ok "cleanup after an interrupted run"
+else
+	not_ok "cleanup after an interrupted run" \
+		"status $rc, namespaces $during during, $after after, left running:${left:- none}"
+fi
+echo "1..$n"
+[ "$failed" -eq 0 ]
