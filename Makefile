@@ -63,8 +63,9 @@ LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
 DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3 libfabric-dev
-# check also runs the verifier fuzzer (clang's libFuzzer)
-DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev
+# check also runs the verifier fuzzer (clang's libFuzzer) and hosts as
+# network namespaces (ip, from iproute2)
+DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev iproute2
 
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
