@@ -35,6 +35,7 @@ static void clique_free_arrays(struct clique *q)
 		boot_close(q->boots[r]);
 	free(q->boots);
 	free(q->pids);
+	free(q->hosts);
 	free(q->local);
 	free(q->split.color);
 	free(q->split.key);

@@ -85,6 +85,9 @@ struct clique {
 	 * several processes sharing its devices (0: another host's); NULL
 	 * otherwise.  A wait finds a peer's death by it (comm_dead.c). */
 	uint32_t *pids;
+	/* [rank] its node, when transfers between nodes cross a network
+	 * (clique_hosts()); NULL until asked */
+	uint32_t *hosts;
 	const struct xchg_ops *xchg;
 	struct xchg_state *xs;
 	bool exchanging;		/* a build waits for peers, the lock dropped */

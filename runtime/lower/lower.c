@@ -214,6 +214,27 @@ static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, ui
 	e->step_local[i] = ++e->local;
 }
 
+/*
+ * Staged receive @i (cs_stage.c) landed in its slot: reduce it into dst
+ * and wait, so that, as any receive, it is done when the program passes it.
+ */
+static void reduce_staged(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+{
+	const struct lower_ctx *c = j->c;
+	const struct cs_step *st = &j->s->ranks[r].steps[i];
+	struct drm_ccore_desc d = {
+		.op = DRM_CCORE_DESC_REDUCE, .flags = DRM_CCORE_DESC_F_SIGNAL,
+		.dtype = (uint8_t)c->dtype, .redop = (uint8_t)c->redop,
+		.signal_sem = lower_sem_local(c, r), .signal_value = 1,
+		.len = st->count * c->elem_size,
+		.dst = own(c, r, st->dst), .src0 = own(c, r, st->src), .src1 = own(c, r, st->src2),
+	};
+
+	desc(e, local_engine(c, r), &d);
+	e->step_local[i] = ++e->local;
+	wait_local(e, lower_sem_local(c, r), e->local);
+}
+
 static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i,
 		      uint32_t *sent_to)
 {
@@ -229,8 +250,10 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 		.dst = theirs(c, r, p, rv->dst),
 	};
 
-	if (rv->op == CS_RECV_OP) {
+	if (rv->op == CS_RECV_OP || rv->staged) {
+		/* staged: into the receiver's slot, which it reduces itself */
 		d.op = DRM_CCORE_DESC_COPY;
+		d.dst = theirs(c, r, p, rv->staged ? rv->src2 : rv->dst);
 		d.src0 = own(c, r, st->src);
 	} else {
 		d.op = DRM_CCORE_DESC_REDUCE;
@@ -339,11 +362,31 @@ static void plan_markers(const struct lower_job *j, struct emit *e, uint32_t r)
 	}
 }
 
+/*
+ * Grant rank @p @n credits for its sends to rank @r: an ADD, or where the
+ * program may not touch @p's semaphores (another host's) or grants by
+ * descriptor, a SEM_WRITE on the ring that carries @r's sends to @p.
+ */
+static void credit(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t p, uint32_t n)
+{
+	const struct lower_ctx *c = j->c;
+	struct drm_ccore_desc d = {
+		.op = DRM_CCORE_DESC_SEM_WRITE, .value = n, .dst = lower_sem_credit(c, p, r),
+	};
+
+	if (lower_remote(c, r, p))
+		desc(e, peer_engine(c, e, r, p), &d);
+	else if (c->credits_by_desc)
+		desc(e, local_engine(c, r), &d);
+	else
+		insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ADD,
+						 .sem = lower_sem_credit(c, p, r), .imm = n });
+}
+
 /* Grant the credits whose point is step @q (after their deps). */
 static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t q)
 {
 	const struct cs_rank *rk = &j->s->ranks[r];
-	const struct lower_ctx *c = j->c;
 
 	if (!q)
 		return;
@@ -351,9 +394,7 @@ static void grant_credits(const struct lower_job *j, struct emit *e, uint32_t r,
 		const struct cs_step *st = &rk->steps[i];
 
 		wait_deps(j, e, r, i);
-		insn(e, (struct drm_ccore_insn){
-			.opcode = DRM_CCORE_OP_ADD,
-			.sem = lower_sem_credit(c, st->peer, r), .imm = 1 });
+		credit(j, e, r, st->peer, 1);
 	}
 }
 
@@ -390,23 +431,9 @@ static void prologue(const struct lower_job *j, struct emit *e, uint32_t r)
 		if ((rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE) &&
 		    !e->credit[i])
 			free_credits[rk->steps[i].peer]++;
-	for (uint32_t p = 0; p < j->n; p++) {
-		struct drm_ccore_desc d = {
-			.op = DRM_CCORE_DESC_SEM_WRITE, .value = free_credits[p],
-		};
-
-		if (!free_credits[p])
-			continue;
-		if (c->credits_by_desc) {
-			d.dst = lower_sem_credit(c, p, r);
-			desc(e, local_engine(c, r), &d);
-		} else {
-			insn(e, (struct drm_ccore_insn){
-				.opcode = DRM_CCORE_OP_ADD,
-				.sem = lower_sem_credit(c, p, r),
-				.imm = free_credits[p] });
-		}
-	}
+	for (uint32_t p = 0; p < j->n; p++)
+		if (free_credits[p])
+			credit(j, e, r, p, free_credits[p]);
 	free(free_credits);
 }
 
@@ -464,6 +491,8 @@ static void emit_rank(const struct lower_job *j, struct emit *e, uint32_t r)
 			insn(e, (struct drm_ccore_insn){
 				.opcode = DRM_CCORE_OP_ACQUIRE,
 				.sem = lower_sem_arrival(c, r, st->peer), .imm = 1 });
+			if (st->staged)
+				reduce_staged(j, e, r, i);
 			break;
 		}
 	}

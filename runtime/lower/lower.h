@@ -58,7 +58,19 @@ struct lower_ctx {
 	 * @user's program or descriptors */
 	uint32_t (*sem)(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
 			uint32_t user);
+	/*
+	 * Each rank's host where ranks are on several, joined by a network
+	 * (NULL: one host): a CC core reaches another host's semaphores only
+	 * through descriptors, so credits to a peer there are SEM_WRITEs.
+	 */
+	const uint32_t *host_of;
 };
+
+/* Rank @p is on another host than rank @r. */
+static inline bool lower_remote(const struct lower_ctx *c, uint32_t r, uint32_t p)
+{
+	return c->host_of && c->host_of[r] != c->host_of[p];
+}
 
 /* The descriptors of one ring of a rank's image (indexed when index_count > 0, see
  * &drm_ccore_ring_create). */

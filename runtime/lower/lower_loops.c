@@ -516,9 +516,12 @@ static int emit_rank(struct loop_emit *e)
 		const struct cs_step *st = &rk->steps[t];
 		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
 
-		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS ||
+		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS || st->staged ||
 		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
 		    (st->op == CS_SEND_OP && st->ndeps))
+			loop_unsupported(e);
+		/* its credits to another host's ranks would be descriptors */
+		if (st->op >= CS_SEND_OP && st->op <= CS_RECV_REDUCE && lower_remote(c, e->r, st->peer))
 			loop_unsupported(e);
 		if (st->op == CS_SEND_OP && loop_engine_of(e, st->peer) == ~0u) {
 			if (e->npeers == MAX_PEERS)

@@ -62,6 +62,7 @@ static void plan_ctx(struct clique *q, struct plan *p, const struct op *ops)
 		.max_program = q->rt->max_program,
 		.credits_by_desc = p->credits_by_desc,
 		.sem = plan_sem,
+		.host_of = clique_hosts(q),
 	};
 }
 
@@ -126,6 +127,18 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 		s = x;
 		if (!s || cs_unusable(s)) {
 			rc = ccore_error(-ENOMEM, "%s: out of memory writing the schedule's repeats out",
+					 p->algo->name);
+			goto out;
+		}
+	}
+	if (cs_needs_staging(s, clique_hosts(q))) {
+		struct cs_sched *x = cs_stage_remote(s, clique_hosts(q));
+
+		plans_staged++;
+		cs_free(s);
+		s = x;
+		if (!s) {
+			rc = ccore_error(-ENOMEM, "%s: out of memory staging the reductions across hosts",
 					 p->algo->name);
 			goto out;
 		}

@@ -83,6 +83,17 @@ int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_t dtype
 /* topology.c: ranks per device (@node false) or per node if the layout is
  * equal consecutive groups, else 0 */
 uint32_t clique_group_size(const struct clique *q, bool node);
+/*
+ * Each rank's node when transfers between nodes cross a network, so that
+ * reductions across them are staged (cs_stage.c); NULL when they do not
+ * (or out of memory: then nothing is staged and the NIC refuses what it
+ * cannot carry).  plan_stage_nodes_for_test stages between the nodes of
+ * one fabric, where no network is needed, to test the staged plans.
+ */
+const uint32_t *clique_hosts(struct clique *q);
+extern bool plan_stage_nodes_for_test;
+/* Plans built with reductions staged (for tests to see them happen). */
+extern unsigned long plans_staged;
 /* topology.c: the cost model's topology for @q's ranks laid out as in @o */
 void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *t);
 

@@ -6,6 +6,8 @@
 #include "plan.h"
 #include "tune/hw.h"
 
+#include <stdlib.h>
+
 /*
  * Ranks per device and per node, if the communicator's ranks are laid out
  * in equal consecutive groups (0 otherwise): what KangaRing and the
@@ -34,6 +36,23 @@ uint32_t clique_group_size(const struct clique *q, bool node)
 			return 0;
 	}
 	return g;
+}
+
+bool plan_stage_nodes_for_test;
+unsigned long plans_staged;
+
+const uint32_t *clique_hosts(struct clique *q)
+{
+	uint32_t per = q->rt->devices_per_node ? q->rt->devices_per_node : 1;
+
+	if (!plan_stage_nodes_for_test)
+		return NULL;
+	if (!q->hosts) {
+		q->hosts = malloc(q->n * sizeof(*q->hosts));
+		for (uint32_t r = 0; q->hosts && r < q->n; r++)
+			q->hosts[r] = q->ranks[r].dev / per;
+	}
+	return q->hosts;
 }
 
 /*

@@ -259,6 +259,8 @@ int cs_step_accesses(const struct cs_shape *sh, uint32_t rank, const struct cs_s
 		out[n++] = access_of(sh, rank, st->src, st->count, false);
 	if (st->op == CS_REDUCE)
 		out[n++] = access_of(sh, rank, st->src2, st->count, false);
+	if (st->op == CS_RECV_REDUCE && st->staged)
+		out[n++] = access_of(sh, rank, st->src2, st->count, true);
 	return n;
 }
 
@@ -319,6 +321,11 @@ void cs_print(const struct cs_sched *s, FILE *out)
 			}
 			if (st->op == CS_RECV_REDUCE)
 				fputs(" + incoming", out);
+			if (st->op == CS_RECV_REDUCE && st->staged) {
+				fputs(" (staged in ", out);
+				print_ref(out, st->src2);
+				fputc(')', out);
+			}
 			fprintf(out, " x%llu", (unsigned long long)st->count);
 			for (uint32_t d = 0; d < st->ndeps; d++) {
 				fprintf(out, "%s%u", d ? "," : "  after ", st->deps[d]);

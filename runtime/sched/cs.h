@@ -19,7 +19,8 @@
  * RECV or RECV_REDUCE steps on rank b from peer a.  The k-th SEND a->b
  * matches the k-th receive of b from a; counts must agree.
  *   RECV         dst = peer's src
- *   RECV_REDUCE  dst = src (a local accumulator) (+) peer's src
+ *   RECV_REDUCE  dst = src (a local accumulator) (+) peer's src; staged
+ *                (across hosts) the peer's src lands in src2 first
  * A receive step's deps are what must be done before the data may land
  * (e.g. an earlier send that still reads dst); the receiver grants the
  * sender a credit once they are complete.
@@ -80,6 +81,9 @@ struct cs_step {
 	uint8_t op;		/* enum cs_op */
 	uint8_t ndeps;
 	uint8_t dep_fixed;	/* bit d: dep_iter[d] is absolute (below) */
+	/* RECV_REDUCE across hosts (cs_stage.c): the peer's data lands in
+	 * src2 (a TMP slot of its own), then this rank reduces it into dst */
+	uint8_t staged;
 	uint32_t peer;		/* SEND/RECV*: the other rank */
 	struct cs_ref dst, src, src2;
 	uint64_t count;		/* elements; 0 steps are not allowed */
@@ -290,6 +294,14 @@ uint32_t cs_instance_peer(uint32_t peer, const struct cs_repeat *rp, uint32_t n,
  * more than UINT32_MAX steps on a rank, leave it unusable (fail says why).
  */
 struct cs_sched *cs_expand(const struct cs_sched *s);
+/*
+ * Across hosts (@host_of: each rank's), every RECV_REDUCE from another host
+ * staged (cs_stage.c, struct cs_step.staged): @s written out with TMP
+ * slots for them.  NULL out of memory.  cs_needs_staging(): does @s have
+ * one to stage (NULL @host_of: one host, none)?
+ */
+struct cs_sched *cs_stage_remote(const struct cs_sched *s, const uint32_t *host_of);
+bool cs_needs_staging(const struct cs_sched *s, const uint32_t *host_of);
 
 static inline struct cs_ref cs_at(enum cs_buf buf, uint64_t off)
 {

@@ -116,7 +116,7 @@ static int check_structure(struct vstate *v)
 				rc = check_ref(v, r, i, "dst", st->dst, st->count);
 			if (!rc && cs_op_reads_src(st->op))
 				rc = check_ref(v, r, i, "src", st->src, st->count);
-			if (!rc && st->op == CS_REDUCE)
+			if (!rc && (st->op == CS_REDUCE || (st->op == CS_RECV_REDUCE && st->staged)))
 				rc = check_ref(v, r, i, "src2", st->src2, st->count);
 		}
 	}

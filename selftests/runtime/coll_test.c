@@ -27,6 +27,7 @@
 #include "coll_call.h"
 #include "algos/algo.h"
 #include "comm.h"
+#include "plan/plan.h"
 
 #include <unistd.h>
 
@@ -389,7 +390,7 @@ TEST(every_op_algorithm_and_rank_count)
 }
 
 /* Two nodes: the hierarchical algorithms serve only multi-node groups. */
-TEST(multi_node_worlds_run_every_algorithm)
+static void multi_node_worlds(enum ccore_dtype dt)
 {
 	static const struct ccore_topology topos[] = { { 2, 1, 2 }, { 2, 2, 2 }, { 2, 2, 4 } };
 	static const uint64_t counts[] = { 1, 13, 1000 };
@@ -425,7 +426,7 @@ TEST(multi_node_worlds_run_every_algorithm)
 						struct run x = {
 							.coll = coll, .algo = as[a]->name, .n = w.n,
 							.count = counts[ci], .in_place = ip, .root = 1,
-							.dt = ccore_bf16, .op = ccore_sum,
+							.dt = dt, .op = ccore_sum,
 						};
 
 						run_in(&w, &x);
@@ -441,6 +442,29 @@ TEST(multi_node_worlds_run_every_algorithm)
 	}
 	ccore_test_log("%llu collectives checked", runs_done);
 	unsetenv("CCORE_ALGO");
+}
+
+TEST(multi_node_worlds_run_every_algorithm)
+{
+	multi_node_worlds(ccore_bf16);
+}
+
+/*
+ * The same with every reduction between nodes staged (runtime/sched/
+ * cs_stage.c), as it is when nodes are hosts joined by a network: the
+ * sender's bytes land in the receiver's scratch and the receiver reduces
+ * them.  Here on one fabric, so that the staged plans are checked on
+ * every algorithm without a network.
+ */
+TEST(multi_node_worlds_staged_across_nodes_run_every_algorithm)
+{
+	unsigned long before = plans_staged;
+
+	plan_stage_nodes_for_test = true;
+	multi_node_worlds(ccore_i32);
+	plan_stage_nodes_for_test = false;
+	ccore_test_log("%lu plans staged", plans_staged - before);
+	ASSERT_GT(plans_staged - before, 50);
 }
 
 /*
