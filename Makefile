@@ -75,10 +75,10 @@ FW := $(BUILD)/firmware
 # --- sources ---------------------------------------------------------------
 MODEL_SRCS := $(sort $(filter-out model/ccm_os_kernel.c,$(wildcard model/*.c)))
 ISA_SRCS := $(sort $(wildcard runtime/isa/*.c))
-# The network transport over libfabric (runtime/net/) is an archive of its
-# own until the runtime calls it: libccore does not depend on libfabric yet.
-NET_SRCS := $(sort $(wildcard runtime/net/*.c))
-RUNTIME_SRCS := $(sort $(filter-out $(ISA_SRCS) $(NET_SRCS),$(wildcard runtime/*.c runtime/*/*.c)))
+# The network transport (runtime/net/) loads libfabric when first used
+# (runtime/net/net_dl.c): libccore does not link it, libfabric-dev gives
+# its headers.
+RUNTIME_SRCS := $(sort $(filter-out $(ISA_SRCS),$(wildcard runtime/*.c runtime/*/*.c)))
 FW_SRCS := $(sort $(wildcard firmware-programs/*.ccs))
 FW_BINS := $(patsubst firmware-programs/%.ccs,$(FW)/ccore/%.bin,$(FW_SRCS))
 FW_GEN := $(GEN)/firmware_blobs.c
@@ -318,24 +318,10 @@ $(FW_GEN): $(FW_SRCS) $(BIN)/ccore-as
 $(BUILD)/tests/%: selftests/%.c $(TEST_LIB_OBJS) $(LIBCCORE)
 	$(link_test)
 
-# The network transport (runtime/net/), its archive and tests (selftests/net/).
-NET_LIB := $(BUILD)/lib/libccore-net.a
-NET_LIBS := $(shell pkg-config --libs libfabric 2>/dev/null || echo -lfabric)
+# The network transport's tests (selftests/net/) and ccore-netbw link libccore
+# as the other tests and tools do (libfabric is loaded at run time).
 NET_TESTS := $(patsubst selftests/%.c,$(BUILD)/tests/%,$(sort $(wildcard selftests/net/*_test.c)))
-all: $(NET_LIB) $(NET_TESTS)
-$(NET_LIB): $(call picobjs,$(NET_SRCS))
-	@mkdir -p $(dir $@)
-	@echo "  AR      $@"
-	$(Q)rm -f $@ && ar rcs $@ $^
-# ccore-netbw: the raw put bandwidth (the archive needs libccore's names after it)
-$(BIN)/ccore-netbw: $(call objs,$(wildcard tools/ccore-netbw/*.c)) $(NET_LIB) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(NET_LIB) $(LIBCCORE) -o $@ $(NET_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
-$(NET_TESTS): $(BUILD)/tests/net/%: selftests/net/%.c $(TEST_LIB_OBJS) $(NET_LIB) $(LIBCCORE)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Iselftests/lib $< $(TEST_LIB_OBJS) $(NET_LIB) $(LIBCCORE) -o $@ $(LDFLAGS_ALL) $(NET_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+all: $(NET_TESTS)
 
 # The bootstrap's test reads the runtime's sources (the settings table is complete).
 $(BUILD)/tests/bootstrap/boot_test: CFLAGS_ALL += -DCCORE_SRCDIR='"$(CURDIR)"'

@@ -325,6 +325,9 @@ int net_open(const struct net_params *p, struct net **out)
 		return rc;
 	if (!rc)
 		return ccore_error(-ENODEV, "the network is off (CCORE_NET=off)");
+	rc = net_fabric_load();
+	if (rc)
+		return rc;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return ccore_error(-ENOMEM, "out of memory");

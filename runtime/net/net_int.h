@@ -149,6 +149,8 @@ struct net {
 };
 
 /* proxy.c */
+/* net_dl.c: libfabric loaded (once); -ENOSYS naming why it could not be. */
+int net_fabric_load(void);
 int net_proxy_start(struct net *n);
 void net_proxy_stop(struct net *n);
 void net_submit(struct net *n, struct net_req *r);
