@@ -17,7 +17,7 @@ int ccore_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * channel): @fd is the sender's until sent, the receiver's once received.
  * Tokens name the same export when their bytes are equal.
  */
-#define CCORE_TOKEN_BYTES 40
+#define CCORE_TOKEN_BYTES 64
 struct ccore_token {
 	unsigned char bytes[CCORE_TOKEN_BYTES];
 	uint32_t has_fd;	/* 0: no fd */

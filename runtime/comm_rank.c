@@ -15,6 +15,7 @@
 #include "log.h"
 #include "plan/xchg.h"
 #include "rank_place.h"
+#include "comm_net.h"
 #include "select.h"
 
 #include <pthread.h>
@@ -198,21 +199,24 @@ static int check_init_args(const char *fn, void *comms, int nranks, const void *
 
 /*
  * The host's shared sim for a job whose ranks on this host run in several
- * processes (NULL otherwise: a private system, as ccore_comm_init_all's):
- * keyed by the job's magic and the host, this process claiming its own
- * ranks' cores.  -ENOMEM: *@out unset.
+ * processes, or that spans hosts (@topo: then holding this host's node
+ * only; NULL otherwise: a private system, as ccore_comm_init_all's): keyed
+ * by the job's magic and the host, this process claiming its own ranks'
+ * cores.  -ENOMEM: *@out unset.
  */
 static int share_for(const struct join *js, uint32_t nlocal, uint32_t nranks,
-		     const struct clique_rank *place, struct rt_share *share, char *key,
-		     size_t key_len, struct ccore_core_ref **cores, const struct rt_share **out)
+		     const struct clique_rank *place, const struct ccore_topology *topo,
+		     struct rt_share *share, char *key, size_t key_len,
+		     struct ccore_core_ref **cores, const struct rt_share **out)
 {
 	const char *backend = getenv("CCORE_DEVICE");
 	const char *host = js[0].hosts[js[0].rank].host;
+	bool across = comm_net_needed(js[0].hosts, nranks, (uint32_t)js[0].rank);
 	uint64_t h = 1469598103934665603ull;
 
 	*out = NULL;
 	if ((backend && *backend && strcmp(backend, "sim")) ||
-	    !rank_host_shared(js[0].hosts, nranks, (uint32_t)js[0].rank))
+	    (!across && !rank_host_shared(js[0].hosts, nranks, (uint32_t)js[0].rank)))
 		return 0;
 	for (size_t i = 0; i < sizeof(js[0].hosts[0].host) && host[i]; i++)
 		h = (h ^ (uint8_t)host[i]) * 1099511628211ull;
@@ -224,9 +228,24 @@ static int share_for(const struct join *js, uint32_t nlocal, uint32_t nranks,
 	for (uint32_t i = 0; i < nlocal; i++)
 		(*cores)[i] = (struct ccore_core_ref){ .dev = place[js[i].rank].dev,
 						       .core = place[js[i].rank].core };
-	*share = (struct rt_share){ .key = key, .cores = *cores, .ncores = nlocal };
+	*share = (struct rt_share){ .key = key, .cores = *cores, .ncores = nlocal, .one_node = across,
+				    .here = place[js[0].rank].dev / topo->devices_per_node };
 	*out = share;
 	return 0;
+}
+
+/* Across hosts: the network between the hosts' fabrics (comm_net.c), the bootstrap's joins. */
+static int connect_hosts(struct rt *rt, const struct join *js, const int *ranks, uint32_t nlocal,
+			 uint32_t nranks, const struct clique_rank *place,
+			 const struct ccore_topology *topo)
+{
+	struct boot *boots[64];
+
+	if (nlocal > 64)
+		return ccore_error(-EINVAL, "more than 64 ranks in one process across hosts");
+	for (uint32_t i = 0; i < nlocal; i++)
+		boots[i] = js[i].b;
+	return comm_net_connect(rt, boots, ranks, nlocal, nranks, place, topo->devices_per_node);
 }
 
 /* The knobs every communicator parses at init (as ccore_comm_init_all), and the config. */
@@ -253,7 +272,7 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 	struct clique_rank *place = NULL;
 	struct ccore_comm **all = NULL;
 	struct join *js = NULL;
-	struct rt *rt;
+	struct rt *rt = NULL;
 	int rc = check_init_args("ccore_comm_init_ranks", comms, nranks, id, nlocal, ranks);
 
 	rc = rc ?: init_knobs(config, &own);
@@ -276,7 +295,7 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 	}
 	rc = join_all(js, (uint32_t)nlocal) ?:
 	     rank_place(js[0].hosts, (uint32_t)nranks, &topo, place) ?:
-	     share_for(js, (uint32_t)nlocal, (uint32_t)nranks, place, &host_share, key,
+	     share_for(js, (uint32_t)nlocal, (uint32_t)nranks, place, &topo, &host_share, key,
 		       sizeof(key), &cores, &share);
 	if (!rc && share) {
 		/* the host's ranks' processes: a wait names a dead peer's rank */
@@ -290,11 +309,15 @@ int ccore_comm_init_ranks(struct ccore_comm **comms, int nranks, const struct cc
 		goto out;
 	rt_lock();
 	rc = rt_open_shared(&topo, share, &rt);
-	if (!rc) {
+	rt_unlock();
+	if (!rc && share && share->one_node)
+		rc = connect_hosts(rt, js, ranks, (uint32_t)nlocal, (uint32_t)nranks, place, &topo);
+	rt_lock();
+	if (!rc)
 		rc = rank_clique(rt, (uint32_t)nranks, place, pids, js, (uint32_t)nlocal,
 				 config ? &own : NULL, all);
+	if (rt)
 		rt_put(rt);	/* the clique holds it */
-	}
 	rt_unlock();
 	for (int i = 0; !rc && i < nlocal; i++)
 		comms[i] = all[ranks[i]];

@@ -34,6 +34,10 @@ void rank_host_self(uint32_t rank, struct rank_host *h)
 	memset(h, 0, sizeof(*h));
 	h->rank = rank;
 	h->pid = (uint32_t)getpid();
+	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	h->process = h->pid;
+	for (size_t i = 0; boot[i]; i++)
+		h->process = (h->process ^ (uint8_t)boot[i]) * 1099511628211ull;
 	if (env && *env) {
 		snprintf(h->host, sizeof(h->host), "%s", env);
 		return;
@@ -41,7 +45,6 @@ void rank_host_self(uint32_t rank, struct rank_host *h)
 	/* a host is a kernel: its name, its boot and its UTS namespace
 	 * (containers on one kernel may share a name, not devices) */
 	gethostname(name, sizeof(name) - 1);
-	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
 	n = readlink("/proc/self/ns/uts", ns, sizeof(ns) - 1);
 	ns[n > 0 ? n : 0] = 0;
 	snprintf(h->host, sizeof(h->host), "%.60s/%.36s/%.24s", name, boot, ns);
@@ -62,6 +65,15 @@ int rank_per_device(uint32_t *out)
 				   env);
 	*out = (uint32_t)v;
 	return 0;
+}
+
+bool rank_hosts_apart(const struct rank_host *hosts, uint32_t n, uint32_t me)
+{
+	for (uint32_t r = 0; r < n; r++)
+		if (strncmp(hosts[r].host, hosts[me].host, sizeof(hosts[r].host)) &&
+		    hosts[r].process != hosts[me].process)
+			return true;
+	return false;
 }
 
 bool rank_host_shared(const struct rank_host *hosts, uint32_t n, uint32_t me)

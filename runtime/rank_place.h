@@ -15,6 +15,9 @@ struct rank_host {
 	char host[124];			/* $CCORE_HOSTID, or hostname/boot id/UTS ns */
 	uint32_t rank;
 	uint32_t pid;			/* its process: ranks of a host in several share its devices */
+	/* its process whatever the host id says (kernel boot, pid): ranks
+	 * given other hosts' ids in one process (tests) need no network */
+	uint64_t process;
 };
 
 /*
@@ -37,6 +40,8 @@ int rank_place(const struct rank_host *hosts, uint32_t n, struct ccore_topology 
 /* $CCORE_RANKS_PER_DEVICE, parsed: 1 if unset; -EINVAL naming a bad value. */
 int rank_per_device(uint32_t *out);
 /* Do rank @me's host's ranks run in more than one process? */
+/* Do ranks of other hosts run in other processes than rank @me's (so the hosts need a network)? */
+bool rank_hosts_apart(const struct rank_host *hosts, uint32_t n, uint32_t me);
 bool rank_host_shared(const struct rank_host *hosts, uint32_t n, uint32_t me);
 
 #endif

@@ -7,18 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sim's configuration for @t, on the heap (NULL: out of memory). */
-static char *sim_config(const struct ccore_topology *t)
+/*
+ * The sim's configuration for @t, on the heap (NULL: out of memory): the
+ * user's keys come last, so they win (rt_open checks the fit), but for the
+ * node a host's fabric holds across hosts (@share).
+ */
+static char *sim_config(const struct ccore_topology *t, const struct rt_share *share)
 {
 	const char *user = getenv("CCORE_SIM");
-	size_t len = 64 + (user ? strlen(user) : 0);
-	char *buf = malloc(len);
+	size_t len = 96 + (user ? strlen(user) : 0);
+	char *buf = malloc(len), here[24] = "";
 
-	/* The user's keys come last, so they win; rt_open checks the fit. */
+	if (share && share->one_node)
+		snprintf(here, sizeof(here), ",here=%u", share->here);
 	if (buf)
-		snprintf(buf, len, "nodes=%u,devices=%u,cores=%u%s%s", t->nodes,
+		snprintf(buf, len, "nodes=%u,devices=%u,cores=%u%s%s%s", t->nodes,
 			 t->devices_per_node, t->ranks_per_device, user && *user ? "," : "",
-			 user ? user : "");
+			 user ? user : "", here);
 	return buf;
 }
 
@@ -57,7 +62,7 @@ int rt_open(const struct ccore_topology *t, struct rt **out)
 static int open_system(const struct ccore_topology *t, const struct rt_share *share,
 		       struct ccore_system **sys)
 {
-	char *cfg = sim_config(t);
+	char *cfg = sim_config(t, share);
 	int rc;
 
 	if (!cfg)

@@ -47,6 +47,7 @@ struct rt {
 	uint64_t max_program;
 	uint64_t hbm_size;		/* device memory: no buffer is larger */
 	bool timed;			/* the devices keep virtual time (GET_PARAM) */
+	bool across_hosts;		/* holds one host's node; the network the others (comm_net.c) */
 	bool virt;			/* ... and their buffers have no memory */
 	struct rt_dev *devs;
 	struct rt_import *imports;
@@ -72,6 +73,8 @@ struct rt_share {
 	const char *key;			/* the job's on this host */
 	const struct ccore_core_ref *cores;	/* this process's ranks' cores */
 	uint32_t ncores;
+	bool one_node;				/* the fabric holds node @here only */
+	uint32_t here;
 };
 
 /* Open the backend shaped for @topo (adds to $CCORE_SIM for the sim). */

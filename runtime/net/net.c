@@ -24,14 +24,14 @@ static const char *const probe_order[] = { "efa", "tcp;ofi_rxm" };
 
 /* What the blob holds (same byte order on both sides: one machine kind). */
 #define BLOB_MAGIC "ccorenet"
-#define BLOB_VERSION 1
+#define BLOB_VERSION 2
 struct blob_wire {
 	char magic[8];
 	uint32_t version;
 	uint32_t addr_len;
 	char provider[64];
 	uint32_t nregions;
-	uint32_t pad;
+	uint32_t id;
 	struct net_remote_region region[NET_MAX_REGIONS];
 	unsigned char addr[128];
 };
@@ -331,6 +331,9 @@ int net_open(const struct net_params *p, struct net **out)
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return ccore_error(-ENOMEM, "out of memory");
+	if (p->id >= NET_MAX_IDS)
+		return ccore_error(-EINVAL, "net_open: id %u out of range (0..%u)", p->id,
+				   NET_MAX_IDS - 1);
 	n->p = *p;
 	if (p->test)
 		n->test = *p->test;
@@ -462,6 +465,7 @@ int net_local_blob(struct net *n, struct net_blob *out)
 				   n->lim.provider, n->addr_len, sizeof(w.addr));
 	w.addr_len = (uint32_t)n->addr_len;
 	memcpy(w.addr, n->addr, n->addr_len);
+	w.id = n->p.id;
 	snprintf(w.provider, sizeof(w.provider), "%s", n->lim.provider);
 	pthread_mutex_lock(&n->fab_lock);
 	w.nregions = n->nregions;
@@ -498,10 +502,22 @@ int net_connect(struct net *n, const struct net_blob *blob, const char *name, in
 		return ccore_error(-EINVAL,
 				   "net_connect %s: a blob with %u address bytes and %u regions: expected at most %zu and %d",
 				   name, w.addr_len, w.nregions, sizeof(w.addr), NET_MAX_REGIONS);
+	if (w.id >= NET_MAX_IDS)
+		return ccore_error(-EINVAL, "net_connect %s: its id %u is out of range (0..%u)",
+				   name, w.id, NET_MAX_IDS - 1);
+	pthread_rwlock_rdlock(&n->conn_lock);
+	for (int i = 0; i < n->nconn; i++)
+		if (n->conn[i]->id == w.id) {
+			pthread_rwlock_unlock(&n->conn_lock);
+			return ccore_error(-EINVAL, "net_connect %s: id %u is %s's already (one per context)",
+					   name, w.id, n->conn[i]->name);
+		}
+	pthread_rwlock_unlock(&n->conn_lock);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ccore_error(-ENOMEM, "out of memory");
 	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->id = w.id;
 	c->nregions = w.nregions;
 	memcpy(c->region, w.region, sizeof(c->region));
 	reorder_init(&c->rx, n->test.no_reorder_buffer);

@@ -56,8 +56,8 @@ struct net_blob {
 /*
  * Raise semaphore @sem (the caller's name for it, opaque here) of the peer
  * by @value, or set it (NET_SIG_SET).  A signal with @sem below
- * NET_SIG_COMPACT_SEMS, @value 1..NET_SIG_COMPACT_VALUE_MAX and no flag
- * rides in the put's last write; any other costs one extra message.
+ * NET_SIG_COMPACT_SEMS, @value 1 and no flag rides in the put's last
+ * write; any other costs one extra message.
  */
 struct net_signal {
 	uint32_t sem;
@@ -65,9 +65,11 @@ struct net_signal {
 	uint32_t flags;
 };
 
-/* What fits in the 32 bits of remote completion data with the sequence number. */
-#define NET_SIG_COMPACT_SEMS 65536u
-#define NET_SIG_COMPACT_VALUE_MAX 255u
+/* What fits in the 32 bits of remote completion data with the sequence number and id. */
+#define NET_SIG_COMPACT_SEMS 4095u
+#define NET_SIG_COMPACT_VALUE_MAX 1u
+/* Ids a context may have (struct net_params.id). */
+#define NET_MAX_IDS 4096u
 
 /*
  * Called on the proxy thread.  @err is 0 or a negative errno; then @why
@@ -109,6 +111,12 @@ struct net_params {
 	const char *provider;
 	/* 0: $CCORE_NET_TIMEOUT_MS, else NET_TIMEOUT_DEFAULT_MS. */
 	int timeout_ms;
+	/*
+	 * This context's id, below NET_MAX_IDS, different from every other
+	 * context it talks to (e.g. its process's lowest rank): every message
+	 * carries it, and a receiver tells its peers apart by it.
+	 */
+	uint32_t id;
 	const struct net_test_hooks *test;
 };
 

@@ -79,6 +79,7 @@ struct net_remote_region {
 struct net_conn {
 	char name[64];
 	fi_addr_t addr;
+	uint32_t id;			/* the peer's (struct net_params.id) */
 	unsigned int nregions;
 	struct net_remote_region region[NET_MAX_REGIONS];
 	atomic_int err;			/* 0, or how it failed (net_put refuses) */

@@ -4,8 +4,11 @@
  * signal message) carries the connection's sequence number in its 32
  * bits of remote completion data, and the receiver applies a signal only
  * once every message issued before it has arrived.  The 32 bits (EFA's
- * cq_data_size is 4) hold, low to high: the sequence number (8 bits), a
- * compact signal's value (8 bits, 0: no signal) and its semaphore (16).
+ * cq_data_size is 4) hold, low to high: the sequence number (8 bits), the
+ * sender's id (12 bits, struct net_params.id: the receiver tells its
+ * peers apart by it, as a provider's source address cannot be trusted --
+ * tcp;ofi_rxm gave one peer's for another's writes) and a compact
+ * signal's semaphore plus one (12 bits, 0: no signal; its value is 1).
  *
  * The sender keeps at most NET_WINDOW messages in flight per connection,
  * half the sequence space, so an arrival is never mistaken for one a lap
@@ -23,28 +26,35 @@
 #define NET_SEQ_SPACE (1u << NET_SEQ_BITS)
 #define NET_WINDOW (NET_SEQ_SPACE / 2)
 
-static inline uint32_t net_cq_data(uint32_t seq, const struct net_signal *compact)
+static inline uint32_t net_cq_data(uint32_t seq, uint32_t id, const struct net_signal *compact)
 {
-	uint32_t d = seq & (NET_SEQ_SPACE - 1);
+	uint32_t d = (seq & (NET_SEQ_SPACE - 1)) | (id & (NET_MAX_IDS - 1)) << NET_SEQ_BITS;
 
 	if (compact)
-		d |= (compact->value & 0xff) << 8 | compact->sem << 16;
+		d |= (compact->sem + 1) << 20;
 	return d;
+}
+
+/* The sender's id in @data. */
+static inline uint32_t net_cq_data_id(uint32_t data)
+{
+	return (data >> NET_SEQ_BITS) & (NET_MAX_IDS - 1);
 }
 
 static inline bool net_sig_is_compact(const struct net_signal *s)
 {
-	return s->sem < NET_SIG_COMPACT_SEMS && s->value >= 1 &&
-	       s->value <= NET_SIG_COMPACT_VALUE_MAX && !s->flags;
+	return s->sem < NET_SIG_COMPACT_SEMS && s->value == NET_SIG_COMPACT_VALUE_MAX && !s->flags;
 }
 
 /* The compact signal of @data, if it has one. */
 static inline bool net_cq_data_signal(uint32_t data, struct net_signal *out)
 {
-	out->value = (data >> 8) & 0xff;
-	out->sem = data >> 16;
+	uint32_t sem = data >> 20;
+
+	out->value = 1;
+	out->sem = sem - 1;
 	out->flags = 0;
-	return out->value != 0;
+	return sem != 0;
 }
 
 typedef void (*reorder_apply_fn)(void *arg, const struct net_signal *sig);

@@ -63,17 +63,14 @@ static int nconn(struct net *n)
 	return k;
 }
 
-/* The peer an arrival's source address is, or -1. */
-static int peer_of_addr(struct net *n, fi_addr_t a)
+/* The peer whose id is @id, or -1. */
+static int peer_of_id(struct net *n, uint32_t id)
 {
 	int found = -1;
 
 	pthread_rwlock_rdlock(&n->conn_lock);
-	/* FI_AV_TABLE numbers addresses in insert order: try that first */
-	if (a < (fi_addr_t)n->nconn && n->conn[a]->addr == a)
-		found = (int)a;
 	for (int i = 0; found < 0 && i < n->nconn; i++)
-		if (n->conn[i]->addr == a)
+		if (n->conn[i]->id == id)
 			found = i;
 	pthread_rwlock_unlock(&n->conn_lock);
 	return found;
@@ -253,7 +250,7 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		compact = r->posted + chunk == r->len && r->has_sig && net_sig_is_compact(&r->sig);
 		o->kind = NET_OP_WRITE;
 		ret = fi_writedata(n->ep, lr->base + r->local_off + r->posted, chunk, lr->desc,
-				   net_cq_data(c->tx_seq, compact ? &r->sig : NULL), c->addr,
+				   net_cq_data(c->tx_seq, n->p.id, compact ? &r->sig : NULL), c->addr,
 				   rr->addr + r->remote_off + r->posted, rr->key, o);
 		if (!ret) {
 			r->posted += chunk;
@@ -265,7 +262,7 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		*b = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value, r->sig.flags };
 		o->kind = NET_OP_SIGMSG;
 		o->body = b;
-		ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc, net_cq_data(c->tx_seq, NULL),
+		ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc, net_cq_data(c->tx_seq, n->p.id, NULL),
 				  c->addr, o);
 		if (ret)
 			n->free_bodies[n->nfree_bodies++] = b;
@@ -440,8 +437,9 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 	struct net_arrival a = { 0 };
 
 	if ((e->flags & FI_REMOTE_WRITE) || (e->flags & FI_RECV)) {
-		a.peer = peer_of_addr(n, src);
+		/* by the id the sender put in: a source address may be another peer's */
 		a.data = (uint32_t)e->data;
+		a.peer = (e->flags & FI_REMOTE_CQ_DATA) ? peer_of_id(n, net_cq_data_id(a.data)) : -1;
 		if (e->flags & FI_RECV) {
 			if (e->len == sizeof(a.body)) {
 				a.has_body = true;
@@ -453,13 +451,9 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 		}
 		if (a.peer < 0) {
 			log_msg(LOG_WARN,
-				"net: an arrival from an address not connected (fi_addr %" PRIu64 "); dropped",
-				(uint64_t)src);
-			return;
-		}
-		if (!(e->flags & FI_REMOTE_CQ_DATA)) {
-			fail_conn(n, a.peer, -EPROTO, "%s sent a message without a sequence number",
-				  conn_of(n, a.peer)->name);
+				"net: an arrival from %s (id %u, fi_addr %" PRIu64 "); dropped",
+				(e->flags & FI_REMOTE_CQ_DATA) ? "a peer not connected" :
+				"a sender without completion data", net_cq_data_id(a.data), (uint64_t)src);
 			return;
 		}
 		arrived(n, &a);

@@ -45,7 +45,7 @@ const uint32_t *clique_hosts(struct clique *q)
 {
 	uint32_t per = q->rt->devices_per_node ? q->rt->devices_per_node : 1;
 
-	if (!plan_stage_nodes_for_test)
+	if (!plan_stage_nodes_for_test && !q->rt->across_hosts)
 		return NULL;
 	if (!q->hosts) {
 		q->hosts = malloc(q->n * sizeof(*q->hosts));

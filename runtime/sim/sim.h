@@ -182,6 +182,7 @@ struct sim_system {
 	u32 slot;			/* this process's */
 	u32 deaths_seen;		/* ccm_fabric_deaths() last reported */
 	struct sim_link *link;		/* the memfd and how others get it */
+	struct sim_net *net;		/* across hosts (sim_net.c), NULL: one host */
 };
 
 static inline struct sim_ctx *to_ctx(struct ccore_dev *dev)
@@ -309,10 +310,17 @@ int sim_token_close(struct sim_system *s, s32 fd);
  * address of @d's context; let @d's descriptors signal @count semaphores
  * of another host from @first.  Unmapped when the context closes.
  */
-int sim_remote_map(struct ccore_dev *d, u32 dev, u64 size, u64 remote, u64 *va);
+int sim_remote_map(struct ccore_dev *d, u32 dev, u64 size, u64 remote, uint64_t *va);
 int sim_remote_sems(struct ccore_dev *d, u32 first, u32 count);
 /* True if @c may signal @ref, another host's semaphore. */
 bool sim_remote_sem_usable(const struct sim_ctx *c, u32 ref);
 void sim_remote_fini(struct sim_ctx *c);
+
+/* sim_net.c: another host's memory as the model names it (ccm_vm_map_remote()). */
+u64 sim_net_remote(u32 host, u64 arena_off);
+/* Where a shared system's arena is mapped (in every process of the host). */
+u64 sim_arena_base(const struct sim_system *s);
+/* Stop the proxy (before the fabric): what is queued fails. */
+void sim_net_stop(struct sim_system *s);
 
 #endif

@@ -11,16 +11,18 @@
 
 #include <stdlib.h>
 
-int sim_remote_map(struct ccore_dev *d, u32 dev, u64 size, u64 remote, u64 *va)
+int sim_remote_map(struct ccore_dev *d, u32 dev, u64 size, u64 remote, uint64_t *va)
 {
 	struct sim_ctx *c = to_ctx(d);
 	struct sim_system *s = c->sys;
+	u64 at = 0;
 	int rc;
 
 	if (dev >= ccm_fabric_num_devices(s->f) || !ccm_dev_remote(s->f, dev))
 		return ccore_error(-EINVAL, "remote map: device %u is not on another host", dev);
 	ccm_mutex_lock(&s->sh->lock);
-	rc = ccm_vm_map_remote(&c->vm, size, dev, remote, va);
+	rc = ccm_vm_map_remote(&c->vm, size, dev, remote, &at);
+	*va = at;
 	ccm_mutex_unlock(&s->sh->lock);
 	return rc ? ccore_error(rc, "remote map: %llu bytes of device %u: %s",
 				(unsigned long long)size, dev,

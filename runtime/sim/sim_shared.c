@@ -727,6 +727,8 @@ void sim_shared_close(struct sim_system *s)
 	struct sim_link *l = s->link;
 	u32 i;
 
+	/* the proxy first: it waits on the fabric and reports to it */
+	sim_net_stop(s);
 	/* first: a process taking this slot next binds its name */
 	stop_serving(l);
 	if (s->f && ccm_fabric_slot(s->f) != CCM_NO_INDEX) {

@@ -27,6 +27,10 @@ struct xtoken_body {
 	u32 dev, id;			/* exporter's device, handle or first semaphore */
 	u32 pid;			/* the exporter's, for messages */
 	u64 dev_addr;			/* a buffer's address on its own device */
+	/* across hosts (sim_net.c): where it is, for another host's NIC */
+	u32 host;			/* the exporter's fabric's node (CCM_ALL_NODES: all) */
+	u32 count;			/* a semaphore block's size */
+	u64 arena_off, size;		/* a buffer's bytes in its host's arena */
 };
 
 _Static_assert(sizeof(struct xtoken_body) <= CCORE_TOKEN_BYTES, "token too large");
@@ -97,6 +101,39 @@ void sim_xtoken_fini(struct sim_ctx *c)
 	c->nxtokens = c->xtokens_cap = 0;
 }
 
+/* What another host needs to reach @b's buffer or semaphores through its NIC. */
+static void where_it_is(struct sim_ctx *c, struct xtoken_body *b)
+{
+	struct sim_system *s = c->sys;
+	const struct sim_sem_block *blk;
+	const struct sim_bo *bo;
+
+	b->host = ccm_fabric_config(s->f)->here;
+	if (b->host == CCM_ALL_NODES || !sim_shared(s))
+		return;
+	ccm_mutex_lock(&s->sh->lock);
+	if (b->kind == XTOKEN_BO) {
+		bo = sim_handle_get(&c->bos, b->id);
+		if (bo && bo->mem->host) {
+			b->arena_off = (u64)(uintptr_t)bo->mem->host - sim_arena_base(s);
+			b->size = bo->mem->size;
+		}
+	} else {
+		for (blk = c->blocks; blk; blk = blk->next)
+			if (blk->u.first == b->id)
+				b->count = blk->u.count;
+	}
+	ccm_mutex_unlock(&s->sh->lock);
+}
+
+/* @b was exported on another host: reach it through the NIC (sim_remote.c). */
+static bool elsewhere(struct ccore_dev *dev, const struct xtoken_body *b)
+{
+	u32 here = ccm_fabric_config(to_ctx(dev)->sys->f)->here;
+
+	return here != CCM_ALL_NODES && b->host != CCM_ALL_NODES && b->host != here;
+}
+
 static int make(struct ccore_dev *dev, enum xtoken_kind kind, u32 id, u64 dev_addr,
 		struct ccore_token *tok)
 {
@@ -108,6 +145,7 @@ static int make(struct ccore_dev *dev, enum xtoken_kind kind, u32 id, u64 dev_ad
 
 	if (rc)
 		return rc;
+	where_it_is(to_ctx(dev), &b);
 	memset(tok, 0, sizeof(*tok));
 	memcpy(tok->bytes, &b, sizeof(b));
 	return 0;
@@ -137,6 +175,12 @@ int sim_xtoken_bo_import(struct ccore_dev *dev, const struct ccore_token *tok, u
 
 	if (rc)
 		return rc;
+	if (elsewhere(dev, &b)) {
+		/* no handle: the mapping goes with the context */
+		*handle = 0;
+		return sim_remote_map(dev, b.dev, b.size, sim_net_remote(b.host, b.arena_off),
+				      dev_addr);
+	}
 	rc = ccore_dev_bo_import_token(dev, b.token, handle, dev_addr);
 	if (rc) {
 		snprintf(why, sizeof(why), "%s", ccore_last_error());
@@ -159,6 +203,8 @@ int sim_xtoken_sem_import(struct ccore_dev *dev, const struct ccore_token *tok)
 
 	if (rc)
 		return rc;
+	if (elsewhere(dev, &b))
+		return sim_remote_sems(dev, b.id, b.count);
 	rc = ccore_dev_sem_import_token(dev, b.token, NULL, NULL);
 	if (rc) {
 		snprintf(why, sizeof(why), "%s", ccore_last_error());

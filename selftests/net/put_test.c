@@ -272,6 +272,7 @@ static int side_open(struct side *s, struct net **out)
 	p.max_chunk = s->max_chunk;
 	p.test = &s->hooks;
 	p.timeout_ms = s->timeout_ms;
+	p.id = (uint32_t)s->idx;
 	rc = net_open(&p, out);
 	if (rc)
 		return say(s, "net_open: %d %s", rc, ccore_last_error());

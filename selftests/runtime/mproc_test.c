@@ -50,6 +50,8 @@ typedef void proc_body(struct proc *pr, struct report *rep);
 
 static struct rank_run runs[MAX_RUNS];
 static uint32_t nruns;
+/* Hosts the job's processes are on (CCORE_HOSTID host0, host1, ...): 0, this one. */
+static uint32_t job_hosts;
 
 static void proc_init(struct proc *pr, const struct ccore_unique_id *id, struct report *rep)
 {
@@ -141,7 +143,12 @@ static void job_fork(uint32_t n, uint32_t per, proc_body *body, struct report *r
 		if (pids[p] == 0) {
 			struct proc pr = { .n = n, .per = per, .first = p * per };
 			struct report rep = { 0 };
+			char host[16];
 
+			if (job_hosts) {
+				snprintf(host, sizeof(host), "host%u", p / (nproc / job_hosts));
+				setenv("CCORE_HOSTID", host, 1);
+			}
 			proc_init(&pr, &id, &rep);
 			if (!rep.rc)
 				body(&pr, &rep);
@@ -160,6 +167,10 @@ static void job_fork(uint32_t n, uint32_t per, proc_body *body, struct report *r
 			     n, nproc, p, pids[p], status);
 	}
 	waitpid(root, &status, 0);
+	/* every failure: the first one's cause may be another process's */
+	for (uint32_t p = 0; p < nproc; p++)
+		if (reps[p].rc)
+			ccore_test_log("process %u: %d: %s", p, reps[p].rc, reps[p].msg);
 	for (uint32_t p = 0; p < nproc; p++)
 		if (reps[p].rc)
 			FAIL("N=%u in %u processes: process %u: %d: %s", n, nproc, p, reps[p].rc,
@@ -176,7 +187,7 @@ static void add_run(struct rank_run x)
 static void runs_algos(uint32_t n, uint32_t per, const uint64_t *counts, size_t nc)
 {
 	struct algo_opts o = { .slices = 1, .channels = 1, .ranks_per_device = 1,
-			       .ranks_per_node = n };
+			       .ranks_per_node = job_hosts ? n / job_hosts : n };
 
 	(void)per;
 	for (uint8_t coll = 0; coll < CS_NCOLL; coll++)
@@ -233,8 +244,8 @@ static void sweep(uint32_t n, uint32_t per, const uint64_t *counts, size_t nc, i
 		refused += reps[p].refused;
 		ASSERT_EQ(reps[p].runs + reps[p].refused, nruns);
 	}
-	ccore_test_log("N=%u in %u processes: %u collectives each, %lu checked over the processes, 0 wrong; %lu forced algorithms refused",
-		       n, n / per, nruns, done, refused);
+	ccore_test_log("N=%u in %u processes on %u hosts: %u collectives each, %lu checked over the processes, 0 wrong; %lu forced algorithms refused",
+		       n, n / per, job_hosts ? job_hosts : 1, nruns, done, refused);
 	ASSERT_GT(done, 0);
 }
 
@@ -247,6 +258,27 @@ TEST(sweep_one_rank_per_process)
 	sweep(3, 1, counts, 4, 1);
 	sweep(4, 1, counts, 4, 1);
 	sweep(8, 1, counts8, 3, 1);
+	unsetenv("CCORE_ALGO");
+}
+
+/*
+ * Across hosts (CCORE_HOSTID): each host's processes share a fabric holding
+ * its node only, the network (tcp;ofi_rxm on loopback here) carries what
+ * goes to the others, reductions between hosts staged.  2 and 3 hosts of
+ * one process, 2 hosts of 2 processes (a host's fabric shared, and the
+ * network), 2 hosts of a process of 2 ranks.
+ */
+TEST(sweep_across_hosts)
+{
+	static const uint64_t counts[] = { 3, 130 };
+
+	job_hosts = 2;
+	sweep(2, 1, counts, 2, 2);
+	sweep(4, 1, counts, 2, 3);
+	sweep(4, 2, counts, 2, 3);
+	job_hosts = 3;
+	sweep(3, 1, counts, 2, 3);
+	job_hosts = 0;
 	unsetenv("CCORE_ALGO");
 }
 

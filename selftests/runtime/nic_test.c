@@ -93,7 +93,7 @@ static void hosts_close(void)
 }
 
 /* @n bytes of B's device 1 memory, mapped into A's device 0 as another host's. */
-static uint8_t *remote_buf(size_t n, u64 *va_on_a)
+static uint8_t *remote_buf(size_t n, uint64_t *va_on_a)
 {
 	uint32_t h;
 	uint64_t va;
@@ -113,7 +113,7 @@ TEST(a_copy_to_another_host_lands_and_its_signal_wakes_the_core_there)
 {
 	uint32_t h, ring, sem, prog_a, prog_b;
 	uint64_t src_va, job_b;
-	u64 dst_va;
+	uint64_t dst_va;
 	uint8_t *src, *dst;
 	struct ccm_ring_stats st;
 	struct drm_ccore_desc d;
@@ -150,7 +150,7 @@ TEST(a_ring_keeps_its_order_across_hosts)
 	enum { N = 12 };
 	uint32_t h, ring, sem[N], prog_a;
 	uint64_t src_va;
-	u64 dst_va;
+	uint64_t dst_va;
 	struct drm_ccore_desc d[N];
 	uint8_t *src, *dst;
 
@@ -190,7 +190,7 @@ TEST(a_send_the_nic_fails_is_a_dma_error_and_the_next_job_runs)
 {
 	uint32_t h, ring, sem, prog_a;
 	uint64_t src_va, job;
-	u64 dst_va;
+	uint64_t dst_va;
 	struct drm_ccore_desc d[2];
 	struct ccm_ring_stats st;
 	struct ccm_cc_info info;
@@ -233,7 +233,7 @@ TEST(what_the_nic_cannot_do_is_refused_naming_why)
 {
 	uint32_t h, ring, sem, own_sem, bad;
 	uint64_t src_va, dst_va;
-	u64 rdst_va;
+	uint64_t rdst_va;
 	struct drm_ccore_desc d;
 
 	hosts_open();
@@ -286,7 +286,7 @@ TEST(another_host_s_devices_cannot_be_used_here)
 {
 	uint32_t h;
 	uint64_t va;
-	u64 rva;
+	uint64_t rva;
 	struct ccm_err err = { 0 };
 
 	hosts_open();

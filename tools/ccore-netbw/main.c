@@ -290,6 +290,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	p.max_chunk = o.chunk;
+	p.id = (uint32_t)o.rank;
 	rc = boot_unique_id(&id);
 	if (!rc)
 		rc = boot_init(&id, o.rank, 2, 0, &b);

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Communicators of one process per rank across hosts on the embedded sim
+ * (comm_net.c): each host's fabric holds its node only, and the processes
+ * reach the others' through the network (runtime/sim/sim_net.c).
+ */
+#ifndef CCORE_COMM_NET_H
+#define CCORE_COMM_NET_H
+
+#include "comm.h"
+#include "rank_place.h"
+
+struct boot;
+
+/* Does rank @me's job of @nranks ranks (@hosts) need the network between its hosts? */
+bool comm_net_needed(const struct rank_host *hosts, uint32_t nranks, uint32_t me);
+/*
+ * With @rt the host's fabric: every process of the job swaps its network
+ * address (through @boots of the local ranks @ranks), connects to the
+ * processes of other hosts, and waits for all to have.  Collective: every
+ * rank of the job calls it at the same init.
+ */
+int comm_net_connect(struct rt *rt, struct boot *const *boots, const int *ranks, uint32_t nlocal,
+		     uint32_t nranks, const struct clique_rank *place, uint32_t devices_per_node);
+
+#endif

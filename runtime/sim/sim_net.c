@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The network proxy of a host's shared sim (sim_net.h): what the model's
+ * NIC posts (model/ccm_nic.c) goes out through the transport
+ * (runtime/net/), and what other hosts send comes in.
+ *
+ * - Addresses: another host's memory is named by that host and the offset
+ *   in its arena (every process of a host maps the arena at one address
+ *   and registers it whole, once), packed into the model's remote address
+ *   (sim_net_remote()).
+ * - One connection per other host carries everything this process sends
+ *   there, to that host's lowest process: the transport keeps a
+ *   connection's order, so a ring's descriptors land in order even though
+ *   the NIC completes each as soon as its bytes left (ccm_nic_done()).
+ *   The receiving process applies the semaphore changes to its host's
+ *   fabric, whichever process's they are.
+ * - A pump thread waits on the fabric for this process's cores' posts and
+ *   hands them to the transport; the transport's proxy thread reports
+ *   them sent and applies arrivals.
+ */
+#include "sim.h"
+#include "sim/sim_net.h"
+#include "ccm_arena.h"
+#include "log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Remote addresses: (host + 1) << 44 | offset in its arena (16 TiB). */
+#define ARENA_BITS 44
+
+struct sim_net {
+	struct sim_system *sys;
+	struct net *net;
+	u32 me, host;
+	int *to_host;			/* [host] the connection there, -1: none */
+	u32 nhosts;
+	pthread_t pump;
+	bool pump_started;
+	bool stop;			/* atomic */
+};
+
+struct sent {
+	struct sim_net *sn;
+	struct ccm_nic_xfer x;
+};
+
+u64 sim_arena_base(const struct sim_system *s)
+{
+	return s->arena->base;
+}
+
+u64 sim_net_remote(u32 host, u64 arena_off)
+{
+	return (u64)(host + 1) << ARENA_BITS | arena_off;
+}
+
+static void put_done(void *arg, uint64_t cookie, int err, const char *why)
+{
+	struct sent *s = (struct sent *)(uintptr_t)cookie;
+
+	(void)arg;
+	if (err)
+		log_msg(LOG_WARN, "sim: the NIC could not send %llu bytes from device %u core %u: %s",
+			       (unsigned long long)s->x.len, s->x.dev, s->x.core, why);
+	ccm_nic_done(s->sn->sys->f, &s->x, err);
+	free(s);
+}
+
+static void signal_arrived(void *arg, int peer, const struct net_signal *sig)
+{
+	struct sim_net *sn = arg;
+
+	if (ccm_nic_arrived(sn->sys->f, sig->sem, sig->value, sig->flags & NET_SIG_SET))
+		log_msg(LOG_WARN, "sim: %s sent a change of semaphore 0x%08x, which is not on this host",
+			       net_peer_name(sn->net, peer), sig->sem);
+}
+
+static void peer_failed(void *arg, int peer, int err, const char *why)
+{
+	struct sim_net *sn = arg;
+
+	log_msg(LOG_WARN, "sim: the connection to %s failed (%d): %s",
+		       net_peer_name(sn->net, peer), err, why);
+}
+
+/* Hand @x to the transport: the host of its target, the bytes' offsets. */
+static void send_one(struct sim_net *sn, const struct ccm_nic_xfer *x)
+{
+	const struct ccm_config *cfg = ccm_fabric_config(sn->sys->f);
+	u64 base = sn->sys->arena->base;
+	u32 host = x->data ? (u32)(x->to >> ARENA_BITS) - 1 :
+		   DRM_CCORE_SEM_REF_DEV(x->sem) / cfg->devices_per_node;
+	struct net_signal sig = { .sem = x->sem, .value = x->value,
+				  .flags = x->set ? NET_SIG_SET : 0 };
+	struct sent *s = malloc(sizeof(*s));
+	int rc;
+
+	if (!s) {
+		ccm_nic_done(sn->sys->f, x, -ENOMEM);
+		return;
+	}
+	*s = (struct sent){ .sn = sn, .x = *x };
+	if (host >= sn->nhosts || sn->to_host[host] < 0) {
+		rc = ccore_error(-EHOSTUNREACH, "no connection to host %u", host);
+	} else if (x->data) {
+		rc = net_put(sn->net, sn->to_host[host], 0, (u64)(uintptr_t)x->src - base, 0,
+			     x->to & ((1ull << ARENA_BITS) - 1), x->len, x->has_sem ? &sig : NULL,
+			     (uintptr_t)s);
+	} else {
+		rc = net_signal(sn->net, sn->to_host[host], &sig, (uintptr_t)s);
+	}
+	if (rc)
+		put_done(sn, (uintptr_t)s, rc, ccore_last_error());
+}
+
+static bool work_or_stop(void *arg)
+{
+	struct sim_net *sn = arg;
+	struct ccm_fabric *f = sn->sys->f;
+	const struct ccm_config *cfg = ccm_fabric_config(f);
+	u32 slot = ccm_fabric_slot(f);
+
+	if (__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE))
+		return true;
+	for (u32 d = sn->host * cfg->devices_per_node; d < (sn->host + 1) * cfg->devices_per_node;
+	     d++)
+		for (u32 c = 0; c < cfg->cores; c++)
+			if (ccm_core_owner(f, d, c) == slot && ccm_nic_pending(f, d, c))
+				return true;
+	return false;
+}
+
+static void *pump(void *arg)
+{
+	struct sim_net *sn = arg;
+	struct ccm_fabric *f = sn->sys->f;
+	const struct ccm_config *cfg = ccm_fabric_config(f);
+	u32 slot = ccm_fabric_slot(f);
+
+	while (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
+		ccm_fabric_wait(f, work_or_stop, sn, ccm_now_ns() + 100000000ll);
+		for (u32 d = sn->host * cfg->devices_per_node;
+		     d < (sn->host + 1) * cfg->devices_per_node; d++)
+			for (u32 c = 0; c < cfg->cores; c++) {
+				struct ccm_nic_xfer x;
+
+				while (ccm_core_owner(f, d, c) == slot && !ccm_nic_take(f, d, c, &x))
+					send_one(sn, &x);
+			}
+	}
+	return NULL;
+}
+
+void sim_net_stop(struct sim_system *s)
+{
+	struct sim_net *sn = s->net;
+
+	if (!sn)
+		return;
+	__atomic_store_n(&sn->stop, true, __ATOMIC_RELEASE);
+	ccm_fabric_nudge(s->f);
+	if (sn->pump_started)
+		pthread_join(sn->pump, NULL);
+	/* what is still queued fails (put_done) while the fabric is there */
+	net_close(sn->net);
+	free(sn->to_host);
+	free(sn);
+	s->net = NULL;
+}
+
+int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct net_blob *blob)
+{
+	struct sim_system *s = (struct sim_system *)sys;
+	struct sim_net *sn;
+	struct net_params p = { 0 };
+	unsigned int region;
+	int rc;
+
+	if (!sim_shared(s) || ccm_fabric_config(s->f)->here != host)
+		return ccore_error(-EINVAL, "net: the sim system is not the shared fabric of host %u",
+				   host);
+	/* a second communicator of the job in this process: the same network */
+	if (s->net)
+		return net_local_blob(s->net->net, blob);
+	sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return ccore_error(-ENOMEM, "out of memory");
+	*sn = (struct sim_net){ .sys = s, .me = me, .host = host };
+	p.cb = (struct net_callbacks){ .put_done = put_done, .signal_arrived = signal_arrived,
+				       .peer_failed = peer_failed, .arg = sn };
+	p.id = me;	/* the process's lowest rank: one per process of the job */
+	rc = net_open(&p, &sn->net);
+	if (!rc)
+		rc = net_reg(sn->net, (void *)(uintptr_t)s->arena->base, s->arena->size, &region);
+	if (!rc && region != 0)
+		rc = ccore_error(-EINVAL, "net: the arena is region %u, not 0", region);
+	if (!rc)
+		rc = net_local_blob(sn->net, blob);
+	if (rc) {
+		net_close(sn->net);
+		free(sn);
+		return rc;
+	}
+	s->net = sn;
+	return 0;
+}
+
+int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
+		    const uint32_t *hosts, const struct net_blob *blobs)
+{
+	struct sim_system *s = (struct sim_system *)sys;
+	struct sim_net *sn = s->net;
+	u32 *lead;
+	int rc = 0;
+
+	if (!sn)
+		return ccore_error(-EINVAL, "net: not started");
+	if (sn->pump_started)
+		return 0;
+	for (u32 i = 0; i < n; i++)
+		sn->nhosts = hosts[i] + 1 > sn->nhosts ? hosts[i] + 1 : sn->nhosts;
+	sn->to_host = malloc(sn->nhosts * sizeof(*sn->to_host));
+	lead = malloc(sn->nhosts * sizeof(*lead));
+	if (!sn->to_host || !lead) {
+		free(lead);
+		return ccore_error(-ENOMEM, "out of memory");
+	}
+	for (u32 h = 0; h < sn->nhosts; h++) {
+		sn->to_host[h] = -1;
+		lead[h] = UINT32_MAX;
+	}
+	for (u32 i = 0; i < n; i++)
+		lead[hosts[i]] = ids[i] < lead[hosts[i]] ? ids[i] : lead[hosts[i]];
+	/* everyone of another host may send here: connect them all */
+	for (u32 i = 0; i < n && !rc; i++) {
+		char name[32];
+		int peer;
+
+		if (hosts[i] == sn->host)
+			continue;
+		snprintf(name, sizeof(name), "host %u (rank %u)", hosts[i], ids[i]);
+		rc = net_connect(sn->net, &blobs[i], name, &peer);
+		if (!rc && ids[i] == lead[hosts[i]])
+			sn->to_host[hosts[i]] = peer;
+	}
+	free(lead);
+	if (!rc) {
+		rc = pthread_create(&sn->pump, NULL, pump, sn);
+		sn->pump_started = !rc;
+		rc = rc ? ccore_error(-rc, "net: no pump thread") : 0;
+	}
+	return rc;
+}
