@@ -63,8 +63,11 @@ LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
 DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3
-# check also runs the verifier fuzzer (clang's libFuzzer)
-DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev
+# the PyTorch backend's build and tests (bindings/pytorch/, about 820 MB)
+DEPS_TORCH := python3-torch libtorch-dev pybind11-dev
+# check also runs the verifier fuzzer (clang's libFuzzer) and the PyTorch
+# backend's test
+DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev $(DEPS_TORCH)
 
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
@@ -663,3 +666,74 @@ $(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(TOOL_C
 	@# wants glibc's NSS modules at run time; the guest has this host's glibc
 	@# and its tests give numeric addresses, which need none
 	$(Q)$(CC) -static -Wl,--no-warnings $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# --- the PyTorch backend (bindings/pytorch/) ---------------------------------
+# torch.distributed's "ccore" backend: a C++14 shim over the public API and
+# the Python package ccore (import ccore.torch), in $(BUILD)/python/
+# (PYTHONPATH=$(BUILD)/python).  The extension links libccore.a, so it needs
+# no library path.  Built when Debian's python3-torch, libtorch-dev and
+# pybind11-dev are there (make deps-torch installs them; make check does),
+# else make says so; never in the sanitizer builds (python3 does not load
+# their runtime).  Documentation/pytorch.rst.
+TORCH_PYTHON := /usr/bin/python3
+TORCH_FOUND := $(and $(wildcard /usr/include/torch/csrc/distributed/c10d/ProcessGroup.hpp),$(wildcard \
+	/usr/lib/python3/dist-packages/torch/__init__.py),$(wildcard /usr/include/pybind11/pybind11.h))
+PYTORCH_SRCS := $(sort $(wildcard bindings/pytorch/*.cpp))
+PYTORCH_OBJS := $(patsubst %.cpp,$(OBJ)/%.o,$(PYTORCH_SRCS))
+PYTORCH_PKG := $(BUILD)/python/ccore
+PYTORCH_EXT := $(PYTORCH_PKG)/_torch_backend.so
+PYTORCH_PY := $(patsubst bindings/pytorch/ccore/%,$(PYTORCH_PKG)/%,$(sort $(wildcard bindings/pytorch/ccore/*.py)))
+PYTORCH_TESTS := $(BUILD)/tests/pytorch/torch_backend_test
+# torch's headers (and Python's) as system headers: -Werror is for ours
+PYTORCH_CXXFLAGS = -std=c++14 $(OPT) -fPIC -fvisibility=hidden -Wall -Wextra -Werror -pthread -MMD -MP \
+	-Iruntime/include -isystem /usr/include/torch/csrc/api/include \
+	$(patsubst -I%,-isystem %,$(shell /usr/bin/python3-config --includes))
+# libtorch_python: torch's pybind11 types (ProcessGroup, Store); libpython
+# comes from the interpreter that loads the extension
+PYTORCH_LIBS := -ltorch_python -ltorch -ltorch_cpu -lc10
+
+.PHONY: pytorch deps-torch bench-torch
+deps-torch:
+	$(Q)scripts/deps.sh $(DEPS_TORCH)
+
+ifeq ($(SAN),)
+ifneq ($(TORCH_FOUND),)
+all: pytorch
+pytorch: $(PYTORCH_EXT) $(PYTORCH_PY) $(PYTORCH_TESTS)
+else
+all: pytorch
+pytorch:
+	@echo "  SKIP    bindings/pytorch: torch is not installed ($(DEPS_TORCH); make deps-torch)"
+endif
+endif
+
+$(OBJ)/bindings/pytorch/%.o: bindings/pytorch/%.cpp
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $<"
+	$(Q)$(CXX) $(PYTORCH_CXXFLAGS) -c $< -o $@
+
+$(PYTORCH_EXT): $(PYTORCH_OBJS) $(LIBCCORE_A)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CXX) -shared -pthread $(PYTORCH_OBJS) $(LIBCCORE_A) -o $@ $(PYTORCH_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+$(PYTORCH_PKG)/%.py: bindings/pytorch/ccore/%.py
+	$(install_data)
+
+$(BUILD)/tests/pytorch/%: selftests/pytorch/%.py
+	$(install_script)
+
+# make install: the package where Debian's python3 looks under PREFIX
+# (/usr/local/lib/python3.11/dist-packages)
+PYTHONDIR ?= $(PREFIX)/lib/$(shell $(TORCH_PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages
+.PHONY: install-pytorch uninstall-pytorch
+install-pytorch: pytorch
+	$(Q)install -d $(DESTDIR)$(PYTHONDIR)/ccore
+	$(Q)install -m 644 $(PYTORCH_PY) $(DESTDIR)$(PYTHONDIR)/ccore/
+	$(Q)install -m 755 $(PYTORCH_EXT) $(DESTDIR)$(PYTHONDIR)/ccore/
+uninstall-pytorch:
+	$(Q)rm -rf $(DESTDIR)$(PYTHONDIR)/ccore
+ifeq ($(SAN)$(if $(TORCH_FOUND),,none),)
+install: install-pytorch
+uninstall: uninstall-pytorch
+endif

@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""torch.distributed's "ccore" backend (bindings/pytorch/), against gloo.
+
+Starts 2 processes (--procs to choose), one rank each, on the embedded
+simulated devices; every process makes the default group on ccore and a
+gloo group of the same ranks, runs each collective on both with the same
+inputs and checks that ccore's result equals gloo's (inputs are small
+integers, exact in every dtype, so any summation order gives the same
+bits).  Prints TAP: one line per check, passed only if it passed on every
+rank.
+
+Usage: torch_backend_test [--procs N[,N...]] [--python-dir DIR] [--help]
+
+  --procs N,...    process counts to run (default 2)
+  --python-dir DIR where the ccore package is (default: ../../python from
+                   this file, $(BUILD)/python when installed by make)
+
+Without torch (python3-torch, or the built ccore package) it fails saying
+so; CCORE_TORCH_SKIP=1 makes that a skip instead.
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# a process's whole run: init, checks, teardown; generous for a loaded machine
+WORKER_TIMEOUT_S = 240
+
+
+def usage(out, status):
+    out.write(__doc__)
+    sys.exit(status)
+
+
+# --- the checks, run in every worker ------------------------------------------
+
+class Checks:
+    """Runs named checks in the same order on every rank and prints each result."""
+
+    def __init__(self, rank, world, gloo):
+        self.rank, self.world, self.gloo = rank, world, gloo
+
+    def report(self, name, ok, detail=""):
+        detail = " ".join(str(detail).split())[:400]
+        print(f"CHECK\t{'ok' if ok else 'fail'}\t{name}\t{detail}", flush=True)
+
+    def run(self, name, fn):
+        try:
+            result = fn()
+        except Exception as e:  # a failure of this check, not of the test
+            self.report(name, False, f"{type(e).__name__}: {e}")
+            return
+        ok, detail = result if isinstance(result, tuple) else (bool(result), "")
+        self.report(name, ok, detail)
+
+
+def differ(got, want):
+    """'' if the tensors are equal bit for bit, else what differs."""
+    import torch
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return f"got {got.dtype} {tuple(got.shape)}, want {want.dtype} {tuple(want.shape)}"
+    if torch.equal(got, want):
+        return ""
+    bad = (got != want).nonzero()
+    i = tuple(bad[0].tolist())
+    return f"{bad.shape[0]} elements differ, first at {i}: got {got[i].item()}, want {want[i].item()}"
+
+
+def rank_input(dtype, shape, rank, salt=0, low=0, high=5):
+    """A rank's input: small integers (exact in every dtype), different per rank."""
+    import torch
+    g = torch.Generator().manual_seed(1000 * rank + salt)
+    t = torch.randint(low, high, shape, generator=g, dtype=torch.int64)
+    return t.to(dtype)
+
+
+def collective_checks(c):
+    import torch
+    import torch.distributed as dist
+    R = dist.ReduceOp
+    rank, world, gloo = c.rank, c.world, c.gloo
+
+    # gloo 1.13 reduces f32, f64, f16, i8, u8, i32, i64 (not bf16, nor AVG)
+    float_types = [torch.float32, torch.float64, torch.float16]
+    int_types = [torch.int32, torch.int64, torch.int8, torch.uint8]
+
+    def allreduce(dtype, op, count):
+        low, high = (1, 3) if op == R.PRODUCT else (0, 5)
+        x = rank_input(dtype, (count,), rank, salt=count, low=low, high=high)
+        got = x.clone()
+        dist.all_reduce(got, op=op)
+        want = x.clone()
+        if op == R.AVG:
+            # gloo has no AVG: its SUM over the ranks, divided as ccore does
+            wide = want.to(torch.int64) if not dtype.is_floating_point else want
+            dist.all_reduce(wide, op=R.SUM, group=gloo)
+            if dtype.is_floating_point:
+                want = wide / world
+            else:
+                want = torch.div(wide, world, rounding_mode="trunc").to(dtype)
+        else:
+            dist.all_reduce(want, op=op, group=gloo)
+        return differ(got, want) == "", differ(got, want)
+
+    for dtype in float_types + int_types:
+        for count in (1, 33, 4099):
+            c.run(f"allreduce SUM {dtype} x{count}", lambda: allreduce(dtype, R.SUM, count))
+        for name in ("PRODUCT", "MIN", "MAX", "AVG"):
+            c.run(f"allreduce {name} {dtype} x33",
+                  lambda: allreduce(dtype, getattr(R, name), 33))
+
+    def allreduce_bf16():
+        x = rank_input(torch.bfloat16, (257,), rank)
+        got = x.clone()
+        dist.all_reduce(got)
+        want = x.float()
+        dist.all_reduce(want, group=gloo)
+        return differ(got, want.to(torch.bfloat16)) == "", differ(got, want.to(torch.bfloat16))
+    c.run("allreduce SUM bfloat16 x257 (gloo's reference in float32)", allreduce_bf16)
+
+    def broadcast(dtype, count, root):
+        x = rank_input(dtype, (count, 3), rank, salt=7).to(dtype)
+        got = x.clone()
+        dist.broadcast(got, src=root)
+        # gloo cannot move bool: its reference as uint8
+        want = x.clone() if dtype != torch.bool else x.to(torch.uint8)
+        dist.broadcast(want, src=root, group=gloo)
+        want = want.to(dtype)
+        return differ(got, want) == "", differ(got, want)
+
+    for root in range(world):
+        for dtype, count in ((torch.float32, 1), (torch.int64, 1001), (torch.bool, 77)):
+            c.run(f"broadcast {dtype} {count}x3 from rank {root}",
+                  lambda: broadcast(dtype, count, root))
+
+    def allgather(dtype, shape):
+        x = rank_input(dtype, shape, rank, salt=11)
+        got = [torch.full(shape, 99).to(dtype) for _ in range(world)]
+        want = [torch.zeros(shape, dtype=dtype) for _ in range(world)]
+        dist.all_gather(got, x)
+        dist.all_gather(want, x, group=gloo)
+        bad = [f"from rank {r}: {differ(g, w)}" for r, (g, w) in enumerate(zip(got, want))
+               if differ(g, w)]
+        return not bad, "; ".join(bad)
+
+    for dtype, shape in ((torch.float32, (33,)), (torch.int64, (5, 7)), (torch.float64, (1,))):
+        c.run(f"allgather {dtype} {shape}", lambda: allgather(dtype, shape))
+
+    def barrier_waits():
+        # rank 0 comes late: every other rank's barrier must wait for it
+        dist.barrier()
+        if rank == 0:
+            time.sleep(1.0)
+        start = time.monotonic()
+        dist.barrier()
+        waited = time.monotonic() - start
+        if rank == 0:
+            return True, f"rank 0 came {1.0} s late"
+        return waited > 0.8, f"waited {waited:.2f} s for rank 0 (which came 1 s late)"
+    c.run("barrier waits for the last rank", barrier_waits)
+
+    def async_and_futures():
+        xs = [rank_input(torch.float32, (100 + i,), rank, salt=i) for i in range(4)]
+        got = [x.clone() for x in xs]
+        works = [dist.all_reduce(g, async_op=True) for g in got]
+        fut = works[-1].get_future().then(lambda f: f.value()[0].sum().item())
+        for w in works:
+            w.wait()
+        want = [x.clone() for x in xs]
+        for w in want:
+            dist.all_reduce(w, group=gloo)
+        bad = [differ(g, w) for g, w in zip(got, want) if differ(g, w)]
+        if fut.wait() != want[-1].sum().item():
+            bad.append(f"the future's callback saw {fut.wait()}, want {want[-1].sum().item()}")
+        if not all(w.is_completed() for w in works):
+            bad.append("a waited Work is not completed")
+        return not bad, "; ".join(bad)
+    c.run("4 AllReduces in flight, then waited; a future's then()", async_and_futures)
+
+    def refused(fn, words):
+        try:
+            fn()
+        except RuntimeError as e:
+            missing = [w for w in words if w not in str(e)]
+            return not missing, f"message lacks {missing}: {e}" if missing else ""
+        return False, "no exception"
+
+    c.run("allreduce BAND is refused naming BAND and what is allowed",
+          lambda: refused(lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32),
+                                                  op=R.BAND), ["BAND", "allowed: SUM"]))
+    c.run("a non-contiguous tensor is refused",
+          lambda: refused(lambda: dist.all_reduce(torch.ones(4, 4).t()), ["not contiguous"]))
+    c.run("allreduce of bool is refused naming the dtype",
+          lambda: refused(lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool)),
+                          ["cannot reduce", "Bool", "allowed"]))
+    c.run("broadcast from rank world_size is refused",
+          lambda: refused(lambda: dist.broadcast(torch.ones(2), src=world), ["out of range"]))
+
+
+def worker(rank, world, port):
+    from datetime import timedelta
+    import torch.distributed as dist
+    import ccore.torch  # noqa: F401  (registers "ccore")
+
+    dist.init_process_group("ccore", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, timeout=timedelta(seconds=120))
+    c = Checks(rank, world, None)
+    c.run("init_process_group(\"ccore\") makes a ProcessGroupCcore",
+          lambda: (type(dist.group.WORLD).__name__ == "ProcessGroupCcore",
+                   type(dist.group.WORLD).__name__))
+    c.gloo = dist.new_group(backend="gloo")
+    collective_checks(c)
+    dist.destroy_process_group()
+    print("DONE", flush=True)
+
+
+# --- the launcher --------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_job(world, python_dir):
+    """Run the checks on @world processes; returns (checks {name: [details]}, errors)."""
+    port = free_port()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = python_dir + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("CCORE_COMM_ID", None)  # the Store passes the id; a fixed one would be shared
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker",
+                               str(r), str(world), str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                              text=True) for r in range(world)]
+    outputs, errors = [], []
+    deadline = time.monotonic() + WORKER_TIMEOUT_S
+    for r, p in enumerate(procs):
+        try:
+            out, _ = p.communicate(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            errors.append(f"rank {r} did not finish within {WORKER_TIMEOUT_S} s")
+        if p.returncode != 0:
+            errors.append(f"rank {r} exited with status {p.returncode}")
+        if "\nDONE" not in "\n" + out:
+            errors.append(f"rank {r} did not finish its checks; its output:\n" + out[-3000:])
+        outputs.append(out)
+    checks = {}
+    for r, out in enumerate(outputs):
+        for line in out.splitlines():
+            if line.startswith("CHECK\t"):
+                _, verdict, name, detail = (line.split("\t", 3) + [""])[:4]
+                checks.setdefault(name, [])
+                if verdict != "ok":
+                    checks[name].append(f"rank {r}: {detail}")
+                elif detail:
+                    checks[name].append(None)
+    for name in checks:
+        seen = sum(1 for out in outputs for line in out.splitlines()
+                   if line.startswith("CHECK\t") and line.split("\t")[2] == name)
+        if seen != world:
+            checks[name].append(f"reported by {seen} of {world} ranks")
+    return checks, errors
+
+
+def main(argv):
+    procs, python_dir = [2], os.path.normpath(os.path.join(HERE, "..", "..", "python"))
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a in ("-h", "--help"):
+            usage(sys.stdout, 0)
+        elif a == "--worker" and len(args) == 3:
+            return worker(int(args[0]), int(args[1]), int(args[2]))
+        elif a == "--procs" and args:
+            try:
+                procs = [int(n) for n in args.pop(0).split(",")]
+            except ValueError:
+                procs = []
+            if not procs or min(procs) < 2 or max(procs) > 8:
+                sys.stderr.write("torch_backend_test: --procs: give counts of 2 to 8 processes "
+                                 "separated by commas\n")
+                return 2
+        elif a == "--python-dir" and args:
+            python_dir = os.path.abspath(args.pop(0))
+        else:
+            sys.stderr.write(f"torch_backend_test: unknown argument {a}\n")
+            usage(sys.stderr, 2)
+
+    print("TAP version 13")
+    sys.path.insert(0, python_dir)
+    try:
+        import torch.distributed  # noqa: F401
+        import ccore.torch  # noqa: F401
+    except ImportError as e:
+        why = (f"cannot import torch and ccore.torch ({e}); install python3-torch "
+               f"libtorch-dev pybind11-dev (make deps-torch) and build ({python_dir})")
+        if os.environ.get("CCORE_TORCH_SKIP") == "1":
+            print(f"ok 1 - torch backend # SKIP {why}")
+            print("1..1")
+            return 0
+        print(f"not ok 1 - torch backend: {why} (CCORE_TORCH_SKIP=1 skips)")
+        print("1..1")
+        return 1
+
+    n = failed = 0
+    for world in procs:
+        start = time.monotonic()
+        checks, errors = run_job(world, python_dir)
+        for name, problems in checks.items():
+            n += 1
+            bad = [p for p in problems if p]
+            if bad:
+                failed += 1
+                print(f"not ok {n} - {world} processes: {name}")
+                for b in bad:
+                    print("# " + b)
+            else:
+                print(f"ok {n} - {world} processes: {name}")
+        n += 1
+        if errors:
+            failed += 1
+            print(f"not ok {n} - {world} processes ran every check and exited cleanly")
+            for e in errors:
+                print("\n".join("# " + line for line in e.splitlines()))
+        else:
+            print(f"ok {n} - {world} processes ran every check and exited cleanly "
+                  f"({time.monotonic() - start:.1f} s)")
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
