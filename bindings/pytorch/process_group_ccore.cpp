@@ -467,22 +467,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::alltoall_base(
 {
 	check_tensor(input, "alltoall_base", "input");
 	check_like(output, input, input.numel(), "alltoall_base", "output");
-	TORCH_CHECK(input.dim() > 0 && input.size(0) % size_ == 0,
-		    "ccore alltoall_base: the input's first dimension (",
-		    input.dim() ? input.size(0) : 0, ") must split evenly over the ", size_,
-		    " ranks");
-	const int64_t rows = input.size(0) / size_;
-
-	for (const auto *splits : {&input_split_sizes, &output_split_sizes})
-		for (int64_t s : *splits)
-			TORCH_CHECK(s == rows, "ccore alltoall_base: split sizes must all be equal "
-				    "(", rows, " rows per rank here, or none given); got ", s);
-	TORCH_CHECK(input_split_sizes.empty() || input_split_sizes.size() == size_t(size_),
-		    "ccore alltoall_base: ", input_split_sizes.size(),
-		    " input split sizes for ", size_, " ranks");
-	TORCH_CHECK(output_split_sizes.empty() || output_split_sizes.size() == size_t(size_),
-		    "ccore alltoall_base: ", output_split_sizes.size(),
-		    " output split sizes for ", size_, " ranks");
+	TORCH_CHECK(input.dim() > 0, "ccore alltoall_base: the input is a scalar; it must have a "
+		    "first dimension to split over the ranks");
+	/* ccore's AllToAll sends every rank the same count: equal splits only */
+	for (const auto *splits : {&input_split_sizes, &output_split_sizes}) {
+		TORCH_CHECK(splits->empty() || splits->size() == size_t(size_),
+			    "ccore alltoall_base: ", splits->size(), " split sizes for ", size_,
+			    " ranks");
+		for (int64_t rows : *splits)
+			TORCH_CHECK(rows == (*splits)[0], "ccore alltoall_base: split sizes must all "
+				    "be equal (ccore's AllToAll sends every rank as much); got ",
+				    c10::IntArrayRef(*splits));
+	}
+	TORCH_CHECK(input.size(0) % size_ == 0, "ccore alltoall_base: the input's first "
+		    "dimension (", input.size(0), ") must split evenly over the ", size_, " ranks");
 	const at::Tensor in = input, out = output;
 
 	return enqueue(c10d::OpType::ALLTOALL_BASE, describe("alltoall_base", in), {out},

@@ -83,6 +83,14 @@ def collective_checks(c):
     R = dist.ReduceOp
     rank, world, gloo = c.rank, c.world, c.gloo
 
+    def refused(fn, words):
+        try:
+            fn()
+        except RuntimeError as e:
+            missing = [w for w in words if w not in str(e)]
+            return not missing, f"message lacks {missing}: {e}" if missing else ""
+        return False, "no exception"
+
     # gloo 1.13 reduces f32, f64, f16, i8, u8, i32, i64 (not bf16, nor AVG)
     float_types = [torch.float32, torch.float64, torch.float16]
     int_types = [torch.int32, torch.int64, torch.int8, torch.uint8]
@@ -149,6 +157,158 @@ def collective_checks(c):
     for dtype, shape in ((torch.float32, (33,)), (torch.int64, (5, 7)), (torch.float64, (1,))):
         c.run(f"allgather {dtype} {shape}", lambda: allgather(dtype, shape))
 
+    def reduce(dtype, name, root):
+        x = rank_input(dtype, (513,), rank, salt=13)
+        got, want = x.clone(), x.clone()
+        dist.reduce(got, dst=root, op=getattr(R, name))
+        dist.reduce(want, dst=root, op=getattr(R, name), group=gloo)
+        if rank != root:
+            return True, ""  # only the root's result is defined
+        return differ(got, want) == "", differ(got, want)
+
+    for root in range(world):
+        for dtype, name in ((torch.float32, "SUM"), (torch.int64, "MAX")):
+            c.run(f"reduce {name} {dtype} x513 to rank {root}",
+                  lambda: reduce(dtype, name, root))
+
+    def gloo_allreduce_slice(full, n):
+        """gloo's reference for a reduce-scatter: AllReduce, then this rank's slice."""
+        dist.all_reduce(full, group=gloo)
+        return full[rank * n:(rank + 1) * n]
+
+    def all_gather_into_tensor(dtype, n):
+        x = rank_input(dtype, (n,), rank, salt=17)
+        got = torch.full((world * n,), 7).to(dtype)
+        dist.all_gather_into_tensor(got, x)
+        # gloo 1.13 has no _allgather_base: AllReduce of zeros but for this rank's slice
+        want = torch.zeros(world * n, dtype=dtype)
+        want[rank * n:(rank + 1) * n] = x
+        dist.all_reduce(want, group=gloo)
+        return differ(got, want) == "", differ(got, want)
+
+    for dtype, n in ((torch.float32, 1), (torch.float32, 1000), (torch.int32, 77)):
+        c.run(f"all_gather_into_tensor (_allgather_base) {dtype} {n} per rank",
+              lambda: all_gather_into_tensor(dtype, n))
+
+    def reduce_scatter_tensor(dtype, n):
+        x = rank_input(dtype, (world * n,), rank, salt=19)
+        got = torch.zeros(n, dtype=dtype)
+        dist.reduce_scatter_tensor(got, x)
+        want = gloo_allreduce_slice(x.clone(), n)
+        return differ(got, want) == "", differ(got, want)
+
+    for dtype, n in ((torch.float32, 1), (torch.float64, 999), (torch.int64, 64)):
+        c.run(f"reduce_scatter_tensor (_reduce_scatter_base) {dtype} {n} per rank",
+              lambda: reduce_scatter_tensor(dtype, n))
+
+    def reduce_scatter_list(dtype, n, name):
+        xs = [rank_input(dtype, (n,), rank, salt=23 + r) for r in range(world)]
+        got = torch.zeros(n, dtype=dtype)
+        dist.reduce_scatter(got, xs, op=getattr(R, name))
+        full = torch.cat(xs)
+        if name == "SUM":
+            want = gloo_allreduce_slice(full, n)
+        else:
+            dist.all_reduce(full, op=getattr(R, name), group=gloo)
+            want = full[rank * n:(rank + 1) * n]
+        return differ(got, want) == "", differ(got, want)
+
+    c.run("reduce_scatter (list) SUM float32 33 per rank",
+          lambda: reduce_scatter_list(torch.float32, 33, "SUM"))
+    c.run("reduce_scatter (list) MIN int32 5 per rank",
+          lambda: reduce_scatter_list(torch.int32, 5, "MIN"))
+
+    def all_to_all_single(dtype, rows):
+        x = rank_input(dtype, (world * rows, 3), rank, salt=29)
+        got = torch.zeros_like(x)
+        dist.all_to_all_single(got, x)
+        want = torch.zeros_like(x)
+        dist.all_to_all_single(want, x, group=gloo)
+        return differ(got, want) == "", differ(got, want)
+
+    for dtype, rows in ((torch.float32, 1), (torch.int64, 100)):
+        c.run(f"all_to_all_single (alltoall_base) {dtype} {rows}x3 per rank",
+              lambda: all_to_all_single(dtype, rows))
+
+    def all_to_all_list():
+        xs = [rank_input(torch.float32, (41,), rank, salt=31 + r) for r in range(world)]
+        got = [torch.zeros(41) for _ in range(world)]
+        dist.all_to_all(got, xs)
+        # gloo 1.13 has no list AllToAll: its all_to_all_single of the list's concatenation
+        want = torch.zeros(world * 41)
+        dist.all_to_all_single(want, torch.cat(xs), group=gloo)
+        return differ(torch.cat(got), want) == "", differ(torch.cat(got), want)
+    c.run("all_to_all (list) float32 41 per rank", all_to_all_list)
+
+    def unequal_splits():
+        x = torch.zeros(world + 1)
+        splits = [2] + [1] * (world - 1)
+        return refused(lambda: dist.all_to_all_single(torch.zeros(world + 1), x, splits, splits),
+                       ["split sizes must all be equal"])
+    c.run("all_to_all_single with unequal splits is refused", unequal_splits)
+
+    def send_recv(dtype, n):
+        # pairs (0,1), (2,3): the even rank sends first, the odd one receives first
+        peer = rank ^ 1
+        if peer >= world:
+            return True, ""
+        mine = rank_input(dtype, (n,), rank, salt=37)
+        got, want = torch.zeros(n, dtype=dtype), torch.zeros(n, dtype=dtype)
+        for out, group in ((got, None), (want, gloo)):
+            if rank % 2 == 0:
+                dist.send(mine, peer, group=group)
+                dist.recv(out, peer, group=group)
+            else:
+                dist.recv(out, peer, group=group)
+                dist.send(mine, peer, group=group)
+        return differ(got, want) == "", differ(got, want)
+
+    for dtype, n in ((torch.float32, 1), (torch.int64, 4097)):
+        c.run(f"send and recv {dtype} x{n} between ranks 2k and 2k+1",
+              lambda: send_recv(dtype, n))
+
+    def isend_irecv_ring():
+        # rank 0 starts the chain: each rank receives from the previous, then sends on
+        x = rank_input(torch.float32, (300,), rank, salt=41)
+        got = torch.zeros(300)
+        if rank == 0:
+            works = [dist.isend(x, 1 % world), dist.irecv(got, world - 1)]
+        else:
+            works = [dist.irecv(got, rank - 1), dist.isend(x, (rank + 1) % world)]
+        for w in works:
+            w.wait()
+        want = rank_input(torch.float32, (300,), (rank - 1) % world, salt=41)
+        return differ(got, want) == "", differ(got, want)
+    c.run("isend/irecv along a ring, started at rank 0", isend_irecv_ring)
+
+    c.run("recv from any source is refused",
+          lambda: refused(lambda: dist.recv(torch.zeros(2)), ["any source"]))
+    c.run("send with a tag is refused",
+          lambda: refused(lambda: dist.send(torch.zeros(2), (rank + 1) % world, tag=3),
+                          ["tag 3", "allowed: tag 0"]))
+
+    def gather(root):
+        x = rank_input(torch.float32, (65,), rank, salt=43)
+        got = [torch.zeros(65) for _ in range(world)] if rank == root else None
+        want = [torch.zeros(65) for _ in range(world)] if rank == root else None
+        dist.gather(x, got, dst=root)
+        dist.gather(x, want, dst=root, group=gloo)
+        if rank != root:
+            return True, ""
+        return differ(torch.cat(got), torch.cat(want)) == "", differ(torch.cat(got),
+                                                                     torch.cat(want))
+
+    def scatter(root):
+        xs = [rank_input(torch.int64, (65,), rank, salt=47 + r) for r in range(world)]
+        got, want = torch.zeros(65, dtype=torch.int64), torch.zeros(65, dtype=torch.int64)
+        dist.scatter(got, xs if rank == root else None, src=root)
+        dist.scatter(want, xs if rank == root else None, src=root, group=gloo)
+        return differ(got, want) == "", differ(got, want)
+
+    for root in (0, world - 1):
+        c.run(f"gather float32 x65 to rank {root}", lambda: gather(root))
+        c.run(f"scatter int64 x65 from rank {root}", lambda: scatter(root))
+
     def barrier_waits():
         # rank 0 comes late: every other rank's barrier must wait for it
         dist.barrier()
@@ -180,14 +340,6 @@ def collective_checks(c):
         return not bad, "; ".join(bad)
     c.run("4 AllReduces in flight, then waited; a future's then()", async_and_futures)
 
-    def refused(fn, words):
-        try:
-            fn()
-        except RuntimeError as e:
-            missing = [w for w in words if w not in str(e)]
-            return not missing, f"message lacks {missing}: {e}" if missing else ""
-        return False, "no exception"
-
     c.run("allreduce BAND is refused naming BAND and what is allowed",
           lambda: refused(lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32),
                                                   op=R.BAND), ["BAND", "allowed: SUM"]))
@@ -198,6 +350,92 @@ def collective_checks(c):
                           ["cannot reduce", "Bool", "allowed"]))
     c.run("broadcast from rank world_size is refused",
           lambda: refused(lambda: dist.broadcast(torch.ones(2), src=world), ["out of range"]))
+
+
+DDP_STEPS = 4
+# With 4 or more ranks a gradient's sum over the ranks is rounded in another
+# order by ccore and gloo: each float32 sum of N terms differs by at most
+# (N - 1) roundings, (N - 1) * 2^-24 of the sum of magnitudes (2e-7 for 4
+# ranks); the steps then carry that through SGD with momentum.  1e-5 of
+# each tensor's largest magnitude leaves 50 times that; the check also
+# requires the steps to have moved the parameters by far more than it.
+DDP_RTOL = 1e-5
+
+
+def ddp_checks(c):
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    rank, world = c.rank, c.world
+
+    class Net(torch.nn.Module):
+        """BatchNorm's running statistics are buffers DDP broadcasts from rank 0 at
+        every forward; the extra head is used on even steps only, so DDP must find
+        the unused parameters (find_unused_parameters=True)."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.BatchNorm1d(32),
+                                            torch.nn.ReLU(), torch.nn.Linear(32, 4))
+            self.extra = torch.nn.Linear(4, 4)
+
+        def forward(self, x, use_extra):
+            y = self.body(x)
+            return self.extra(y) if use_extra else y
+
+    def train(group):
+        torch.manual_seed(1234)
+        model = Net()
+        ddp = DDP(model, process_group=group, find_unused_parameters=True)
+        opt = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+        data = torch.Generator().manual_seed(rank)  # each rank its own batches
+        for step in range(DDP_STEPS):
+            x, y = torch.randn(16, 8, generator=data), torch.randn(16, 4, generator=data)
+            loss = ((ddp(x, step % 2 == 0) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+    torch.manual_seed(1234)
+    initial = Net().state_dict()
+    ccore_state = train(dist.group.WORLD)
+    gloo_state = train(c.gloo)
+
+    def identical():
+        bad = [f"{k}: {differ(ccore_state[k], gloo_state[k])}" for k in ccore_state
+               if differ(ccore_state[k], gloo_state[k])]
+        return not bad, "; ".join(bad)
+
+    def close():
+        worst, bad = 0.0, []
+        for k, v in ccore_state.items():
+            if not v.is_floating_point():
+                if differ(v, gloo_state[k]):
+                    bad.append(f"{k}: {differ(v, gloo_state[k])}")
+                continue
+            scale = max(gloo_state[k].abs().max().item(), 1e-30)
+            rel = (v - gloo_state[k]).abs().max().item() / scale
+            worst = max(worst, rel)
+            if rel > DDP_RTOL:
+                bad.append(f"{k}: differs by {rel:.3g} of its largest magnitude")
+        return not bad, "; ".join(bad) or f"largest difference {worst:.3g} of a tensor's magnitude"
+
+    def trained():
+        # (the bias before BatchNorm gets no gradient: BatchNorm takes the mean out)
+        moved = {k: (ccore_state[k] - initial[k]).abs().max().item() /
+                 max(initial[k].abs().max().item(), 1e-30)
+                 for k in ("body.0.weight", "body.3.weight", "extra.weight")}
+        return min(moved.values()) > 100 * DDP_RTOL, \
+            ", ".join(f"{k} moved {v:.3g} of its size" for k, v in moved.items())
+
+    c.run(f"DDP, {DDP_STEPS} steps: the weights moved (the extra head too)", trained)
+    if world == 2:
+        c.run(f"DDP (BatchNorm, unused parameters), {DDP_STEPS} steps on ccore and gloo: "
+              "parameters and buffers bit-identical", identical)
+    else:
+        c.run(f"DDP (BatchNorm, unused parameters), {DDP_STEPS} steps on ccore and gloo: "
+              f"parameters and buffers within {DDP_RTOL} of their magnitude", close)
 
 
 def worker(rank, world, port):
@@ -213,6 +451,7 @@ def worker(rank, world, port):
                    type(dist.group.WORLD).__name__))
     c.gloo = dist.new_group(backend="gloo")
     collective_checks(c)
+    ddp_checks(c)
     dist.destroy_process_group()
     print("DONE", flush=True)
 
@@ -249,7 +488,7 @@ def run_job(world, python_dir):
         if "\nDONE" not in "\n" + out:
             errors.append(f"rank {r} did not finish its checks; its output:\n" + out[-3000:])
         outputs.append(out)
-    checks = {}
+    checks, notes = {}, {}
     for r, out in enumerate(outputs):
         for line in out.splitlines():
             if line.startswith("CHECK\t"):
@@ -257,14 +496,15 @@ def run_job(world, python_dir):
                 checks.setdefault(name, [])
                 if verdict != "ok":
                     checks[name].append(f"rank {r}: {detail}")
-                elif detail:
+                elif detail and r == 0:
                     checks[name].append(None)
+                    notes[name] = detail
     for name in checks:
         seen = sum(1 for out in outputs for line in out.splitlines()
                    if line.startswith("CHECK\t") and line.split("\t")[2] == name)
         if seen != world:
             checks[name].append(f"reported by {seen} of {world} ranks")
-    return checks, errors
+    return checks, notes, errors
 
 
 def main(argv):
@@ -310,7 +550,7 @@ def main(argv):
     n = failed = 0
     for world in procs:
         start = time.monotonic()
-        checks, errors = run_job(world, python_dir)
+        checks, notes, errors = run_job(world, python_dir)
         for name, problems in checks.items():
             n += 1
             bad = [p for p in problems if p]
@@ -321,6 +561,8 @@ def main(argv):
                     print("# " + b)
             else:
                 print(f"ok {n} - {world} processes: {name}")
+                if name in notes:
+                    print(f"# rank 0: {notes[name]}")
         n += 1
         if errors:
             failed += 1
