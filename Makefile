@@ -1,19 +1,25 @@
 # ccore top-level build.
 #
-#   make            build the userspace: libccore, tools in build/bin/, firmware
+#   make            build the userspace: libccore, tools in build/bin/, firmware,
+#                   and the PyTorch backend in build/python/ when torch is
+#                   installed (make deps-torch installs it)
 #   make demo       run the main job on the embedded simulated devices
 #   make check      build and run every test: userspace (also under ASan/UBSan,
-#                   the threaded ones under ThreadSanitizer),
-#                   the kernel module's build checks, its selftests in QEMU
+#                   the threaded ones under ThreadSanitizer, the PyTorch
+#                   backend against gloo), the kernel module's build
+#                   checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (the top-level Kbuild)
 #   make install    install libccore (libccore.so.0, libccore.a), its headers,
-#                   ccore.pc, the tools and the firmware into DESTDIR/PREFIX
-#                   (default /usr/local); make uninstall removes them
+#                   ccore.pc, the tools, the firmware and the Python package
+#                   ccore (when built) into DESTDIR/PREFIX (default
+#                   /usr/local); make uninstall removes them
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce and the
 #                   tuner's choice at every size with their planning and
 #                   lowering, the tuner's regret, the TP + FSDP executable's
 #                   packet-size priority)
+#   make bench-torch  time a 25 MiB AllReduce and a DDP step through
+#                   torch.distributed, ccore against gloo, 4 processes
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
 #                   text description reader, FUZZ_TARGET=verify: the model's
@@ -21,7 +27,8 @@
 #   make fuzz-kernel  fuzz ccore.ko's ioctls in QEMU for FUZZ_SECONDS
 #                   (default 600) over FUZZ_SEEDS (default "1 2 3")
 #
-# Each of demo, check and driver installs the Debian packages it needs first.
+# Each of demo, check, driver and bench-torch installs the Debian packages it
+# needs first.
 
 BUILD ?= build
 SAN ?=
@@ -683,7 +690,9 @@ PYTORCH_OBJS := $(patsubst %.cpp,$(OBJ)/%.o,$(PYTORCH_SRCS))
 PYTORCH_PKG := $(BUILD)/python/ccore
 PYTORCH_EXT := $(PYTORCH_PKG)/_torch_backend.so
 PYTORCH_PY := $(patsubst bindings/pytorch/ccore/%,$(PYTORCH_PKG)/%,$(sort $(wildcard bindings/pytorch/ccore/*.py)))
-PYTORCH_TESTS := $(BUILD)/tests/pytorch/torch_backend_test
+# the test, and the example it runs under torchrun (data: run.sh runs
+# every executable of tests/)
+PYTORCH_TESTS := $(BUILD)/tests/pytorch/torch_backend_test $(BUILD)/tests/pytorch/torch_ddp.py
 # torch's headers (and Python's) as system headers: -Werror is for ours
 PYTORCH_CXXFLAGS = -std=c++14 $(OPT) -fPIC -fvisibility=hidden -Wall -Wextra -Werror -pthread -MMD -MP \
 	-Iruntime/include -isystem /usr/include/torch/csrc/api/include \
@@ -722,6 +731,15 @@ $(PYTORCH_PKG)/%.py: bindings/pytorch/ccore/%.py
 
 $(BUILD)/tests/pytorch/%: selftests/pytorch/%.py
 	$(install_script)
+
+$(BUILD)/tests/pytorch/torch_ddp.py: examples/torch_ddp.py
+	$(install_data)
+
+# DDP step time and a 25 MiB AllReduce through torch.distributed, ccore
+# against gloo, 4 processes (bindings/pytorch/bench.py --help)
+bench-torch: deps-torch
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(TORCH_PYTHON) bindings/pytorch/bench.py --python-dir $(BUILD)/python
 
 # make install: the package where Debian's python3 looks under PREFIX
 # (/usr/local/lib/python3.11/dist-packages)
