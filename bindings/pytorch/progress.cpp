@@ -6,7 +6,8 @@
 
 namespace ccore_torch {
 
-ProgressThread::ProgressThread() : thread_(&ProgressThread::loop, this)
+ProgressThread::ProgressThread()
+	: state_(std::make_shared<State>()), thread_(&ProgressThread::loop, state_)
 {
 }
 
@@ -18,11 +19,11 @@ ProgressThread::~ProgressThread()
 void ProgressThread::post(c10::intrusive_ptr<WorkCcore> work, std::function<void()> run)
 {
 	{
-		std::lock_guard<std::mutex> lock(mutex_);
+		std::lock_guard<std::mutex> lock(state_->mutex);
 
-		if (!stopping_) {
-			queue_.push_back(Job{work, std::move(run)});
-			wake_.notify_one();
+		if (!state_->stopping) {
+			state_->queue.push_back(Job{work, std::move(run)});
+			state_->wake.notify_one();
 			return;
 		}
 	}
@@ -35,35 +36,39 @@ void ProgressThread::stop()
 	std::deque<Job> dropped;
 
 	{
-		std::lock_guard<std::mutex> lock(mutex_);
+		std::lock_guard<std::mutex> lock(state_->mutex);
 
-		if (stopping_ && !thread_.joinable())
-			return;
-		stopping_ = true;
-		dropped.swap(queue_);
-		wake_.notify_one();
+		state_->stopping = true;
+		dropped.swap(state_->queue);
+		state_->wake.notify_one();
 	}
 	for (auto &job : dropped)
 		job.work->complete(std::make_exception_ptr(std::runtime_error(
 			"ccore " + job.work->what() +
 			": the process group was destroyed before it started")));
-	if (thread_.joinable())
+	if (!thread_.joinable())
+		return;
+	if (thread_.get_id() == std::this_thread::get_id())
+		thread_.detach();	/* in a callback of its own: it ends after it */
+	else
 		thread_.join();
 }
 
-void ProgressThread::loop()
+void ProgressThread::loop(std::shared_ptr<State> state)
 {
 	for (;;) {
 		Job job;
 
 		{
-			std::unique_lock<std::mutex> lock(mutex_);
+			std::unique_lock<std::mutex> lock(state->mutex);
 
-			wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-			if (queue_.empty())
+			state->wake.wait(lock, [&state] {
+				return state->stopping || !state->queue.empty();
+			});
+			if (state->queue.empty())
 				return;
-			job = std::move(queue_.front());
-			queue_.pop_front();
+			job = std::move(state->queue.front());
+			state->queue.pop_front();
 		}
 		std::exception_ptr error;
 

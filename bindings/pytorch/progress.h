@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -42,13 +43,21 @@ private:
 		c10::intrusive_ptr<WorkCcore> work;
 		std::function<void()> run;
 	};
+	/*
+	 * Shared with the thread, which may outlive this object: the group's
+	 * last reference can go in a future's callback, on the thread itself,
+	 * which then is detached and ends on its own.
+	 */
+	struct State {
+		std::mutex mutex;
+		std::condition_variable wake;
+		std::deque<Job> queue;
+		bool stopping = false;
+	};
 
-	void loop();
+	static void loop(std::shared_ptr<State> state);
 
-	std::mutex mutex_;
-	std::condition_variable wake_;
-	std::deque<Job> queue_;
-	bool stopping_ = false;
+	std::shared_ptr<State> state_;
 	std::thread thread_;
 };
 

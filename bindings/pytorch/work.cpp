@@ -51,12 +51,15 @@ int WorkCcore::sourceRank() const
 
 void WorkCcore::complete(std::exception_ptr error)
 {
-	finish(error);
-	/* the future's callbacks (DDP's) run here, on the progress thread */
+	/*
+	 * The future first: a caller whose wait() returns may read it at once.
+	 * Its callbacks (DDP's) run here, on the progress thread.
+	 */
 	if (error)
 		future_->setError(error);
 	else
 		future_->markCompleted(c10::IValue(outputs_));
+	finish(error);
 }
 
 } // namespace ccore_torch

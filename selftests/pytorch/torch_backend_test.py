@@ -496,6 +496,26 @@ def failure_checks(c):
           "job times out", ccore_timeout)
 
 
+def lifetime_checks(c):
+    """A group whose last reference goes in its own future's callback."""
+    import torch
+    import torch.distributed as dist
+    rank = c.rank
+    group = [dist.new_group(backend="ccore")]
+    t = torch.full((100,), float(rank))
+    if rank == 1:
+        time.sleep(0.5)  # so that rank 0's call is still running below
+    work = dist.all_reduce(t, group=group[0], async_op=True)
+    dist.destroy_process_group(group[0])  # torch forgets it; the work runs on
+    # the callback, on the group's progress thread, drops the last reference
+    done = work.get_future().then(lambda f: group.clear())
+    del work
+    done.wait()
+    want = float(sum(range(c.world)))
+    return (not group and bool((t == want).all()),
+            f"group references left: {len(group)}; result {t[0].item()}, want {want}")
+
+
 def worker(rank, world, port):
     from datetime import timedelta
     import torch.distributed as dist
@@ -510,6 +530,8 @@ def worker(rank, world, port):
     c.gloo = dist.new_group(backend="gloo")
     collective_checks(c)
     ddp_checks(c)
+    c.run("a group destroyed by its last reference going in its future's callback",
+          lambda: lifetime_checks(c))
     if world == 2:  # (10 s: once is enough)
         failure_checks(c)
     dist.destroy_process_group()
