@@ -18,9 +18,12 @@ ProgressThread::~ProgressThread()
 
 void ProgressThread::post(c10::intrusive_ptr<WorkCcore> work, std::function<void()> run)
 {
+	std::deque<Job> finished;	/* dropped here, on the caller's thread */
+
 	{
 		std::lock_guard<std::mutex> lock(state_->mutex);
 
+		finished.swap(state_->finished);
 		if (!state_->stopping) {
 			state_->queue.push_back(Job{work, std::move(run)});
 			state_->wake.notify_one();
@@ -33,25 +36,24 @@ void ProgressThread::post(c10::intrusive_ptr<WorkCcore> work, std::function<void
 
 void ProgressThread::stop()
 {
-	std::deque<Job> dropped;
+	std::deque<Job> dropped, finished;
 
 	{
-		std::lock_guard<std::mutex> lock(state_->mutex);
+		std::unique_lock<std::mutex> lock(state_->mutex);
 
 		state_->stopping = true;
 		dropped.swap(state_->queue);
 		state_->wake.notify_one();
+		/* the running call uses the group's communicator: let it end first */
+		state_->idle.wait(lock, [this] { return !state_->running; });
+		finished.swap(state_->finished);
 	}
 	for (auto &job : dropped)
 		job.work->complete(std::make_exception_ptr(std::runtime_error(
 			"ccore " + job.work->what() +
 			": the process group was destroyed before it started")));
-	if (!thread_.joinable())
-		return;
-	if (thread_.get_id() == std::this_thread::get_id())
-		thread_.detach();	/* in a callback of its own: it ends after it */
-	else
-		thread_.join();
+	if (thread_.joinable())
+		thread_.detach();
 }
 
 void ProgressThread::loop(std::shared_ptr<State> state)
@@ -69,6 +71,7 @@ void ProgressThread::loop(std::shared_ptr<State> state)
 				return;
 			job = std::move(state->queue.front());
 			state->queue.pop_front();
+			state->running = true;
 		}
 		std::exception_ptr error;
 
@@ -78,7 +81,18 @@ void ProgressThread::loop(std::shared_ptr<State> state)
 			error = std::make_exception_ptr(
 				std::runtime_error("ccore " + job.work->what() + ": " + e.what()));
 		}
+		{
+			std::lock_guard<std::mutex> lock(state->mutex);
+
+			state->running = false;
+			state->idle.notify_all();
+		}
+		/* its callbacks may destroy the group (stop() from this thread) */
 		job.work->complete(error);
+
+		std::lock_guard<std::mutex> lock(state->mutex);
+
+		state->finished.push_back(std::move(job));
 	}
 }
 

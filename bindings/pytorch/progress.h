@@ -33,8 +33,10 @@ public:
 	void post(c10::intrusive_ptr<WorkCcore> work, std::function<void()> run);
 
 	/*
-	 * Fail the calls not started yet, wait for the running one to end
-	 * (libccore's own timeouts bound it) and end the thread.
+	 * Fail the calls not started yet, wait for the running one's ccore
+	 * part to end (libccore's own timeouts bound it) and let the thread
+	 * end on its own: it may still be completing that call, whose
+	 * callbacks may need the GIL this caller holds.
 	 */
 	void stop();
 
@@ -44,14 +46,18 @@ private:
 		std::function<void()> run;
 	};
 	/*
-	 * Shared with the thread, which may outlive this object: the group's
-	 * last reference can go in a future's callback, on the thread itself,
-	 * which then is detached and ends on its own.
+	 * Shared with the thread, which may outlive this object.  finished:
+	 * the jobs done, kept for a caller's thread to drop (post(), stop()):
+	 * dropping a tensor Python let go of takes the GIL, which the thread
+	 * must never wait for while a caller holding it waits for the thread.
 	 */
 	struct State {
 		std::mutex mutex;
-		std::condition_variable wake;
+		std::condition_variable wake;	/* a job queued, or stopping */
+		std::condition_variable idle;	/* running went false */
 		std::deque<Job> queue;
+		std::deque<Job> finished;
+		bool running = false;
 		bool stopping = false;
 	};
 
