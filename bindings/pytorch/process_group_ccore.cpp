@@ -6,6 +6,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <cerrno>
 #include <cstring>
 #include <sstream>
 
@@ -188,7 +189,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::enqueue(c10d::OpType type, std
 
 void ProcessGroupCcore::sync_stream()
 {
-	check_ccore(ccore_stream_sync(stream_), "ccore_stream_sync");
+	int rc = ccore_stream_sync(stream_);
+
+	/* across processes the usual cause shows only as the CC core's job timeout */
+	if (rc == -ETIMEDOUT)
+		fail_ccore(rc, "ccore_stream_sync (timed out: has every rank of the group "
+			       "called this collective, and no other in its place?)");
+	check_ccore(rc, "ccore_stream_sync");
 }
 
 void ProcessGroupCcore::check_root(int64_t root, const char *call) const

@@ -486,7 +486,8 @@ def failure_checks(c):
         if rank:
             return True, ""
         msg = outcome["ccore"]
-        words = ["ccore allreduce of 1000 x Float", "ccore_stream_sync failed"]
+        words = ["ccore allreduce of 1000 x Float", "ccore_stream_sync (timed out: has every "
+                 "rank of the group called this collective", "failed"]
         in_time = JOB_TIMEOUT_S - 1 < outcome["after"] < JOB_TIMEOUT_S + 30
         return all(w in msg for w in words) and in_time, \
             f"after {outcome['after']:.1f} s: {msg}"
