@@ -1,19 +1,25 @@
 # ccore top-level build.
 #
-#   make            build the userspace: libccore, tools in build/bin/, firmware
+#   make            build the userspace: libccore, tools in build/bin/, firmware,
+#                   and the PyTorch backend in build/python/ when torch is
+#                   installed (make deps-torch installs it)
 #   make demo       run the main job on the embedded simulated devices
 #   make check      build and run every test: userspace (also under ASan/UBSan,
-#                   the threaded ones under ThreadSanitizer),
-#                   the kernel module's build checks, its selftests in QEMU
+#                   the threaded ones under ThreadSanitizer, the PyTorch
+#                   backend against gloo), the kernel module's build
+#                   checks, its selftests in QEMU
 #   make driver     build build/driver/ccore.ko (the top-level Kbuild)
 #   make install    install libccore (libccore.so.0, libccore.a), its headers,
-#                   ccore.pc, the tools and the firmware into DESTDIR/PREFIX
-#                   (default /usr/local); make uninstall removes them
+#                   ccore.pc, the tools, the firmware and the Python package
+#                   ccore (when built) into DESTDIR/PREFIX (default
+#                   /usr/local); make uninstall removes them
 #   make bench      run the benchmarks that print figures (device COPY, the
 #                   timed model's 1024-rank 1 GiB Ring AllReduce and the
 #                   tuner's choice at every size with their planning and
 #                   lowering, the tuner's regret, the TP + FSDP executable's
 #                   packet-size priority)
+#   make bench-torch  time a 25 MiB AllReduce and a DDP step through
+#                   torch.distributed, ccore against gloo, 4 processes
 #   make fuzz       fuzz the executable loader (libFuzzer, ASan/UBSan) for
 #                   FUZZ_SECONDS (default 60); FUZZ_TARGET=exe_text: the
 #                   text description reader, FUZZ_TARGET=verify: the model's
@@ -21,7 +27,8 @@
 #   make fuzz-kernel  fuzz ccore.ko's ioctls in QEMU for FUZZ_SECONDS
 #                   (default 600) over FUZZ_SEEDS (default "1 2 3")
 #
-# Each of demo, check and driver installs the Debian packages it needs first.
+# Each of demo, check, driver and bench-torch installs the Debian packages it
+# needs first.
 
 BUILD ?= build
 SAN ?=
@@ -63,9 +70,11 @@ LIBCCORE_LIBS := $(DRM_LIBS)
 
 # Debian packages each target needs (installed only when missing).
 DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev python3 libfabric-dev
-# check also runs the verifier fuzzer (clang's libFuzzer) and hosts as
-# network namespaces (ip, from iproute2)
-DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev iproute2
+# the PyTorch backend's build and tests (bindings/pytorch/, about 820 MB)
+DEPS_TORCH := python3-torch libtorch-dev pybind11-dev
+# check also runs the verifier fuzzer (clang's libFuzzer), hosts as network
+# namespaces (ip, from iproute2) and the PyTorch backend's test
+DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev iproute2 $(DEPS_TORCH)
 
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
@@ -672,3 +681,85 @@ $(BUILD)/tests/kernel/helpers/%: $$(call objs,$$(wildcard tools/%/*.c)) $(TOOL_C
 	@# wants glibc's NSS modules at run time; the guest has this host's glibc
 	@# and its tests give numeric addresses, which need none
 	$(Q)$(CC) -static -Wl,--no-warnings $(LDFLAGS_ALL) $^ -o $@ $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+# --- the PyTorch backend (bindings/pytorch/) ---------------------------------
+# torch.distributed's "ccore" backend: a C++14 shim over the public API and
+# the Python package ccore (import ccore.torch), in $(BUILD)/python/
+# (PYTHONPATH=$(BUILD)/python).  The extension links libccore.a, so it needs
+# no library path.  Built when Debian's python3-torch, libtorch-dev and
+# pybind11-dev are there (make deps-torch installs them; make check does),
+# else make says so; never in the sanitizer builds (python3 does not load
+# their runtime).  Documentation/pytorch.rst.
+TORCH_PYTHON := /usr/bin/python3
+TORCH_FOUND := $(and $(wildcard /usr/include/torch/csrc/distributed/c10d/ProcessGroup.hpp),$(wildcard \
+	/usr/lib/python3/dist-packages/torch/__init__.py),$(wildcard /usr/include/pybind11/pybind11.h))
+PYTORCH_SRCS := $(sort $(wildcard bindings/pytorch/*.cpp))
+PYTORCH_OBJS := $(patsubst %.cpp,$(OBJ)/%.o,$(PYTORCH_SRCS))
+PYTORCH_PKG := $(BUILD)/python/ccore
+PYTORCH_EXT := $(PYTORCH_PKG)/_torch_backend.so
+PYTORCH_PY := $(patsubst bindings/pytorch/ccore/%,$(PYTORCH_PKG)/%,$(sort $(wildcard bindings/pytorch/ccore/*.py)))
+# the test, and the example it runs under torchrun (data: run.sh runs
+# every executable of tests/)
+PYTORCH_TESTS := $(BUILD)/tests/pytorch/torch_backend_test $(BUILD)/tests/pytorch/torch_ddp.py
+# torch's headers (and Python's) as system headers: -Werror is for ours
+PYTORCH_CXXFLAGS = -std=c++14 $(OPT) -fPIC -fvisibility=hidden -Wall -Wextra -Werror -pthread -MMD -MP \
+	-Iruntime/include -isystem /usr/include/torch/csrc/api/include \
+	$(patsubst -I%,-isystem %,$(shell /usr/bin/python3-config --includes))
+# libtorch_python: torch's pybind11 types (ProcessGroup, Store); libpython
+# comes from the interpreter that loads the extension
+PYTORCH_LIBS := -ltorch_python -ltorch -ltorch_cpu -lc10
+
+.PHONY: pytorch deps-torch bench-torch
+deps-torch:
+	$(Q)scripts/deps.sh $(DEPS_TORCH)
+
+ifeq ($(SAN),)
+ifneq ($(TORCH_FOUND),)
+all: pytorch
+pytorch: $(PYTORCH_EXT) $(PYTORCH_PY) $(PYTORCH_TESTS)
+else
+all: pytorch
+pytorch:
+	@echo "  SKIP    bindings/pytorch: torch is not installed ($(DEPS_TORCH); make deps-torch)"
+endif
+endif
+
+$(OBJ)/bindings/pytorch/%.o: bindings/pytorch/%.cpp
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $<"
+	$(Q)$(CXX) $(PYTORCH_CXXFLAGS) -c $< -o $@
+
+$(PYTORCH_EXT): $(PYTORCH_OBJS) $(LIBCCORE_A)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CXX) -shared -pthread $(PYTORCH_OBJS) $(LIBCCORE_A) -o $@ $(PYTORCH_LIBS) $(LIBCCORE_LIBS) $(LDLIBS_ALL)
+
+$(PYTORCH_PKG)/%.py: bindings/pytorch/ccore/%.py
+	$(install_data)
+
+$(BUILD)/tests/pytorch/%: selftests/pytorch/%.py
+	$(install_script)
+
+$(BUILD)/tests/pytorch/torch_ddp.py: examples/torch_ddp.py
+	$(install_data)
+
+# DDP step time and a 25 MiB AllReduce through torch.distributed, ccore
+# against gloo, 4 processes (bindings/pytorch/bench.py --help)
+bench-torch: deps-torch
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(TORCH_PYTHON) bindings/pytorch/bench.py --python-dir $(BUILD)/python
+
+# make install: the package where Debian's python3 looks under PREFIX
+# (/usr/local/lib/python3.11/dist-packages)
+PYTHONDIR ?= $(PREFIX)/lib/$(shell $(TORCH_PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages
+.PHONY: install-pytorch uninstall-pytorch
+install-pytorch: pytorch
+	$(Q)install -d $(DESTDIR)$(PYTHONDIR)/ccore
+	$(Q)install -m 644 $(PYTORCH_PY) $(DESTDIR)$(PYTHONDIR)/ccore/
+	$(Q)install -m 755 $(PYTORCH_EXT) $(DESTDIR)$(PYTHONDIR)/ccore/
+uninstall-pytorch:
+	$(Q)rm -rf $(DESTDIR)$(PYTHONDIR)/ccore
+ifeq ($(SAN)$(if $(TORCH_FOUND),,none),)
+install: install-pytorch
+uninstall: uninstall-pytorch
+endif
