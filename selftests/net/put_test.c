@@ -386,8 +386,10 @@ static int enter_netns(int idx, char *msg, size_t size)
 	if (!list || !*list)
 		return 0;
 	if (sscanf(list, "%63s %63s", names[0], names[1]) != 2)
-		return snprintf(msg, size, "CCORE_TEST_NETNS=%s: expected two namespace names", list);
-	snprintf(path, sizeof(path), "/var/run/netns/%s", names[idx]);
+		return snprintf(msg, size, "CCORE_TEST_NETNS=%s: expected two namespaces", list);
+	/* a namespace's file (/proc/PID/ns/net), or a name ip-netns made */
+	snprintf(path, sizeof(path), "%s%s", names[idx][0] == '/' ? "" : "/var/run/netns/",
+		 names[idx]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || setns(fd, CLONE_NEWNET))
 		return snprintf(msg, size, "entering %s: %s", path, strerror(errno));

@@ -7,11 +7,13 @@
 # Usage: selftests/netns/hosts.sh [OPTIONS] -- COMMAND [ARG...]
 #   -n, --hosts N     how many hosts, 2 to 8 (default 2)
 #   --outside         run COMMAND once, here, with $CCORE_TEST_NETNS naming
-#                     the namespaces (a program that enters them itself)
+#                     the namespaces' files, /proc/PID/ns/net (a program
+#                     that enters them itself, setns(2))
 #   --mtu BYTES       the veth pairs' MTU (default 1500)
-#   --name PREFIX     the namespaces' names: PREFIXsw (the bridge's) and
-#                     PREFIXh0.. (default cc and this shell's pid: runs side
-#                     by side never meet); letters and digits, 1 to 12
+#   --name PREFIX     the namespaces' holder processes are named
+#                     ccns-PREFIX-sw (the bridge's) and ccns-PREFIX-h0..
+#                     (default cc and this shell's pid: runs side by side
+#                     never meet); letters and digits, 1 to 12
 #   -h, --help        this text
 #
 # In each host namespace COMMAND runs with $CCORE_HOST_INDEX (0..N-1),
@@ -63,73 +65,104 @@ skip() { echo "# SKIP $*"; exit 4; }
 command -v ip >/dev/null 2>&1 || skip "no ip(8) here (Debian: iproute2)"
 [ "$(id -u)" -eq 0 ] || skip "needs root (CAP_NET_ADMIN) to make network namespaces"
 
-sw="${tag}sw"
-ns() { echo "${tag}h$1"; }
-
+# A namespace is held by a process of its own (unshare --net), named
+# ccns-PREFIX-NAME so it can be found, and entered with nsenter: neither
+# "ip netns" nor "ip -n", which remount / and /sys (refused in a chroot)
+# and leave a mount behind.
+holders=""
 pids=""
+# hold NAME: a namespace, its holder's pid in $held
+hold() {
+	# shellcheck disable=SC2016 # $0 is bash's, in the namespace
+	unshare --net -- bash -c 'exec -a "ccns-$0" sleep 86400' "$tag-$1" </dev/null >/dev/null 2>&1 &
+	held=$!
+	holders="$holders $held"
+}
+in_ns() {
+	p=$1
+	shift
+	nsenter --net="/proc/$p/ns/net" "$@"
+}
+
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	# what still runs in the hosts (an interrupted run) goes first
 	for p in $pids; do
 		kill "$p" 2>/dev/null
 	done
-	i=0
-	while [ "$i" -lt "$hosts" ]; do
-		ip netns del "$(ns "$i")" 2>/dev/null
-		i=$((i + 1))
+	# a namespace goes with its holder, and its veth ends with it
+	for p in $holders; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
 	done
-	ip netns del "$sw" 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-if ! ip netns add "$sw" 2>/dev/null; then
-	skip "cannot make network namespaces here (no CAP_NET_ADMIN?)"
+if ! command -v unshare >/dev/null 2>&1 || ! command -v nsenter >/dev/null 2>&1; then
+	skip "no unshare(1)/nsenter(1) here (Debian: util-linux)"
 fi
-ip -n "$sw" link add br0 type bridge || exit 3
-ip -n "$sw" link set br0 up || exit 3
+hold sw
+swp=$held
+# the holder has entered its namespace once its net namespace differs from ours
+tries=0
+until [ "$(readlink "/proc/$swp/ns/net" 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ] &&
+	[ -n "$(readlink "/proc/$swp/ns/net" 2>/dev/null)" ]; do
+	tries=$((tries + 1))
+	if [ "$tries" -ge 50 ] || ! kill -0 "$swp" 2>/dev/null; then
+		skip "cannot make network namespaces here (no CAP_NET_ADMIN / CAP_SYS_ADMIN?)"
+	fi
+	sleep 0.05
+done
+in_ns "$swp" ip link add br0 type bridge || exit 3
+in_ns "$swp" ip link set br0 up || exit 3
 addrs=""
+hostp=""
 i=0
 while [ "$i" -lt "$hosts" ]; do
-	h=$(ns "$i")
+	hold "h$i"
+	hp=$held
+	tries=0
+	until [ "$(readlink "/proc/$hp/ns/net" 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ] &&
+		[ -n "$(readlink "/proc/$hp/ns/net" 2>/dev/null)" ]; do
+		tries=$((tries + 1))
+		[ "$tries" -lt 50 ] || { echo "hosts.sh: host $i's namespace never came" >&2; exit 3; }
+		sleep 0.05
+	done
+	hostp="$hostp${hostp:+ }$hp"
 	addr="10.231.0.$((i + 1))"
-	ip netns add "$h" || exit 3
-	ip -n "$sw" link add "p$i" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$h" || exit 3
-	ip -n "$sw" link set "p$i" master br0 up || exit 3
-	ip -n "$h" addr add "$addr/24" dev eth0 || exit 3
-	ip -n "$h" link set eth0 up || exit 3
-	ip -n "$h" link set lo up || exit 3
+	in_ns "$swp" ip link add "p$i" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$hp" || exit 3
+	in_ns "$swp" ip link set "p$i" master br0 up || exit 3
+	in_ns "$hp" ip addr add "$addr/24" dev eth0 || exit 3
+	in_ns "$hp" ip link set eth0 up || exit 3
+	in_ns "$hp" ip link set lo up || exit 3
 	addrs="$addrs${addrs:+ }$addr"
 	i=$((i + 1))
 done
 
 # the bridge (no STP) forwards once both ends of every pair are up
-i=0
-while [ "$i" -lt "$hosts" ]; do
+for hp in $hostp; do
 	tries=0
-	until ip -n "$(ns "$i")" -o link show eth0 | grep -q 'state UP'; do
+	until in_ns "$hp" ip -o link show eth0 | grep -q 'state UP'; do
 		tries=$((tries + 1))
-		[ "$tries" -lt 50 ] || { echo "hosts.sh: host $i's eth0 never came up" >&2; exit 3; }
+		[ "$tries" -lt 50 ] || { echo "hosts.sh: a host's eth0 never came up" >&2; exit 3; }
 		sleep 0.1
 	done
-	i=$((i + 1))
 done
 
 if [ "$outside" -eq 1 ]; then
-	names=""
-	i=0
-	while [ "$i" -lt "$hosts" ]; do
-		names="$names${names:+ }$(ns "$i")"
-		i=$((i + 1))
+	paths=""
+	for hp in $hostp; do
+		paths="$paths${paths:+ }/proc/$hp/ns/net"
 	done
-	CCORE_TEST_NETNS="$names" CCORE_HOST_ADDRS="$addrs" "$@"
+	CCORE_TEST_NETNS="$paths" CCORE_HOST_ADDRS="$addrs" "$@"
 	exit $?
 fi
 
 i=0
-while [ "$i" -lt "$hosts" ]; do
+for hp in $hostp; do
 	CCORE_HOST_INDEX=$i CCORE_HOSTS=$hosts CCORE_HOST_ADDRS="$addrs" CCORE_HOSTID="host$i" \
-		FI_TCP_IFACE=eth0 ip netns exec "$(ns "$i")" "$@" &
+		FI_TCP_IFACE=eth0 in_ns "$hp" "$@" &
 	pids="$pids $!"
 	i=$((i + 1))
 done

@@ -41,7 +41,7 @@ esac
 
 # the namespaces of the runs below, by their own prefix (other runs may go on beside)
 tag="nht$$"
-count_netns() { ip netns list 2>/dev/null | grep -c "^$tag"; }
+count_netns() { pgrep -c -f "^ccns-$tag-" 2>/dev/null || true; }
 
 # put_test's pair cases, one process per host
 out=$("$hosts" --outside -- "$build/tests/net/put_test" put_sizes put_sizes_chunked reorder_shuffled \
