@@ -161,8 +161,10 @@ fi
 
 i=0
 for hp in $hostp; do
+	# nsenter itself in the background (not a function's subshell): the
+	# cleanup's kill reaches the command, which nsenter becomes
 	CCORE_HOST_INDEX=$i CCORE_HOSTS=$hosts CCORE_HOST_ADDRS="$addrs" CCORE_HOSTID="host$i" \
-		FI_TCP_IFACE=eth0 in_ns "$hp" "$@" &
+		FI_TCP_IFACE=eth0 nsenter --net="/proc/$hp/ns/net" "$@" &
 	pids="$pids $!"
 	i=$((i + 1))
 done

@@ -55,6 +55,17 @@ else
 		"status $rc" "$out"
 fi
 
+# every collective and algorithm across 2 and 3 hosts, a process per rank
+out=$("$hosts" --hosts 3 --outside -- "$build/tests/runtime/mproc_test" sweep_across_hosts 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep '^# N=' | sed 's/^# /# hosts: /'
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^# 1 passed, 0 failed'; then
+	ok "every collective and algorithm across network namespaces (2 and 3 hosts), 0 wrong"
+else
+	not_ok "every collective and algorithm across network namespaces (2 and 3 hosts), 0 wrong" \
+		"status $rc" "$out"
+fi
+
 # the raw put bandwidth on the same path
 # shellcheck disable=SC2016
 out=$("$hosts" -- sh -c 'CCORE_COMM_ID=10.231.0.1:29500 exec "$0" --rank "$CCORE_HOST_INDEX" \

@@ -16,7 +16,11 @@
 #include "rank_run.h"
 #include "algos/algo.h"
 #include "comm.h"
+#include "bootstrap/boot.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +56,64 @@ static struct rank_run runs[MAX_RUNS];
 static uint32_t nruns;
 /* Hosts the job's processes are on (CCORE_HOSTID host0, host1, ...): 0, this one. */
 static uint32_t job_hosts;
+
+/*
+ * With $CCORE_TEST_NETNS (selftests/netns/hosts.sh --outside: the hosts'
+ * network namespaces, host i at 10.231.0.(i+1) on eth0) host @h's
+ * processes run in its namespace, over the veth pairs instead of loopback.
+ */
+static void enter_host(uint32_t h)
+{
+	const char *list = getenv("CCORE_TEST_NETNS");
+	char path[128];
+	int fd, n = 0;
+
+	if (!list || !*list)
+		return;
+	for (const char *at = list; *at; n++) {
+		size_t len = strcspn(at, " ");
+
+		if ((uint32_t)n == h && len < sizeof(path)) {
+			memcpy(path, at, len);
+			path[len] = 0;
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+				fprintf(stderr, "# entering host %u's namespace %s: %s\n", h, path,
+					strerror(errno));
+				_exit(3);
+			}
+			close(fd);
+			setenv("FI_TCP_IFACE", "eth0", 1);
+			setenv("CCORE_SOCKET_IFNAME", "eth0", 1);
+			return;
+		}
+		at += len;
+		at += *at == ' ';
+	}
+	fprintf(stderr, "# CCORE_TEST_NETNS names no namespace for host %u\n", h);
+	_exit(3);
+}
+
+/* The job's unique id, its root in host 0 (its namespace, if any). */
+static pid_t job_launcher(struct ccore_unique_id *id)
+{
+	int fd;
+	pid_t pid;
+
+	if (!job_hosts || !getenv("CCORE_TEST_NETNS"))
+		return rank_run_launcher(id);
+	pid = rank_run_fork(&fd);
+	if (pid == 0) {
+		enter_host(0);
+		if (ccore_get_unique_id(id) || write(fd, id, sizeof(*id)) != sizeof(*id))
+			_exit(1);
+		boot_root_wait((const struct boot_id *)id, 60000);
+		_exit(0);
+	}
+	ASSERT_EQ(read(fd, id, sizeof(*id)), sizeof(*id));
+	close(fd);
+	return pid;
+}
 
 static void proc_init(struct proc *pr, const struct ccore_unique_id *id, struct report *rep)
 {
@@ -135,7 +197,7 @@ static void job_fork(uint32_t n, uint32_t per, proc_body *body, struct report *r
 {
 	uint32_t nproc = n / per;
 	struct ccore_unique_id id;
-	pid_t root = rank_run_launcher(&id), pids[MAXN];
+	pid_t root = job_launcher(&id), pids[MAXN];
 	int fds[MAXN], status;
 
 	for (uint32_t p = 0; p < nproc; p++) {
@@ -148,6 +210,7 @@ static void job_fork(uint32_t n, uint32_t per, proc_body *body, struct report *r
 			if (job_hosts) {
 				snprintf(host, sizeof(host), "host%u", p / (nproc / job_hosts));
 				setenv("CCORE_HOSTID", host, 1);
+				enter_host(p / (nproc / job_hosts));
 			}
 			proc_init(&pr, &id, &rep);
 			if (!rep.rc)
@@ -263,8 +326,10 @@ TEST(sweep_one_rank_per_process)
 
 /*
  * Across hosts (CCORE_HOSTID): each host's processes share a fabric holding
- * its node only, the network (tcp;ofi_rxm on loopback here) carries what
- * goes to the others, reductions between hosts staged.  2 and 3 hosts of
+ * its node only, the network (tcp;ofi_rxm on loopback here, on veth pairs
+ * between network namespaces under selftests/netns/hosts.sh --hosts 3
+ * --outside) carries what goes to the others, reductions between hosts
+ * staged.  2 and 3 hosts of
  * one process, 2 hosts of 2 processes (a host's fabric shared, and the
  * network), 2 hosts of a process of 2 ranks.
  */
