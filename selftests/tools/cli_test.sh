@@ -103,6 +103,11 @@ expect 1 "unknown key 'colour'" -- "$bin/ccore-info" --sim colour=red
 expect 2 "unexpected argument 'x'" -- "$bin/ccore-info" x
 expect 1 "unknown backend; allowed: sim, accel" -- env CCORE_DEVICE=gpu "$bin/ccore-info"
 expect 0 "nodes" -- "$bin/ccore-info" --sim-help
+expect 0 "provider" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" "$bin/ccore-info" --net
+expect 0 '"cq_data_size"' -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" "$bin/ccore-info" --net --json
+expect 1 "the network is off (CCORE_NET=off)" -- env CCORE_NET=off "$bin/ccore-info" --net
+expect 1 "CCORE_NET_PROVIDER=bogus: no such provider here" -- env CCORE_NET_PROVIDER=bogus "$bin/ccore-info" --net
+expect 2 "--net goes alone" -- "$bin/ccore-info" --net --sim devices=2
 expect 2 "--count '0': expected a whole number from 1" -- "$bin/ccore-info" --watch --count 0
 expect 2 "--count '-3': expected a whole number from 1" -- "$bin/ccore-info" --watch --count -3
 expect 2 "--timeout 'soon': expected seconds, a number greater than 0" -- "$bin/ccore-info" --watch --timeout soon

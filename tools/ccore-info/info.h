@@ -21,4 +21,7 @@ struct watch_opts {
 int nl_list_devices(bool json);
 int nl_watch(const struct watch_opts *o);
 
+/* --net: the network between hosts (net.c); the exit status. */
+int net_info(bool as_json);
+
 #endif

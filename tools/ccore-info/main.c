@@ -68,6 +68,7 @@ static void usage(FILE *out)
 		"usage: ccore-info [--json] [--device BACKEND] [--sim CONFIG] [--streams N]\n"
 		"       ccore-info --sim-help\n"
 		"       ccore-info --netlink [--json]\n"
+		"       ccore-info --net [--json]\n"
 		"       ccore-info --watch [--json] [--count N] [--timeout SECS]\n"
 		"\n"
 		"Shows the devices of a backend: cores, CC cores, DMA engines, rings,\n"
@@ -91,6 +92,10 @@ static void usage(FILE *out)
 		"  --sim-help        list the simulated fabric's keys and ranges\n"
 		"  --streams N       report for N streams (1..CC cores per core), as a\n"
 		"                    communicator's config would set; default $CCORE_STREAMS\n"
+		"  --net             the network between hosts this host would open: the\n"
+		"                    libfabric provider ($CCORE_NET_PROVIDER, else efa if\n"
+		"                    present, else tcp;ofi_rxm; CCORE_NET=off: none) and\n"
+		"                    its limits; peers are known only to a job\n"
 		"  --netlink         list the kernel driver's devices on every fabric, with\n"
 		"                    their fault counters (generic netlink family \"ccore\",\n"
 		"                    dev-get; needs ccore.ko)\n"
@@ -340,6 +345,7 @@ int main(int argc, char **argv)
 		{ "sim-help", no_argument, NULL, 'S' },
 		{ "streams", required_argument, NULL, 'n' },
 		{ "netlink", no_argument, NULL, 'N' },
+		{ "net", no_argument, NULL, 'X' },
 		{ "watch", no_argument, NULL, 'W' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -351,7 +357,7 @@ int main(int argc, char **argv)
 	struct ccore_comm_config cfg = CCORE_COMM_CONFIG_INIT;
 	struct ccore_stream_map map;
 	struct watch_opts wo = { 0 };
-	bool netlink = false, watch = false;
+	bool netlink = false, watch = false, net = false;
 	struct ccore_system *sys;
 	struct dev_info *di;
 	bool json = false;
@@ -366,6 +372,7 @@ int main(int argc, char **argv)
 		case 's': sim = optarg; break;
 		case 'n': streams = optarg; break;
 		case 'N': netlink = true; break;
+		case 'X': net = true; break;
 		case 'W': watch = true; break;
 		case 'c': count = optarg; break;
 		case 't': timeout = optarg; break;
@@ -383,6 +390,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (net)
+		return backend || sim || streams || netlink || watch ?
+		       (fprintf(stderr, "ccore-info: --net goes alone (or with --json)\n"), 2) :
+		       net_info(json);
 	if (streams && (netlink || watch)) {
 		fprintf(stderr, "ccore-info: --streams reports a backend's devices; %s reads the kernel module\n",
 			watch ? "--watch" : "--netlink");
