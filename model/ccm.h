@@ -493,6 +493,12 @@ u32 ccm_link_neighbours(const struct ccm_fabric *f, u32 dev, u32 *out, u32 max);
 int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
 		    s64 deadline_ns);
 /*
+ * The same, but only sleeping until a change kicks the fabric's host
+ * waiters: no model steps, no spinning (a thread that has other things
+ * to do than run the model, e.g. a network proxy's pump).
+ */
+int ccm_fabric_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns);
+/*
  * The same for a condition that only a job's end changes (the host's
  * job_done callback): on a shared fabric, semaphore and ring changes in
  * other processes then do not wake it.

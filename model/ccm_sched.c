@@ -753,6 +753,35 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 	return rc;
 }
 
+int ccm_fabric_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns)
+{
+	struct ccm_sched *s = ccm_my_sched(f);
+	int rc = 0;
+	u64 gen;
+
+	__atomic_add_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+		if (cond(arg))
+			break;
+		ccm_mutex_lock(&s->lock);
+		__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen &&
+		    !ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
+			rc = -ETIMEDOUT;
+		__atomic_sub_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
+		ccm_mutex_unlock(&s->lock);
+		if (rc) {
+			rc = cond(arg) ? 0 : rc;
+			break;
+		}
+	}
+	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
 int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		    s64 deadline_ns)
 {

@@ -139,7 +139,8 @@ static void *pump(void *arg)
 	u32 slot = ccm_fabric_slot(f);
 
 	while (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
-		ccm_fabric_wait(f, work_or_stop, sn, ccm_now_ns() + 100000000ll);
+		/* asleep until a post kicks the fabric: the model's own threads run it */
+		ccm_fabric_sleep(f, work_or_stop, sn, ccm_now_ns() + 20000000ll);
 		for (u32 d = sn->host * cfg->devices_per_node;
 		     d < (sn->host + 1) * cfg->devices_per_node; d++)
 			for (u32 c = 0; c < cfg->cores; c++) {
