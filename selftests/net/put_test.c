@@ -11,6 +11,9 @@
  * With $CCORE_TEST_NETNS naming two network namespaces (selftests/netns/
  * hosts.sh --outside), each process of a pair enters its own first: the
  * pair cases then run between two hosts joined by veth pairs.
+ *
+ * Over 800 lines on purpose: one program whose cases share the two
+ * processes' harness (the pair, its pipe, the checks of what arrived).
  */
 #include "ccore_test.h"
 #include "ccore.h"
