@@ -537,6 +537,12 @@ void ccm_host_kick_sc(struct ccm_fabric *f);
  */
 void ccm_host_kick_sched(struct ccm_sched *s);
 void ccm_host_kick_mine(struct ccm_fabric *f);
+/*
+ * Sleep on @s's host condition unless a kick moved its generation past
+ * @gen (or, with @mind_queue, agents wait to be run): -ETIMEDOUT past
+ * @deadline_ns.
+ */
+int ccm_host_sleep(struct ccm_sched *s, u64 gen, bool mind_queue, s64 deadline_ns);
 /* Wake @a, in timed mode @delay_ps after now (a semaphore's latency). */
 void ccm_agent_wake_after(struct ccm_agent *a, u64 delay_ps);
 /* Timed mode: wake @a at virtual time @at (not before its own clock). */

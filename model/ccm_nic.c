@@ -183,3 +183,28 @@ int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set)
 		ccm_sem_add(f, sem, value);
 	return 0;
 }
+
+/* The network proxy's pump waits so (ccm.h): asleep, leaving the model to its threads. */
+int ccm_fabric_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns)
+{
+	struct ccm_sched *s = ccm_my_sched(f);
+	int rc = 0;
+	u64 gen;
+
+	__atomic_add_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+		if (cond(arg))
+			break;
+		/* queued agents are the model's threads' to run, not ours */
+		rc = ccm_host_sleep(s, gen, false, deadline_ns);
+		if (rc) {
+			rc = cond(arg) ? 0 : rc;
+			break;
+		}
+	}
+	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}

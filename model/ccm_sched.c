@@ -669,6 +669,20 @@ static int wait_inline(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
  * a generation count bumped by every kick closes the window between a false
  * @cond and going to sleep.
  */
+int ccm_host_sleep(struct ccm_sched *s, u64 gen, bool mind_queue, s64 deadline_ns)
+{
+	int rc = 0;
+
+	ccm_mutex_lock(&s->lock);
+	__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen && !(mind_queue && s->count) &&
+	    !ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
+		rc = -ETIMEDOUT;
+	__atomic_sub_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
+	ccm_mutex_unlock(&s->lock);
+	return rc;
+}
+
 static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		       s64 deadline_ns, bool job_only)
 {
@@ -729,15 +743,9 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 			}
 			continue;
 		}
-		ccm_mutex_lock(&s->lock);
-		__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
 		/* one sleep, then @cond again: a wake-up may be a signal the
 		 * caller's @cond checks for (the kernel's waits) */
-		if (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen && !s->count &&
-		    !ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
-			rc = -ETIMEDOUT;
-		__atomic_sub_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
-		ccm_mutex_unlock(&s->lock);
+		rc = ccm_host_sleep(s, gen, true, deadline_ns);
 		if (rc) {
 			rc = cond(arg) ? 0 : rc;
 			break;
@@ -750,35 +758,6 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 	/* light work this thread would have run must not wait for a worker
 	 * asleep with no timeout: other host threads may never come */
 	ccm_fabric_nudge(f);
-	return rc;
-}
-
-int ccm_fabric_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns)
-{
-	struct ccm_sched *s = ccm_my_sched(f);
-	int rc = 0;
-	u64 gen;
-
-	__atomic_add_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
-	for (;;) {
-		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
-		if (cond(arg))
-			break;
-		ccm_mutex_lock(&s->lock);
-		__atomic_add_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen &&
-		    !ccm_cond_wait_until(&s->host, &s->lock, deadline_ns))
-			rc = -ETIMEDOUT;
-		__atomic_sub_fetch(&s->host_sleepers, 1, __ATOMIC_SEQ_CST);
-		ccm_mutex_unlock(&s->lock);
-		if (rc) {
-			rc = cond(arg) ? 0 : rc;
-			break;
-		}
-	}
-	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
-	__atomic_sub_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
 	return rc;
 }
 
