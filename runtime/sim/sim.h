@@ -322,5 +322,7 @@ u64 sim_net_remote(u32 host, u64 arena_off);
 u64 sim_arena_base(const struct sim_system *s);
 /* Stop the proxy (before the fabric): what is queued fails. */
 void sim_net_stop(struct sim_system *s);
+/* 1 with why in @why if a connection to another host failed (waits then fail), else 0. */
+int sim_net_broken(struct sim_system *s, char *why, size_t len);
 
 #endif

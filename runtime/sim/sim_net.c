@@ -28,6 +28,13 @@
 
 /* Remote addresses: (host + 1) << 44 | offset in its arena (16 TiB). */
 #define ARENA_BITS 44
+/* A signal that changes nothing: sent to each host when nothing else is,
+ * so that a host gone is noticed within the timeout even while nothing
+ * is owed to it (a wait for its data). */
+#define HEARTBEAT_SEM 0xffffffffu
+#define HEARTBEAT_NS 500000000ll
+/* $CCORE_NET_TIMEOUT_MS unset: a host gone fails waits well before a job's timeout */
+#define SIM_NET_TIMEOUT_MS 4000
 
 struct sim_net {
 	struct sim_system *sys;
@@ -35,9 +42,12 @@ struct sim_net {
 	u32 me, host;
 	int *to_host;			/* [host] the connection there, -1: none */
 	u32 nhosts;
+	s64 *last_sent;			/* [host] when the pump last sent there */
 	pthread_t pump;
 	bool pump_started;
 	bool stop;			/* atomic */
+	pthread_mutex_t lock;		/* @broken */
+	char broken[384];		/* why a connection failed, "" while none did */
 };
 
 struct sent {
@@ -60,9 +70,11 @@ static void put_done(void *arg, uint64_t cookie, int err, const char *why)
 	struct sent *s = (struct sent *)(uintptr_t)cookie;
 
 	(void)arg;
+	if (!s)
+		return;	/* a heartbeat: its failure comes as peer_failed */
 	if (err)
 		log_msg(LOG_WARN, "sim: the NIC could not send %llu bytes from device %u core %u: %s",
-			       (unsigned long long)s->x.len, s->x.dev, s->x.core, why);
+			(unsigned long long)s->x.len, s->x.dev, s->x.core, why);
 	ccm_nic_done(s->sn->sys->f, &s->x, err);
 	free(s);
 }
@@ -71,9 +83,11 @@ static void signal_arrived(void *arg, int peer, const struct net_signal *sig)
 {
 	struct sim_net *sn = arg;
 
+	if (sig->sem == HEARTBEAT_SEM)
+		return;
 	if (ccm_nic_arrived(sn->sys->f, sig->sem, sig->value, sig->flags & NET_SIG_SET))
 		log_msg(LOG_WARN, "sim: %s sent a change of semaphore 0x%08x, which is not on this host",
-			       net_peer_name(sn->net, peer), sig->sem);
+			net_peer_name(sn->net, peer), sig->sem);
 }
 
 static void peer_failed(void *arg, int peer, int err, const char *why)
@@ -81,7 +95,40 @@ static void peer_failed(void *arg, int peer, int err, const char *why)
 	struct sim_net *sn = arg;
 
 	log_msg(LOG_WARN, "sim: the connection to %s failed (%d): %s",
-		       net_peer_name(sn->net, peer), err, why);
+		net_peer_name(sn->net, peer), err, why);
+	pthread_mutex_lock(&sn->lock);
+	if (!sn->broken[0])
+		snprintf(sn->broken, sizeof(sn->broken), "%s is unreachable: %s",
+			 net_peer_name(sn->net, peer), why);
+	pthread_mutex_unlock(&sn->lock);
+}
+
+int sim_net_broken(struct sim_system *s, char *why, size_t len)
+{
+	struct sim_net *sn = s->net;
+	int broken;
+
+	if (!sn)
+		return 0;
+	pthread_mutex_lock(&sn->lock);
+	broken = sn->broken[0] != 0;
+	if (broken)
+		snprintf(why, len, "%s", sn->broken);
+	pthread_mutex_unlock(&sn->lock);
+	return broken;
+}
+
+/* A heartbeat to each host nothing went to lately. */
+static void heartbeats(struct sim_net *sn)
+{
+	static const struct net_signal beat = { .sem = HEARTBEAT_SEM };
+	s64 now = ccm_now_ns();
+
+	for (u32 h = 0; h < sn->nhosts; h++)
+		if (sn->to_host[h] >= 0 && now - sn->last_sent[h] >= HEARTBEAT_NS) {
+			sn->last_sent[h] = now;
+			net_signal(sn->net, sn->to_host[h], &beat, 0);
+		}
 }
 
 /* Hand @x to the transport: the host of its target, the bytes' offsets. */
@@ -103,7 +150,7 @@ static void send_one(struct sim_net *sn, const struct ccm_nic_xfer *x)
 	*s = (struct sent){ .sn = sn, .x = *x };
 	if (host >= sn->nhosts || sn->to_host[host] < 0) {
 		rc = ccore_error(-EHOSTUNREACH, "no connection to host %u", host);
-	} else if (x->data) {
+	} else if (sn->last_sent[host] = ccm_now_ns(), x->data) {
 		rc = net_put(sn->net, sn->to_host[host], 0, (u64)(uintptr_t)x->src - base, 0,
 			     x->to & ((1ull << ARENA_BITS) - 1), x->len, x->has_sem ? &sig : NULL,
 			     (uintptr_t)s);
@@ -141,6 +188,7 @@ static void *pump(void *arg)
 	while (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
 		/* asleep until a post kicks the fabric: the model's own threads run it */
 		ccm_fabric_sleep(f, work_or_stop, sn, ccm_now_ns() + 20000000ll);
+		heartbeats(sn);
 		for (u32 d = sn->host * cfg->devices_per_node;
 		     d < (sn->host + 1) * cfg->devices_per_node; d++)
 			for (u32 c = 0; c < cfg->cores; c++) {
@@ -165,7 +213,9 @@ void sim_net_stop(struct sim_system *s)
 		pthread_join(sn->pump, NULL);
 	/* what is still queued fails (put_done) while the fabric is there */
 	net_close(sn->net);
+	pthread_mutex_destroy(&sn->lock);
 	free(sn->to_host);
+	free(sn->last_sent);
 	free(sn);
 	s->net = NULL;
 }
@@ -188,6 +238,9 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 	if (!sn)
 		return ccore_error(-ENOMEM, "out of memory");
 	*sn = (struct sim_net){ .sys = s, .me = me, .host = host };
+	pthread_mutex_init(&sn->lock, NULL);
+	if (!getenv("CCORE_NET_TIMEOUT_MS"))
+		p.timeout_ms = SIM_NET_TIMEOUT_MS;
 	p.cb = (struct net_callbacks){ .put_done = put_done, .signal_arrived = signal_arrived,
 				       .peer_failed = peer_failed, .arg = sn };
 	p.id = me;	/* the process's lowest rank: one per process of the job */
@@ -200,6 +253,7 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 		rc = net_local_blob(sn->net, blob);
 	if (rc) {
 		net_close(sn->net);
+		pthread_mutex_destroy(&sn->lock);
 		free(sn);
 		return rc;
 	}
@@ -222,8 +276,9 @@ int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 	for (u32 i = 0; i < n; i++)
 		sn->nhosts = hosts[i] + 1 > sn->nhosts ? hosts[i] + 1 : sn->nhosts;
 	sn->to_host = malloc(sn->nhosts * sizeof(*sn->to_host));
+	sn->last_sent = calloc(sn->nhosts, sizeof(*sn->last_sent));
 	lead = malloc(sn->nhosts * sizeof(*lead));
-	if (!sn->to_host || !lead) {
+	if (!sn->to_host || !sn->last_sent || !lead) {
 		free(lead);
 		return ccore_error(-ENOMEM, "out of memory");
 	}

@@ -515,6 +515,7 @@ static int wait_for(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 dead
 		    const char *what, bool job)
 {
 	struct sim_system *s = c->sys;
+	char why[384];
 	u32 deaths;
 	s64 slice;
 	int rc;
@@ -532,6 +533,8 @@ static int wait_for(struct sim_ctx *c, bool (*cond)(void *), void *arg, s64 dead
 		sim_reap_dead(s);
 		if (ccm_fabric_deaths(s->f) != deaths)
 			return dead_error(s, what);
+		if (sim_net_broken(s, why, sizeof(why)))
+			return ccore_error(-EHOSTUNREACH, "%s: %s", what, why);
 		if (slice >= deadline_ns)
 			break;
 	}
