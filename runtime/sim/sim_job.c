@@ -206,6 +206,7 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 {
 	struct sim_job *j = &c->jobs[a->job % SIM_JOB_SLOTS];
 	struct ccm_err err;
+	char why[384];
 	s64 deadline, own;
 	bool done;
 	int rc;
@@ -219,9 +220,9 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	own = done ? 0 : job_deadline_ns(j);
 	deadline = done || a->timeout_ns < own ? a->timeout_ns : own;
 	rc = sim_wait_job(c, job_done, j, deadline);
-	if (rc == -EPIPE) {
-		/* a process it may wait for died: its CC core is free again */
-		ccm_cc_reset(c->sys->f, c->dev, j->cc, -EPIPE);
+	if (rc == -EPIPE || rc == -EHOSTUNREACH) {
+		/* a process or host it may wait for is gone: its CC core is free again */
+		ccm_cc_reset(c->sys->f, c->dev, j->cc, rc);
 		return rc;
 	}
 	if (rc && deadline == own) {
@@ -235,6 +236,10 @@ int sim_job_wait(struct sim_ctx *c, struct drm_ccore_job_wait *a)
 	a->status = j->status;
 	if (a->status == -EIO)
 		recover_faulted(c, j->cc);
+	/* a DMA error of the NIC's: the host it could not reach is the news */
+	if (a->status == -EIO && sim_net_broken(c->sys, why, sizeof(why)))
+		return ccore_error(-EHOSTUNREACH, "JOB_WAIT: job %llu failed: %s",
+				   (unsigned long long)a->job, why);
 	return 0;
 }
 

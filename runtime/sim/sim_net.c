@@ -65,6 +65,15 @@ u64 sim_net_remote(u32 host, u64 arena_off)
 	return (u64)(host + 1) << ARENA_BITS | arena_off;
 }
 
+/* The first failure the network reported: every wait fails with it (sim_net_broken()). */
+static void broken(struct sim_net *sn, const char *why)
+{
+	pthread_mutex_lock(&sn->lock);
+	if (!sn->broken[0])
+		snprintf(sn->broken, sizeof(sn->broken), "another host is unreachable: %s", why);
+	pthread_mutex_unlock(&sn->lock);
+}
+
 static void put_done(void *arg, uint64_t cookie, int err, const char *why)
 {
 	struct sent *s = (struct sent *)(uintptr_t)cookie;
@@ -72,9 +81,12 @@ static void put_done(void *arg, uint64_t cookie, int err, const char *why)
 	(void)arg;
 	if (!s)
 		return;	/* a heartbeat: its failure comes as peer_failed */
-	if (err)
+	if (err) {
 		log_msg(LOG_WARN, "sim: the NIC could not send %llu bytes from device %u core %u: %s",
 			(unsigned long long)s->x.len, s->x.dev, s->x.core, why);
+		/* before the descriptor fails: its job's waiter reads why */
+		broken(s->sn, why);
+	}
 	ccm_nic_done(s->sn->sys->f, &s->x, err);
 	free(s);
 }
@@ -96,11 +108,7 @@ static void peer_failed(void *arg, int peer, int err, const char *why)
 
 	log_msg(LOG_WARN, "sim: the connection to %s failed (%d): %s",
 		net_peer_name(sn->net, peer), err, why);
-	pthread_mutex_lock(&sn->lock);
-	if (!sn->broken[0])
-		snprintf(sn->broken, sizeof(sn->broken), "%s is unreachable: %s",
-			 net_peer_name(sn->net, peer), why);
-	pthread_mutex_unlock(&sn->lock);
+	broken(sn, why);
 }
 
 int sim_net_broken(struct sim_system *s, char *why, size_t len)

@@ -498,6 +498,128 @@ out:
 	_exit(write(report_fd, &kr, sizeof(kr)) == sizeof(kr) ? 0 : 2);
 }
 
+/* --- a host killed (its processes), the other host's ranks fail and start again --------- */
+
+/* Ranks 0, 1 on host0, 2, 3 on host1; host1's die after the first AllReduce. */
+static void host_kill_rank(uint32_t rank, const struct ccore_unique_id *id, int report_fd,
+			   int id_fd)
+{
+	static const struct rank_run x = { CS_ALLREDUCE, "ring", 8000, ccore_i32, ccore_sum, 0, false };
+	static const struct rank_run y = { CS_ALLREDUCE, NULL, 301, ccore_f32, ccore_sum, 0, false };
+	struct proc pr = { .n = KILL_N, .per = 1, .first = rank };
+	struct kill_report kr = { 0 };
+	struct report rep = { 0 };
+	struct ccore_unique_id again;
+	long wrong = 0;
+	int64_t t0;
+
+	setenv("CCORE_HOSTID", rank < 2 ? "host0" : "host1", 1);
+	proc_init(&pr, id, &rep);
+	kr.rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
+	if (kr.rc || wrong) {
+		snprintf(kr.msg, sizeof(kr.msg), "the first AllReduce: %d, %ld wrong: %s", kr.rc,
+			 wrong, rep.rc ? rep.msg : ccore_last_error());
+		kr.rc = kr.rc ? kr.rc : -EIO;
+		goto out;
+	}
+	if (rank >= 2)
+		raise(SIGKILL);
+	usleep(100000);
+	t0 = now_ms();
+	/* until one fails: a call posted before the deaths may still finish */
+	for (int i = 0; i < 1000 && !kr.rc && now_ms() - t0 < 20000; i++)
+		kr.rc = proc_run(&pr, &x, &wrong);
+	kr.fail_ms = now_ms() - t0;
+	snprintf(kr.msg, sizeof(kr.msg), "%s", kr.rc ? ccore_last_error() : "(it succeeded)");
+	t0 = now_ms();
+	ccore_comm_destroy(pr.c[0]);
+	pr.c[0] = NULL;
+	kr.destroy_ms = now_ms() - t0;
+	/* the survivors, a new job: host0's two ranks */
+	if (read(id_fd, &again, sizeof(again)) == sizeof(again)) {
+		struct proc p2 = { .n = 2, .per = 1, .first = rank };
+		struct report r2 = { 0 };
+
+		proc_init(&p2, &again, &r2);
+		wrong = 0;
+		kr.new_rc = r2.rc ? r2.rc : proc_run(&p2, &y, &wrong);
+		kr.new_wrong = wrong;
+		snprintf(kr.new_msg, sizeof(kr.new_msg), "%s",
+			 r2.rc ? r2.msg : kr.new_rc ? ccore_last_error() : "");
+		if (p2.c[0])
+			ccore_comm_destroy(p2.c[0]);
+	} else {
+		kr.new_rc = -EIO;
+	}
+out:
+	if (pr.c[0])
+		ccore_comm_destroy(pr.c[0]);
+	_exit(write(report_fd, &kr, sizeof(kr)) == sizeof(kr) ? 0 : 2);
+}
+
+/*
+ * Across hosts (CCORE_HOSTID, the network between them): host1's two
+ * processes are killed after an AllReduce; host0's ranks' next call fails
+ * well within the job timeout naming a rank of host1 (through the
+ * bootstrap's connections, or the network's heartbeats and timeout), the
+ * communicator goes quickly, and a new one of the two survivors works.
+ */
+TEST(a_host_killed_fails_the_other_host_and_a_new_communicator_works)
+{
+	struct ccore_unique_id id, again;
+	struct kill_report kr[KILL_N];
+	int rep_fd[KILL_N], id_fd[KILL_N], status;
+	pid_t pids[KILL_N], root = rank_run_launcher(&id), root2;
+
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		int ip[2];
+
+		ASSERT_EQ(pipe(ip), 0);
+		pids[r] = rank_run_fork(&rep_fd[r]);
+		if (pids[r] == 0) {
+			close(ip[1]);
+			host_kill_rank(r, &id, rep_fd[r], ip[0]);
+		}
+		close(ip[0]);
+		id_fd[r] = ip[1];
+	}
+	for (uint32_t r = 2; r < KILL_N; r++) {
+		waitpid(pids[r], &status, 0);
+		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	root2 = rank_run_launcher(&again);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (r < 2)
+			ASSERT_EQ(write(id_fd[r], &again, sizeof(again)), sizeof(again));
+		close(id_fd[r]);
+	}
+	for (uint32_t r = 0; r < 2; r++) {
+		ASSERT_EQ(read(rep_fd[r], &kr[r], sizeof(kr[r])), sizeof(kr[r]));
+		close(rep_fd[r]);
+		waitpid(pids[r], &status, 0);
+	}
+	for (uint32_t r = 2; r < KILL_N; r++)
+		close(rep_fd[r]);
+	waitpid(root, &status, 0);
+	waitpid(root2, &status, 0);
+	for (uint32_t r = 0; r < 2; r++) {
+		ccore_test_log("rank %u: failed after %lld ms: %d: %s", r, (long long)kr[r].fail_ms,
+			       kr[r].rc, kr[r].msg);
+		ccore_test_log("rank %u: destroyed in %lld ms; the new communicator: %d, %ld wrong %s",
+			       r, (long long)kr[r].destroy_ms, kr[r].new_rc, kr[r].new_wrong,
+			       kr[r].new_msg);
+		ASSERT_NE(kr[r].rc, 0);
+		if (!strstr(kr[r].msg, "rank 2") && !strstr(kr[r].msg, "rank 3") &&
+		    !strstr(kr[r].msg, "host 1"))
+			FAIL("rank %u's failure names no rank or host of host1: %s", r, kr[r].msg);
+		/* the job timeout is 10 s: far sooner */
+		ASSERT_LT(kr[r].fail_ms, 6000);
+		ASSERT_LT(kr[r].destroy_ms, 6000);
+		ASSERT_EQ(kr[r].new_rc, 0);
+		ASSERT_EQ(kr[r].new_wrong, 0);
+	}
+}
+
 TEST(killed_process_fails_its_peers_and_new_communicators_work)
 {
 	struct ccore_unique_id id, again;
