@@ -602,19 +602,18 @@ int net_put(struct net *n, int peer, unsigned int local_region, uint64_t local_o
 					   "net_put to %s: %" PRIu64 " bytes at %" PRIu64 " of its region %u: past its %" PRIu64 " bytes",
 					   c->name, len, remote_off, remote_region, c->region[remote_region].size);
 	}
-	r = calloc(1, sizeof(*r));
+	r = malloc(sizeof(*r));
 	if (!r)
 		return ccore_error(-ENOMEM, "out of memory");
-	r->peer = peer;
-	r->local_region = local_region;
-	r->remote_region = remote_region;
-	r->local_off = local_off;
-	r->remote_off = remote_off;
-	r->len = len;
-	r->has_sig = sig != NULL;
-	if (sig)
-		r->sig = *sig;
-	r->cookie = cookie;
+	*r = (struct net_req){
+		.peer = peer,
+		.local_region = local_region, .local_off = local_off,
+		.remote_region = remote_region, .remote_off = remote_off,
+		.len = len,
+		.has_sig = sig != NULL,
+		.sig = sig ? *sig : (struct net_signal){ 0 },
+		.cookie = cookie,
+	};
 	net_submit(n, r);
 	return 0;
 }
