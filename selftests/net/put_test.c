@@ -19,6 +19,7 @@
 #include "ccore.h"
 #include "net/net.h"
 #include "net/order.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -220,16 +221,9 @@ static void on_peer_failed(void *arg, int peer, int err, const char *why)
 /* Wait until *@count reaches @want, at most @ms; false on timeout. */
 static bool wait_count(struct side *s, unsigned int *count, unsigned int want, int ms)
 {
-	struct timespec dl;
+	const struct timespec dl = rt_realtime_in_ms(ms);
 	bool ok = true;
 
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += ms / 1000;
-	dl.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (dl.tv_nsec >= 1000000000) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000;
-	}
 	pthread_mutex_lock(&s->lock);
 	while (*count < want && ok)
 		ok = pthread_cond_timedwait(&s->cond, &s->lock, &dl) == 0;
