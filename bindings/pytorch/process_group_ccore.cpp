@@ -81,6 +81,36 @@ void check_list(const std::vector<at::Tensor> &list, size_t n, const at::Tensor 
 		check_like(t, ref, ref.numel(), call, which);
 }
 
+/* The one list of a list of lists: one device (the CPU) per process. */
+const std::vector<at::Tensor> &single_list(const std::vector<std::vector<at::Tensor>> &lists,
+					   size_t n, const at::Tensor &ref, const char *call,
+					   const char *which)
+{
+	TORCH_CHECK(lists.size() == 1, "ccore ", call, ": takes one ", which, " list (one CPU "
+		    "device per process); got ", lists.size());
+	check_list(lists[0], n, ref, call, (std::string("the ") + which + " list").c_str());
+	return lists[0];
+}
+
+/*
+ * The list only the root passes (gather's outputs, scatter's inputs): on
+ * the root one of @n tensors like @ref, elsewhere none.
+ */
+std::vector<at::Tensor> root_list(const std::vector<std::vector<at::Tensor>> &lists,
+				  bool is_root, int64_t root, size_t n, const at::Tensor &ref,
+				  const char *call, const char *which)
+{
+	if (!is_root) {
+		TORCH_CHECK(lists.empty() || (lists.size() == 1 && lists[0].empty()), "ccore ",
+			    call, ": only the root (rank ", root, ") takes ", which, " tensors");
+		return {};
+	}
+	TORCH_CHECK(lists.size() == 1, "ccore ", call, ": the root takes one ", which,
+		    " list; got ", lists.size());
+	check_list(lists[0], n, ref, call, (std::string("the root's ") + which + " list").c_str());
+	return lists[0];
+}
+
 /* The dtype a reduction runs in; the collectives that only move bytes take any. */
 ccore_dtype reduce_dtype(at::ScalarType type, const char *call)
 {
@@ -102,28 +132,24 @@ ccore_dtype reduce_dtype(at::ScalarType type, const char *call)
 
 ccore_redop reduce_op(const c10d::ReduceOp &op, const char *call)
 {
+	const char *unsupported;
+
 	switch (op.op_) {
 	case c10d::ReduceOp::SUM: return ccore_sum;
 	case c10d::ReduceOp::PRODUCT: return ccore_prod;
 	case c10d::ReduceOp::MIN: return ccore_min;
 	case c10d::ReduceOp::MAX: return ccore_max;
 	case c10d::ReduceOp::AVG: return ccore_avg;
-	case c10d::ReduceOp::BAND:
-		TORCH_CHECK(false, "ccore ", call, ": reduce op BAND is not supported; ",
-			    kReduceOpsAllowed);
-	case c10d::ReduceOp::BOR:
-		TORCH_CHECK(false, "ccore ", call, ": reduce op BOR is not supported; ",
-			    kReduceOpsAllowed);
-	case c10d::ReduceOp::BXOR:
-		TORCH_CHECK(false, "ccore ", call, ": reduce op BXOR is not supported; ",
-			    kReduceOpsAllowed);
-	case c10d::ReduceOp::PREMUL_SUM:
-		TORCH_CHECK(false, "ccore ", call, ": reduce op PREMUL_SUM is not supported; ",
-			    kReduceOpsAllowed);
+	case c10d::ReduceOp::BAND: unsupported = "BAND"; break;
+	case c10d::ReduceOp::BOR: unsupported = "BOR"; break;
+	case c10d::ReduceOp::BXOR: unsupported = "BXOR"; break;
+	case c10d::ReduceOp::PREMUL_SUM: unsupported = "PREMUL_SUM"; break;
 	default:
 		TORCH_CHECK(false, "ccore ", call, ": unknown reduce op ", int(op.op_), "; ",
 			    kReduceOpsAllowed);
 	}
+	TORCH_CHECK(false, "ccore ", call, ": reduce op ", unsupported, " is not supported; ",
+		    kReduceOpsAllowed);
 }
 
 /* "allreduce of 1024 x Float", for messages. */
@@ -148,6 +174,35 @@ void copy_in(unsigned char *dst, const at::Tensor &t)
 void copy_out(const at::Tensor &t, const unsigned char *src)
 {
 	std::memcpy(t.data_ptr(), src, nbytes(t));
+}
+
+/*
+ * A list of tensors laid end to end, as the collectives see it: one per
+ * rank, or one tensor of all ranks' parts (the _base calls).
+ */
+void copy_in(unsigned char *dst, const std::vector<at::Tensor> &list)
+{
+	for (const auto &t : list) {
+		copy_in(dst, t);
+		dst += nbytes(t);
+	}
+}
+
+void copy_out(const std::vector<at::Tensor> &list, const unsigned char *src)
+{
+	for (const auto &t : list) {
+		copy_out(t, src);
+		src += nbytes(t);
+	}
+}
+
+size_t nbytes(const std::vector<at::Tensor> &list)
+{
+	size_t sum = 0;
+
+	for (const auto &t : list)
+		sum += nbytes(t);
+	return sum;
 }
 
 } // namespace
@@ -187,10 +242,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::enqueue(c10d::OpType type, std
 	return work;
 }
 
-void ProcessGroupCcore::sync_stream()
+void ProcessGroupCcore::finish(int rc, const char *call)
 {
-	int rc = ccore_stream_sync(stream_);
-
+	check_ccore(rc, call);
+	rc = ccore_stream_sync(stream_);
 	/* across processes the usual cause shows only as the CC core's job timeout */
 	if (rc == -ETIMEDOUT)
 		fail_ccore(rc, "ccore_stream_sync (timed out: has every rank of the group "
@@ -214,6 +269,66 @@ void ProcessGroupCcore::check_peer(int peer, int tag, const char *call) const
 		    "posted (allowed: tag 0)");
 }
 
+void ProcessGroupCcore::run_one(StagingRole role, const at::Tensor &t, bool send, bool keep,
+				const char *call, const std::function<int(ccore_ptr buf)> &run)
+{
+	if (!t.numel())
+		return;
+	StagingBuffer buf = staging_->get(role, nbytes(t));
+
+	if (send)
+		copy_in(buf.host, t);
+	finish(run(buf.dev), call);
+	if (keep)
+		copy_out(t, buf.host);
+}
+
+void ProcessGroupCcore::run_all_gather(const at::Tensor &in, const std::vector<at::Tensor> &outs)
+{
+	const size_t bytes = nbytes(in);
+
+	if (!bytes)
+		return;
+	StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
+
+	copy_in(buf.host + rank_ * bytes, in);
+	finish(ccore_all_gather(buf.dev + rank_ * bytes, buf.dev, bytes, ccore_u8, comm_, stream_),
+	       "ccore_all_gather");
+	copy_out(outs, buf.host);
+}
+
+void ProcessGroupCcore::run_reduce_scatter(const std::vector<at::Tensor> &ins,
+					   const at::Tensor &out, ccore_dtype dt, ccore_redop op)
+{
+	const size_t bytes = nbytes(out);
+
+	if (!bytes)
+		return;
+	StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
+
+	copy_in(buf.host, ins);
+	finish(ccore_reduce_scatter(buf.dev, buf.dev + rank_ * bytes, out.numel(), dt, op, comm_,
+				    stream_),
+	       "ccore_reduce_scatter");
+	copy_out(out, buf.host + rank_ * bytes);
+}
+
+void ProcessGroupCcore::run_all_to_all(const std::vector<at::Tensor> &ins,
+				       const std::vector<at::Tensor> &outs)
+{
+	const size_t bytes = nbytes(ins);
+
+	if (!bytes)
+		return;
+	StagingBuffer send = staging_->get(StagingRole::send, bytes);
+	StagingBuffer recv = staging_->get(StagingRole::recv, bytes);
+
+	copy_in(send.host, ins);
+	finish(ccore_all_to_all(send.dev, recv.dev, bytes / size_, ccore_u8, comm_, stream_),
+	       "ccore_all_to_all");
+	copy_out(outs, recv.host);
+}
+
 c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::allreduce(std::vector<at::Tensor> &tensors,
 							    const c10d::AllreduceOptions &opts)
 {
@@ -222,15 +337,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::allreduce(std::vector<at::Tens
 	const ccore_redop op = reduce_op(opts.reduceOp, "allreduce");
 
 	return enqueue(c10d::OpType::ALLREDUCE, describe("allreduce", t), {t}, [this, t, dt, op] {
-		if (!t.numel())
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, nbytes(t));
-
-		copy_in(buf.host, t);
-		check_ccore(ccore_all_reduce(buf.dev, buf.dev, t.numel(), dt, op, comm_, stream_),
-			    "ccore_all_reduce");
-		sync_stream();
-		copy_out(t, buf.host);
+		run_one(StagingRole::in_place, t, true, true, "ccore_all_reduce",
+			[&](ccore_ptr buf) {
+			return ccore_all_reduce(buf, buf, t.numel(), dt, op, comm_, stream_);
+		});
 	});
 }
 
@@ -244,18 +354,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::broadcast(std::vector<at::Tens
 	TORCH_CHECK(opts.rootTensor == 0, "ccore broadcast: root tensor ", opts.rootTensor,
 		    " out of range; allowed: 0 (one tensor per process)");
 	return enqueue(c10d::OpType::BROADCAST, describe("broadcast", t), {t}, [this, t, root] {
-		if (!t.numel())
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, nbytes(t));
-
-		if (rank_ == root)
-			copy_in(buf.host, t);
-		check_ccore(ccore_broadcast(buf.dev, buf.dev, nbytes(t), ccore_u8, root, comm_,
-					    stream_),
-			    "ccore_broadcast");
-		sync_stream();
-		if (rank_ != root)
-			copy_out(t, buf.host);
+		run_one(StagingRole::in_place, t, rank_ == root, rank_ != root, "ccore_broadcast",
+			[&](ccore_ptr buf) {
+			return ccore_broadcast(buf, buf, nbytes(t), ccore_u8, root, comm_, stream_);
+		});
 	});
 }
 
@@ -271,16 +373,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::reduce(std::vector<at::Tensor>
 	TORCH_CHECK(opts.rootTensor == 0, "ccore reduce: root tensor ", opts.rootTensor,
 		    " out of range; allowed: 0 (one tensor per process)");
 	return enqueue(c10d::OpType::REDUCE, describe("reduce", t), {t}, [this, t, dt, op, root] {
-		if (!t.numel())
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, nbytes(t));
-
-		copy_in(buf.host, t);
-		check_ccore(ccore_reduce(buf.dev, buf.dev, t.numel(), dt, op, root, comm_, stream_),
-			    "ccore_reduce");
-		sync_stream();
-		if (rank_ == root)
-			copy_out(t, buf.host);
+		run_one(StagingRole::in_place, t, true, rank_ == root, "ccore_reduce",
+			[&](ccore_ptr buf) {
+			return ccore_reduce(buf, buf, t.numel(), dt, op, root, comm_, stream_);
+		});
 	});
 }
 
@@ -289,28 +385,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::allgather(
 	const c10d::AllgatherOptions &)
 {
 	const at::Tensor in = single(inputs, "allgather", "input");
-
-	TORCH_CHECK(outputs.size() == 1, "ccore allgather: takes one output list (one CPU "
-		    "device per process); got ", outputs.size());
-	check_list(outputs[0], size_, in, "allgather", "the output list");
-	const std::vector<at::Tensor> outs = outputs[0];
+	const std::vector<at::Tensor> outs = single_list(outputs, size_, in, "allgather", "output");
 
 	return enqueue(c10d::OpType::ALLGATHER, describe("allgather", in), outs,
-		       [this, in, outs] {
-		const size_t bytes = nbytes(in);
-
-		if (!bytes)
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
-
-		copy_in(buf.host + rank_ * bytes, in);
-		check_ccore(ccore_all_gather(buf.dev + rank_ * bytes, buf.dev, bytes, ccore_u8,
-					     comm_, stream_),
-			    "ccore_all_gather");
-		sync_stream();
-		for (int r = 0; r < size_; r++)
-			copy_out(outs[r], buf.host + r * bytes);
-	});
+		       [this, in, outs] { run_all_gather(in, outs); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::_allgather_base(
@@ -321,20 +399,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::_allgather_base(
 	const at::Tensor in = input, out = output;
 
 	return enqueue(c10d::OpType::_ALLGATHER_BASE, describe("_allgather_base", in), {out},
-		       [this, in, out] {
-		const size_t bytes = nbytes(in);
-
-		if (!bytes)
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
-
-		copy_in(buf.host + rank_ * bytes, in);
-		check_ccore(ccore_all_gather(buf.dev + rank_ * bytes, buf.dev, bytes, ccore_u8,
-					     comm_, stream_),
-			    "ccore_all_gather");
-		sync_stream();
-		copy_out(out, buf.host);
-	});
+		       [this, in, out] { run_all_gather(in, {out}); });
 }
 
 /* An AllGather whose result only the root keeps. */
@@ -343,35 +408,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::gather(
 	const c10d::GatherOptions &opts)
 {
 	const at::Tensor in = single(inputs, "gather", "input");
-	const bool root = opts.rootRank == rank_;
-	std::vector<at::Tensor> outs;
 
 	check_root(opts.rootRank, "gather");
-	if (root) {
-		TORCH_CHECK(outputs.size() == 1, "ccore gather: the root takes one output list; "
-			    "got ", outputs.size());
-		check_list(outputs[0], size_, in, "gather", "the root's output list");
-		outs = outputs[0];
-	} else {
-		TORCH_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
-			    "ccore gather: only the root (rank ", opts.rootRank,
-			    ") takes output tensors");
-	}
-	return enqueue(c10d::OpType::GATHER, describe("gather", in), outs, [this, in, outs] {
-		const size_t bytes = nbytes(in);
+	const bool is_root = opts.rootRank == rank_;
+	const std::vector<at::Tensor> outs = root_list(outputs, is_root, opts.rootRank, size_, in,
+						       "gather", "output");
 
-		if (!bytes)
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
-
-		copy_in(buf.host + rank_ * bytes, in);
-		check_ccore(ccore_all_gather(buf.dev + rank_ * bytes, buf.dev, bytes, ccore_u8,
-					     comm_, stream_),
-			    "ccore_all_gather");
-		sync_stream();
-		for (size_t r = 0; r < outs.size(); r++)
-			copy_out(outs[r], buf.host + r * bytes);
-	});
+	return enqueue(c10d::OpType::GATHER, describe("gather", in), outs,
+		       [this, in, outs] { run_all_gather(in, outs); });
 }
 
 /* A Broadcast of the root's whole list, of which each rank keeps its part. */
@@ -381,18 +425,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::scatter(
 {
 	const at::Tensor out = single(outputs, "scatter", "output");
 	const int root = static_cast<int>(opts.rootRank);
-	std::vector<at::Tensor> ins;
 
 	check_root(opts.rootRank, "scatter");
-	if (root == rank_) {
-		TORCH_CHECK(inputs.size() == 1, "ccore scatter: the root takes one input list; "
-			    "got ", inputs.size());
-		check_list(inputs[0], size_, out, "scatter", "the root's input list");
-		ins = inputs[0];
-	} else {
-		TORCH_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
-			    "ccore scatter: only the root (rank ", root, ") takes input tensors");
-	}
+	const std::vector<at::Tensor> ins = root_list(inputs, root == rank_, root, size_, out,
+						      "scatter", "input");
+
 	return enqueue(c10d::OpType::SCATTER, describe("scatter", out), {out},
 		       [this, out, ins, root] {
 		const size_t bytes = nbytes(out);
@@ -401,12 +438,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::scatter(
 			return;
 		StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
 
-		for (size_t r = 0; r < ins.size(); r++)
-			copy_in(buf.host + r * bytes, ins[r]);
-		check_ccore(ccore_broadcast(buf.dev, buf.dev, bytes * size_, ccore_u8, root, comm_,
-					    stream_),
-			    "ccore_broadcast");
-		sync_stream();
+		copy_in(buf.host, ins);	/* none but on the root */
+		finish(ccore_broadcast(buf.dev, buf.dev, bytes * size_, ccore_u8, root, comm_,
+				       stream_),
+		       "ccore_broadcast");
 		copy_out(out, buf.host + rank_ * bytes);
 	});
 }
@@ -418,28 +453,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::reduce_scatter(
 	const at::Tensor out = single(outputs, "reduce_scatter", "output");
 	const ccore_dtype dt = reduce_dtype(out.scalar_type(), "reduce_scatter");
 	const ccore_redop op = reduce_op(opts.reduceOp, "reduce_scatter");
-
-	TORCH_CHECK(inputs.size() == 1, "ccore reduce_scatter: takes one input list (one CPU "
-		    "device per process); got ", inputs.size());
-	check_list(inputs[0], size_, out, "reduce_scatter", "the input list");
-	const std::vector<at::Tensor> ins = inputs[0];
+	const std::vector<at::Tensor> ins = single_list(inputs, size_, out, "reduce_scatter",
+							"input");
 
 	return enqueue(c10d::OpType::REDUCE_SCATTER, describe("reduce_scatter", out), {out},
-		       [this, out, ins, dt, op] {
-		const size_t bytes = nbytes(out);
-
-		if (!bytes)
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
-
-		for (int r = 0; r < size_; r++)
-			copy_in(buf.host + r * bytes, ins[r]);
-		check_ccore(ccore_reduce_scatter(buf.dev, buf.dev + rank_ * bytes, out.numel(), dt,
-						 op, comm_, stream_),
-			    "ccore_reduce_scatter");
-		sync_stream();
-		copy_out(out, buf.host + rank_ * bytes);
-	});
+		       [this, ins, out, dt, op] { run_reduce_scatter(ins, out, dt, op); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::_reduce_scatter_base(
@@ -452,20 +470,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::_reduce_scatter_base(
 	const at::Tensor in = input, out = output;
 
 	return enqueue(c10d::OpType::_REDUCE_SCATTER_BASE, describe("_reduce_scatter_base", out),
-		       {out}, [this, in, out, dt, op] {
-		const size_t bytes = nbytes(out);
-
-		if (!bytes)
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::in_place, bytes * size_);
-
-		copy_in(buf.host, in);
-		check_ccore(ccore_reduce_scatter(buf.dev, buf.dev + rank_ * bytes, out.numel(), dt,
-						 op, comm_, stream_),
-			    "ccore_reduce_scatter");
-		sync_stream();
-		copy_out(out, buf.host + rank_ * bytes);
-	});
+		       {out}, [this, in, out, dt, op] { run_reduce_scatter({in}, out, dt, op); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::alltoall_base(
@@ -491,21 +496,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::alltoall_base(
 	const at::Tensor in = input, out = output;
 
 	return enqueue(c10d::OpType::ALLTOALL_BASE, describe("alltoall_base", in), {out},
-		       [this, in, out] {
-		const size_t bytes = nbytes(in);
-
-		if (!bytes)
-			return;
-		StagingBuffer send = staging_->get(StagingRole::send, bytes);
-		StagingBuffer recv = staging_->get(StagingRole::recv, bytes);
-
-		copy_in(send.host, in);
-		check_ccore(ccore_all_to_all(send.dev, recv.dev, bytes / size_, ccore_u8, comm_,
-					     stream_),
-			    "ccore_all_to_all");
-		sync_stream();
-		copy_out(out, recv.host);
-	});
+		       [this, in, out] { run_all_to_all({in}, {out}); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::alltoall(std::vector<at::Tensor> &outputs,
@@ -522,22 +513,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::alltoall(std::vector<at::Tenso
 	const std::vector<at::Tensor> ins = inputs, outs = outputs;
 
 	return enqueue(c10d::OpType::ALLTOALL, describe("alltoall", ins[0]), outs,
-		       [this, ins, outs] {
-		const size_t bytes = nbytes(ins[0]);
-
-		if (!bytes)
-			return;
-		StagingBuffer send = staging_->get(StagingRole::send, bytes * size_);
-		StagingBuffer recv = staging_->get(StagingRole::recv, bytes * size_);
-
-		for (int r = 0; r < size_; r++)
-			copy_in(send.host + r * bytes, ins[r]);
-		check_ccore(ccore_all_to_all(send.dev, recv.dev, bytes, ccore_u8, comm_, stream_),
-			    "ccore_all_to_all");
-		sync_stream();
-		for (int r = 0; r < size_; r++)
-			copy_out(outs[r], recv.host + r * bytes);
-	});
+		       [this, ins, outs] { run_all_to_all(ins, outs); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::send(std::vector<at::Tensor> &tensors,
@@ -549,14 +525,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::send(std::vector<at::Tensor> &
 	return enqueue(c10d::OpType::SEND,
 		       describe("send", t) + " to rank " + std::to_string(dst_rank), {},
 		       [this, t, dst_rank] {
-		if (!t.numel())
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::p2p, nbytes(t));
-
-		copy_in(buf.host, t);
-		check_ccore(ccore_send(buf.dev, nbytes(t), ccore_u8, dst_rank, comm_, stream_),
-			    "ccore_send");
-		sync_stream();
+		run_one(StagingRole::p2p, t, true, false, "ccore_send", [&](ccore_ptr buf) {
+			return ccore_send(buf, nbytes(t), ccore_u8, dst_rank, comm_, stream_);
+		});
 	});
 }
 
@@ -569,14 +540,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::recv(std::vector<at::Tensor> &
 	return enqueue(c10d::OpType::RECV,
 		       describe("recv", t) + " from rank " + std::to_string(src_rank), {t},
 		       [this, t, src_rank] {
-		if (!t.numel())
-			return;
-		StagingBuffer buf = staging_->get(StagingRole::p2p, nbytes(t));
-
-		check_ccore(ccore_recv(buf.dev, nbytes(t), ccore_u8, src_rank, comm_, stream_),
-			    "ccore_recv");
-		sync_stream();
-		copy_out(t, buf.host);
+		run_one(StagingRole::p2p, t, false, true, "ccore_recv", [&](ccore_ptr buf) {
+			return ccore_recv(buf, nbytes(t), ccore_u8, src_rank, comm_, stream_);
+		});
 	}, src_rank);
 }
 
@@ -593,10 +559,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCcore::barrier(const c10d::BarrierOpt
 	return enqueue(c10d::OpType::BARRIER, "barrier", {}, [this] {
 		StagingBuffer buf = staging_->get(StagingRole::in_place, sizeof(int32_t));
 
-		check_ccore(ccore_all_reduce(buf.dev, buf.dev, 1, ccore_i32, ccore_sum, comm_,
-					     stream_),
-			    "ccore_all_reduce");
-		sync_stream();
+		finish(ccore_all_reduce(buf.dev, buf.dev, 1, ccore_i32, ccore_sum, comm_, stream_),
+		       "ccore_all_reduce");
 	});
 }
 

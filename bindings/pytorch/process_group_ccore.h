@@ -82,9 +82,31 @@ private:
 	c10::intrusive_ptr<c10d::Work> enqueue(c10d::OpType type, std::string what,
 					       std::vector<at::Tensor> outputs,
 					       std::function<void()> run, int source_rank = -1);
-	/* On the progress thread: wait for the stream; throws naming ccore's error. */
-	void sync_stream();
+	/*
+	 * On the progress thread: check that @call queued its collective on the
+	 * stream (@rc, what it returned), then wait for it; throws naming
+	 * ccore's error.
+	 */
+	void finish(int rc, const char *call);
 	void check_root(int64_t root, const char *call) const;
+	/*
+	 * The progress thread's part of a call on one tensor: @t (nothing if
+	 * empty) staged in a buffer of @role, copied there if @send, @run on
+	 * the buffer (ccore's return, @call its name), copied back if @keep.
+	 */
+	void run_one(StagingRole role, const at::Tensor &t, bool send, bool keep, const char *call,
+		     const std::function<int(ccore_ptr buf)> &run);
+	/*
+	 * The progress thread's part of the calls that differ only in how
+	 * their tensors are listed: one per rank, or one of all ranks' parts
+	 * laid end to end (the _base calls), or none on a rank that keeps
+	 * nothing (gather off the root).
+	 */
+	void run_all_gather(const at::Tensor &in, const std::vector<at::Tensor> &outs);
+	void run_reduce_scatter(const std::vector<at::Tensor> &ins, const at::Tensor &out,
+				ccore_dtype dt, ccore_redop op);
+	void run_all_to_all(const std::vector<at::Tensor> &ins,
+			    const std::vector<at::Tensor> &outs);
 	void check_peer(int peer, int tag, const char *call) const;
 
 	const std::chrono::milliseconds timeout_;

@@ -12,6 +12,7 @@
 #include "bootstrap/fdpass.h"
 #include "ccore_internal.h"
 #include "util/clock.h"
+#include "util/timeout_ms.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -55,28 +56,8 @@ void boot_ranks_str(const bool *in, int n, char *buf, size_t size)
 
 int boot_timeout_ms(int ms, int *out)
 {
-	const char *v = getenv("CCORE_BOOT_TIMEOUT_MS");
-	unsigned long n;
-	char *end;
-
-	if (ms < 0 || ms > BOOT_TIMEOUT_MAX_MS)
-		return ccore_error(-EINVAL,
-				   "bootstrap timeout %d ms: expected 1 to %d, or 0 for $CCORE_BOOT_TIMEOUT_MS",
-				   ms, BOOT_TIMEOUT_MAX_MS);
-	if (ms) {
-		*out = ms;
-		return 0;
-	}
-	*out = BOOT_TIMEOUT_DEFAULT_MS;
-	if (!v || !*v)
-		return 0;
-	n = strtoul(v, &end, 10);
-	if (*end || *v == '-' || *v == '+' || n < 1 || n > BOOT_TIMEOUT_MAX_MS)
-		return ccore_error(-EINVAL,
-				   "CCORE_BOOT_TIMEOUT_MS=%s: expected milliseconds from 1 to %d (default %d)",
-				   v, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_DEFAULT_MS);
-	*out = (int)n;
-	return 0;
+	return timeout_ms_pick(ms, "bootstrap timeout", "CCORE_BOOT_TIMEOUT_MS",
+			       BOOT_TIMEOUT_DEFAULT_MS, BOOT_TIMEOUT_MAX_MS, out);
 }
 
 /* The job magic of $CCORE_COMM_ID: every rank derives the same one. */

@@ -372,13 +372,7 @@ int root_join(uint64_t magic, int timeout_ms, char *err, size_t errlen)
 	if (!r)
 		return -ENOENT;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	until = rt_realtime_in_ms(timeout_ms);
 	pthread_mutex_lock(&r->lock);
 	while (!r->done && pthread_cond_timedwait(&r->cond, &r->lock, &until) != ETIMEDOUT)
 		;

@@ -7,6 +7,7 @@
 #include "net/net_int.h"
 #include "ccore_internal.h"
 #include "log.h"
+#include "util/timeout_ms.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -46,28 +47,6 @@ int net_enabled(void)
 	if (!strcmp(v, "off"))
 		return 0;
 	return ccore_error(-EINVAL, "CCORE_NET=%s: expected \"on\" (the default) or \"off\"", v);
-}
-
-static int timeout_ms_of(int ms, int *out)
-{
-	const char *v = getenv("CCORE_NET_TIMEOUT_MS");
-	unsigned long t;
-	char *end;
-
-	if (ms < 0 || ms > NET_TIMEOUT_MAX_MS)
-		return ccore_error(-EINVAL,
-				   "network timeout %d ms: expected 1 to %d, or 0 for $CCORE_NET_TIMEOUT_MS",
-				   ms, NET_TIMEOUT_MAX_MS);
-	*out = ms ? ms : NET_TIMEOUT_DEFAULT_MS;
-	if (ms || !v || !*v)
-		return 0;
-	t = strtoul(v, &end, 10);
-	if (*end || *v == '-' || *v == '+' || t < 1 || t > NET_TIMEOUT_MAX_MS)
-		return ccore_error(-EINVAL,
-				   "CCORE_NET_TIMEOUT_MS=%s: expected milliseconds from 1 to %d (default %d)",
-				   v, NET_TIMEOUT_MAX_MS, NET_TIMEOUT_DEFAULT_MS);
-	*out = (int)t;
-	return 0;
 }
 
 /* What this transport needs of a provider; @prov NULL: any. */
@@ -343,7 +322,8 @@ int net_open(const struct net_params *p, struct net **out)
 	pthread_mutex_init(&n->fab_lock, NULL);
 	pthread_mutex_init(&n->submit_lock, NULL);
 	pthread_rwlock_init(&n->conn_lock, NULL);
-	rc = timeout_ms_of(p->timeout_ms, &n->lim.timeout_ms);
+	rc = timeout_ms_pick(p->timeout_ms, "network timeout", "CCORE_NET_TIMEOUT_MS",
+			     NET_TIMEOUT_DEFAULT_MS, NET_TIMEOUT_MAX_MS, &n->lim.timeout_ms);
 	if (rc)
 		goto fail;
 	if (!asked && getenv("CCORE_NET_PROVIDER")) {
@@ -622,19 +602,18 @@ int net_put(struct net *n, int peer, unsigned int local_region, uint64_t local_o
 					   "net_put to %s: %" PRIu64 " bytes at %" PRIu64 " of its region %u: past its %" PRIu64 " bytes",
 					   c->name, len, remote_off, remote_region, c->region[remote_region].size);
 	}
-	r = calloc(1, sizeof(*r));
+	r = malloc(sizeof(*r));
 	if (!r)
 		return ccore_error(-ENOMEM, "out of memory");
-	r->peer = peer;
-	r->local_region = local_region;
-	r->remote_region = remote_region;
-	r->local_off = local_off;
-	r->remote_off = remote_off;
-	r->len = len;
-	r->has_sig = sig != NULL;
-	if (sig)
-		r->sig = *sig;
-	r->cookie = cookie;
+	*r = (struct net_req){
+		.peer = peer,
+		.local_region = local_region, .local_off = local_off,
+		.remote_region = remote_region, .remote_off = remote_off,
+		.len = len,
+		.has_sig = sig != NULL,
+		.sig = sig ? *sig : (struct net_signal){ 0 },
+		.cookie = cookie,
+	};
 	net_submit(n, r);
 	return 0;
 }

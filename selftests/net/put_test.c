@@ -19,6 +19,8 @@
 #include "ccore.h"
 #include "net/net.h"
 #include "net/order.h"
+#include "rank_run.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -220,16 +222,9 @@ static void on_peer_failed(void *arg, int peer, int err, const char *why)
 /* Wait until *@count reaches @want, at most @ms; false on timeout. */
 static bool wait_count(struct side *s, unsigned int *count, unsigned int want, int ms)
 {
-	struct timespec dl;
+	const struct timespec dl = rt_realtime_in_ms(ms);
 	bool ok = true;
 
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += ms / 1000;
-	dl.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (dl.tv_nsec >= 1000000000) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000;
-	}
 	pthread_mutex_lock(&s->lock);
 	while (*count < want && ok)
 		ok = pthread_cond_timedwait(&s->cond, &s->lock, &dl) == 0;
@@ -431,22 +426,18 @@ static void run_side(const struct job *j, int idx, int sock, int report)
 /* Run @j in two processes; their exit codes and reports in @rc and @msg. */
 static void run_pair(const struct job *j, int rc[2], char msg[2][2048])
 {
-	int sv[2], rep[2][2];
+	int sv[2], rep[2];
 	pid_t pid[2];
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	for (int i = 0; i < 2; i++) {
-		ASSERT_EQ(pipe(rep[i]), 0);
 		fflush(NULL);
-		pid[i] = fork();
-		ASSERT_GE(pid[i], 0);
+		pid[i] = rank_run_fork(&rep[i]);
 		if (!pid[i]) {
 			close(sv[1 - i]);
-			close(rep[i][0]);
 			alarm(JOB_LIMIT_MS / 1000);
-			run_side(j, i, sv[i], rep[i][1]);
+			run_side(j, i, sv[i], rep[i]);
 		}
-		close(rep[i][1]);
 	}
 	close(sv[0]);
 	close(sv[1]);
@@ -454,9 +445,9 @@ static void run_pair(const struct job *j, int rc[2], char msg[2][2048])
 		int status;
 
 		memset(msg[i], 0, 2048);
-		if (!xfer(rep[i][0], msg[i], 2048, false))
+		if (!xfer(rep[i], msg[i], 2048, false))
 			snprintf(msg[i], 2048, "(no report)");
-		close(rep[i][0]);
+		close(rep[i]);
 		ASSERT_EQ(waitpid(pid[i], &status, 0), pid[i]);
 		rc[i] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
