@@ -28,9 +28,13 @@
 
 /* Remote addresses: (host + 1) << 44 | offset in its arena (16 TiB). */
 #define ARENA_BITS 44
-/* A signal that changes nothing: sent to each host when nothing else is,
- * so that a host gone is noticed within the timeout even while nothing
- * is owed to it (a wait for its data). */
+/*
+ * A signal that changes nothing, sent to every process of the other hosts
+ * twice a second: a process that hears nothing from a host for the
+ * timeout finds it gone or cut off, even while it only waits for its
+ * data (over tcp a write completes once buffered, so a send to a host
+ * behind a link that is down does not fail for minutes).
+ */
 #define HEARTBEAT_SEM 0xffffffffu
 #define HEARTBEAT_NS 500000000ll
 /* $CCORE_NET_TIMEOUT_MS unset: a host gone fails waits well before a job's timeout */
@@ -43,6 +47,11 @@ struct sim_net {
 	int *to_host;			/* [host] the connection there, -1: none */
 	u32 nhosts;
 	s64 *last_sent;			/* [host] when the pump last sent there */
+	int *peer_host;			/* [transport peer] its host */
+	int npeers;
+	s64 *heard;			/* [host] when anything last came from it (atomic) */
+	s64 beat_at;			/* the last heartbeats' */
+	s64 timeout_ns;
 	pthread_t pump;
 	bool pump_started;
 	bool stop;			/* atomic */
@@ -95,6 +104,8 @@ static void signal_arrived(void *arg, int peer, const struct net_signal *sig)
 {
 	struct sim_net *sn = arg;
 
+	if (peer >= 0 && peer < sn->npeers && sn->peer_host[peer] >= 0)
+		__atomic_store_n(&sn->heard[sn->peer_host[peer]], ccm_now_ns(), __ATOMIC_RELAXED);
 	if (sig->sem == HEARTBEAT_SEM)
 		return;
 	if (ccm_nic_arrived(sn->sys->f, sig->sem, sig->value, sig->flags & NET_SIG_SET))
@@ -126,16 +137,27 @@ int sim_net_broken(struct sim_system *s, char *why, size_t len)
 	return broken;
 }
 
-/* A heartbeat to each host nothing went to lately. */
+/* Heartbeats to every process of the other hosts; a host not heard for the timeout is gone. */
 static void heartbeats(struct sim_net *sn)
 {
 	static const struct net_signal beat = { .sem = HEARTBEAT_SEM };
 	s64 now = ccm_now_ns();
+	char why[160];
 
+	if (now - sn->beat_at >= HEARTBEAT_NS) {
+		sn->beat_at = now;
+		for (int p = 0; p < sn->npeers; p++)
+			if (sn->peer_host[p] >= 0)
+				net_signal(sn->net, p, &beat, 0);
+	}
 	for (u32 h = 0; h < sn->nhosts; h++)
-		if (sn->to_host[h] >= 0 && now - sn->last_sent[h] >= HEARTBEAT_NS) {
-			sn->last_sent[h] = now;
-			net_signal(sn->net, sn->to_host[h], &beat, 0);
+		if (h != sn->host && sn->to_host[h] >= 0 &&
+		    now - __atomic_load_n(&sn->heard[h], __ATOMIC_RELAXED) > sn->timeout_ns) {
+			snprintf(why, sizeof(why),
+				 "host %u sent nothing for %lld ms (CCORE_NET_TIMEOUT_MS; it sends heartbeats every %lld ms): gone, or the link to it is down",
+				 h, (long long)(sn->timeout_ns / 1000000),
+				 (long long)(HEARTBEAT_NS / 1000000));
+			broken(sn, why);
 		}
 }
 
@@ -224,6 +246,8 @@ void sim_net_stop(struct sim_system *s)
 	pthread_mutex_destroy(&sn->lock);
 	free(sn->to_host);
 	free(sn->last_sent);
+	free(sn->peer_host);
+	free(sn->heard);
 	free(sn);
 	s->net = NULL;
 }
@@ -257,8 +281,13 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 		rc = net_reg(sn->net, (void *)(uintptr_t)s->arena->base, s->arena->size, &region);
 	if (!rc && region != 0)
 		rc = ccore_error(-EINVAL, "net: the arena is region %u, not 0", region);
-	if (!rc)
+	if (!rc) {
+		struct net_limits l;
+
+		net_get_limits(sn->net, &l);
+		sn->timeout_ns = (s64)l.timeout_ms * 1000000;
 		rc = net_local_blob(sn->net, blob);
+	}
 	if (rc) {
 		net_close(sn->net);
 		pthread_mutex_destroy(&sn->lock);
@@ -285,14 +314,17 @@ int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 		sn->nhosts = hosts[i] + 1 > sn->nhosts ? hosts[i] + 1 : sn->nhosts;
 	sn->to_host = malloc(sn->nhosts * sizeof(*sn->to_host));
 	sn->last_sent = calloc(sn->nhosts, sizeof(*sn->last_sent));
+	sn->heard = calloc(sn->nhosts, sizeof(*sn->heard));
+	sn->peer_host = malloc((n + 1) * sizeof(*sn->peer_host));
 	lead = malloc(sn->nhosts * sizeof(*lead));
-	if (!sn->to_host || !sn->last_sent || !lead) {
+	if (!sn->to_host || !sn->last_sent || !sn->heard || !sn->peer_host || !lead) {
 		free(lead);
 		return ccore_error(-ENOMEM, "out of memory");
 	}
 	for (u32 h = 0; h < sn->nhosts; h++) {
 		sn->to_host[h] = -1;
 		lead[h] = UINT32_MAX;
+		sn->heard[h] = ccm_now_ns();
 	}
 	for (u32 i = 0; i < n; i++)
 		lead[hosts[i]] = ids[i] < lead[hosts[i]] ? ids[i] : lead[hosts[i]];
@@ -305,6 +337,12 @@ int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 			continue;
 		snprintf(name, sizeof(name), "host %u (rank %u)", hosts[i], ids[i]);
 		rc = net_connect(sn->net, &blobs[i], name, &peer);
+		if (!rc && peer <= (int)n) {
+			/* peers are numbered as connected: 0, 1, ... */
+			while (sn->npeers <= peer)
+				sn->peer_host[sn->npeers++] = -1;
+			sn->peer_host[peer] = (int)hosts[i];
+		}
 		if (!rc && ids[i] == lead[hosts[i]])
 			sn->to_host[hosts[i]] = peer;
 	}

@@ -8,7 +8,9 @@
 #   -n, --hosts N     how many hosts, 2 to 8 (default 2)
 #   --outside         run COMMAND once, here, with $CCORE_TEST_NETNS naming
 #                     the namespaces' files, /proc/PID/ns/net (a program
-#                     that enters them itself, setns(2))
+#                     that enters them itself, setns(2)), and
+#                     $CCORE_TEST_SWITCH the bridge's (host i's link is pI
+#                     there: ip link set p1 down cuts host 1 off)
 #   --mtu BYTES       the veth pairs' MTU (default 1500)
 #   --name PREFIX     the namespaces' holder processes are named
 #                     ccns-PREFIX-sw (the bridge's) and ccns-PREFIX-h0..
@@ -155,7 +157,7 @@ if [ "$outside" -eq 1 ]; then
 	for hp in $hostp; do
 		paths="$paths${paths:+ }/proc/$hp/ns/net"
 	done
-	CCORE_TEST_NETNS="$paths" CCORE_HOST_ADDRS="$addrs" "$@"
+	CCORE_TEST_NETNS="$paths" CCORE_TEST_SWITCH="/proc/$swp/ns/net" CCORE_HOST_ADDRS="$addrs" "$@"
 	exit $?
 fi
 

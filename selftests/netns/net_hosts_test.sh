@@ -1,10 +1,13 @@
 #!/bin/sh
 # The network transport between two hosts made of network namespaces
 # (selftests/netns/hosts.sh: veth pairs and a bridge): put_test's pair
-# cases with one process in each host, the raw put bandwidth across the
-# veth pair up to 256 MiB (ccore-netbw, every size checked bit-exact), and
-# the namespaces gone afterwards, also after a failing command and an
-# interrupted run.  Needs root (CAP_NET_ADMIN); skips saying so otherwise.
+# cases with one process in each host, every collective and algorithm
+# across 2 and 3 hosts (mproc_test sweep_across_hosts), a link taken down
+# in the middle of collectives (both ranks fail within seconds naming the
+# other host; with the link back a new job runs), the raw put bandwidth
+# across the veth pair up to 256 MiB (ccore-netbw, every size checked
+# bit-exact), and the namespaces gone afterwards, also after a failing
+# command and an interrupted run.  Needs root (CAP_NET_ADMIN); skips saying so otherwise.
 # Prints TAP.  Installed as BUILD/tests/netns/net_hosts_test; the sources
 # are above it.
 build=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,7 +35,8 @@ out=$("$hosts" -- true 2>&1)
 case "$out" in
 "# SKIP "*)
 	why=${out#\# SKIP }
-	for name in put_across_hosts bandwidth_across_hosts cleanup_after_failure cleanup_after_interrupt; do
+	for name in put_across_hosts collectives_across_hosts link_down_mid_collective \
+		bandwidth_across_hosts cleanup_after_failure cleanup_after_interrupt; do
 		skip "$name" "$why"
 	done
 	echo "1..$n"
@@ -64,6 +68,45 @@ if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^# 1 passed, 0 failed'; then
 else
 	not_ok "every collective and algorithm across network namespaces (2 and 3 hosts), 0 wrong" \
 		"status $rc" "$out"
+fi
+
+# a link taken down in the middle of collectives: both ranks fail within
+# seconds naming the other host; with the link back a new job runs
+# shellcheck disable=SC2016
+out=$(TMPDIR="$tmp" "$hosts" --outside -- sh -c '
+	set -- "$0" $CCORE_TEST_NETNS
+	bench=$1 h0=$2 h1=$3
+	run() {
+		nsenter --net="$1" env CCORE_COMM_ID="10.231.0.1:$3" PMI_RANK="$2" PMI_SIZE=2 \
+			CCORE_HOSTID="host$2" FI_TCP_IFACE=eth0 CCORE_SOCKET_IFNAME=eth0 \
+			"$bench" -g 2 --ranks-per-device 1 -b 1M -e 1M -n "$4" -w 1
+	}
+	run "$h0" 0 29700 1000000 >"$TMPDIR/r0" 2>&1 & p0=$!
+	run "$h1" 1 29700 1000000 >"$TMPDIR/r1" 2>&1 & p1=$!
+	sleep 3
+	nsenter --net="$CCORE_TEST_SWITCH" ip link set p1 down
+	t0=$(date +%s%N)
+	wait $p0; rc0=$?
+	wait $p1; rc1=$?
+	t1=$(date +%s%N)
+	nsenter --net="$CCORE_TEST_SWITCH" ip link set p1 up
+	sleep 1
+	run "$h0" 0 29701 5 >"$TMPDIR/n0" 2>&1 & q0=$!
+	run "$h1" 1 29701 5 >"$TMPDIR/n1" 2>&1 & q1=$!
+	wait $q0; n0=$?
+	wait $q1; n1=$?
+	echo "failed $rc0 $rc1 after $(( (t1 - t0) / 1000000 )) ms; new job $n0 $n1"
+	grep -h "unreachable\|is gone" "$TMPDIR/r0" "$TMPDIR/r1" | head -2
+	grep -h "Out of bounds" "$TMPDIR/n0"
+' "$build/bin/ccore-bench" 2>&1)
+printf '%s\n' "$out" | sed 's/^/# /'
+ms=$(printf '%s\n' "$out" | sed -n 's/^failed [0-9]* [0-9]* after \([0-9]*\) ms.*/\1/p')
+if printf '%s\n' "$out" | grep -q '^failed [1-9][0-9]* [1-9][0-9]* after .*; new job 0 0$' &&
+	printf '%s\n' "$out" | grep -q 'unreachable: host [01]\|host [01].*unreachable\|rank [01] is gone' &&
+	printf '%s\n' "$out" | grep -q 'Out of bounds values : 0 OK' && [ -n "$ms" ] && [ "$ms" -lt 9000 ]; then
+	ok "a link down mid-collective: both ranks fail naming the other host, then a new job runs"
+else
+	not_ok "a link down mid-collective: both ranks fail naming the other host, then a new job runs" "$out"
 fi
 
 # the raw put bandwidth on the same path
