@@ -72,10 +72,17 @@ pid_t rank_run_fork(int *fd)
 
 pid_t rank_run_launcher(struct ccore_unique_id *id)
 {
+	return rank_run_launcher_in(id, NULL);
+}
+
+pid_t rank_run_launcher_in(struct ccore_unique_id *id, void (*enter)(void))
+{
 	int fd;
 	pid_t pid = rank_run_fork(&fd);
 
 	if (pid == 0) {
+		if (enter)
+			enter();
 		if (ccore_get_unique_id(id)) {
 			fprintf(stderr, "# ccore_get_unique_id: %s\n", ccore_last_error());
 			_exit(1);

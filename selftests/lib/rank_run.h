@@ -59,5 +59,7 @@ pid_t rank_run_fork(int *fd);
  * The launcher's pid, to wait for.
  */
 pid_t rank_run_launcher(struct ccore_unique_id *id);
+/* The same, the launcher first calling @enter (e.g. entering a host's network namespace). */
+pid_t rank_run_launcher_in(struct ccore_unique_id *id, void (*enter)(void));
 
 #endif

@@ -16,7 +16,6 @@
 #include "rank_run.h"
 #include "algos/algo.h"
 #include "comm.h"
-#include "bootstrap/boot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,25 +93,15 @@ static void enter_host(uint32_t h)
 	_exit(3);
 }
 
+static void enter_host0(void)
+{
+	enter_host(0);
+}
+
 /* The job's unique id, its root in host 0 (its namespace, if any). */
 static pid_t job_launcher(struct ccore_unique_id *id)
 {
-	int fd;
-	pid_t pid;
-
-	if (!job_hosts || !getenv("CCORE_TEST_NETNS"))
-		return rank_run_launcher(id);
-	pid = rank_run_fork(&fd);
-	if (pid == 0) {
-		enter_host(0);
-		if (ccore_get_unique_id(id) || write(fd, id, sizeof(*id)) != sizeof(*id))
-			_exit(1);
-		boot_root_wait((const struct boot_id *)id, 60000);
-		_exit(0);
-	}
-	ASSERT_EQ(read(fd, id, sizeof(*id)), sizeof(*id));
-	close(fd);
-	return pid;
+	return rank_run_launcher_in(id, job_hosts && getenv("CCORE_TEST_NETNS") ? enter_host0 : NULL);
 }
 
 static void proc_init(struct proc *pr, const struct ccore_unique_id *id, struct report *rep)
@@ -421,11 +410,12 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A survivor's new communicator of the KILL_N - 1 survivors: one checked AllReduce. */
-static void survivor_again(uint32_t rank, const struct ccore_unique_id *id, struct kill_report *kr)
+/* A survivor's new communicator, rank @rank of @n: one checked AllReduce. */
+static void survivor_again(uint32_t n, uint32_t rank, const struct ccore_unique_id *id,
+			   struct kill_report *kr)
 {
 	static const struct rank_run x = { CS_ALLREDUCE, NULL, 301, ccore_f32, ccore_sum, 0, false };
-	struct proc pr = { .n = KILL_N - 1, .per = 1, .first = rank < VICTIM ? rank : rank - 1 };
+	struct proc pr = { .n = n, .per = 1, .first = rank };
 	struct report rep = { 0 };
 	long wrong = 0;
 
@@ -438,26 +428,60 @@ static void survivor_again(uint32_t rank, const struct ccore_unique_id *id, stru
 		ccore_comm_destroy(pr.c[0]);
 }
 
+/* Rank @pr->first's communicator and its first (cached) AllReduce @x: false, with why in @kr, if it failed. */
+static bool first_allreduce(struct proc *pr, const struct ccore_unique_id *id,
+			    const struct rank_run *x, struct kill_report *kr)
+{
+	struct report rep = { 0 };
+	long wrong = 0;
+
+	proc_init(pr, id, &rep);
+	kr->rc = rep.rc ? rep.rc : proc_run(pr, x, &wrong);
+	if (!kr->rc && !wrong)
+		return true;
+	snprintf(kr->msg, sizeof(kr->msg), "the first AllReduce: %d, %ld wrong: %s", kr->rc, wrong,
+		 rep.rc ? rep.msg : ccore_last_error());
+	kr->rc = kr->rc ? kr->rc : -EIO;
+	return false;
+}
+
+/*
+ * A survivor's end: unless its first AllReduce failed (@kr->rc from it),
+ * its communicator gone, the new id from @id_fd and a new communicator,
+ * rank @rank of @n; then the report.
+ */
+static void survivor_end(struct proc *pr, bool first_ok, uint32_t n, uint32_t rank,
+			 struct kill_report *kr, int report_fd, int id_fd)
+{
+	struct ccore_unique_id again;
+	int64_t t0 = now_ms();
+
+	if (first_ok) {
+		ccore_comm_destroy(pr->c[0]);
+		pr->c[0] = NULL;
+		kr->destroy_ms = now_ms() - t0;
+		if (read(id_fd, &again, sizeof(again)) == sizeof(again))
+			survivor_again(n, rank, &again, kr);
+		else
+			kr->new_rc = -EIO;
+	}
+	if (pr->c[0])
+		ccore_comm_destroy(pr->c[0]);
+	_exit(write(report_fd, kr, sizeof(*kr)) == sizeof(*kr) ? 0 : 2);
+}
+
 static void kill_rank(uint32_t rank, const struct ccore_unique_id *id, int report_fd, int id_fd)
 {
 	static const struct rank_run x = { CS_ALLREDUCE, "ring", 8000, ccore_i32, ccore_sum, 0, false };
 	struct proc pr = { .n = KILL_N, .per = 1, .first = rank };
 	struct kill_report kr = { 0 };
-	struct report rep = { 0 };
-	struct ccore_unique_id again;
 	const struct clique_rank *v;
 	long wrong = 0;
 	int64_t t0;
 
-	proc_init(&pr, id, &rep);
 	/* a plan built and cached: the next launch sends nothing between processes */
-	kr.rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
-	if (kr.rc || wrong) {
-		snprintf(kr.msg, sizeof(kr.msg), "the first AllReduce: %d, %ld wrong: %s", kr.rc,
-			 wrong, rep.rc ? rep.msg : ccore_last_error());
-		kr.rc = kr.rc ? kr.rc : -EIO;
-		goto out;
-	}
+	if (!first_allreduce(&pr, id, &x, &kr))
+		survivor_end(&pr, false, 0, 0, &kr, report_fd, id_fd);
 	if (rank == VICTIM) {
 		/* its part posted, which cannot finish before the others post theirs */
 		rank_run_fill(&pr.b[0], &x);
@@ -484,18 +508,7 @@ static void kill_rank(uint32_t rank, const struct ccore_unique_id *id, int repor
 	v = &pr.c[0]->q->ranks[VICTIM];
 	if (rank == 0)
 		kr.claim_rc = ccore_system_claim_core(pr.c[0]->q->rt->sys, v->dev, v->core);
-	t0 = now_ms();
-	ccore_comm_destroy(pr.c[0]);
-	pr.c[0] = NULL;
-	kr.destroy_ms = now_ms() - t0;
-	if (read(id_fd, &again, sizeof(again)) == sizeof(again))
-		survivor_again(rank, &again, &kr);
-	else
-		kr.new_rc = -EIO;
-out:
-	if (pr.c[0])
-		ccore_comm_destroy(pr.c[0]);
-	_exit(write(report_fd, &kr, sizeof(kr)) == sizeof(kr) ? 0 : 2);
+	survivor_end(&pr, true, KILL_N - 1, rank < VICTIM ? rank : rank - 1, &kr, report_fd, id_fd);
 }
 
 /* --- a host killed (its processes), the other host's ranks fail and start again --------- */
@@ -505,23 +518,14 @@ static void host_kill_rank(uint32_t rank, const struct ccore_unique_id *id, int 
 			   int id_fd)
 {
 	static const struct rank_run x = { CS_ALLREDUCE, "ring", 8000, ccore_i32, ccore_sum, 0, false };
-	static const struct rank_run y = { CS_ALLREDUCE, NULL, 301, ccore_f32, ccore_sum, 0, false };
 	struct proc pr = { .n = KILL_N, .per = 1, .first = rank };
 	struct kill_report kr = { 0 };
-	struct report rep = { 0 };
-	struct ccore_unique_id again;
 	long wrong = 0;
 	int64_t t0;
 
 	setenv("CCORE_HOSTID", rank < 2 ? "host0" : "host1", 1);
-	proc_init(&pr, id, &rep);
-	kr.rc = rep.rc ? rep.rc : proc_run(&pr, &x, &wrong);
-	if (kr.rc || wrong) {
-		snprintf(kr.msg, sizeof(kr.msg), "the first AllReduce: %d, %ld wrong: %s", kr.rc,
-			 wrong, rep.rc ? rep.msg : ccore_last_error());
-		kr.rc = kr.rc ? kr.rc : -EIO;
-		goto out;
-	}
+	if (!first_allreduce(&pr, id, &x, &kr))
+		survivor_end(&pr, false, 0, 0, &kr, report_fd, id_fd);
 	if (rank >= 2)
 		raise(SIGKILL);
 	usleep(100000);
@@ -531,30 +535,65 @@ static void host_kill_rank(uint32_t rank, const struct ccore_unique_id *id, int 
 		kr.rc = proc_run(&pr, &x, &wrong);
 	kr.fail_ms = now_ms() - t0;
 	snprintf(kr.msg, sizeof(kr.msg), "%s", kr.rc ? ccore_last_error() : "(it succeeded)");
-	t0 = now_ms();
-	ccore_comm_destroy(pr.c[0]);
-	pr.c[0] = NULL;
-	kr.destroy_ms = now_ms() - t0;
 	/* the survivors, a new job: host0's two ranks */
-	if (read(id_fd, &again, sizeof(again)) == sizeof(again)) {
-		struct proc p2 = { .n = 2, .per = 1, .first = rank };
-		struct report r2 = { 0 };
+	survivor_end(&pr, true, 2, rank, &kr, report_fd, id_fd);
+}
 
-		proc_init(&p2, &again, &r2);
-		wrong = 0;
-		kr.new_rc = r2.rc ? r2.rc : proc_run(&p2, &y, &wrong);
-		kr.new_wrong = wrong;
-		snprintf(kr.new_msg, sizeof(kr.new_msg), "%s",
-			 r2.rc ? r2.msg : kr.new_rc ? ccore_last_error() : "");
-		if (p2.c[0])
-			ccore_comm_destroy(p2.c[0]);
-	} else {
-		kr.new_rc = -EIO;
+/*
+ * KILL_N ranks, each a process running @body; those @dies says are killed
+ * (SIGKILL, asserted); the others get a new unique id for their new
+ * communicator and report in @kr.  @pids: the processes.
+ */
+static void kill_job(void (*body)(uint32_t, const struct ccore_unique_id *, int, int),
+		     bool (*dies)(uint32_t), struct kill_report *kr, pid_t *pids)
+{
+	struct ccore_unique_id id, again;
+	int rep_fd[KILL_N], id_fd[KILL_N], status;
+	pid_t root = rank_run_launcher(&id), root2;
+
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		int ip[2];
+
+		ASSERT_EQ(pipe(ip), 0);	/* the other way: the parent sends the new id */
+		pids[r] = rank_run_fork(&rep_fd[r]);
+		if (pids[r] == 0) {
+			close(ip[1]);
+			body(r, &id, rep_fd[r], ip[0]);
+		}
+		close(ip[0]);
+		id_fd[r] = ip[1];
 	}
-out:
-	if (pr.c[0])
-		ccore_comm_destroy(pr.c[0]);
-	_exit(write(report_fd, &kr, sizeof(kr)) == sizeof(kr) ? 0 : 2);
+	for (uint32_t r = 0; r < KILL_N; r++)
+		if (dies(r)) {
+			waitpid(pids[r], &status, 0);
+			ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		}
+	/* the survivors' new communicator: a new unique id */
+	root2 = rank_run_launcher(&again);
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (!dies(r))
+			ASSERT_EQ(write(id_fd[r], &again, sizeof(again)), sizeof(again));
+		close(id_fd[r]);
+	}
+	for (uint32_t r = 0; r < KILL_N; r++) {
+		if (!dies(r)) {
+			ASSERT_EQ(read(rep_fd[r], &kr[r], sizeof(kr[r])), sizeof(kr[r]));
+			waitpid(pids[r], &status, 0);
+		}
+		close(rep_fd[r]);
+	}
+	waitpid(root, &status, 0);
+	waitpid(root2, &status, 0);
+}
+
+static bool host1_dies(uint32_t r)
+{
+	return r >= 2;
+}
+
+static bool victim_dies(uint32_t r)
+{
+	return r == VICTIM;
 }
 
 /*
@@ -566,42 +605,10 @@ out:
  */
 TEST(a_host_killed_fails_the_other_host_and_a_new_communicator_works)
 {
-	struct ccore_unique_id id, again;
 	struct kill_report kr[KILL_N];
-	int rep_fd[KILL_N], id_fd[KILL_N], status;
-	pid_t pids[KILL_N], root = rank_run_launcher(&id), root2;
+	pid_t pids[KILL_N];
 
-	for (uint32_t r = 0; r < KILL_N; r++) {
-		int ip[2];
-
-		ASSERT_EQ(pipe(ip), 0);
-		pids[r] = rank_run_fork(&rep_fd[r]);
-		if (pids[r] == 0) {
-			close(ip[1]);
-			host_kill_rank(r, &id, rep_fd[r], ip[0]);
-		}
-		close(ip[0]);
-		id_fd[r] = ip[1];
-	}
-	for (uint32_t r = 2; r < KILL_N; r++) {
-		waitpid(pids[r], &status, 0);
-		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	}
-	root2 = rank_run_launcher(&again);
-	for (uint32_t r = 0; r < KILL_N; r++) {
-		if (r < 2)
-			ASSERT_EQ(write(id_fd[r], &again, sizeof(again)), sizeof(again));
-		close(id_fd[r]);
-	}
-	for (uint32_t r = 0; r < 2; r++) {
-		ASSERT_EQ(read(rep_fd[r], &kr[r], sizeof(kr[r])), sizeof(kr[r]));
-		close(rep_fd[r]);
-		waitpid(pids[r], &status, 0);
-	}
-	for (uint32_t r = 2; r < KILL_N; r++)
-		close(rep_fd[r]);
-	waitpid(root, &status, 0);
-	waitpid(root2, &status, 0);
+	kill_job(host_kill_rank, host1_dies, kr, pids);
 	for (uint32_t r = 0; r < 2; r++) {
 		ccore_test_log("rank %u: failed after %lld ms: %d: %s", r, (long long)kr[r].fail_ms,
 			       kr[r].rc, kr[r].msg);
@@ -622,44 +629,11 @@ TEST(a_host_killed_fails_the_other_host_and_a_new_communicator_works)
 
 TEST(killed_process_fails_its_peers_and_new_communicators_work)
 {
-	struct ccore_unique_id id, again;
 	struct kill_report kr[KILL_N];
 	struct report reps[MAXN];
-	int rep_fd[KILL_N], id_fd[KILL_N], status;
-	pid_t pids[KILL_N], root = rank_run_launcher(&id), root2;
+	pid_t pids[KILL_N];
 
-	for (uint32_t r = 0; r < KILL_N; r++) {
-		int ip[2];
-
-		ASSERT_EQ(pipe(ip), 0);	/* the other way: the parent sends the new id */
-		pids[r] = rank_run_fork(&rep_fd[r]);
-		if (pids[r] == 0) {
-			close(ip[1]);
-			kill_rank(r, &id, rep_fd[r], ip[0]);
-		}
-		close(ip[0]);
-		id_fd[r] = ip[1];
-	}
-	waitpid(pids[VICTIM], &status, 0);
-	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	/* the survivors' new communicator: a new unique id */
-	root2 = rank_run_launcher(&again);
-	for (uint32_t r = 0; r < KILL_N; r++) {
-		if (r != VICTIM)
-			ASSERT_EQ(write(id_fd[r], &again, sizeof(again)), sizeof(again));
-		close(id_fd[r]);
-	}
-	for (uint32_t r = 0; r < KILL_N; r++) {
-		if (r == VICTIM) {
-			close(rep_fd[r]);
-			continue;
-		}
-		ASSERT_EQ(read(rep_fd[r], &kr[r], sizeof(kr[r])), sizeof(kr[r]));
-		close(rep_fd[r]);
-		waitpid(pids[r], &status, 0);
-	}
-	waitpid(root, &status, 0);
-	waitpid(root2, &status, 0);
+	kill_job(kill_rank, victim_dies, kr, pids);
 	for (uint32_t r = 0; r < KILL_N; r++) {
 		char name[32];
 
