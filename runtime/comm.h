@@ -253,4 +253,11 @@ void plan_flush(struct clique *q);
 /* Handles of the DMA rings rank @r's cached plans hold (at most @max). */
 uint32_t plan_ring_handles(const struct clique *q, uint32_t r, uint32_t *out, uint32_t max);
 
+/*
+ * Run @fn on each of @n items of @size bytes at @items at once, a thread
+ * each (one: on this thread); @started[i] says whether item i ran (no
+ * thread could start for it otherwise).  -ENOMEM: none ran.
+ */
+int comm_run_each(void *(*fn)(void *), void *items, size_t size, uint32_t n, bool *started);
+
 #endif

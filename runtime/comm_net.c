@@ -14,7 +14,6 @@
 #include "bootstrap/boot.h"
 #include "sim/sim_net.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,36 +49,26 @@ static void *gather_run(void *arg)
 /* An allgather of @size bytes per rank on every local rank's bootstrap at once. */
 static int gather_all(struct gather *g, uint32_t n)
 {
-	pthread_t t[64];
-	uint32_t started = 0;
-	int rc = 0;
+	bool *started = calloc(n, sizeof(*started));
+	int rc = started ? comm_run_each(gather_run, g, sizeof(*g), n, started) :
+		 ccore_error(-ENOMEM, "out of memory");
 
-	if (n == 1) {
-		gather_run(&g[0]);
-		return g[0].rc;
-	}
-	if (n > 64)
-		return ccore_error(-EINVAL, "more than 64 ranks in one process across hosts");
-	for (; started < n; started++)
-		if (pthread_create(&t[started], NULL, gather_run, &g[started]))
-			break;
-	for (uint32_t i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
 	for (uint32_t i = 0; i < n && !rc; i++)
-		rc = i < started ? g[i].rc : ccore_error(-EAGAIN, "no thread to gather with");
+		rc = started[i] ? g[i].rc : ccore_error(-EAGAIN, "no thread to gather with");
+	free(started);
 	return rc;
 }
 
 int comm_net_connect(struct rt *rt, struct boot *const *boots, const int *ranks, uint32_t nlocal,
 		     uint32_t nranks, const struct clique_rank *place, uint32_t devices_per_node)
 {
-	struct gather g[64];
+	struct gather *g = calloc(nlocal, sizeof(*g));
 	struct net_entry mine = { .id = UINT32_MAX };
 	struct net_entry *all = calloc((size_t)nranks * nlocal, sizeof(*all));
 	uint32_t *ids = calloc(nranks, sizeof(*ids)), *hosts = calloc(nranks, sizeof(*hosts));
 	struct net_blob *blobs = calloc(nranks, sizeof(*blobs));
 	uint32_t n = 0;
-	int rc = all && ids && hosts && blobs ? 0 : ccore_error(-ENOMEM, "out of memory");
+	int rc = g && all && ids && hosts && blobs ? 0 : ccore_error(-ENOMEM, "out of memory");
 
 	for (uint32_t i = 0; i < nlocal; i++)
 		mine.id = (uint32_t)ranks[i] < mine.id ? (uint32_t)ranks[i] : mine.id;
@@ -106,6 +95,7 @@ int comm_net_connect(struct rt *rt, struct boot *const *boots, const int *ranks,
 	}
 	if (!rc)
 		rt->across_hosts = true;
+	free(g);
 	free(all);
 	free(ids);
 	free(hosts);

@@ -86,35 +86,39 @@ static void *join_run(void *arg)
 	return NULL;
 }
 
+int comm_run_each(void *(*fn)(void *), void *items, size_t size, uint32_t n, bool *started)
+{
+	pthread_t *t = n > 1 ? calloc(n, sizeof(*t)) : NULL;
+
+	if (n == 1) {
+		fn(items);
+		started[0] = true;
+		return 0;
+	}
+	if (!t)
+		return ccore_error(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		started[i] = !pthread_create(&t[i], NULL, fn, (char *)items + i * size);
+	for (uint32_t i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	free(t);
+	return 0;
+}
+
 /* Run @js[0..n-1] at once (each blocks until every rank joins); the first failure. */
 static int join_all(struct join *js, uint32_t n)
 {
-	pthread_t *t = calloc(n, sizeof(*t));
 	bool *started = calloc(n, sizeof(*started));
-	int rc = 0;
+	int rc = started ? comm_run_each(join_run, js, sizeof(*js), n, started) :
+		 ccore_error(-ENOMEM, "out of memory");
 
-	if (!t || !started) {
-		free(t);
-		free(started);
-		return ccore_error(-ENOMEM, "out of memory");
-	}
-	if (n == 1) {
-		join_run(&js[0]);
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			started[i] = !pthread_create(&t[i], NULL, join_run, &js[i]);
-		for (uint32_t i = 0; i < n; i++) {
-			if (started[i])
-				pthread_join(t[i], NULL);
-			else
-				js[i].rc = -EAGAIN;
-		}
-	}
 	for (uint32_t i = 0; i < n && !rc; i++)
-		if (js[i].rc)
-			rc = ccore_error(js[i].rc, "ccore_comm_init_rank (rank %d): %s", js[i].rank,
-					 js[i].msg ? js[i].msg : "could not start a thread to join");
-	free(t);
+		if (!started[i] || js[i].rc)
+			rc = ccore_error(started[i] ? js[i].rc : -EAGAIN,
+					 "ccore_comm_init_rank (rank %d): %s", js[i].rank,
+					 started[i] && js[i].msg ? js[i].msg :
+					 "could not start a thread to join");
 	free(started);
 	return rc;
 }
@@ -239,13 +243,16 @@ static int connect_hosts(struct rt *rt, const struct join *js, const int *ranks,
 			 uint32_t nranks, const struct clique_rank *place,
 			 const struct ccore_topology *topo)
 {
-	struct boot *boots[64];
+	struct boot **boots = calloc(nlocal, sizeof(*boots));
+	int rc;
 
-	if (nlocal > 64)
-		return ccore_error(-EINVAL, "more than 64 ranks in one process across hosts");
+	if (!boots)
+		return ccore_error(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < nlocal; i++)
 		boots[i] = js[i].b;
-	return comm_net_connect(rt, boots, ranks, nlocal, nranks, place, topo->devices_per_node);
+	rc = comm_net_connect(rt, boots, ranks, nlocal, nranks, place, topo->devices_per_node);
+	free(boots);
+	return rc;
 }
 
 /* The knobs every communicator parses at init (as ccore_comm_init_all), and the config. */

@@ -43,10 +43,9 @@
 struct sim_net {
 	struct sim_system *sys;
 	struct net *net;
-	u32 me, host;
+	u32 host;
 	int *to_host;			/* [host] the connection there, -1: none */
 	u32 nhosts;
-	s64 *last_sent;			/* [host] when the pump last sent there */
 	int *peer_host;			/* [transport peer] its host */
 	int npeers;
 	s64 *heard;			/* [host] when anything last came from it (atomic) */
@@ -180,7 +179,7 @@ static void send_one(struct sim_net *sn, const struct ccm_nic_xfer *x)
 	*s = (struct sent){ .sn = sn, .x = *x };
 	if (host >= sn->nhosts || sn->to_host[host] < 0) {
 		rc = ccore_error(-EHOSTUNREACH, "no connection to host %u", host);
-	} else if (sn->last_sent[host] = ccm_now_ns(), x->data) {
+	} else if (x->data) {
 		rc = net_put(sn->net, sn->to_host[host], 0, (u64)(uintptr_t)x->src - base, 0,
 			     x->to & ((1ull << ARENA_BITS) - 1), x->len, x->has_sem ? &sig : NULL,
 			     (uintptr_t)s);
@@ -191,42 +190,45 @@ static void send_one(struct sim_net *sn, const struct ccm_nic_xfer *x)
 		put_done(sn, (uintptr_t)s, rc, ccore_last_error());
 }
 
+/*
+ * What this process's cores posted: with @send, handed to the transport
+ * (all of it); without, only whether there is any.
+ */
+static bool posted(struct sim_net *sn, bool send)
+{
+	struct ccm_fabric *f = sn->sys->f;
+	const struct ccm_config *cfg = ccm_fabric_config(f);
+	u32 slot = ccm_fabric_slot(f), per = cfg->devices_per_node;
+	struct ccm_nic_xfer x;
+
+	for (u32 d = sn->host * per; d < (sn->host + 1) * per; d++)
+		for (u32 c = 0; c < cfg->cores; c++) {
+			if (ccm_core_owner(f, d, c) != slot)
+				continue;
+			if (!send && ccm_nic_pending(f, d, c))
+				return true;
+			while (send && !ccm_nic_take(f, d, c, &x))
+				send_one(sn, &x);
+		}
+	return false;
+}
+
 static bool work_or_stop(void *arg)
 {
 	struct sim_net *sn = arg;
-	struct ccm_fabric *f = sn->sys->f;
-	const struct ccm_config *cfg = ccm_fabric_config(f);
-	u32 slot = ccm_fabric_slot(f);
 
-	if (__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE))
-		return true;
-	for (u32 d = sn->host * cfg->devices_per_node; d < (sn->host + 1) * cfg->devices_per_node;
-	     d++)
-		for (u32 c = 0; c < cfg->cores; c++)
-			if (ccm_core_owner(f, d, c) == slot && ccm_nic_pending(f, d, c))
-				return true;
-	return false;
+	return __atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE) || posted(sn, false);
 }
 
 static void *pump(void *arg)
 {
 	struct sim_net *sn = arg;
-	struct ccm_fabric *f = sn->sys->f;
-	const struct ccm_config *cfg = ccm_fabric_config(f);
-	u32 slot = ccm_fabric_slot(f);
 
 	while (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
 		/* asleep until a post kicks the fabric: the model's own threads run it */
-		ccm_fabric_sleep(f, work_or_stop, sn, ccm_now_ns() + 20000000ll);
+		ccm_fabric_sleep(sn->sys->f, work_or_stop, sn, ccm_now_ns() + 20000000ll);
 		heartbeats(sn);
-		for (u32 d = sn->host * cfg->devices_per_node;
-		     d < (sn->host + 1) * cfg->devices_per_node; d++)
-			for (u32 c = 0; c < cfg->cores; c++) {
-				struct ccm_nic_xfer x;
-
-				while (ccm_core_owner(f, d, c) == slot && !ccm_nic_take(f, d, c, &x))
-					send_one(sn, &x);
-			}
+		posted(sn, true);
 	}
 	return NULL;
 }
@@ -245,7 +247,6 @@ void sim_net_stop(struct sim_system *s)
 	net_close(sn->net);
 	pthread_mutex_destroy(&sn->lock);
 	free(sn->to_host);
-	free(sn->last_sent);
 	free(sn->peer_host);
 	free(sn->heard);
 	free(sn);
@@ -269,7 +270,7 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 	sn = calloc(1, sizeof(*sn));
 	if (!sn)
 		return ccore_error(-ENOMEM, "out of memory");
-	*sn = (struct sim_net){ .sys = s, .me = me, .host = host };
+	*sn = (struct sim_net){ .sys = s, .host = host };
 	pthread_mutex_init(&sn->lock, NULL);
 	if (!getenv("CCORE_NET_TIMEOUT_MS"))
 		p.timeout_ms = SIM_NET_TIMEOUT_MS;
@@ -313,11 +314,10 @@ int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 	for (u32 i = 0; i < n; i++)
 		sn->nhosts = hosts[i] + 1 > sn->nhosts ? hosts[i] + 1 : sn->nhosts;
 	sn->to_host = malloc(sn->nhosts * sizeof(*sn->to_host));
-	sn->last_sent = calloc(sn->nhosts, sizeof(*sn->last_sent));
 	sn->heard = calloc(sn->nhosts, sizeof(*sn->heard));
 	sn->peer_host = malloc((n + 1) * sizeof(*sn->peer_host));
 	lead = malloc(sn->nhosts * sizeof(*lead));
-	if (!sn->to_host || !sn->last_sent || !sn->heard || !sn->peer_host || !lead) {
+	if (!sn->to_host || !sn->heard || !sn->peer_host || !lead) {
 		free(lead);
 		return ccore_error(-ENOMEM, "out of memory");
 	}
