@@ -189,10 +189,11 @@ static uint64_t theirs(const struct lower_ctx *c, uint32_t r, uint32_t q, struct
 	return c->peer_va(c->arg, r, q, ref.buf) + ref.off * c->elem_size;
 }
 
-static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+/* Step @i of rank @r, a local one as @st says, on the local engine. */
+static void emit_local_as(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i,
+			  const struct cs_step *st)
 {
 	const struct lower_ctx *c = j->c;
-	const struct cs_step *st = &j->s->ranks[r].steps[i];
 	struct drm_ccore_desc d = {
 		.op = st->op == CS_COPY ? DRM_CCORE_DESC_COPY :
 		      st->op == CS_DIVIDE ? DRM_CCORE_DESC_DIV : DRM_CCORE_DESC_REDUCE,
@@ -214,25 +215,23 @@ static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, ui
 	e->step_local[i] = ++e->local;
 }
 
+static void emit_local(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
+{
+	emit_local_as(j, e, r, i, &j->s->ranks[r].steps[i]);
+}
+
 /*
  * Staged receive @i (cs_stage.c) landed in its slot: reduce it into dst
- * and wait, so that, as any receive, it is done when the program passes it.
+ * (a local REDUCE of src and the slot) and wait, so that, as any
+ * receive, it is done when the program passes it.
  */
 static void reduce_staged(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i)
 {
-	const struct lower_ctx *c = j->c;
-	const struct cs_step *st = &j->s->ranks[r].steps[i];
-	struct drm_ccore_desc d = {
-		.op = DRM_CCORE_DESC_REDUCE, .flags = DRM_CCORE_DESC_F_SIGNAL,
-		.dtype = (uint8_t)c->dtype, .redop = (uint8_t)c->redop,
-		.signal_sem = lower_sem_local(c, r), .signal_value = 1,
-		.len = st->count * c->elem_size,
-		.dst = own(c, r, st->dst), .src0 = own(c, r, st->src), .src1 = own(c, r, st->src2),
-	};
+	struct cs_step st = j->s->ranks[r].steps[i];
 
-	desc(e, local_engine(c, r), &d);
-	e->step_local[i] = ++e->local;
-	wait_local(e, lower_sem_local(c, r), e->local);
+	st.op = CS_REDUCE;
+	emit_local_as(j, e, r, i, &st);
+	wait_local(e, lower_sem_local(j->c, r), e->local);
 }
 
 static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uint32_t i,
@@ -247,13 +246,12 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
 		.signal_sem = lower_sem_arrival(c, p, r), .signal_value = 1,
 		.len = st->count * c->elem_size,
-		.dst = theirs(c, r, p, rv->dst),
+		/* staged: into the receiver's slot, which it reduces itself */
+		.dst = theirs(c, r, p, rv->staged ? rv->src2 : rv->dst),
 	};
 
 	if (rv->op == CS_RECV_OP || rv->staged) {
-		/* staged: into the receiver's slot, which it reduces itself */
 		d.op = DRM_CCORE_DESC_COPY;
-		d.dst = theirs(c, r, p, rv->staged ? rv->src2 : rv->dst);
 		d.src0 = own(c, r, st->src);
 	} else {
 		d.op = DRM_CCORE_DESC_REDUCE;
