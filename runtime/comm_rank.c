@@ -17,6 +17,7 @@
 #include "rank_place.h"
 #include "comm_net.h"
 #include "select.h"
+#include "util/fnv.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -216,16 +217,14 @@ static int share_for(const struct join *js, uint32_t nlocal, uint32_t nranks,
 	const char *backend = getenv("CCORE_DEVICE");
 	const char *host = js[0].hosts[js[0].rank].host;
 	bool across = comm_net_needed(js[0].hosts, nranks, (uint32_t)js[0].rank);
-	uint64_t h = 1469598103934665603ull;
 
 	*out = NULL;
 	if ((backend && *backend && strcmp(backend, "sim")) ||
 	    (!across && !rank_host_shared(js[0].hosts, nranks, (uint32_t)js[0].rank)))
 		return 0;
-	for (size_t i = 0; i < sizeof(js[0].hosts[0].host) && host[i]; i++)
-		h = (h ^ (uint8_t)host[i]) * 1099511628211ull;
 	snprintf(key, key_len, "job-%016llx-host-%016llx",
-		 (unsigned long long)boot_job_magic(js[0].b), (unsigned long long)h);
+		 (unsigned long long)boot_job_magic(js[0].b),
+		 (unsigned long long)fnv1a_str(FNV1A_BASIS, host, sizeof(js[0].hosts[0].host)));
 	*cores = calloc(nlocal, sizeof(**cores));
 	if (!*cores)
 		return ccore_error(-ENOMEM, "out of memory");

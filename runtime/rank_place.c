@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Placing the ranks of one process per rank on hosts, devices and cores (rank_place.h). */
 #include "rank_place.h"
+#include "util/fnv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +36,7 @@ void rank_host_self(uint32_t rank, struct rank_host *h)
 	h->rank = rank;
 	h->pid = (uint32_t)getpid();
 	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
-	h->process = h->pid;
-	for (size_t i = 0; boot[i]; i++)
-		h->process = (h->process ^ (uint8_t)boot[i]) * 1099511628211ull;
+	h->process = fnv1a_str(fnv1a(FNV1A_BASIS, &h->pid, sizeof(h->pid)), boot, sizeof(boot));
 	if (env && *env) {
 		snprintf(h->host, sizeof(h->host), "%s", env);
 		return;

@@ -13,6 +13,7 @@
 #include "ccore_internal.h"
 #include "util/clock.h"
 #include "util/timeout_ms.h"
+#include "util/fnv.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -63,13 +64,7 @@ int boot_timeout_ms(int ms, int *out)
 /* The job magic of $CCORE_COMM_ID: every rank derives the same one. */
 static uint64_t comm_id_magic(const char *v)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	for (const char *p = "ccore-comm-id:"; *p; p++)
-		h = (h ^ (uint8_t)*p) * 1099511628211ull;
-	for (const char *p = v; *p; p++)
-		h = (h ^ (uint8_t)*p) * 1099511628211ull;
-	return h;
+	return fnv1a_str(fnv1a_str(FNV1A_BASIS, "ccore-comm-id:", SIZE_MAX), v, SIZE_MAX);
 }
 
 int boot_unique_id(struct boot_id *id)

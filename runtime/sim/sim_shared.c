@@ -18,6 +18,7 @@
  */
 #include "sim.h"
 #include "ccm_arena.h"
+#include "util/fnv.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -100,11 +101,7 @@ static void note_closed(struct sim_link *l)
 
 static u64 key_hash(const char *key)
 {
-	u64 h = 1469598103934665603ull;
-
-	for (; *key; key++)
-		h = (h ^ (u8)*key) * 1099511628211ull;
-	return h;
+	return fnv1a_str(FNV1A_BASIS, key, SIZE_MAX);
 }
 
 static int check_key(const char *key)
