@@ -267,7 +267,8 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 		ring_error(e, r);
 		return true;
 	}
-	if (ccm_nic_desc(e->agent.f, d))
+	/* a descriptor goes to the NIC whole: asked at its start only */
+	if (r->exec_off == 0 && ccm_nic_desc(e->agent.f, d))
 		return ccm_nic_packet(e, r, d);
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
 		chunk = sizeof(u32);
