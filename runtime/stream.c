@@ -17,7 +17,6 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,12 +154,6 @@ void ops_retire(struct op *ops, uint32_t n, int rc)
 /* With ranks in other processes: how often a wait looks whether they still run. */
 #define PEER_CHECK_NS (100ll * 1000000)
 
-/* Rank @r's process is on this host and still runs. */
-static bool peer_still_runs(const struct clique *q, uint32_t r)
-{
-	return q->pids && q->pids[r] && !kill((pid_t)q->pids[r], 0);
-}
-
 static int job_wait(struct ccore_stream *s, uint64_t job)
 {
 	struct ccore_comm *c = s->comm;
@@ -186,11 +179,7 @@ static int job_wait(struct ccore_stream *s, uint64_t job)
 		if (q->pids && comm_dead_ranks(c, dead, sizeof(dead)))
 			return ccore_error(-EPIPE, "a collective on rank %u stream %u cannot finish: the process of %s died (the shared sim released what it held); destroy this communicator, a new one (new unique id) works",
 					   c->rank, s->id, dead);
-		/* a process of this host that still runs only left the
-		 * communicator (after a failure of its own): what it waited
-		 * for, this rank finds itself -- blaming it would name the
-		 * wrong rank */
-		if (xchg_peer_gone(q, &gone) && !peer_still_runs(q, gone))
+		if (xchg_peer_gone(q, &gone))
 			return ccore_error(-ECONNRESET, "rank %u stream %u: rank %u is gone (its process exited or was killed) while a collective of this rank waited on it, %lld ms; the communicator cannot go on: destroy it and make a new one",
 					   c->rank, s->id, gone,
 					   (long long)((STREAM_WAIT_NS - left + slice) / 1000000));

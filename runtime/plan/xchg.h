@@ -50,7 +50,8 @@ extern const struct xchg_ops xchg_between_processes;
  * A peer in another process this one exchanged with (so its jobs may wait
  * on it) whose process is gone: 1 and its rank in *@rank, else 0.  Peers
  * are watched once their fd channel was seen bound at an exchange: one
- * on another host is never taken for dead.  Any thread may call it.
+ * on another host is never taken for dead, nor one whose process still
+ * runs (it only left the communicator).  Any thread may call it.
  */
 int xchg_peer_gone(struct clique *q, uint32_t *rank);
 

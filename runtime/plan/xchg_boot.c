@@ -22,6 +22,7 @@
 #include "lock.h"
 #include "log.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,16 @@ static void watch(struct clique *q, uint32_t x, uint32_t peer)
 		__atomic_store_n(&q->xs->watch[peer], 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Rank @r's process is on this host and still runs: it only left the
+ * communicator (after a failure of its own), and what it waited for the
+ * caller finds itself -- taking it for dead would name the wrong rank.
+ */
+static bool peer_still_runs(const struct clique *q, uint32_t r)
+{
+	return q->pids && q->pids[r] && !kill((pid_t)q->pids[r], 0);
+}
+
 int xchg_peer_gone(struct clique *q, uint32_t *rank)
 {
 	struct xchg_state *xs = q->xs;
@@ -122,7 +133,7 @@ int xchg_peer_gone(struct clique *q, uint32_t *rank)
 			b = q->boots[r];
 	for (uint32_t r = 0; xs && xs->watch && b && r < q->n; r++)
 		if (__atomic_load_n(&xs->watch[r], __ATOMIC_RELAXED) &&
-		    boot_peer_bound(b, (int)r) == 0) {
+		    boot_peer_bound(b, (int)r) == 0 && !peer_still_runs(q, r)) {
 			*rank = r;
 			return 1;
 		}

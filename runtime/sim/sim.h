@@ -312,6 +312,8 @@ int sim_token_close(struct sim_system *s, s32 fd);
  */
 int sim_remote_map(struct ccore_dev *d, u32 dev, u64 size, u64 remote, uint64_t *va);
 int sim_remote_sems(struct ccore_dev *d, u32 first, u32 count);
+/* The size of @c's semaphore block that starts at @first; 0: none. With the lock held. */
+u32 sim_sem_block_size(struct sim_ctx *c, u32 first);
 /* True if @c may signal @ref, another host's semaphore. */
 bool sim_remote_sem_usable(const struct sim_ctx *c, u32 ref);
 void sim_remote_fini(struct sim_ctx *c);

@@ -73,6 +73,13 @@ static struct sim_sem_block **own_block(struct sim_ctx *c, u32 first)
 	return NULL;
 }
 
+u32 sim_sem_block_size(struct sim_ctx *c, u32 first)
+{
+	struct sim_sem_block **pb = own_block(c, first);
+
+	return pb ? (*pb)->u.count : 0;
+}
+
 static int sem_check(struct sim_ctx *c, unsigned long req, u32 ref)
 {
 	bool valid = ccm_sem_valid(c->sys->f, ref);

@@ -105,7 +105,6 @@ void sim_xtoken_fini(struct sim_ctx *c)
 static void where_it_is(struct sim_ctx *c, struct xtoken_body *b)
 {
 	struct sim_system *s = c->sys;
-	const struct sim_sem_block *blk;
 	const struct sim_bo *bo;
 
 	b->host = ccm_fabric_config(s->f)->here;
@@ -119,9 +118,7 @@ static void where_it_is(struct sim_ctx *c, struct xtoken_body *b)
 			b->size = bo->mem->size;
 		}
 	} else {
-		for (blk = c->blocks; blk; blk = blk->next)
-			if (blk->u.first == b->id)
-				b->count = blk->u.count;
+		b->count = sim_sem_block_size(c, b->id);
 	}
 	ccm_mutex_unlock(&s->sh->lock);
 }
