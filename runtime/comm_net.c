@@ -29,15 +29,6 @@ struct gather {
 	int rc;
 };
 
-bool comm_net_needed(const struct rank_host *hosts, uint32_t nranks, uint32_t me)
-{
-	const char *backend = getenv("CCORE_DEVICE");
-
-	/* other hosts' ranks in this process: one fabric holds them all */
-	return (!backend || !*backend || !strcmp(backend, "sim")) &&
-	       rank_hosts_apart(hosts, nranks, me);
-}
-
 static void *gather_run(void *arg)
 {
 	struct gather *g = arg;

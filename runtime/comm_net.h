@@ -12,8 +12,6 @@
 
 struct boot;
 
-/* Does rank @me's job of @nranks ranks (@hosts) need the network between its hosts? */
-bool comm_net_needed(const struct rank_host *hosts, uint32_t nranks, uint32_t me);
 /*
  * With @rt the host's fabric: every process of the job swaps its network
  * address (through @boots of the local ranks @ranks), connects to the

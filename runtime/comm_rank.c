@@ -216,7 +216,8 @@ static int share_for(const struct join *js, uint32_t nlocal, uint32_t nranks,
 {
 	const char *backend = getenv("CCORE_DEVICE");
 	const char *host = js[0].hosts[js[0].rank].host;
-	bool across = comm_net_needed(js[0].hosts, nranks, (uint32_t)js[0].rank);
+	/* other hosts' ranks in this process: one fabric holds them all */
+	bool across = rank_hosts_apart(js[0].hosts, nranks, (uint32_t)js[0].rank);
 
 	*out = NULL;
 	if ((backend && *backend && strcmp(backend, "sim")) ||
