@@ -73,8 +73,9 @@ DEPS_BUILD := gcc g++ make libc6-dev libdrm-dev pkg-config libnl-genl-3-dev pyth
 # the PyTorch backend's build and tests (bindings/pytorch/, about 820 MB)
 DEPS_TORCH := python3-torch libtorch-dev pybind11-dev
 # check also runs the verifier fuzzer (clang's libFuzzer), hosts as network
-# namespaces (ip, from iproute2) and the PyTorch backend's test
-DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev iproute2 $(DEPS_TORCH)
+# namespaces (ip, from iproute2), the PyTorch backend's test and the
+# across-hosts benchmark's short run next to Open MPI
+DEPS_CHECK := $(DEPS_BUILD) clang libclang-rt-14-dev iproute2 $(DEPS_TORCH) openmpi-bin libopenmpi-dev
 
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
@@ -158,7 +159,7 @@ HDR_CHECKS := $(BUILD)/tests/uapi/header_c.stamp $(BUILD)/tests/uapi/header_cxx.
 .SECONDEXPANSION:
 .SECONDARY:
 
-.PHONY: all demo check test bench bench-compare clean deps deps-check help driver
+.PHONY: all demo check test bench bench-compare bench-hosts clean deps deps-check help driver
 .DEFAULT_GOAL := all
 
 all: $(LIBCCORE) $(LIBCCORE_PUBLIC) $(TOOLS) $(TESTS) $(KERNEL_TESTS) $(SCRIPT_TESTS) $(FW_BINS) $(HDR_CHECKS)
@@ -481,6 +482,13 @@ bench-compare: deps
 	$(Q)scripts/deps.sh openmpi-bin libopenmpi-dev
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench-compare.sh $(BUILD)
+
+# Across hosts (network namespaces, needs root): ccore next to Open MPI's
+# tcp with coll tuned and coll han, and the raw put bandwidth.
+bench-hosts: deps
+	$(Q)scripts/deps.sh openmpi-bin libopenmpi-dev iproute2 util-linux
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench-hosts.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

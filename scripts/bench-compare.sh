@@ -13,7 +13,7 @@ min=${CMP_MIN:-8}
 max=${CMP_MAX:-67108864}
 iters=${CMP_ITERS:-20}
 mkdir -p "$build/mpi"
-mpicc -O2 -o "$build/mpi/ompi_allreduce" tools/mpi-compare/ompi_allreduce.c
+mpicc -O2 -o "$build/mpi/ompi_coll" tools/mpi-compare/ompi_coll.c
 run_as_root=""
 [ "$(id -u)" -eq 0 ] && run_as_root="--allow-run-as-root"
 # ompi N MIN MAX ITERS: Open MPI's AllReduce on N ranks, "size time_us busbw"
@@ -22,7 +22,7 @@ ompi() {
 	shift
 	# shellcheck disable=SC2086
 	mpirun $run_as_root --oversubscribe -np "$np" --mca btl self,vader \
-		"$build/mpi/ompi_allreduce" "$@" 2>/dev/null
+		"$build/mpi/ompi_coll" allreduce "$@" 2>/dev/null
 }
 # Open MPI keeps its buffers' pages: glibc's trimming would make it fault
 # them in again every iteration
