@@ -448,10 +448,12 @@ check: deps-check kernel-deps
 
 # The tests with several threads, under ThreadSanitizer (the model's shim
 # on pthread primitives then: model/ccm_os_user.h), and the bootstrap's
-# (its root is a thread).  make check runs them.
+# (its root is a thread) and the network transport's (its proxy thread and
+# callers posting their own small requests).  make check runs them.
 TSAN_TESTS := threads_test os_shim_test nic_test
 .PHONY: tsan-tests
-tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS)) $(BUILD)/tests/bootstrap/boot_test
+tsan-tests: $(addprefix $(BUILD)/tests/runtime/,$(TSAN_TESTS)) $(BUILD)/tests/bootstrap/boot_test \
+	$(BUILD)/tests/net/put_test
 
 # The kernel module, against Debian's 6.12 headers (scripts/kernel-deps.sh).
 driver: kernel-deps

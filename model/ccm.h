@@ -153,6 +153,13 @@ struct ccm_host_ops {
 	void (*notify)(void *host, u32 dev, u32 cc_core, u32 value);
 	void (*compute_done)(void *host, u32 dev, u32 core, int status);
 	void (*job_times)(void *host, u64 cookie, u64 trigger_ps, u64 start_ps, u64 end_ps);
+	/*
+	 * A descriptor of @dev/@core went to the NIC queue (ccm_nic.c), told
+	 * in the thread that stepped its engine when that thread is the core
+	 * owner's: the proxy may take it there and then (ccm_nic_take()).
+	 * False (or no hook): the proxy is woken to take it instead.
+	 */
+	bool (*nic_posted)(void *host, u32 dev, u32 core);
 };
 
 struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
@@ -463,6 +470,15 @@ int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x
 void ccm_nic_done(struct ccm_fabric *f, const struct ccm_nic_xfer *x, int status);
 /* Another host's @x arrived here: change semaphore @sem; -EINVAL if it is not here. */
 int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set);
+/*
+ * The proxy's pump waits so for the posts the nic_posted hook did not
+ * take (struct ccm_host_ops): asleep until a core of this process posts
+ * one, ccm_nic_kick_mine() or @deadline_ns, with no model steps and no
+ * spinning; the host's own wake-ups do not wake it.
+ */
+int ccm_nic_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns);
+/* Wake this process's ccm_nic_sleep() (its proxy stops, say). */
+void ccm_nic_kick_mine(struct ccm_fabric *f);
 
 /* --- links --------------------------------------------------------------- */
 enum ccm_link_tier {
@@ -492,12 +508,6 @@ u32 ccm_link_neighbours(const struct ccm_fabric *f, u32 dev, u32 *out, u32 max);
  */
 int ccm_fabric_wait(struct ccm_fabric *f, bool (*cond)(void *arg), void *arg,
 		    s64 deadline_ns);
-/*
- * The same, but only sleeping until a change kicks the fabric's host
- * waiters: no model steps, no spinning (a thread that has other things
- * to do than run the model, e.g. a network proxy's pump).
- */
-int ccm_fabric_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns);
 /*
  * The same for a condition that only a job's end changes (the host's
  * job_done callback): on a shared fabric, semaphore and ring changes in

@@ -317,6 +317,10 @@ struct ccm_sched {
 	 */
 	u32 host_progress_waiters;
 	u64 gen;			/* bumped by ccm_host_kick() */
+	/* the NIC's proxy waits apart: kicks for the host do not wake it (ccm_nic.c) */
+	struct ccm_cond nic;
+	u32 nic_sleepers;		/* atomic */
+	u64 nic_gen;			/* atomic: bumped by a post the proxy must take */
 	bool stop;
 	struct ccm_thread *threads;
 	u32 nthreads;

@@ -64,6 +64,17 @@ bool ccm_nic_parked(const struct ccm_ring *r)
 	return s == NIC_POSTED || s == NIC_TAKEN;
 }
 
+static void nic_kick(struct ccm_sched *s)
+{
+	/* pairs with ccm_nic_sleep(): it sees the new generation or we see it asleep */
+	__atomic_add_fetch(&s->nic_gen, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&s->nic_sleepers, __ATOMIC_SEQ_CST))
+		return;
+	ccm_mutex_lock(&s->lock);
+	ccm_cond_broadcast(&s->nic);
+	ccm_mutex_unlock(&s->lock);
+}
+
 /*
  * The engine at ring @r's current descriptor @d, which goes to another
  * host: post it, or once the proxy is done with it complete it.  True if
@@ -75,10 +86,18 @@ bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_h
 	u8 s = __atomic_load_n(&r->nic, __ATOMIC_ACQUIRE);
 
 	if (s == NIC_IDLE) {
+		const struct ccm_host_ops *ops;
+		void *host;
+
 		__atomic_store_n(&r->nic, NIC_POSTED, __ATOMIC_RELEASE);
 		__atomic_fetch_or(&c->nic_posted[e->index], 1u << (r - e->rings), __ATOMIC_ACQ_REL);
-		/* the proxy waits on the fabric like any host waiter */
-		ccm_host_kick(e->agent.f);
+		/* the owner's proxy takes it here: a wake-up less on the way out */
+		ops = ccm_host_ops_of(e->agent.f, c, &host);
+		if (ops && ops->nic_posted && ops->nic_posted(host, c->dev->index, c->index))
+			return false;
+		/* else the owner's pump does (ccm_nic_sleep()) */
+		if (ccm_agent_sched(&e->agent))
+			nic_kick(ccm_agent_sched(&e->agent));
 		return false;
 	}
 	if (s != NIC_DONE)
@@ -116,21 +135,37 @@ bool ccm_nic_pending(const struct ccm_fabric *f, u32 dev, u32 core)
 	return false;
 }
 
+/*
+ * Clear the lowest ring of @posted and say which, if any: of two takers
+ * (the pump, an engine's thread) only one gets each ring.
+ */
+static bool take_posted_ring(u32 *posted, u32 *ring)
+{
+	u32 mask;
+
+	while ((mask = __atomic_load_n(posted, __ATOMIC_ACQUIRE))) {
+		u32 bit = mask & -mask;
+
+		if (__atomic_fetch_and(posted, ~bit, __ATOMIC_ACQ_REL) & bit) {
+			*ring = (u32)__builtin_ctz(bit);
+			return true;
+		}
+	}
+	return false;
+}
+
 int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x)
 {
 	struct ccm_core *c = ccm_core_of(f, dev, core);
 
 	for (u32 i = 0; c && i < f->cfg.engines; i++) {
-		u32 mask = __atomic_load_n(&c->nic_posted[i], __ATOMIC_ACQUIRE);
 		const struct ccm_hwdesc *d;
 		struct ccm_ring *r;
 		u32 ring;
 		s64 disp;
 
-		if (!mask)
+		if (!take_posted_ring(&c->nic_posted[i], &ring))
 			continue;
-		ring = (u32)__builtin_ctz(mask);
-		__atomic_fetch_and(&c->nic_posted[i], ~(1u << ring), __ATOMIC_ACQ_REL);
 		r = &c->engines[i].rings[ring];
 		/* parked: the engine leaves its cursor and descriptor alone */
 		d = &r->descs[r->exec_slot];
@@ -184,27 +219,32 @@ int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set)
 	return 0;
 }
 
-/* The network proxy's pump waits so (ccm.h): asleep, leaving the model to its threads. */
-int ccm_fabric_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns)
+void ccm_nic_kick_mine(struct ccm_fabric *f)
+{
+	nic_kick(ccm_my_sched(f));
+}
+
+int ccm_nic_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns)
 {
 	struct ccm_sched *s = ccm_my_sched(f);
 	int rc = 0;
-	u64 gen;
 
-	__atomic_add_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
-		gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+		u64 gen = __atomic_load_n(&s->nic_gen, __ATOMIC_SEQ_CST);
+
 		if (cond(arg))
 			break;
-		/* queued agents are the model's threads' to run, not ours */
-		rc = ccm_host_sleep(s, gen, false, deadline_ns);
+		ccm_mutex_lock(&s->lock);
+		__atomic_add_fetch(&s->nic_sleepers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->nic_gen, __ATOMIC_SEQ_CST) == gen &&
+		    !ccm_cond_wait_until(&s->nic, &s->lock, deadline_ns))
+			rc = -ETIMEDOUT;
+		__atomic_sub_fetch(&s->nic_sleepers, 1, __ATOMIC_SEQ_CST);
+		ccm_mutex_unlock(&s->lock);
 		if (rc) {
 			rc = cond(arg) ? 0 : rc;
 			break;
 		}
 	}
-	__atomic_sub_fetch(&s->host_waiters, 1, __ATOMIC_SEQ_CST);
-	__atomic_sub_fetch(&s->host_progress_waiters, 1, __ATOMIC_SEQ_CST);
 	return rc;
 }

@@ -469,6 +469,7 @@ int ccm_sched_init_one(struct ccm_fabric *f, struct ccm_sched *s)
 	ccm_mutex_init(&s->lock);
 	ccm_cond_init(&s->work);
 	ccm_cond_init(&s->host);
+	ccm_cond_init(&s->nic);
 	s->rng = c->seed ? c->seed : 0x9e3779b97f4a7c15ull;
 	s->f = f;
 	return 0;
@@ -543,6 +544,7 @@ void ccm_sched_fini_one(struct ccm_sched *s)
 		return;
 	ccm_cond_destroy(&s->work);
 	ccm_cond_destroy(&s->host);
+	ccm_cond_destroy(&s->nic);
 	ccm_mutex_destroy(&s->lock);
 	ccm_free(s->queue);
 	ccm_free(s->stamp);

@@ -321,6 +321,7 @@ int net_open(const struct net_params *p, struct net **out)
 	n->next_key = 1;
 	pthread_mutex_init(&n->fab_lock, NULL);
 	pthread_mutex_init(&n->submit_lock, NULL);
+	pthread_mutex_init(&n->turn_lock, NULL);
 	pthread_rwlock_init(&n->conn_lock, NULL);
 	rc = timeout_ms_pick(p->timeout_ms, "network timeout", "CCORE_NET_TIMEOUT_MS",
 			     NET_TIMEOUT_DEFAULT_MS, NET_TIMEOUT_MAX_MS, &n->lim.timeout_ms);
@@ -404,6 +405,7 @@ void net_close(struct net *n)
 	free(n->staged);
 	pthread_mutex_destroy(&n->fab_lock);
 	pthread_mutex_destroy(&n->submit_lock);
+	pthread_mutex_destroy(&n->turn_lock);
 	pthread_rwlock_destroy(&n->conn_lock);
 	free(n);
 }

@@ -55,9 +55,10 @@ struct net_blob {
 
 /*
  * Raise semaphore @sem (the caller's name for it, opaque here) of the peer
- * by @value, or set it (NET_SIG_SET).  A signal with @sem below
- * NET_SIG_COMPACT_SEMS, @value 1 and no flag rides in the put's last
- * write; any other costs one extra message.
+ * by @value, or set it (NET_SIG_SET).  A put's signal that adds 1 rides
+ * in its last write once its semaphore has a short name on the
+ * connection (its first signal gives it one, names.h); any other costs
+ * one extra message.
  */
 struct net_signal {
 	uint32_t sem;
@@ -65,9 +66,6 @@ struct net_signal {
 	uint32_t flags;
 };
 
-/* What fits in the 32 bits of remote completion data with the sequence number and id. */
-#define NET_SIG_COMPACT_SEMS 4095u
-#define NET_SIG_COMPACT_VALUE_MAX 1u
 /* Ids a context may have (struct net_params.id). */
 #define NET_MAX_IDS 4096u
 

@@ -90,8 +90,10 @@ struct net_conn {
 	int64_t blocked_since_ns;	/* posting has met -FI_EAGAIN since (0: not) */
 	unsigned int inflight;
 	struct net_op *oldest, *newest;
+	struct net_names_tx tx_names;
 	/* receiving, proxy thread only */
 	struct net_reorder rx;
+	struct net_names_rx rx_names;
 };
 
 struct net_local_region {
@@ -137,6 +139,12 @@ struct net {
 
 	/* requests handed to the proxy */
 	pthread_mutex_t submit_lock;
+	/*
+	 * Held by the proxy for a turn (posting, reading the queue, its
+	 * callbacks) and by a caller posting its own small request at once
+	 * (net_submit()): what the header calls the proxy's alone.
+	 */
+	pthread_mutex_t turn_lock;
 	struct net_req *submitted, *submitted_tail;
 
 	pthread_t proxy;

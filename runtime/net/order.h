@@ -7,8 +7,9 @@
  * cq_data_size is 4) hold, low to high: the sequence number (8 bits), the
  * sender's id (12 bits, struct net_params.id: the receiver tells its
  * peers apart by it, as a provider's source address cannot be trusted --
- * tcp;ofi_rxm gave one peer's for another's writes) and a compact
- * signal's semaphore plus one (12 bits, 0: no signal; its value is 1).
+ * tcp;ofi_rxm gave one peer's for another's writes) and the short name
+ * plus one of the semaphore the write's signal adds 1 to (12 bits, 0: no
+ * signal; names.h).
  *
  * The sender keeps at most NET_WINDOW messages in flight per connection,
  * half the sequence space, so an arrival is never mistaken for one a lap
@@ -17,6 +18,7 @@
 #ifndef CCORE_NET_ORDER_H
 #define CCORE_NET_ORDER_H
 
+#include "net/names.h"
 #include "net/net.h"
 
 #include <stdbool.h>
@@ -26,13 +28,11 @@
 #define NET_SEQ_SPACE (1u << NET_SEQ_BITS)
 #define NET_WINDOW (NET_SEQ_SPACE / 2)
 
-static inline uint32_t net_cq_data(uint32_t seq, uint32_t id, const struct net_signal *compact)
+/* @name1: the signal's short name + 1, 0 for none. */
+static inline uint32_t net_cq_data(uint32_t seq, uint32_t id, uint32_t name1)
 {
-	uint32_t d = (seq & (NET_SEQ_SPACE - 1)) | (id & (NET_MAX_IDS - 1)) << NET_SEQ_BITS;
-
-	if (compact)
-		d |= (compact->sem + 1) << 20;
-	return d;
+	return (seq & (NET_SEQ_SPACE - 1)) | (id & (NET_MAX_IDS - 1)) << NET_SEQ_BITS |
+	       name1 << 20;
 }
 
 /* The sender's id in @data. */
@@ -41,20 +41,15 @@ static inline uint32_t net_cq_data_id(uint32_t data)
 	return (data >> NET_SEQ_BITS) & (NET_MAX_IDS - 1);
 }
 
-static inline bool net_sig_is_compact(const struct net_signal *s)
-{
-	return s->sem < NET_SIG_COMPACT_SEMS && s->value == NET_SIG_COMPACT_VALUE_MAX && !s->flags;
-}
-
-/* The compact signal of @data, if it has one. */
+/* The named signal of @data, if it has one: its semaphore still a name (NET_SIG_NAMED). */
 static inline bool net_cq_data_signal(uint32_t data, struct net_signal *out)
 {
-	uint32_t sem = data >> 20;
+	uint32_t name1 = data >> 20;
 
 	out->value = 1;
-	out->sem = sem - 1;
-	out->flags = 0;
-	return sem != 0;
+	out->sem = name1 - 1;
+	out->flags = NET_SIG_NAMED;
+	return name1 != 0;
 }
 
 typedef void (*reorder_apply_fn)(void *arg, const struct net_signal *sig);

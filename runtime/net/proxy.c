@@ -9,9 +9,12 @@
  * sleeps on the completion queue's file descriptor and an eventfd that
  * net_submit() and net_proxy_stop() write: it never spins.
  *
- * Only this thread posts and reads the queue; libfabric calls are made
- * under fab_lock (net_connect and net_reg take it too), callbacks are
- * made without any lock held.
+ * The proxy posts and reads the queue in turns under turn_lock; a caller
+ * whose request is small posts it itself when it gets that lock at once
+ * (no wake-up of the proxy on the way out: net_submit()).  libfabric
+ * calls are made under fab_lock (net_connect and net_reg take it too);
+ * callbacks are made in a turn, so they must not wait for one: net_put()
+ * from a callback only queues.
  */
 #include "net/net_int.h"
 #include "ccore_internal.h"
@@ -29,6 +32,8 @@
 #include <unistd.h>
 
 #define CQ_BATCH 32
+/* A request this small may be posted by its caller's thread (net_submit()). */
+#define INLINE_MAX_BYTES (64u << 10)
 /* With the shuffle hook: how long the queue must stay idle before what is held goes on. */
 #define SHUFFLE_IDLE_MS 2
 /*
@@ -76,8 +81,33 @@ static int peer_of_id(struct net *n, uint32_t id)
 	return found;
 }
 
+static void take_submitted(struct net *n);
+static void post_all(struct net *n, struct turn *t);
+
+/*
+ * Post what is submitted in the caller's thread, if the proxy is not in a
+ * turn: true if nothing of it is left for the proxy to post.
+ */
+static bool post_inline(struct net *n)
+{
+	struct turn t = { false, false };
+	bool left;
+
+	if (!n->proxy_started || atomic_load(&n->stop) || pthread_mutex_trylock(&n->turn_lock))
+		return false;
+	take_submitted(n);
+	post_all(n, &t);
+	left = t.blocked;
+	for (int peer = 0, k = nconn(n); !left && peer < k; peer++)
+		left = conn_of(n, peer)->queue != NULL;
+	pthread_mutex_unlock(&n->turn_lock);
+	return !left;
+}
+
 void net_submit(struct net *n, struct net_req *r)
 {
+	/* read now: once queued, the proxy may finish and free it */
+	bool small = r->len <= INLINE_MAX_BYTES;
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&n->submit_lock);
@@ -87,6 +117,9 @@ void net_submit(struct net *n, struct net_req *r)
 		n->submitted = r;
 	n->submitted_tail = r;
 	pthread_mutex_unlock(&n->submit_lock);
+	/* its completion wakes the proxy through the queue's fd */
+	if (small && post_inline(n))
+		return;
 	if (write(n->wake_fd, &one, sizeof(one)) < 0)
 		log_msg(LOG_WARN, "net: waking the proxy: %s", strerror(errno));
 }
@@ -243,31 +276,42 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		struct net_local_region *lr = &n->region[r->local_region];
 		struct net_remote_region *rr = &c->region[r->remote_region];
 		uint64_t chunk = r->len - r->posted;
-		bool compact;
+		uint32_t name = 0;
+		bool named;
 
 		if (chunk > n->lim.max_chunk)
 			chunk = n->lim.max_chunk;
-		compact = r->posted + chunk == r->len && r->has_sig && net_sig_is_compact(&r->sig);
+		/* the last write carries the signal when its semaphore has a name */
+		named = r->posted + chunk == r->len && r->has_sig && net_sig_nameable(&r->sig) &&
+			net_name_of(&c->tx_names, r->sig.sem, &name);
 		o->kind = NET_OP_WRITE;
 		ret = fi_writedata(n->ep, lr->base + r->local_off + r->posted, chunk, lr->desc,
-				   net_cq_data(c->tx_seq, n->p.id, compact ? &r->sig : NULL), c->addr,
+				   net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0), c->addr,
 				   rr->addr + r->remote_off + r->posted, rr->key, o);
 		if (!ret) {
 			r->posted += chunk;
-			r->sig_posted |= compact;
+			r->sig_posted |= named;
 		}
 	} else if (n->nfree_bodies) {
 		struct net_sigmsg *b = n->free_bodies[--n->nfree_bodies];
+		uint32_t name = 0;
+		bool bind = r->len && net_sig_nameable(&r->sig) &&
+			    net_name_next(&c->tx_names, r->sig.sem, &name);
 
-		*b = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value, r->sig.flags };
+		/* a put's first signal of a semaphore names it for the next ones */
+		*b = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value,
+					  r->sig.flags | (bind ? NET_SIG_BIND | name << NET_SIG_NAME_SHIFT : 0) };
 		o->kind = NET_OP_SIGMSG;
 		o->body = b;
-		ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc, net_cq_data(c->tx_seq, n->p.id, NULL),
+		ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc, net_cq_data(c->tx_seq, n->p.id, 0),
 				  c->addr, o);
-		if (ret)
+		if (ret) {
 			n->free_bodies[n->nfree_bodies++] = b;
-		else
+		} else {
 			r->sig_posted = true;
+			if (bind)
+				net_name_bind(&c->tx_names, r->sig.sem, name);
+		}
 	} else {
 		ret = -FI_EAGAIN;	/* every body in flight: wait for completions */
 	}
@@ -330,12 +374,22 @@ struct apply_ctx {
 	int peer;
 };
 
-static void apply_signal(void *arg, const struct net_signal *sig)
+static void apply_signal(void *arg, const struct net_signal *wire)
 {
 	struct apply_ctx *a = arg;
+	struct net_conn *c = conn_of(a->n, a->peer);
+	struct net_signal sig = *wire;
 
+	if (atomic_load(&c->err))
+		return;
+	if (!net_name_apply(&c->rx_names, &sig)) {
+		fail_conn(a->n, a->peer, -EPROTO,
+			  "%s signalled by a short name it never gave (0x%08" PRIx32 "): protocol broken",
+			  c->name, wire->flags & NET_SIG_NAMED ? wire->sem : wire->flags);
+		return;
+	}
 	if (a->n->p.cb.signal_arrived)
-		a->n->p.cb.signal_arrived(a->n->p.cb.arg, a->peer, sig);
+		a->n->p.cb.signal_arrived(a->n->p.cb.arg, a->peer, &sig);
 }
 
 static void deliver(struct net *n, const struct net_arrival *a)
@@ -596,10 +650,12 @@ static void *proxy_main(void *arg)
 		int64_t deadline;
 		int timeout_ms = -1;
 
+		pthread_mutex_lock(&n->turn_lock);
 		take_submitted(n);
 		post_all(n, &t);
 		reap(n, &t);
 		deadline = check_deadlines(n);
+		pthread_mutex_unlock(&n->turn_lock);
 		if (t.progressed) {
 			retry_ms = 1;
 			continue;
@@ -616,10 +672,15 @@ static void *proxy_main(void *arg)
 		}
 		if (n->nstaged && (timeout_ms < 0 || timeout_ms > SHUFFLE_IDLE_MS))
 			timeout_ms = SHUFFLE_IDLE_MS;
-		if (!wait_events(n, timeout_ms) && n->nstaged)
+		if (!wait_events(n, timeout_ms) && n->nstaged) {
+			pthread_mutex_lock(&n->turn_lock);
 			flush_staged(n);
+			pthread_mutex_unlock(&n->turn_lock);
+		}
 	}
+	pthread_mutex_lock(&n->turn_lock);
 	flush_staged(n);
+	pthread_mutex_unlock(&n->turn_lock);
 	return NULL;
 }
 

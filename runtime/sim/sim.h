@@ -324,6 +324,8 @@ u64 sim_net_remote(u32 host, u64 arena_off);
 u64 sim_arena_base(const struct sim_system *s);
 /* Stop the proxy (before the fabric): what is queued fails. */
 void sim_net_stop(struct sim_system *s);
+/* The model's nic_posted hook: hand @dev/@core's posts to the transport now. */
+bool sim_net_posted(void *host, u32 dev, u32 core);
 /* 1 with why in @why if a connection to another host failed (waits then fail), else 0. */
 int sim_net_broken(struct sim_system *s, char *why, size_t len);
 

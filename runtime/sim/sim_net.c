@@ -14,9 +14,11 @@
  *   the NIC completes each as soon as its bytes left (ccm_nic_done()).
  *   The receiving process applies the semaphore changes to its host's
  *   fabric, whichever process's they are.
- * - A pump thread waits on the fabric for this process's cores' posts and
- *   hands them to the transport; the transport's proxy thread reports
- *   them sent and applies arrivals.
+ * - The thread that stepped an engine of this process's cores hands what
+ *   it posted to the transport at once (sim_net_posted()); a pump thread
+ *   waits on the fabric for what other processes' threads posted for our
+ *   cores (they step them too: ccm_steal_user.c) and hands that over.
+ *   The transport's proxy thread reports them sent and applies arrivals.
  */
 #include "sim.h"
 #include "sim/sim_net.h"
@@ -191,6 +193,33 @@ static void send_one(struct sim_net *sn, const struct ccm_nic_xfer *x)
 }
 
 /*
+ * Held for reading while an engine's thread sends what it posted
+ * (sim_net_posted()); sim_net_stop() takes it to write, so none is inside
+ * once it stops.  One lock for every system of the process: stops are rare.
+ */
+static pthread_rwlock_t net_users = PTHREAD_RWLOCK_INITIALIZER;
+
+bool sim_net_posted(void *host, u32 dev, u32 core)
+{
+	struct sim_system *s = host;
+	struct sim_net *sn;
+	struct ccm_nic_xfer x;
+	bool sent = false;
+
+	if (pthread_rwlock_tryrdlock(&net_users))
+		return false;	/* stopping: the pump is woken, as without the hook */
+	sn = s->net;
+	if (sn && __atomic_load_n(&sn->pump_started, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
+		while (!ccm_nic_take(s->f, dev, core, &x))
+			send_one(sn, &x);
+		sent = true;
+	}
+	pthread_rwlock_unlock(&net_users);
+	return sent;
+}
+
+/*
  * What this process's cores posted: with @send, handed to the transport
  * (all of it); without, only whether there is any.
  */
@@ -225,8 +254,8 @@ static void *pump(void *arg)
 	struct sim_net *sn = arg;
 
 	while (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
-		/* asleep until a post kicks the fabric: the model's own threads run it */
-		ccm_fabric_sleep(sn->sys->f, work_or_stop, sn, ccm_now_ns() + 20000000ll);
+		/* asleep until a post for the pump: the model's own threads run it */
+		ccm_nic_sleep(sn->sys->f, work_or_stop, sn, ccm_now_ns() + 20000000ll);
 		heartbeats(sn);
 		posted(sn, true);
 	}
@@ -239,8 +268,10 @@ void sim_net_stop(struct sim_system *s)
 
 	if (!sn)
 		return;
+	pthread_rwlock_wrlock(&net_users);
 	__atomic_store_n(&sn->stop, true, __ATOMIC_RELEASE);
-	ccm_fabric_nudge(s->f);
+	pthread_rwlock_unlock(&net_users);
+	ccm_nic_kick_mine(s->f);
 	if (sn->pump_started)
 		pthread_join(sn->pump, NULL);
 	/* what is still queued fails (put_done) while the fabric is there */
@@ -349,7 +380,7 @@ int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 	free(lead);
 	if (!rc) {
 		rc = pthread_create(&sn->pump, NULL, pump, sn);
-		sn->pump_started = !rc;
+		__atomic_store_n(&sn->pump_started, !rc, __ATOMIC_RELEASE);
 		rc = rc ? ccore_error(-rc, "net: no pump thread") : 0;
 	}
 	return rc;

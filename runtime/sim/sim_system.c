@@ -97,6 +97,7 @@ static int sim_dev_job_times(struct ccore_dev *dev, uint64_t job, struct ccore_j
 const struct ccm_host_ops sim_host_ops = {
 	.job_done = sim_job_done,
 	.job_times = sim_job_times_done,
+	.nic_posted = sim_net_posted,
 	/* NOTIFY is counted by the model (ccm_cc_info); no host listener yet */
 };
 

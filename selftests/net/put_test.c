@@ -42,7 +42,7 @@
 /* the source half of each process's region, and its destination half */
 #define SRC_BYTES (64 * MIB + 4096)
 #define DST_BYTES (96 * MIB)
-#define MAX_OPS 4096
+#define MAX_OPS 12288
 
 /* One put or signal of a plan; both processes build the same plan. */
 struct plan_op {
@@ -104,6 +104,31 @@ static void plan_many(struct plan *p)
 		o->sig = (struct net_signal){ i, 1 + i % 200, 0 };
 		if (i % 7 == 0)
 			o->len = 0;	/* a signal alone */
+	}
+}
+
+/*
+ * Short names (runtime/net/names.h): 4200 semaphores signalled once each
+ * by puts adding 1 (the first 4095 get a name, the rest never do), then
+ * 8000 more puts over the same semaphores, by name where they have one;
+ * some add 2 and some go alone, which keeps their message.
+ */
+static void plan_names(struct plan *p)
+{
+	uint64_t dst = 0;
+
+	p->nops = 0;
+	for (unsigned int i = 0; i < 12200; i++) {
+		struct plan_op *o = &p->op[p->nops++];
+		uint32_t sem = 100000 + (i < 4200 ? i : (i * 13) % 4200);
+
+		o->len = 1 + i % 61;
+		o->src_off = (i * 97) % 4096;
+		o->dst_off = dst;
+		dst += o->len + 8;
+		o->sig = (struct net_signal){ sem, i % 10 == 9 ? 2 : 1, 0 };
+		if (i >= 4200 && i % 17 == 0)
+			o->len = 0;	/* a signal alone: a message of its own */
 	}
 }
 
@@ -642,6 +667,48 @@ static void arrive(struct net_reorder *r, uint32_t seq, struct applied *a, int w
 	ASSERT_EQ(reorder_arrive(r, seq % NET_SEQ_SPACE, &sig, 1, record, a), want);
 }
 
+/* The short names alone: handed out in order until there are none, and what a receiver refuses. */
+TEST(short_names_table)
+{
+	static struct net_names_tx tx;
+	static struct net_names_rx rx;
+	struct net_signal sig;
+	uint32_t name;
+
+	memset(&tx, 0, sizeof(tx));
+	memset(&rx, 0, sizeof(rx));
+	for (uint32_t i = 0; i < NET_NAMES; i++) {
+		uint32_t sem = 0x01020000u + i * 7919u;
+
+		ASSERT_TRUE(net_name_next(&tx, sem, &name));
+		ASSERT_EQ(name, i);
+		net_name_bind(&tx, sem, name);
+		ASSERT_FALSE(net_name_next(&tx, sem, &name));	/* named already */
+	}
+	ASSERT_FALSE(net_name_next(&tx, 5, &name));		/* none left */
+	ASSERT_TRUE(net_name_of(&tx, 0x01020000u + 100 * 7919u, &name));
+	ASSERT_EQ(name, 100);
+	ASSERT_FALSE(net_name_of(&tx, 5, &name));
+	memset(&tx, 0, sizeof(tx));
+	ASSERT_FALSE(net_name_next(&tx, UINT32_MAX, &name));	/* would read as unbound */
+
+	/* a name the peer never bound is refused; bound, it is the semaphore */
+	sig = (struct net_signal){ 3, 1, NET_SIG_NAMED };
+	ASSERT_FALSE(net_name_apply(&rx, &sig));
+	sig = (struct net_signal){ 0x0a0b0c0du, 1, NET_SIG_BIND | 3u << NET_SIG_NAME_SHIFT };
+	ASSERT_TRUE(net_name_apply(&rx, &sig));
+	ASSERT_EQ(sig.sem, 0x0a0b0c0du);
+	ASSERT_EQ(sig.flags, 0);
+	sig = (struct net_signal){ 3, 1, NET_SIG_NAMED };
+	ASSERT_TRUE(net_name_apply(&rx, &sig));
+	ASSERT_EQ(sig.sem, 0x0a0b0c0du);
+	ASSERT_EQ(sig.flags, 0);
+	sig = (struct net_signal){ NET_NAMES, 1, NET_SIG_NAMED };
+	ASSERT_FALSE(net_name_apply(&rx, &sig));
+	sig = (struct net_signal){ 9, 5, NET_SIG_SET | NET_SIG_BIND | 4095u << NET_SIG_NAME_SHIFT };
+	ASSERT_FALSE(net_name_apply(&rx, &sig));		/* name 4095 does not exist */
+}
+
 /* The reorder buffer alone: held until the gap fills, across the wrap, and refusals. */
 TEST(reorder_buffer)
 {
@@ -695,6 +762,25 @@ TEST(reorder_shuffled)
 
 	j.hooks[1].shuffle_seed = 11;
 	plan_many(&plan);
+	expect_pair_ok(&j);
+}
+
+/* Puts signal by short names, also reordered: every signal in issue order, its semaphore its own. */
+TEST(short_names)
+{
+	struct job j = { &plan, 0, { { 0 }, { 0 } }, 0, body_exchange };
+
+	plan_names(&plan);
+	expect_pair_ok(&j);
+}
+
+TEST(short_names_shuffled)
+{
+	struct net_test_hooks shuffle = { .shuffle_arrivals = 32, .shuffle_seed = 5 };
+	struct job j = { &plan, 0, { shuffle, shuffle }, 0, body_exchange };
+
+	j.hooks[1].shuffle_seed = 13;
+	plan_names(&plan);
 	expect_pair_ok(&j);
 }
 
@@ -915,10 +1001,34 @@ TEST(lost_arrival)
 	ASSERT_EQ(rc[0], 0);
 	ASSERT_EQ(rc[1], 0);
 	/*
-	 * The plan's first 10 messages: puts 0 and 3 with their signal in
-	 * the write, 1, 2, 4 and 5 with a message of its own after it; put
-	 * 5's signal message is the one lost, so the signals of puts 0 to 4
-	 * were applied and none of the 24 messages after it.
+	 * The plan's first 10 messages: puts 0 to 4, each a write and a
+	 * signal message (no semaphore is signalled twice, so none has a
+	 * short name yet); put 4's signal message is the one lost, so the
+	 * signals of puts 0 to 3 were applied and none of the 30 messages
+	 * after it.
 	 */
-	ASSERT_STR_CONTAINS(msg[1], ", 5 of 22 signals applied: host 0: its message 9 has not arrived within 1000 ms (CCORE_NET_TIMEOUT_MS) while 24 later ones did");
+	ASSERT_STR_CONTAINS(msg[1], ", 4 of 22 signals applied: host 0: its message 9 has not arrived within 1000 ms (CCORE_NET_TIMEOUT_MS) while 30 later ones did");
+}
+
+/*
+ * A named signal rides in its write: five puts to one semaphore are six
+ * messages (the first put's write and the signal message that names the
+ * semaphore, then one write each).  Losing message 3 (put 2's write)
+ * leaves 2 signals applied and 2 messages after it; without names it
+ * would be put 1's signal message, 1 applied and 6 after.
+ */
+TEST(short_name_rides_in_the_write)
+{
+	struct job j = { &plan, 1000, { { 0 }, { 0, 0, 0, 4 } }, 0, body_lost_arrival };
+	char msg[2][2048];
+	int rc[2];
+
+	plan.nops = 5;
+	for (unsigned int i = 0; i < 5; i++)
+		plan.op[i] = (struct plan_op){ 64 * i, 64 * i, 8, { 7, 1, 0 } };
+	run_pair(&j, rc, msg);
+	ccore_test_log("%s", msg[1]);
+	ASSERT_EQ(rc[0], 0);
+	ASSERT_EQ(rc[1], 0);
+	ASSERT_STR_CONTAINS(msg[1], ", 2 of 5 signals applied: host 0: its message 3 has not arrived within 1000 ms (CCORE_NET_TIMEOUT_MS) while 2 later ones did");
 }

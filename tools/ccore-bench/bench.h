@@ -68,8 +68,10 @@ struct bench_opts {
 	 * One process per rank (procs.c): --procs N, or under mpirun: this
 	 * process is @proc of @nprocs and runs ranks @first_rank.. (@nlocal
 	 * of them); @proc -1 with @nprocs set: the launcher of --procs.
+	 * @host_procs: how many processes the launcher put on this host
+	 * (0: unknown, all of them).
 	 */
-	int nprocs, proc, first_rank, nlocal;
+	int nprocs, proc, first_rank, nlocal, host_procs;
 	int argc;
 	char **argv;
 };

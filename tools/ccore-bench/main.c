@@ -264,6 +264,11 @@ static int topology(struct bench_opts *o, int nodes, int rpd)
 		return -1;
 	}
 	per_node = o->ranks / nodes;
+	/* under a launcher that spreads the processes over hosts: its share */
+	if (o->host_procs) {
+		per_node = o->ranks / o->nprocs * o->host_procs;
+		nodes = o->ranks / per_node;
+	}
 	if (!rpd)
 		for (rpd = per_node < 4 ? per_node : 4; per_node % rpd; rpd--)
 			;

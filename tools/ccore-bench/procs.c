@@ -38,12 +38,17 @@ static int env_int(const char *name, int lo, int hi)
 	return (int)x;
 }
 
-/* A launcher's rank and size variables: mpirun's, then PMI's. */
-static int launcher_rank(int *proc, int *nprocs, const char **who)
+/*
+ * A launcher's rank and size variables: mpirun's, then PMI's; and how
+ * many processes it put on this host, where it says (@host_procs 0: it
+ * does not).
+ */
+static int launcher_rank(int *proc, int *nprocs, int *host_procs, const char **who)
 {
-	static const char *const vars[][3] = {
-		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun (Open MPI)" },
-		{ "PMI_RANK", "PMI_SIZE", "a PMI launcher" },
+	static const char *const vars[][4] = {
+		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+		  "mpirun (Open MPI)" },
+		{ "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS", "a PMI launcher" },
 	};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
@@ -58,9 +63,14 @@ static int launcher_rank(int *proc, int *nprocs, const char **who)
 					vars[i][0]);
 			return -1;
 		}
+		*host_procs = env_int(vars[i][2], 1, size);
+		if (*host_procs == -1)
+			return -1;
+		if (*host_procs < 0 || size % *host_procs)
+			*host_procs = 0;	/* hosts of unequal shares: rank_place says so */
 		*proc = rank;
 		*nprocs = size;
-		*who = vars[i][2];
+		*who = vars[i][3];
 		return 1;
 	}
 	return 0;
@@ -106,7 +116,7 @@ int bench_procs_role(struct bench_opts *o, bool ranks_set)
 	if (proc >= 0 && nprocs > 0) {
 		o->nprocs = nprocs;
 	} else {
-		rc = launcher_rank(&proc, &nprocs, &who);
+		rc = launcher_rank(&proc, &nprocs, &o->host_procs, &who);
 		if (rc <= 0) {
 			/* alone, or the launcher of --procs N */
 			if (rc == 0 && o->nprocs && !ranks_set)
