@@ -67,7 +67,7 @@ ccore() {
 	op=$1 lo=$2 hi=$3 it=$4
 	shift 4
 	mpirun_hosts "$build/bin/ccore-bench" --op "$op" -b "$lo" -e "$hi" -n "$it" -w 3 "$@" \
-		2>/dev/null | tee "$out/ccore.$op.log" | awk '/^ +[0-9]/ { print $1, $6, $8, $9 }'
+		2>&1 | tee "$out/ccore.$op.log" | awk '/^ +[0-9]/ { print $1, $6, $8, $9 }'
 }
 
 for op in $ops; do

@@ -52,5 +52,18 @@ if [ $rc -eq 0 ] && [ "$ar" -eq 10 ] && [ "$ag" -eq 6 ] && [ "$rs" -eq 6 ] &&
 else
 	not_ok "$name" "status $rc; rows with 0 wrong: allreduce $ar of 10, allgather $ag of 6, reducescatter $rs of 6" "$out"
 fi
+
+# one rank per host: ccore-bench takes the ranks per host from mpirun
+# (OMPI_COMM_WORLD_LOCAL_SIZE), not from the job's size
+name="one rank per host: the processes place their ranks by host"
+out=$(BH_RANKS_PER_HOST=1 BH_OPS=allreduce BH_MIN=8 BH_MAX=64 BH_ITERS=2 BH_LAT_ITERS=20 \
+	BH_LAT_TRIALS=1 "$root/scripts/bench-hosts.sh" "$build" 2>&1)
+rc=$?
+ar=$(rows allreduce,)
+if [ $rc -eq 0 ] && [ "$ar" -eq 4 ]; then
+	ok "$name"
+else
+	not_ok "$name" "status $rc; rows with 0 wrong: $ar of 4" "$out" "$(cat "$build/mpi/hosts/ccore.allreduce.log" 2>/dev/null)"
+fi
 echo "1..$n"
 [ "$failed" -eq 0 ]
