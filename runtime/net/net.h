@@ -152,6 +152,17 @@ void net_close(struct net *n);
 
 void net_get_limits(const struct net *n, struct net_limits *out);
 
+/* What a context carried so far (its proxy's count). */
+struct net_stats {
+	uint64_t bytes_sent;		/* data written to peers */
+	uint64_t writes;		/* write messages (chunks) */
+	uint64_t signal_msgs;		/* signal messages */
+	uint64_t named_signals;		/* signals that rode in a write by name */
+	uint64_t arrivals;		/* messages that came in */
+};
+
+void net_get_stats(struct net *n, struct net_stats *out);
+
 /*
  * Register @size bytes at @base for puts (as source here, as target for
  * the peers); once per region, as the provider requires (local, virtual

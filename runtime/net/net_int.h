@@ -145,6 +145,7 @@ struct net {
 	 * (net_submit()): what the header calls the proxy's alone.
 	 */
 	pthread_mutex_t turn_lock;
+	struct net_stats stats;		/* under turn_lock */
 	struct net_req *submitted, *submitted_tail;
 
 	pthread_t proxy;

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #define CQ_BATCH 32
+/* How long a stopping proxy waits for what is in flight (drain()). */
+#define DRAIN_MS 1000
 /* A request this small may be posted by its caller's thread (net_submit()). */
 #define INLINE_MAX_BYTES (64u << 10)
 /* With the shuffle hook: how long the queue must stay idle before what is held goes on. */
@@ -86,20 +88,29 @@ static void post_all(struct net *n, struct turn *t);
 
 /*
  * Post what is submitted in the caller's thread, if the proxy is not in a
- * turn: true if nothing of it is left for the proxy to post.
+ * turn and nothing is in flight to @peer: true if nothing of it is left
+ * for the proxy to post.  (With a large write in flight, tcp;ofi_rxm may
+ * hold it back for the proxy's progress while a later write goes out at
+ * once, and the proxy, asleep, would not know to drive it.)
  */
-static bool post_inline(struct net *n)
+static bool post_inline(struct net *n, int peer)
 {
 	struct turn t = { false, false };
+	struct net_conn *c;
 	bool left;
 
 	if (!n->proxy_started || atomic_load(&n->stop) || pthread_mutex_trylock(&n->turn_lock))
 		return false;
+	c = conn_of(n, peer);
+	if (!c || c->inflight || c->queue) {
+		pthread_mutex_unlock(&n->turn_lock);
+		return false;
+	}
 	take_submitted(n);
 	post_all(n, &t);
 	left = t.blocked;
-	for (int peer = 0, k = nconn(n); !left && peer < k; peer++)
-		left = conn_of(n, peer)->queue != NULL;
+	for (int i = 0, k = nconn(n); !left && i < k; i++)
+		left = conn_of(n, i)->queue != NULL;
 	pthread_mutex_unlock(&n->turn_lock);
 	return !left;
 }
@@ -108,6 +119,7 @@ void net_submit(struct net *n, struct net_req *r)
 {
 	/* read now: once queued, the proxy may finish and free it */
 	bool small = r->len <= INLINE_MAX_BYTES;
+	int peer = r->peer;
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&n->submit_lock);
@@ -118,7 +130,7 @@ void net_submit(struct net *n, struct net_req *r)
 	n->submitted_tail = r;
 	pthread_mutex_unlock(&n->submit_lock);
 	/* its completion wakes the proxy through the queue's fd */
-	if (small && post_inline(n))
+	if (small && post_inline(n, peer))
 		return;
 	if (write(n->wake_fd, &one, sizeof(one)) < 0)
 		log_msg(LOG_WARN, "net: waking the proxy: %s", strerror(errno));
@@ -291,6 +303,9 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		if (!ret) {
 			r->posted += chunk;
 			r->sig_posted |= named;
+			n->stats.bytes_sent += chunk;
+			n->stats.writes++;
+			n->stats.named_signals += named;
 		}
 	} else if (n->nfree_bodies) {
 		struct net_sigmsg *b = n->free_bodies[--n->nfree_bodies];
@@ -309,6 +324,7 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 			n->free_bodies[n->nfree_bodies++] = b;
 		} else {
 			r->sig_posted = true;
+			n->stats.signal_msgs++;
 			if (bind)
 				net_name_bind(&c->tx_names, r->sig.sem, name);
 		}
@@ -445,6 +461,7 @@ static void flush_staged(struct net *n)
 
 static void arrived(struct net *n, const struct net_arrival *a)
 {
+	n->stats.arrivals++;
 	if (++n->narrivals == n->test.drop_arrival)
 		return;
 	if (!n->test.shuffle_arrivals) {
@@ -639,6 +656,43 @@ static bool wait_events(struct net *n, int timeout_ms)
 	return ret != 0;
 }
 
+/* Anything posted and not completed, to a peer still there? */
+static bool in_flight(struct net *n)
+{
+	for (int i = 0, k = nconn(n); i < k; i++) {
+		struct net_conn *c = conn_of(n, i);
+
+		if (c->inflight && !atomic_load(&c->err))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Stopping: reap what is in flight first, for at most DRAIN_MS.  Closing
+ * the endpoint with writes outstanding crashed tcp;ofi_rxm (a cancelled
+ * operation with no context, in fi_close), which callers posting their
+ * own writes (net_submit()) left more often.
+ */
+static void drain(struct net *n)
+{
+	int64_t until = rt_now_ns() + (int64_t)DRAIN_MS * 1000000;
+
+	for (;;) {
+		struct turn t = { false, false };
+		bool busy;
+
+		pthread_mutex_lock(&n->turn_lock);
+		reap(n, &t);
+		busy = in_flight(n);
+		pthread_mutex_unlock(&n->turn_lock);
+		if (!busy || rt_now_ns() >= until)
+			return;
+		if (!t.progressed)
+			wait_events(n, 1);
+	}
+}
+
 static void *proxy_main(void *arg)
 {
 	struct net *n = arg;
@@ -681,7 +735,15 @@ static void *proxy_main(void *arg)
 	pthread_mutex_lock(&n->turn_lock);
 	flush_staged(n);
 	pthread_mutex_unlock(&n->turn_lock);
+	drain(n);
 	return NULL;
+}
+
+void net_get_stats(struct net *n, struct net_stats *out)
+{
+	pthread_mutex_lock(&n->turn_lock);
+	*out = n->stats;
+	pthread_mutex_unlock(&n->turn_lock);
 }
 
 int net_proxy_start(struct net *n)

@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* Remote addresses: (host + 1) << 44 | offset in its arena (16 TiB). */
 #define ARENA_BITS 44
@@ -38,6 +39,14 @@
  * behind a link that is down does not fail for minutes).
  */
 #define HEARTBEAT_SEM 0xffffffffu
+/*
+ * Goodbye: a process whose communicators are all gone says so to every
+ * process of the other hosts, after its last put, and waits to hear the
+ * same from them before it closes (sim_net_stop()).  A host's lowest
+ * process takes what others send to every process of its host, so it
+ * must not close while one of them still sends there.
+ */
+#define GOODBYE_SEM 0xfffffffeu
 #define HEARTBEAT_NS 500000000ll
 /* $CCORE_NET_TIMEOUT_MS unset: a host gone fails waits well before a job's timeout */
 #define SIM_NET_TIMEOUT_MS 4000
@@ -46,11 +55,13 @@ struct sim_net {
 	struct sim_system *sys;
 	struct net *net;
 	u32 host;
+	u32 id;				/* the process's lowest rank */
 	int *to_host;			/* [host] the connection there, -1: none */
 	u32 nhosts;
 	int *peer_host;			/* [transport peer] its host */
 	int npeers;
 	s64 *heard;			/* [host] when anything last came from it (atomic) */
+	bool *said_goodbye;		/* [transport peer] (atomic) */
 	s64 beat_at;			/* the last heartbeats' */
 	s64 timeout_ns;
 	pthread_t pump;
@@ -109,6 +120,11 @@ static void signal_arrived(void *arg, int peer, const struct net_signal *sig)
 		__atomic_store_n(&sn->heard[sn->peer_host[peer]], ccm_now_ns(), __ATOMIC_RELAXED);
 	if (sig->sem == HEARTBEAT_SEM)
 		return;
+	if (sig->sem == GOODBYE_SEM) {
+		if (peer >= 0 && peer < sn->npeers)
+			__atomic_store_n(&sn->said_goodbye[peer], true, __ATOMIC_RELEASE);
+		return;
+	}
 	if (ccm_nic_arrived(sn->sys->f, sig->sem, sig->value, sig->flags & NET_SIG_SET))
 		log_msg(LOG_WARN, "sim: %s sent a change of semaphore 0x%08x, which is not on this host",
 			net_peer_name(sn->net, peer), sig->sem);
@@ -262,24 +278,81 @@ static void *pump(void *arg)
 	return NULL;
 }
 
+/* CCORE_DEBUG=info: what this process carried (scripts/bench-hosts.sh reads it). */
+static void log_stats(struct sim_net *sn)
+{
+	struct net_stats st;
+
+	if (log_level() < LOG_INFO)
+		return;
+	net_get_stats(sn->net, &st);
+	log_msg(LOG_INFO,
+		"sim: host %u process %u sent %llu bytes to other hosts in %llu writes and %llu signal messages (%llu signals by name); %llu messages arrived",
+		sn->host, sn->id, (unsigned long long)st.bytes_sent, (unsigned long long)st.writes,
+		(unsigned long long)st.signal_msgs, (unsigned long long)st.named_signals,
+		(unsigned long long)st.arrivals);
+}
+
+/* Every other host's process said goodbye (or the network broke): true. */
+static bool all_said_goodbye(struct sim_net *sn)
+{
+	bool broken;
+
+	for (int p = 0; p < sn->npeers; p++)
+		if (sn->peer_host[p] >= 0 && !__atomic_load_n(&sn->said_goodbye[p], __ATOMIC_ACQUIRE)) {
+			pthread_mutex_lock(&sn->lock);
+			broken = sn->broken[0] != 0;
+			pthread_mutex_unlock(&sn->lock);
+			return broken;
+		}
+	return true;
+}
+
+/*
+ * Say goodbye to every process of the other hosts and wait for theirs,
+ * at most the network's timeout (a host gone is found within it anyway).
+ */
+static void goodbye(struct sim_net *sn)
+{
+	static const struct net_signal bye = { .sem = GOODBYE_SEM };
+	s64 until = ccm_now_ns() + sn->timeout_ns;
+
+	if (!__atomic_load_n(&sn->pump_started, __ATOMIC_ACQUIRE))
+		return;
+	for (int p = 0; p < sn->npeers; p++)
+		if (sn->peer_host[p] >= 0)
+			net_signal(sn->net, p, &bye, 0);
+	while (!all_said_goodbye(sn) && ccm_now_ns() < until) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+	}
+	if (!all_said_goodbye(sn))
+		log_msg(LOG_WARN, "sim: host %u process %u closes its network without every other host's goodbye (%lld ms)",
+			sn->host, sn->id, (long long)(sn->timeout_ns / 1000000));
+}
+
 void sim_net_stop(struct sim_system *s)
 {
 	struct sim_net *sn = s->net;
 
 	if (!sn)
 		return;
+	goodbye(sn);
 	pthread_rwlock_wrlock(&net_users);
 	__atomic_store_n(&sn->stop, true, __ATOMIC_RELEASE);
 	pthread_rwlock_unlock(&net_users);
 	ccm_nic_kick_mine(s->f);
 	if (sn->pump_started)
 		pthread_join(sn->pump, NULL);
+	log_stats(sn);
 	/* what is still queued fails (put_done) while the fabric is there */
 	net_close(sn->net);
 	pthread_mutex_destroy(&sn->lock);
 	free(sn->to_host);
 	free(sn->peer_host);
 	free(sn->heard);
+	free(sn->said_goodbye);
 	free(sn);
 	s->net = NULL;
 }
@@ -301,7 +374,7 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 	sn = calloc(1, sizeof(*sn));
 	if (!sn)
 		return ccore_error(-ENOMEM, "out of memory");
-	*sn = (struct sim_net){ .sys = s, .host = host };
+	*sn = (struct sim_net){ .sys = s, .host = host, .id = me };
 	pthread_mutex_init(&sn->lock, NULL);
 	if (!getenv("CCORE_NET_TIMEOUT_MS"))
 		p.timeout_ms = SIM_NET_TIMEOUT_MS;
@@ -347,8 +420,9 @@ int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 	sn->to_host = malloc(sn->nhosts * sizeof(*sn->to_host));
 	sn->heard = calloc(sn->nhosts, sizeof(*sn->heard));
 	sn->peer_host = malloc((n + 1) * sizeof(*sn->peer_host));
+	sn->said_goodbye = calloc(n + 1, sizeof(*sn->said_goodbye));
 	lead = malloc(sn->nhosts * sizeof(*lead));
-	if (!sn->to_host || !sn->heard || !sn->peer_host || !lead) {
+	if (!sn->to_host || !sn->heard || !sn->peer_host || !sn->said_goodbye || !lead) {
 		free(lead);
 		return ccore_error(-ENOMEM, "out of memory");
 	}

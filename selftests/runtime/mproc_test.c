@@ -336,6 +336,57 @@ TEST(sweep_across_hosts)
 	unsetenv("CCORE_ALGO");
 }
 
+/*
+ * Host1's first process takes what host0 sends to every process of host1.
+ * Here it leaves first: rank 2 destroys its communicator at once, while
+ * rank 0 sends 1 MiB to rank 3 (host1's other process) 300 ms later.  It
+ * must stay until host0's processes have said goodbye (sim_net.c), or the
+ * send finds no one there and rank 3 never receives.
+ */
+static void first_process_leaves_body(struct proc *pr, struct report *rep)
+{
+	const size_t count = (1u << 20) / sizeof(int32_t);
+	struct ccore_comm *c = pr->c[0];
+	struct ccore_stream *s = ccore_comm_stream(c);
+	int32_t *buf = NULL;
+	ccore_ptr p = 0;
+	int rc = 0;
+
+	if (pr->first == 0 || pr->first == 3) {
+		rc = ccore_mem_alloc(c, count * sizeof(*buf), &p);
+		buf = rc ? NULL : ccore_mem_host(c, p);
+	}
+	if (!rc && pr->first == 0) {
+		for (size_t i = 0; i < count; i++)
+			buf[i] = (int32_t)(i * 2654435761u);
+		usleep(300000);
+		rc = ccore_send(p, count, ccore_i32, 3, c, s) ?: ccore_stream_sync(s);
+	} else if (!rc && pr->first == 3) {
+		memset(buf, 0, count * sizeof(*buf));
+		rc = ccore_recv(p, count, ccore_i32, 0, c, s) ?: ccore_stream_sync(s);
+		for (size_t i = 0; !rc && i < count; i++)
+			rep->wrong += buf[i] != (int32_t)(i * 2654435761u);
+	}
+	if (rc || rep->wrong) {
+		rep->rc = rc ? rc : -EIO;
+		snprintf(rep->msg, sizeof(rep->msg), "rank %u: %d, %ld wrong: %s", pr->first, rc,
+			 rep->wrong, rc ? ccore_last_error() : "");
+	}
+	if (p)
+		ccore_mem_free(c, p);
+}
+
+TEST(a_host_s_first_process_leaving_first_does_not_cut_its_host_off)
+{
+	struct report reps[4];
+
+	memset(reps, 0, sizeof(reps));
+	job_hosts = 2;
+	job_fork(4, 1, first_process_leaves_body, reps);
+	job_hosts = 0;
+	ASSERT_EQ(reps[3].wrong, 0);
+}
+
 TEST(sweep_two_ranks_per_process)
 {
 	static const uint64_t counts[] = { 7, 130 };
