@@ -153,6 +153,8 @@ struct ccm_host_ops {
 	void (*notify)(void *host, u32 dev, u32 cc_core, u32 value);
 	void (*compute_done)(void *host, u32 dev, u32 core, int status);
 	void (*job_times)(void *host, u64 cookie, u64 trigger_ps, u64 start_ps, u64 end_ps);
+	/* a ring of @dev/@core parked on a descriptor for the NIC (may be NULL) */
+	void (*nic_posted)(void *host, u32 dev, u32 core);
 };
 
 struct ccm_fabric *ccm_fabric_create(const struct ccm_config *cfg,
@@ -455,6 +457,20 @@ bool ccm_nic_pending(const struct ccm_fabric *f, u32 dev, u32 core);
  * valid until ccm_nic_done().
  */
 int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x);
+/* Ring @ring of engine @engine of @dev/@core is parked, its descriptor not yet taken. */
+bool ccm_nic_ring_posted(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
+/*
+ * Take that ring's descriptor (a host whose proxies each serve their own
+ * rings): 0, -EAGAIN if it has none waiting, or -EMSGSIZE (left posted,
+ * @x filled) if it carries more than @max_len bytes.
+ */
+int ccm_nic_take_ring(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		      u64 max_len, struct ccm_nic_xfer *x);
+/*
+ * Whoever would carry that ring's descriptor is gone: posted or taken,
+ * it fails with @status (negative) as ccm_nic_done() would fail it.
+ */
+void ccm_nic_cancel(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring, int status);
 /*
  * @x was sent (@status 0: the bytes and the semaphore change are there,
  * in the order sent) or could not be (negative: the descriptor fails as
