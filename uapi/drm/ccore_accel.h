@@ -906,16 +906,20 @@ struct drm_ccore_compute_wait {
  * as the file.  At most 256 per file (-ENOSPC, reason NIC_LIMIT).
  */
 struct drm_ccore_nic_remote_map {
-	/** @device: device index (DRM_CCORE_PARAM_DEVICE_INDEX numbering) of
-	 *  a device on another host */
+	/**
+	 * @device: device index (DRM_CCORE_PARAM_DEVICE_INDEX numbering) of
+	 * a device on another host
+	 */
 	__u32 device;
 	/** @flags: must be zero */
 	__u32 flags;
 	/** @size: bytes, 1..DRM_CCORE_PARAM_HBM_SIZE */
 	__u64 size;
-	/** @remote: the address of its first byte as that host's proxy knows
-	 *  it (with this driver there: an address in the delivering file's
-	 *  space, see NIC_DELIVER); NIC_TAKE reports it plus the offset */
+	/**
+	 * @remote: the address of its first byte as that host's proxy knows
+	 * it (with this driver there: an address in the delivering file's
+	 * space, see NIC_DELIVER); NIC_TAKE reports it plus the offset
+	 */
 	__u64 remote;
 	/** @dev_addr: out: where descriptors of this file name it */
 	__u64 dev_addr;
@@ -991,8 +995,10 @@ struct drm_ccore_nic_done {
 	__u32 ring;
 	/** @seq: NIC_TAKE's @seq */
 	__u32 seq;
-	/** @status: 0: delivered, the ring goes on; or a negative errno
-	 *  (-4095..-1, else reason NIC_STATUS): the descriptor fails */
+	/**
+	 * @status: 0: delivered, the ring goes on; or a negative errno
+	 * (-4095..-1, else reason NIC_STATUS): the descriptor fails
+	 */
 	__s32 status;
 	/** @pad: must be zero */
 	__u32 pad;
@@ -1017,8 +1023,10 @@ struct drm_ccore_nic_deliver {
 	__u64 len;
 	/** @data: F_DATA: user pointer to them; else 0 */
 	__u64 data;
-	/** @flags: DRM_CCORE_NIC_F_*, F_DATA or F_SEM or both; F_SET
-	 *  only with F_SEM */
+	/**
+	 * @flags: DRM_CCORE_NIC_F_*, F_DATA or F_SEM or both; F_SET only
+	 * with F_SEM
+	 */
 	__u32 flags;
 	/** @sem: F_SEM: DRM_CCORE_SEM_REF() of the semaphore; else 0 */
 	__u32 sem;
