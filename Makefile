@@ -124,7 +124,8 @@ endef
 # every executable in tests/kernel/), never on the host.
 KERNEL_TESTS := $(BUILD)/tests/kernel/coll_accel $(BUILD)/tests/kernel/accel_backend \
 	$(BUILD)/tests/kernel/streams_accel $(BUILD)/tests/kernel/exe_run_accel \
-	$(BUILD)/tests/kernel/reason_accel $(BUILD)/tests/kernel/mproc_accel
+	$(BUILD)/tests/kernel/reason_accel $(BUILD)/tests/kernel/mproc_accel \
+	$(BUILD)/tests/kernel/accel_nic
 
 objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -347,6 +348,11 @@ $(ACCEL_VARIANTS): $(BUILD)/tests/kernel/%_accel: selftests/runtime/%_test.c $(T
 
 # The accel backend itself (maps, sharing, deadlines, error messages).
 $(BUILD)/tests/kernel/accel_backend: selftests/accel/backend_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
+	$(link_test)
+
+# The driver's NIC queue through the accel backend's proxy (runtime/accel/accel_nic.c):
+# two fabrics of the guest as two hosts, a socketpair as the wire.
+$(BUILD)/tests/kernel/accel_nic: selftests/accel/nic_proxy_test.c $(TEST_LIB_OBJS) $(LIBCCORE)
 	$(link_test)
 
 # One process per rank on the kernel driver: fds between processes (see mproc_test.c).

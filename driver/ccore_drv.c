@@ -151,6 +151,8 @@ static void ccore_postclose(struct drm_device *drm, struct drm_file *file)
 	bool had_jobs;
 
 	cfile->closing = true;
+	/* first: no job or ring may wait on a proxy that is gone */
+	ccore_nic_fini(cfile);
 	ccore_compute_fini(cfile);
 	ccore_jobs_fini(cfile);
 	ccore_rings_fini(cfile);
@@ -190,6 +192,11 @@ static const struct drm_ioctl_desc ccore_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_SUBMIT, ccore_ioctl_compute_submit, 0),
 	DRM_IOCTL_DEF_DRV(CCORE_COMPUTE_WAIT, ccore_ioctl_compute_wait, 0),
 	DRM_IOCTL_DEF_DRV(CCORE_GET_LAST_ERROR, ccore_ioctl_get_last_error, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_NIC_REMOTE_MAP, ccore_ioctl_nic_remote_map, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_NIC_REMOTE_SEMS, ccore_ioctl_nic_remote_sems, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_NIC_TAKE, ccore_ioctl_nic_take, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_NIC_DONE, ccore_ioctl_nic_done, 0),
+	DRM_IOCTL_DEF_DRV(CCORE_NIC_DELIVER, ccore_ioctl_nic_deliver, 0),
 };
 
 /*
@@ -326,9 +333,10 @@ static void ccore_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 /*
  * The accel defaults (DRM_ACCEL_FOPS, so whatever newer kernels add to them
- * comes along), but for two entries: the ioctl entry runs ccore's checks
- * first (ccore_ioctl_check()), and fdinfo shows the file's memory, which
- * 6.12's DRM_ACCEL_FOPS does not ask drm_show_fdinfo() for.  Overriding
+ * comes along), but for three entries: the ioctl entry runs ccore's checks
+ * first (ccore_ioctl_check()), poll() also reports the file's NIC queue
+ * (ccore_nic.c), and fdinfo shows the file's memory, which 6.12's
+ * DRM_ACCEL_FOPS does not ask drm_show_fdinfo() for.  Overriding
  * an initializer is what -Woverride-init (W=1, sparse) warns about: here
  * it is the point, so Kbuild turns it off for this file.
  */
@@ -337,6 +345,7 @@ static const struct file_operations ccore_fops = {
 	DRM_ACCEL_FOPS,
 	.unlocked_ioctl = ccore_unlocked_ioctl,
 	.compat_ioctl = ccore_compat_ioctl,
+	.poll = ccore_nic_poll,
 	.show_fdinfo = drm_show_fdinfo,
 };
 

@@ -71,6 +71,22 @@ struct ccore_last_error {
 	struct drm_ccore_last_error e;
 };
 
+/* Remote mappings and semaphore blocks a file may have (ccore_nic.c) */
+#define CCORE_NIC_REMOTE_MAX 256
+
+/**
+ * struct ccore_nic_file - what a file reaches of other hosts
+ * @maps: its remote mappings (in its address space), at most
+ *	CCORE_NIC_REMOTE_MAX
+ * @sems: semaphore blocks of other hosts its descriptors may signal
+ * @nsems: how many, at most CCORE_NIC_REMOTE_MAX
+ */
+struct ccore_nic_file {
+	u32 maps;
+	struct { u32 first, count; } *sems;
+	u32 nsems;
+};
+
 /**
  * struct ccore_file - what one open file owns; all of it goes on close
  * @kref: held by the file and by every semaphore export made from it
@@ -91,6 +107,7 @@ struct ccore_last_error {
  * @closing: set at close: no new work is accepted
  * @last_lock: protects @last
  * @last: the last failure of up to CCORE_LAST_ERRORS threads, by thread id
+ * @nic: what the file reaches of other hosts (ccore_nic.c)
  */
 struct ccore_file {
 	struct kref kref;
@@ -109,6 +126,7 @@ struct ccore_file {
 	bool closing;
 	spinlock_t last_lock;		/* @last */
 	struct ccore_last_error last[CCORE_LAST_ERRORS];
+	struct ccore_nic_file nic;
 };
 
 /* A buffer object: GEM shmem memory, user pages, or an import of another
@@ -171,6 +189,10 @@ struct ccore_ring {
 	struct drm_gem_object **bos;	/* objects its descriptors reach */
 	u32 nbos, cap;
 	struct ccore_sem_pins sems;	/* semaphores its descriptors signal */
+	/* the NIC transfer its file took and has not reported (ccore_nic.c) */
+	struct ccm_nic_xfer nic;
+	u32 nic_seq;			/* NIC_TAKE's @seq of it */
+	bool nic_taken;
 };
 
 struct ccore_program {
@@ -272,6 +294,16 @@ void ccore_jobs_exit(void);
 int ccore_ioctl_compute_submit(struct drm_device *drm, void *data, struct drm_file *file);
 int ccore_ioctl_compute_wait(struct drm_device *drm, void *data, struct drm_file *file);
 void ccore_compute_fini(struct ccore_file *cfile);
+
+/* ccore_nic.c */
+int ccore_ioctl_nic_remote_map(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_nic_remote_sems(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_nic_take(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_nic_done(struct drm_device *drm, void *data, struct drm_file *file);
+int ccore_ioctl_nic_deliver(struct drm_device *drm, void *data, struct drm_file *file);
+bool ccore_nic_sem_usable(void *owner, u32 ref);
+__poll_t ccore_nic_poll(struct file *filp, struct poll_table_struct *wait);
+void ccore_nic_fini(struct ccore_file *cfile);
 
 /* ccore_sysfs.c */
 int ccore_sysfs_init(struct ccore_device *cdev);

@@ -12,6 +12,7 @@
 
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "ccm.h"
 #include "ccm_verify.h"
@@ -105,6 +106,19 @@ struct ccore_hw_ops {
 	/* work the host just started: run some of it now */
 	void (*kick)(struct ccore_hw *hw);
 
+	/*
+	 * The NIC (model/ccm_nic.c), on a fabric that is one host of several:
+	 * lock held, but for @nic_posted and @nic_arrived
+	 */
+	bool (*dev_remote)(struct ccore_hw *hw, u32 dev);
+	bool (*nic_posted)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring);
+	int (*nic_take)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
+			u64 max_len, struct ccm_nic_xfer *x);
+	void (*nic_done)(struct ccore_hw *hw, const struct ccm_nic_xfer *x, int status);
+	void (*nic_cancel)(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
+			   int status);
+	int (*nic_arrived)(struct ccore_hw *hw, u32 sem, u32 value, bool set);
+
 	/* fault injection (debugfs) */
 	int (*inject_dma_error)(struct ccore_hw *hw, u32 dev, u32 core, struct ccm_err *err);
 	int (*inject_cc_hang)(struct ccore_hw *hw, u32 dev, u32 cc, struct ccm_err *err);
@@ -120,6 +134,8 @@ struct ccore_hw_ops {
  * @num_devices: how many
  * @fw_size: instructions of the resident firmware on every CC core
  * @id: instance number (the simulated bus's device id)
+ * @nic_wq: woken when a ring parks on a descriptor for the NIC (the
+ *	proxies poll() their files)
  */
 struct ccore_hw {
 	const struct ccore_hw_ops *ops;
@@ -129,6 +145,7 @@ struct ccore_hw {
 	u32 num_devices;
 	u32 fw_size;
 	u32 id;
+	wait_queue_head_t nic_wq;
 };
 
 static inline u32 ccore_hw_num_cc(const struct ccore_hw *hw)

@@ -113,7 +113,8 @@ static int ring_ref(struct ccore_file *cfile, struct ccore_ring *r, u64 va, u64 
 	struct drm_gem_object **bos;
 	u32 i;
 
-	if (!m)
+	/* another host's memory (a remote mapping) has no object here */
+	if (!m || !m->bo)
 		return 0;
 	for (i = 0; i < r->nbos; i++)
 		if (r->bos[i] == m->bo)
@@ -153,7 +154,7 @@ static int ring_submit_locked(struct ccore_device *cdev, struct ccore_file *cfil
 	struct ccore_hw *hw = cdev->hw;
 	struct ccm_verify_ctx v = {
 		.dev = cdev->index, .vm = &cfile->vm,
-		.sem_owned = ccore_sem_usable, .owner = cfile,
+		.sem_owned = ccore_nic_sem_usable, .owner = cfile,
 	};
 	struct ccore_ring *r;
 	u32 i;

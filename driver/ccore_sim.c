@@ -8,7 +8,9 @@
  *
  * Each bus device is one node of NUM_DEVICES accelerators sharing a fabric;
  * binding it to the bus's driver registers one accel device per
- * accelerator, unbinding unplugs them.
+ * accelerator, unbinding unplugs them.  With options "nodes=M,here=N" it
+ * is node N of a fabric of M nodes whose others are on other hosts (the
+ * NIC, ccore_nic.c): its accel devices are N * NUM_DEVICES onwards.
  */
 #include <linux/device.h>
 #include <linux/list.h>
@@ -253,7 +255,8 @@ static int ccore_sim_probe(struct device *dev)
 			sd->accels[i] = NULL;
 			break;
 		}
-		rc = ccore_device_add(&sim->hw, sd->accels[i], i, &sim->hw.devices[i]);
+		rc = ccore_device_add(&sim->hw, sd->accels[i], ccore_sim_first_device(sim) + i,
+				      &sim->hw.devices[i]);
 	}
 	if (rc) {
 		if (sd->accels)

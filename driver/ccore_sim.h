@@ -23,6 +23,13 @@ static inline struct ccore_sim *to_ccore_sim(struct ccore_hw *hw)
 	return container_of(hw, struct ccore_sim, hw);
 }
 
+/* Fabric index of the first device on this host (config "here"). */
+static inline u32 ccore_sim_first_device(const struct ccore_sim *sim)
+{
+	return sim->hw.cfg.here == CCM_ALL_NODES ? 0 :
+	       sim->hw.cfg.here * sim->hw.cfg.devices_per_node;
+}
+
 extern const struct ccore_hw_ops ccore_sim_hw_ops;
 extern const struct ccm_host_ops ccore_sim_host_ops;
 

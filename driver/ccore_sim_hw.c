@@ -238,6 +238,38 @@ static void sim_kick(struct ccore_hw *hw)
 	ccm_fabric_nudge(fab(hw));
 }
 
+static bool sim_dev_remote(struct ccore_hw *hw, u32 dev)
+{
+	return ccm_dev_remote(fab(hw), dev);
+}
+
+static bool sim_nic_posted(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	return ccm_nic_ring_posted(fab(hw), dev, core, engine, ring);
+}
+
+static int sim_nic_take(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
+			u64 max_len, struct ccm_nic_xfer *x)
+{
+	return ccm_nic_take_ring(fab(hw), dev, core, engine, ring, max_len, x);
+}
+
+static void sim_nic_done(struct ccore_hw *hw, const struct ccm_nic_xfer *x, int status)
+{
+	ccm_nic_done(fab(hw), x, status);
+}
+
+static void sim_nic_cancel(struct ccore_hw *hw, u32 dev, u32 core, u32 engine, u32 ring,
+			   int status)
+{
+	ccm_nic_cancel(fab(hw), dev, core, engine, ring, status);
+}
+
+static int sim_nic_arrived(struct ccore_hw *hw, u32 sem, u32 value, bool set)
+{
+	return ccm_nic_arrived(fab(hw), sem, value, set);
+}
+
 static int sim_inject_dma_error(struct ccore_hw *hw, u32 dev, u32 core, struct ccm_err *err)
 {
 	return ccm_inject_dma_error(fab(hw), dev, core, err);
@@ -300,6 +332,12 @@ const struct ccore_hw_ops ccore_sim_hw_ops = {
 	.cc_info = sim_cc_info,
 	.wait = sim_wait,
 	.kick = sim_kick,
+	.dev_remote = sim_dev_remote,
+	.nic_posted = sim_nic_posted,
+	.nic_take = sim_nic_take,
+	.nic_done = sim_nic_done,
+	.nic_cancel = sim_nic_cancel,
+	.nic_arrived = sim_nic_arrived,
 	.inject_dma_error = sim_inject_dma_error,
 	.inject_cc_hang = sim_inject_cc_hang,
 	.link_stats = sim_link_stats,
@@ -310,8 +348,18 @@ static void sim_job_done(void *host, u64 cookie, int status)
 	ccore_job_done(host, cookie, status);
 }
 
+/* From an engine's thread: the proxies sleep in poll() on the fabric's files. */
+static bool sim_nic_posted_host(void *host, u32 dev, u32 core)
+{
+	struct ccore_hw *hw = host;
+
+	wake_up_interruptible_all(&hw->nic_wq);
+	return true;
+}
+
 const struct ccm_host_ops ccore_sim_host_ops = {
 	.job_done = sim_job_done,
+	.nic_posted = sim_nic_posted_host,
 };
 
 /* The firmware image: "CCPG", version, instruction count, reserved, then
@@ -396,8 +444,9 @@ static int sim_config(struct ccm_config *cfg, u32 num_devices, const char *optio
 		dev_err(dev, "options \"%s\": %s\n", options, err.msg);
 		return -EINVAL;
 	}
-	if (cfg->nodes != 1) {
-		dev_err(dev, "options: nodes=%u; the devices of one instance form one node\n",
+	/* one host of several (here=N) holds node N; else the instance is one node */
+	if (cfg->nodes != 1 && cfg->here == CCM_ALL_NODES) {
+		dev_err(dev, "options: nodes=%u without here=N; the devices of one instance form one node\n",
 			cfg->nodes);
 		return -EINVAL;
 	}
@@ -422,7 +471,7 @@ static int sim_config(struct ccm_config *cfg, u32 num_devices, const char *optio
 /**
  * ccore_sim_create() - a simulated fabric of @num_devices devices
  * @id: instance id (the bus device's)
- * @num_devices: devices in the node
+ * @num_devices: devices in the node (the node on this host, with "here")
  * @options: "key=value,..." as ccore-info --sim-help lists, or NULL
  * @dev: the bus device, for messages and firmware loading
  *
@@ -443,8 +492,10 @@ struct ccore_sim *ccore_sim_create(u32 id, u32 num_devices, const char *options,
 		goto err_free;
 	sim->hw.ops = &ccore_sim_hw_ops;
 	sim->hw.id = id;
-	sim->hw.num_devices = num_devices;
+	/* every node's devices are the fabric's; only this host's get accel devices */
+	sim->hw.num_devices = num_devices * sim->hw.cfg.nodes;
 	mutex_init(&sim->hw.lock);
+	init_waitqueue_head(&sim->hw.nic_wq);
 	kref_init(&sim->kref);
 	sim->hw.devices = kcalloc(num_devices, sizeof(*sim->hw.devices), GFP_KERNEL);
 	rc = -ENOMEM;

@@ -156,8 +156,9 @@ struct ccm_host_ops {
 	/*
 	 * A descriptor of @dev/@core went to the NIC queue (ccm_nic.c), told
 	 * in the thread that stepped its engine when that thread is the core
-	 * owner's: the proxy may take it there and then (ccm_nic_take()).
-	 * False (or no hook): the proxy is woken to take it instead.
+	 * owner's: the proxy may take it there and then (ccm_nic_take()), or
+	 * the driver wake its pollers.  False (or no hook): the owner's pump
+	 * is woken (ccm_nic_sleep()).
 	 */
 	bool (*nic_posted)(void *host, u32 dev, u32 core);
 };
@@ -462,6 +463,20 @@ bool ccm_nic_pending(const struct ccm_fabric *f, u32 dev, u32 core);
  * valid until ccm_nic_done().
  */
 int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x);
+/* Ring @ring of engine @engine of @dev/@core is parked, its descriptor not yet taken. */
+bool ccm_nic_ring_posted(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring);
+/*
+ * Take that ring's descriptor (a host whose proxies each serve their own
+ * rings): 0, -EAGAIN if it has none waiting, or -EMSGSIZE (left posted,
+ * @x filled) if it carries more than @max_len bytes.
+ */
+int ccm_nic_take_ring(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		      u64 max_len, struct ccm_nic_xfer *x);
+/*
+ * Whoever would carry that ring's descriptor is gone: posted or taken,
+ * it fails with @status (negative) as ccm_nic_done() would fail it.
+ */
+void ccm_nic_cancel(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring, int status);
 /*
  * @x was sent (@status 0: the bytes and the semaphore change are there,
  * in the order sent) or could not be (negative: the descriptor fails as

@@ -251,11 +251,6 @@ int ccm_config_check(const struct ccm_config *c, struct ccm_err *err)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"virtual=1 needs timed=1: the functional model moves real bytes");
 #ifdef __KERNEL__
-	/* nothing would carry a descriptor to another host: its ring would never finish */
-	if (c->here != CCM_ALL_NODES)
-		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
-				"here=%u: the kernel driver has no NIC proxy; its fabrics hold every node",
-				c->here);
 	if (c->timed)
 		return ccm_fail(err, -EINVAL, CCM_NO_INDEX,
 				"timed=1: the timed model runs in the embedded sim backend only");

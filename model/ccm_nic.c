@@ -75,6 +75,11 @@ static void nic_kick(struct ccm_sched *s)
 	ccm_mutex_unlock(&s->lock);
 }
 
+void ccm_nic_kick_mine(struct ccm_fabric *f)
+{
+	nic_kick(ccm_my_sched(f));
+}
+
 /*
  * The engine at ring @r's current descriptor @d, which goes to another
  * host: post it, or once the proxy is done with it complete it.  True if
@@ -91,11 +96,14 @@ bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_h
 
 		__atomic_store_n(&r->nic, NIC_POSTED, __ATOMIC_RELEASE);
 		__atomic_fetch_or(&c->nic_posted[e->index], 1u << (r - e->rings), __ATOMIC_ACQ_REL);
-		/* the owner's proxy takes it here: a wake-up less on the way out */
+		/*
+		 * The owner's host hears of it here: the sim's proxy takes it at
+		 * once (a wake-up less on the way out), the driver wakes its
+		 * pollers.  Else the owner's pump does (ccm_nic_sleep()).
+		 */
 		ops = ccm_host_ops_of(e->agent.f, c, &host);
 		if (ops && ops->nic_posted && ops->nic_posted(host, c->dev->index, c->index))
 			return false;
-		/* else the owner's pump does (ccm_nic_sleep()) */
 		if (ccm_agent_sched(&e->agent))
 			nic_kick(ccm_agent_sched(&e->agent));
 		return false;
@@ -135,23 +143,32 @@ bool ccm_nic_pending(const struct ccm_fabric *f, u32 dev, u32 core)
 	return false;
 }
 
-/*
- * Clear the lowest ring of @posted and say which, if any: of two takers
- * (the pump, an engine's thread) only one gets each ring.
- */
-static bool take_posted_ring(u32 *posted, u32 *ring)
+/* What parked ring @r of engine @engine of @dev/@core asks the NIC to carry. */
+static void nic_xfer(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		     const struct ccm_ring *r, struct ccm_nic_xfer *x)
 {
-	u32 mask;
+	/* parked: the engine leaves its cursor and descriptor alone */
+	const struct ccm_hwdesc *d = &r->descs[r->exec_slot];
+	s64 disp = r->disp ? __atomic_load_n(&r->disp[r->exec_slot], __ATOMIC_RELAXED) : 0;
 
-	while ((mask = __atomic_load_n(posted, __ATOMIC_ACQUIRE))) {
-		u32 bit = mask & -mask;
-
-		if (__atomic_fetch_and(posted, ~bit, __ATOMIC_ACQ_REL) & bit) {
-			*ring = (u32)__builtin_ctz(bit);
-			return true;
-		}
+	*x = (struct ccm_nic_xfer){ .dev = dev, .core = core, .engine = engine, .ring = ring };
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
+		x->has_sem = true;
+		x->sem = d->sem_target;
+		x->value = d->value;
+		x->set = d->flags & DRM_CCORE_DESC_F_SEM_SET;
+		return;
 	}
-	return false;
+	x->data = true;
+	x->src = d->src0 + disp;
+	x->len = d->len;
+	x->to_dev = d->dst_dev;
+	x->to = d->dst_remote + (u64)disp;
+	if ((d->flags & DRM_CCORE_DESC_F_SIGNAL) && sem_remote(f, d->signal_sem)) {
+		x->has_sem = true;
+		x->sem = d->signal_sem;
+		x->value = d->signal_value;
+	}
 }
 
 int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x)
@@ -159,39 +176,65 @@ int ccm_nic_take(struct ccm_fabric *f, u32 dev, u32 core, struct ccm_nic_xfer *x
 	struct ccm_core *c = ccm_core_of(f, dev, core);
 
 	for (u32 i = 0; c && i < f->cfg.engines; i++) {
-		const struct ccm_hwdesc *d;
-		struct ccm_ring *r;
-		u32 ring;
-		s64 disp;
+		u32 mask = __atomic_load_n(&c->nic_posted[i], __ATOMIC_ACQUIRE);
 
-		if (!take_posted_ring(&c->nic_posted[i], &ring))
-			continue;
-		r = &c->engines[i].rings[ring];
-		/* parked: the engine leaves its cursor and descriptor alone */
-		d = &r->descs[r->exec_slot];
-		disp = r->disp ? __atomic_load_n(&r->disp[r->exec_slot], __ATOMIC_RELAXED) : 0;
-		*x = (struct ccm_nic_xfer){ .dev = dev, .core = core, .engine = i, .ring = ring };
-		if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
-			x->has_sem = true;
-			x->sem = d->sem_target;
-			x->value = d->value;
-			x->set = d->flags & DRM_CCORE_DESC_F_SEM_SET;
-		} else {
-			x->data = true;
-			x->src = d->src0 + disp;
-			x->len = d->len;
-			x->to_dev = d->dst_dev;
-			x->to = d->dst_remote + (u64)disp;
-			if ((d->flags & DRM_CCORE_DESC_F_SIGNAL) && sem_remote(f, d->signal_sem)) {
-				x->has_sem = true;
-				x->sem = d->signal_sem;
-				x->value = d->signal_value;
-			}
+		for (; mask; mask &= mask - 1) {
+			u32 ring = (u32)__builtin_ctz(mask);
+
+			if (!ccm_nic_take_ring(f, dev, core, i, ring, ~(u64)0, x))
+				return 0;
+			/* a ring dropped while parked left its bit: clear it, unless
+			 * posted again */
+			__atomic_fetch_and(&c->nic_posted[i], ~(1u << ring), __ATOMIC_ACQ_REL);
+			if (ccm_nic_ring_posted(f, dev, core, i, ring))
+				__atomic_fetch_or(&c->nic_posted[i], 1u << ring, __ATOMIC_ACQ_REL);
 		}
-		__atomic_store_n(&r->nic, NIC_TAKEN, __ATOMIC_RELEASE);
-		return 0;
 	}
 	return -EAGAIN;
+}
+
+bool ccm_nic_ring_posted(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring)
+{
+	const struct ccm_core *c = ccm_core_of(f, dev, core);
+
+	return c && engine < f->cfg.engines && ring < CCM_MAX_RINGS &&
+	       __atomic_load_n(&c->engines[engine].rings[ring].nic, __ATOMIC_ACQUIRE) == NIC_POSTED;
+}
+
+int ccm_nic_take_ring(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring,
+		      u64 max_len, struct ccm_nic_xfer *x)
+{
+	struct ccm_core *c = ccm_core_of(f, dev, core);
+	struct ccm_ring *r;
+	u8 posted = NIC_POSTED;
+
+	if (!ccm_nic_ring_posted(f, dev, core, engine, ring))
+		return -EAGAIN;
+	r = &c->engines[engine].rings[ring];
+	nic_xfer(f, dev, core, engine, ring, r, x);
+	if (x->data && x->len > max_len)
+		return -EMSGSIZE;
+	if (!__atomic_compare_exchange_n(&r->nic, &posted, NIC_TAKEN, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	__atomic_fetch_and(&c->nic_posted[engine], ~(1u << ring), __ATOMIC_ACQ_REL);
+	return 0;
+}
+
+/*
+ * Ring @r of @e, in state @from (taken, or when cancelled still posted):
+ * done with @status.  Its finishers are one at a time (the proxy, or the
+ * driver under its lock); the engine reads @status once it sees NIC_DONE.
+ */
+static void nic_finish(struct ccm_engine *e, struct ccm_ring *r, u32 ring, u8 from, int status)
+{
+	if (__atomic_load_n(&r->nic, __ATOMIC_ACQUIRE) != from)
+		return;
+	r->nic_status = status;
+	__atomic_store_n(&r->nic, NIC_DONE, __ATOMIC_RELEASE);
+	/* runnable again: as START does (see ccm_engine_pick_ring()) */
+	__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
+	ccm_agent_wake(&e->agent);
 }
 
 void ccm_nic_done(struct ccm_fabric *f, const struct ccm_nic_xfer *x, int status)
@@ -199,13 +242,20 @@ void ccm_nic_done(struct ccm_fabric *f, const struct ccm_nic_xfer *x, int status
 	struct ccm_engine *e;
 	struct ccm_ring *r = ring_at(f, x->dev, x->core, x->engine, x->ring, &e);
 
-	if (!r || __atomic_load_n(&r->nic, __ATOMIC_ACQUIRE) != NIC_TAKEN)
+	if (r)
+		nic_finish(e, r, x->ring, NIC_TAKEN, status);
+}
+
+void ccm_nic_cancel(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring, int status)
+{
+	struct ccm_engine *e;
+	struct ccm_ring *r = ring_at(f, dev, core, engine, ring, &e);
+
+	if (!r)
 		return;
-	r->nic_status = status;
-	__atomic_store_n(&r->nic, NIC_DONE, __ATOMIC_RELEASE);
-	/* runnable again: as START does (see ccm_engine_pick_ring()) */
-	__atomic_fetch_or(&e->busy, 1u << x->ring, __ATOMIC_ACQ_REL);
-	ccm_agent_wake(&e->agent);
+	__atomic_fetch_and(&e->core->nic_posted[engine], ~(1u << ring), __ATOMIC_ACQ_REL);
+	nic_finish(e, r, ring, NIC_POSTED, status);
+	nic_finish(e, r, ring, NIC_TAKEN, status);
 }
 
 int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set)
@@ -217,11 +267,6 @@ int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set)
 	else
 		ccm_sem_add(f, sem, value);
 	return 0;
-}
-
-void ccm_nic_kick_mine(struct ccm_fabric *f)
-{
-	nic_kick(ccm_my_sched(f));
 }
 
 int ccm_nic_sleep(struct ccm_fabric *f, bool (*cond)(void *), void *arg, s64 deadline_ns)

@@ -49,6 +49,14 @@ static const struct {
 	[DRM_CCORE_REASON_SYNCOBJ] = { "SYNCOBJ", "the in or out syncobj does not exist or has no fence (the sim backend has no syncobjs: pass 0)" },
 	[DRM_CCORE_REASON_JOB_UNKNOWN] = { "JOB_UNKNOWN", "the job is unknown to this file or older than the ones it keeps" },
 	[DRM_CCORE_REASON_TRIGGER_COUNT] = { "TRIGGER_COUNT", "the trigger count must be 1..65535" },
+	[DRM_CCORE_REASON_NIC_NOT_REMOTE] = { "NIC_NOT_REMOTE", "the device or semaphore block is not on another host (this host's, nonexistent, spanning cores, or a fabric that holds every node)" },
+	[DRM_CCORE_REASON_NIC_SIZE] = { "NIC_SIZE", "the size is out of range (1..the limit, not wrapping)" },
+	[DRM_CCORE_REASON_NIC_LIMIT] = { "NIC_LIMIT", "the file has as many remote mappings or semaphore blocks as it may (256)" },
+	[DRM_CCORE_REASON_NIC_NOTHING] = { "NIC_NOTHING", "no transfer of this file's rings waits for NIC_TAKE; poll() the file for it" },
+	[DRM_CCORE_REASON_NIC_BUFFER] = { "NIC_BUFFER", "the next transfer has more bytes than NIC_TAKE's buffer holds (limit: its size); it stays queued" },
+	[DRM_CCORE_REASON_NIC_XFER] = { "NIC_XFER", "no transfer this file took and has not reported has that ring and sequence" },
+	[DRM_CCORE_REASON_NIC_STATUS] = { "NIC_STATUS", "NIC_DONE's status must be 0 or a negative errno (-4095..-1)" },
+	[DRM_CCORE_REASON_NIC_TARGET] = { "NIC_TARGET", "NIC_DELIVER's range is not inside one buffer of this file (own or imported memory, not a remote mapping)" },
 };
 
 const char *ccore_reason_name(uint32_t reason)

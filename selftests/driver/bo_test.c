@@ -139,6 +139,8 @@ static const unsigned long all_ioctls[] = {
 	DRM_IOCTL_CCORE_SUBMIT, DRM_IOCTL_CCORE_JOB_WAIT, DRM_IOCTL_CCORE_CC_TRIGGER,
 	DRM_IOCTL_CCORE_SEM_EXPORT, DRM_IOCTL_CCORE_SEM_IMPORT, DRM_IOCTL_CCORE_COMPUTE_SUBMIT,
 	DRM_IOCTL_CCORE_COMPUTE_WAIT, DRM_IOCTL_CCORE_GET_LAST_ERROR,
+	DRM_IOCTL_CCORE_NIC_REMOTE_MAP, DRM_IOCTL_CCORE_NIC_REMOTE_SEMS, DRM_IOCTL_CCORE_NIC_TAKE,
+	DRM_IOCTL_CCORE_NIC_DONE, DRM_IOCTL_CCORE_NIC_DELIVER,
 };
 
 TEST_F(bo, unknown_ioctl)
@@ -147,19 +149,19 @@ TEST_F(bo, unknown_ioctl)
 	unsigned int nr;
 
 	/* the first number after the last request, and the end of the range */
-	for (nr = DRM_CCORE_GET_LAST_ERROR + 1; nr < DRM_COMMAND_END - DRM_COMMAND_BASE; nr += 0x1b) {
+	for (nr = DRM_CCORE_NIC_DELIVER + 1; nr < DRM_COMMAND_END - DRM_COMMAND_BASE; nr += 0x1b) {
 		ASSERT_EQ(-ENOTTY, ioc(self->fd, DRM_IOWR(DRM_COMMAND_BASE + nr, buf), buf))
 			TH_LOG("request 0x%x", nr);
 	}
 	ASSERT_EQ(-ENOTTY, ioc(self->fd, DRM_IOWR(DRM_COMMAND_END - 1, buf), buf));
-	ASSERT_EQ(-ENOTTY, ioc(self->fd, DRM_IO(DRM_COMMAND_BASE + DRM_CCORE_GET_LAST_ERROR + 1), NULL));
+	ASSERT_EQ(-ENOTTY, ioc(self->fd, DRM_IO(DRM_COMMAND_BASE + DRM_CCORE_NIC_DELIVER + 1), NULL));
 }
 
 TEST_F(bo, null_argument)
 {
 	size_t i;
 
-	ASSERT_EQ(23, ARRAY_SIZE(all_ioctls));
+	ASSERT_EQ(DRM_CCORE_NIC_DELIVER + 1, ARRAY_SIZE(all_ioctls));
 	for (i = 0; i < ARRAY_SIZE(all_ioctls); i++) {
 		ASSERT_EQ(-EFAULT, ioc(self->fd, all_ioctls[i], NULL))
 			TH_LOG("request 0x%02lx", (unsigned long)_IOC_NR(all_ioctls[i]) - DRM_COMMAND_BASE);

@@ -233,6 +233,46 @@ NEXT(drm_ccore_last_error, index, pad, 20, __u32);
 NEXT(drm_ccore_last_error, pad, limit, 24, __u64);
 END(drm_ccore_last_error, limit, 32);
 
+FIRST(drm_ccore_nic_remote_map, device, __u32);
+NEXT(drm_ccore_nic_remote_map, device, flags, 4, __u32);
+NEXT(drm_ccore_nic_remote_map, flags, size, 8, __u64);
+NEXT(drm_ccore_nic_remote_map, size, remote, 16, __u64);
+NEXT(drm_ccore_nic_remote_map, remote, dev_addr, 24, __u64);
+END(drm_ccore_nic_remote_map, dev_addr, 32);
+
+FIRST(drm_ccore_nic_remote_sems, first, __u32);
+NEXT(drm_ccore_nic_remote_sems, first, count, 4, __u32);
+END(drm_ccore_nic_remote_sems, count, 8);
+
+FIRST(drm_ccore_nic_take, data, __u64);
+NEXT(drm_ccore_nic_take, data, data_size, 8, __u64);
+NEXT(drm_ccore_nic_take, data_size, flags, 16, __u32);
+NEXT(drm_ccore_nic_take, flags, what, 20, __u32);
+NEXT(drm_ccore_nic_take, what, ring, 24, __u32);
+NEXT(drm_ccore_nic_take, ring, seq, 28, __u32);
+NEXT(drm_ccore_nic_take, seq, len, 32, __u64);
+NEXT(drm_ccore_nic_take, len, to, 40, __u64);
+NEXT(drm_ccore_nic_take, to, to_device, 48, __u32);
+NEXT(drm_ccore_nic_take, to_device, sem, 52, __u32);
+NEXT(drm_ccore_nic_take, sem, value, 56, __u32);
+NEXT(drm_ccore_nic_take, value, pad, 60, __u32);
+END(drm_ccore_nic_take, pad, 64);
+
+FIRST(drm_ccore_nic_done, ring, __u32);
+NEXT(drm_ccore_nic_done, ring, seq, 4, __u32);
+NEXT(drm_ccore_nic_done, seq, status, 8, __s32);
+NEXT(drm_ccore_nic_done, status, pad, 12, __u32);
+END(drm_ccore_nic_done, pad, 16);
+
+FIRST(drm_ccore_nic_deliver, to, __u64);
+NEXT(drm_ccore_nic_deliver, to, len, 8, __u64);
+NEXT(drm_ccore_nic_deliver, len, data, 16, __u64);
+NEXT(drm_ccore_nic_deliver, data, flags, 24, __u32);
+NEXT(drm_ccore_nic_deliver, flags, sem, 28, __u32);
+NEXT(drm_ccore_nic_deliver, sem, value, 32, __u32);
+NEXT(drm_ccore_nic_deliver, value, pad, 36, __u32);
+END(drm_ccore_nic_deliver, pad, 40);
+
 /* The hardware formats are what rings and program memory hold. */
 _Static_assert(sizeof(struct drm_ccore_desc) == 48, "a descriptor is 48 bytes");
 _Static_assert(sizeof(struct drm_ccore_insn) == 16, "an instruction is 16 bytes");
@@ -279,6 +319,11 @@ static const struct ioctl_def ioctls[] = {
 	IOCTL(COMPUTE_SUBMIT, compute_submit, WR),
 	IOCTL(COMPUTE_WAIT, compute_wait, WR),
 	IOCTL(GET_LAST_ERROR, last_error, WR),
+	IOCTL(NIC_REMOTE_MAP, nic_remote_map, WR),
+	IOCTL(NIC_REMOTE_SEMS, nic_remote_sems, W),
+	IOCTL(NIC_TAKE, nic_take, WR),
+	IOCTL(NIC_DONE, nic_done, W),
+	IOCTL(NIC_DELIVER, nic_deliver, W),
 };
 
 TEST(ioctl_numbers)
@@ -312,7 +357,7 @@ TEST(ioctl_numbers)
 		}
 	}
 	/* The last command number the header defines is the last listed here. */
-	ASSERT_EQ(DRM_CCORE_GET_LAST_ERROR, ARRAY_SIZE(ioctls) - 1);
+	ASSERT_EQ(DRM_CCORE_NIC_DELIVER, ARRAY_SIZE(ioctls) - 1);
 }
 
 TEST(struct_sizes)

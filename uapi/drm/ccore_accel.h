@@ -48,6 +48,11 @@ extern "C" {
 #define DRM_CCORE_COMPUTE_SUBMIT	0x14
 #define DRM_CCORE_COMPUTE_WAIT		0x15
 #define DRM_CCORE_GET_LAST_ERROR	0x16
+#define DRM_CCORE_NIC_REMOTE_MAP	0x17
+#define DRM_CCORE_NIC_REMOTE_SEMS	0x18
+#define DRM_CCORE_NIC_TAKE		0x19
+#define DRM_CCORE_NIC_DONE		0x1a
+#define DRM_CCORE_NIC_DELIVER		0x1b
 
 /* ------------------------------------------------------------------------ */
 /* Hardware formats: DMA descriptors and CC-core instructions.               */
@@ -874,6 +879,164 @@ struct drm_ccore_compute_wait {
 };
 
 /* ------------------------------------------------------------------------ */
+/* The NIC: a fabric that is one host of several                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A simulated fabric created with "here=N" (and nodes > 1) holds every
+ * node's devices, but only node N's are on this host (their accel devices
+ * exist here; DRM_CCORE_PARAM_NODE_INDEX names N).  Another host's memory
+ * and semaphores are reached only through the NIC: a descriptor whose
+ * effect lands there (a COPY into a mapping NIC_REMOTE_MAP made, a
+ * SEM_WRITE to a semaphore NIC_REMOTE_SEMS granted, or a COPY's signal
+ * there) parks its ring.  The file that owns the ring is its proxy: poll()
+ * on the file reports EPOLLIN while one of its rings waits; NIC_TAKE hands
+ * the transfer over, the proxy carries it to the other host, whose proxy
+ * applies it with NIC_DELIVER, and NIC_DONE lets the ring go on (a failed
+ * status fails the descriptor as a DMA error: the job faults with -EIO).
+ * A file closed with transfers posted or taken fails them.  See
+ * Documentation/network.rst.
+ */
+
+/**
+ * struct drm_ccore_nic_remote_map - map memory of a device on another host
+ *
+ * The mapping has no bytes here: descriptors may only COPY into it (its
+ * bytes go through the NIC), never read or reduce it.  It lives as long
+ * as the file.  At most 256 per file (-ENOSPC, reason NIC_LIMIT).
+ */
+struct drm_ccore_nic_remote_map {
+	/**
+	 * @device: device index (DRM_CCORE_PARAM_DEVICE_INDEX numbering) of
+	 * a device on another host
+	 */
+	__u32 device;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @size: bytes, 1..DRM_CCORE_PARAM_HBM_SIZE */
+	__u64 size;
+	/**
+	 * @remote: the address of its first byte as that host's proxy knows
+	 * it (with this driver there: an address in the delivering file's
+	 * space, see NIC_DELIVER); NIC_TAKE reports it plus the offset
+	 */
+	__u64 remote;
+	/** @dev_addr: out: where descriptors of this file name it */
+	__u64 dev_addr;
+};
+
+/**
+ * struct drm_ccore_nic_remote_sems - let descriptors signal another host's semaphores
+ *
+ * The block must lie in one core of one device on another host.
+ * Descriptors of this file may then name those semaphores as a SEM_WRITE's
+ * target or a COPY's signal (programs never may).  At most 256 blocks per
+ * file (-ENOSPC, reason NIC_LIMIT).
+ */
+struct drm_ccore_nic_remote_sems {
+	/** @first: DRM_CCORE_SEM_REF() of the first semaphore */
+	__u32 first;
+	/** @count: semaphores, 1..DRM_CCORE_PARAM_SEMS_PER_CORE */
+	__u32 count;
+};
+
+/* What a transfer carries (NIC_TAKE's @what, NIC_DELIVER's @flags) */
+#define DRM_CCORE_NIC_F_DATA	(1u << 0)	/* bytes */
+#define DRM_CCORE_NIC_F_SEM	(1u << 1)	/* then a semaphore change */
+#define DRM_CCORE_NIC_F_SET	(1u << 2)	/* the change sets rather than adds */
+#define DRM_CCORE_NIC_FLAGS \
+	(DRM_CCORE_NIC_F_DATA | DRM_CCORE_NIC_F_SEM | DRM_CCORE_NIC_F_SET)
+
+/**
+ * struct drm_ccore_nic_take - take the next transfer of this file's rings
+ *
+ * Only the file's own rings' transfers are taken; each ring has at most
+ * one waiting (it is parked on it).  Fails with -EAGAIN (reason
+ * NIC_NOTHING) when none waits: poll() the file for EPOLLIN.  A transfer
+ * with more bytes than @data_size stays posted: -ENOSPC, reason NIC_BUFFER,
+ * @limit and @len its size.  If its bytes cannot be written to @data the
+ * transfer fails (its job faults) and TAKE says -EFAULT.
+ */
+struct drm_ccore_nic_take {
+	/** @data: user buffer that receives the bytes */
+	__u64 data;
+	/** @data_size: its size */
+	__u64 data_size;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @what: out: DRM_CCORE_NIC_F_* */
+	__u32 what;
+	/** @ring: out: handle of the ring it came from */
+	__u32 ring;
+	/** @seq: out: names this transfer of the ring in NIC_DONE */
+	__u32 seq;
+	/** @len: out: bytes (F_DATA), written to @data */
+	__u64 len;
+	/** @to: out: where they land, as the other host knows it */
+	__u64 to;
+	/** @to_device: out: the device they land on */
+	__u32 to_device;
+	/** @sem: out: F_SEM: DRM_CCORE_SEM_REF() of the semaphore there */
+	__u32 sem;
+	/** @value: out: F_SEM: the value added, or set with F_SET */
+	__u32 value;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_nic_done - the proxy is done with a transfer
+ *
+ * -ENOENT (reason NIC_XFER) if @ring/@seq names no transfer this file
+ * took and has not reported (a second DONE, a wrong ring or sequence).
+ */
+struct drm_ccore_nic_done {
+	/** @ring: NIC_TAKE's @ring */
+	__u32 ring;
+	/** @seq: NIC_TAKE's @seq */
+	__u32 seq;
+	/**
+	 * @status: 0: delivered, the ring goes on; or a negative errno
+	 * (-4095..-1, else reason NIC_STATUS): the descriptor fails
+	 */
+	__s32 status;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_ccore_nic_deliver - another host's transfer arrived here
+ *
+ * Writes @len bytes from @data at @to, then changes semaphore @sem, as
+ * the sending descriptor asked.  @to..@to+@len must lie in one buffer of
+ * this file's own address space (its own or imported memory, not a
+ * remote mapping: reason NIC_TARGET); @sem must be a semaphore of this
+ * host the file allocated or imported (SEM_INVALID, SEM_NOT_USABLE).  A
+ * CC core waiting on it wakes.  If @data cannot be read, -EFAULT: the
+ * 64 KiB chunks before the fault have landed, nothing after it, and the
+ * semaphore does not change.
+ */
+struct drm_ccore_nic_deliver {
+	/** @to: F_DATA: device address in this file's space */
+	__u64 to;
+	/** @len: F_DATA: bytes, at least 1; else 0 */
+	__u64 len;
+	/** @data: F_DATA: user pointer to them; else 0 */
+	__u64 data;
+	/**
+	 * @flags: DRM_CCORE_NIC_F_*, F_DATA or F_SEM or both; F_SET only
+	 * with F_SEM
+	 */
+	__u32 flags;
+	/** @sem: F_SEM: DRM_CCORE_SEM_REF() of the semaphore; else 0 */
+	__u32 sem;
+	/** @value: F_SEM: value to add (or set); else 0 */
+	__u32 value;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/* ------------------------------------------------------------------------ */
 /* Why an ioctl failed                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -949,6 +1112,23 @@ struct drm_ccore_compute_wait {
  * @DRM_CCORE_REASON_JOB_UNKNOWN: the job is unknown to this file or older
  *	than the last @limit
  * @DRM_CCORE_REASON_TRIGGER_COUNT: a trigger count is not 1..@limit
+ * @DRM_CCORE_REASON_NIC_NOT_REMOTE: the device or semaphore is not on
+ *	another host (the fabric holds every node, it is this host's, or
+ *	it does not exist; a semaphore block spans cores)
+ * @DRM_CCORE_REASON_NIC_SIZE: a size is not 1..@limit, or the range
+ *	wraps around
+ * @DRM_CCORE_REASON_NIC_LIMIT: (-ENOSPC) the file has @limit remote
+ *	mappings or semaphore blocks, the most it may have
+ * @DRM_CCORE_REASON_NIC_NOTHING: (-EAGAIN) no transfer of the file's
+ *	rings waits for NIC_TAKE
+ * @DRM_CCORE_REASON_NIC_BUFFER: (-ENOSPC) the next transfer has @limit
+ *	bytes, more than NIC_TAKE's buffer holds
+ * @DRM_CCORE_REASON_NIC_XFER: (-ENOENT) no transfer taken by this file
+ *	and not yet done has that ring and sequence
+ * @DRM_CCORE_REASON_NIC_STATUS: NIC_DONE's status is neither 0 nor an
+ *	errno (-4095..-1)
+ * @DRM_CCORE_REASON_NIC_TARGET: NIC_DELIVER's range is not inside one
+ *	buffer of the file's own address space
  *
  * The errno is -EINVAL where the reason names no other.  Codes are never
  * reused; a newer driver may return codes an older runtime does not know.
@@ -992,6 +1172,14 @@ enum drm_ccore_reason {
 	DRM_CCORE_REASON_SYNCOBJ = 35,
 	DRM_CCORE_REASON_JOB_UNKNOWN = 36,
 	DRM_CCORE_REASON_TRIGGER_COUNT = 37,
+	DRM_CCORE_REASON_NIC_NOT_REMOTE = 38,
+	DRM_CCORE_REASON_NIC_SIZE = 39,
+	DRM_CCORE_REASON_NIC_LIMIT = 40,
+	DRM_CCORE_REASON_NIC_NOTHING = 41,
+	DRM_CCORE_REASON_NIC_BUFFER = 42,
+	DRM_CCORE_REASON_NIC_XFER = 43,
+	DRM_CCORE_REASON_NIC_STATUS = 44,
+	DRM_CCORE_REASON_NIC_TARGET = 45,
 };
 
 /**
@@ -1085,6 +1273,19 @@ struct drm_ccore_last_error {
 #define DRM_IOCTL_CCORE_GET_LAST_ERROR \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_GET_LAST_ERROR, \
 		 struct drm_ccore_last_error)
+#define DRM_IOCTL_CCORE_NIC_REMOTE_MAP \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_NIC_REMOTE_MAP, \
+		 struct drm_ccore_nic_remote_map)
+#define DRM_IOCTL_CCORE_NIC_REMOTE_SEMS \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_NIC_REMOTE_SEMS, \
+		struct drm_ccore_nic_remote_sems)
+#define DRM_IOCTL_CCORE_NIC_TAKE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_CCORE_NIC_TAKE, struct drm_ccore_nic_take)
+#define DRM_IOCTL_CCORE_NIC_DONE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_NIC_DONE, struct drm_ccore_nic_done)
+#define DRM_IOCTL_CCORE_NIC_DELIVER \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_CCORE_NIC_DELIVER, \
+		struct drm_ccore_nic_deliver)
 
 #if defined(__cplusplus)
 }
