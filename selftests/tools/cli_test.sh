@@ -108,6 +108,12 @@ expect 0 '"cq_data_size"' -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" "$bin/ccore-in
 expect 1 "the network is off (CCORE_NET=off)" -- env CCORE_NET=off "$bin/ccore-info" --net
 expect 1 "CCORE_NET_PROVIDER=bogus: no such provider here" -- env CCORE_NET_PROVIDER=bogus "$bin/ccore-info" --net
 expect 2 "--net goes alone" -- "$bin/ccore-info" --net --sim devices=2
+# the figures the tuner prices the network at: given, measured at init, or the device's
+expect 0 "network α       25 µs (CCORE_NET_ALPHA_US)" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" CCORE_NET_ALPHA_US=25 "$bin/ccore-info" --net
+expect 0 "network bw      measured at a communicator's init across hosts, rank 0's for every rank (CCORE_NET_MEASURE=once); the device's 25 GB/s until then" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" "$bin/ccore-info" --net
+expect 0 '"bw_gbps": 2.800,' -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" CCORE_NET_BW_GBPS=2.8 "$bin/ccore-info" --net --json
+expect 0 "network bw      3 GB/s (the device's; CCORE_NET_MEASURE=off)" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" CCORE_NET_MEASURE=off CCORE_SIM=bw_net_gbps=24 "$bin/ccore-info" --net
+expect 1 "CCORE_NET_ALPHA_US=x: expected the network's latency per hop in µs, a number from 0 to 1000000" -- env CCORE_NET_ALPHA_US=x "$bin/ccore-info" --net
 expect 2 "--count '0': expected a whole number from 1" -- "$bin/ccore-info" --watch --count 0
 expect 2 "--count '-3': expected a whole number from 1" -- "$bin/ccore-info" --watch --count -3
 expect 2 "--timeout 'soon': expected seconds, a number greater than 0" -- "$bin/ccore-info" --watch --timeout soon
