@@ -14,8 +14,9 @@
  * - A figure given replaces the one measured or remembered; one neither
  *   given nor measured is the device's.
  * The probes open while the job's own network does (opening a tcp;ofi_rxm
- * endpoint takes ~30 ms), and their addresses ride in the job's first
- * gather.  A measurement that fails (a probe that cannot open, a host that
+ * endpoint takes ~30 ms), their addresses ride in the job's first gather,
+ * and each answering probe greets rank 0's at once, so the provider's
+ * connection is made while the job's own connect and barrier go on.  A measurement that fails (a probe that cannot open, a host that
  * does not answer) leaves the device's figures, with a warning: the
  * choice only has to be the same everywhere.
  */
@@ -118,6 +119,8 @@ void net_tier_decide(struct net_tier_init *t, const struct net_tier_job *job,
 		return;
 	if (job->me != 0) {
 		t->rank0_peer = connect_probe(t, &all[0], job->hosts[0], job->ids[0]);
+		if (t->rank0_peer >= 0)
+			net_probe_greet(t->probe, t->rank0_peer);
 		return;
 	}
 	t->peers = malloc(job->n * sizeof(*t->peers));
@@ -169,8 +172,6 @@ int net_tier_agree(struct net_tier_init *t, const struct net_tier_job *job,
 			return ccore_error(-ENOMEM, "out of memory");
 		if (job->me == 0 && t->probe && t->peers)
 			measure(t, job, &mine);
-		else if (t->probe && t->rank0_peer >= 0)
-			net_probe_greet(t->probe, t->rank0_peer);
 		/* every rank takes process 0's figures; the probes answer until then */
 		rc = gather(arg, &mine, words);
 		if (!rc && words[0].have) {

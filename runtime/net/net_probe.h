@@ -7,9 +7,9 @@
  * round trips of a signal for the latency, a bulk put for the bandwidth.
  *
  * Use, on both hosts: net_probe_open(), move the blob (the bootstrap),
- * net_probe_connect() the other, a barrier; then the measuring side calls
- * net_probe_measure() while the other keeps its probe open; a barrier;
- * net_probe_close().
+ * net_probe_connect() the other (the answering side then greets), a
+ * barrier; then the measuring side calls net_probe_measure() while the
+ * other keeps its probe open; a barrier; net_probe_close().
  */
 #ifndef CCORE_NET_PROBE_H
 #define CCORE_NET_PROBE_H
@@ -33,9 +33,11 @@ int net_probe_open(uint32_t id, struct net_probe **out, struct net_blob *blob);
 int net_probe_connect(struct net_probe *p, const struct net_blob *blob, const char *name,
 		      int *peer);
 /*
- * Send @peer a first message, not waiting for its answer: the provider's
- * connection (tcp;ofi_rxm makes it at the first message, and a side whose
- * proxy sleeps is slow to accept) is then made from both ends at once.
+ * Send @peer a first message, not waiting for its answer: tcp;ofi_rxm makes
+ * its connection at the first message, tens of ms on a busy host, so the
+ * answering side starts it while the job's init goes on.  Sent before the
+ * peer may have connected this probe, it may be dropped there (a warning):
+ * the connection is made all the same.
  */
 int net_probe_greet(struct net_probe *p, int peer);
 /* Measure the way to @peer, which must have connected this probe. */
