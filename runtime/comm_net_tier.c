@@ -46,7 +46,7 @@ static void *open_probe(void *arg)
 
 int net_tier_start(struct net_tier_init *t, uint32_t id, bool probes)
 {
-	*t = (struct net_tier_init){ .id = id, .open_rc = -ENODEV, .rank0_peer = -1 };
+	*t = (struct net_tier_init){ .id = id, .open_rc = -ENODEV };
 	if (tune_net_env(&t->env))
 		return -EINVAL;
 	if (!probes || t->env.measure == TUNE_NET_MEASURE_OFF ||
@@ -79,7 +79,7 @@ static bool answers(const struct net_tier_job *job, uint32_t p)
 	return job->hosts[p] != job->hosts[0];
 }
 
-/* Connect @p's probe; its peer number, or -1 (with a warning). */
+/* Connect the probe of @w (host @host's, process @id's); its peer number, or -1 (with a warning). */
 static int connect_probe(struct net_tier_init *t, const struct net_tier_word *w, uint32_t host,
 			 uint32_t id)
 {
@@ -118,9 +118,10 @@ void net_tier_decide(struct net_tier_init *t, const struct net_tier_job *job,
 	if (!t->probe)
 		return;
 	if (job->me != 0) {
-		t->rank0_peer = connect_probe(t, &all[0], job->hosts[0], job->ids[0]);
-		if (t->rank0_peer >= 0)
-			net_probe_greet(t->probe, t->rank0_peer);
+		int rank0 = connect_probe(t, &all[0], job->hosts[0], job->ids[0]);
+
+		if (rank0 >= 0)
+			net_probe_greet(t->probe, rank0);
 		return;
 	}
 	t->peers = malloc(job->n * sizeof(*t->peers));

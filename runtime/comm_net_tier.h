@@ -45,7 +45,6 @@ struct net_tier_init {
 	uint32_t id;
 	struct net_blob blob;
 	int *peers;			/* rank 0's process: [process] its probe's peer, -1: none */
-	int rank0_peer;			/* another host's first process: rank 0's probe, -1: none */
 	struct tune_net result;
 };
 
