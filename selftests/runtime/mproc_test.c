@@ -386,6 +386,27 @@ TEST(cached_launch_sends_nothing_across_processes)
 	unsetenv("CCORE_ALGO");
 }
 
+/*
+ * CCORE_DEBUG=info across hosts: the line each planned collective logs
+ * names a rank of this process (rank 0's stream is another process's;
+ * reading it crashed every process without rank 0).
+ */
+TEST(info_log_across_hosts)
+{
+	struct report reps[MAXN];
+
+	nruns = 0;
+	add_run((struct rank_run){ CS_ALLREDUCE, NULL, 300, ccore_f32, ccore_sum, 0, false });
+	add_run((struct rank_run){ CS_SENDRECV, NULL, 64, ccore_i32, ccore_sum, 0, false });
+	setenv("CCORE_DEBUG", "info", 1);
+	job_hosts = 2;
+	job_fork(4, 1, sweep_body, reps);
+	job_hosts = 0;
+	unsetenv("CCORE_DEBUG");
+	for (uint32_t p = 0; p < 4; p++)
+		ASSERT_EQ(reps[p].runs, nruns);
+}
+
 /* --- the network tier's figures across hosts ------------------------------------------ */
 
 #define TIER_N 4
