@@ -11,6 +11,7 @@
 
 #include "ccore.h"
 #include "ccore_internal.h"
+#include "tune/net_tier.h"
 
 #include <stdbool.h>
 
@@ -48,6 +49,7 @@ struct rt {
 	uint64_t hbm_size;		/* device memory: no buffer is larger */
 	bool timed;			/* the devices keep virtual time (GET_PARAM) */
 	bool across_hosts;		/* holds one host's node; the network the others (comm_net.c) */
+	struct tune_net net;		/* ... whose figures every rank of the job agreed on */
 	bool virt;			/* ... and their buffers have no memory */
 	struct rt_dev *devs;
 	struct rt_import *imports;

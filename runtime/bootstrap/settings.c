@@ -44,6 +44,9 @@ static const struct boot_setting settings[] = {
 	{ "CCORE_NET", 1, "whether hosts talk over the network at all" },
 	{ "CCORE_NET_PROVIDER", 1, "the libfabric provider; hosts must speak the same" },
 	{ "CCORE_NET_TIMEOUT_MS", 0, "how long a network peer may stall" },
+	{ "CCORE_NET_ALPHA_US", 1, "the network tier's latency the tuner prices" },
+	{ "CCORE_NET_BW_GBPS", 1, "the network tier's bandwidth the tuner prices" },
+	{ "CCORE_NET_MEASURE", 1, "whether the network tier is measured, so what the tuner prices" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

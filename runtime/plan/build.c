@@ -22,6 +22,9 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 
 	if (log_level() < LOG_INFO)
 		return;
+	/* across processes a rank of another process has no stream here: name one of ours */
+	for (uint32_t r = 0; r < p->n && !p->ops[lead].stream; r++)
+		lead = r;
 	for (uint32_t r = 0; r < p->n; r++) {
 		insns += l->ranks[r].ninsns;
 		descs += l->ranks[r].ndescs;

@@ -5,6 +5,7 @@
  */
 #include "plan.h"
 #include "tune/hw.h"
+#include "tune/net_tier.h"
 
 #include <stdlib.h>
 
@@ -82,6 +83,9 @@ void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *
 		q->torus_y = (uint32_t)y;
 		/* what the device says its hardware costs, on any backend */
 		tune_hw_from_device(d, &q->hw);
+		/* across hosts the network is real: its agreed figures (comm_net_tier.c) */
+		if (q->rt->across_hosts)
+			tune_hw_set_net(&q->hw, &q->rt->net);
 	}
 	if (D == q->torus_x * q->torus_y)
 		tuner_topo(n / G, q->torus_x, q->torus_y, R, &q->hw, t);

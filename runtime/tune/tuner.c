@@ -3,6 +3,7 @@
 #include "tuner.h"
 #include "algos/algo.h"
 #include "ccore_internal.h"
+#include "net_tier.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ static bool parsed;
 static const char *const vars[] = {
 	"CCORE_TUNER_ALPHA_US", "CCORE_TUNER_BW_GBPS", "CCORE_TUNER_MSG_US",
 	"CCORE_TUNER_REDUCE_GBPS", "CCORE_TUNER_IDEAL", "CCORE_TUNER_FILE",
+	/* checked here so any communicator's init refuses a bad one (used across hosts) */
+	"CCORE_NET_ALPHA_US", "CCORE_NET_BW_GBPS", "CCORE_NET_MEASURE",
 };
 
 void tuner_calibrate(const double alpha_us[TUNE_NTIERS], const double bw_gbps[TUNE_NTIERS],
@@ -117,6 +120,11 @@ static int parse_env(void)
 		if (strcmp(i, "0") && strcmp(i, "1"))
 			rc = ccore_error(-EINVAL, "%s=%s: expected 0 or 1", vars[4], i);
 		env.ideal = !strcmp(i, "1");
+	}
+	if (!rc) {
+		struct tune_net_env net;
+
+		rc = tune_net_env(&net);
 	}
 	tunefile_free(&file);
 	if (!rc && f && *f)

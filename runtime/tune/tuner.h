@@ -15,6 +15,10 @@
  *   CCORE_TUNER_REDUCE_GBPS reduction on arrival (GB/s; 0: free)
  *   CCORE_TUNER_IDEAL       1: the reference's single tier (the first α, BW)
  *   CCORE_TUNER_FILE        a tuning file (tunefile.h)
+ * Across hosts the network tier's α and bandwidth are measured or given
+ * first (CCORE_NET_ALPHA_US, CCORE_NET_BW_GBPS, CCORE_NET_MEASURE:
+ * net_tier.h), in place of the device's; the variables above still
+ * override them.
  * A bad value is an error naming the variable (at communicator init).
  */
 #ifndef CCORE_TUNE_TUNER_H

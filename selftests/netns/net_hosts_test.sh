@@ -2,7 +2,8 @@
 # The network transport between two hosts made of network namespaces
 # (selftests/netns/hosts.sh: veth pairs and a bridge): put_test's pair
 # cases with one process in each host, every collective and algorithm
-# across 2 and 3 hosts (mproc_test sweep_across_hosts), a link taken down
+# across 2 and 3 hosts (mproc_test sweep_across_hosts), the tuner's
+# network tier measured and agreed across 2 hosts, a link taken down
 # in the middle of collectives (both ranks fail within seconds naming the
 # other host; with the link back a new job runs), the raw put bandwidth
 # across the veth pair up to 256 MiB (ccore-netbw, every size checked
@@ -35,8 +36,9 @@ out=$("$hosts" -- true 2>&1)
 case "$out" in
 "# SKIP "*)
 	why=${out#\# SKIP }
-	for name in put_across_hosts collectives_across_hosts link_down_mid_collective \
-		bandwidth_across_hosts cleanup_after_failure cleanup_after_interrupt; do
+	for name in put_across_hosts collectives_across_hosts network_tier_across_hosts \
+		link_down_mid_collective bandwidth_across_hosts cleanup_after_failure \
+		cleanup_after_interrupt; do
 		skip "$name" "$why"
 	done
 	echo "1..$n"
@@ -67,6 +69,19 @@ if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^# 1 passed, 0 failed'; then
 	ok "every collective and algorithm across network namespaces (2 and 3 hosts), 0 wrong"
 else
 	not_ok "every collective and algorithm across network namespaces (2 and 3 hosts), 0 wrong" \
+		"status $rc" "$out"
+fi
+
+# the tuner's network tier across the veth pair: measured at init and
+# agreed by every rank, and given figures change its choice
+out=$("$hosts" --hosts 2 --outside -- "$build/tests/runtime/mproc_test" \
+	network_measured_once_agreed_by_every_rank network_figures_given_change_the_choice_across_hosts 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep '^# measured\|^# network\|^# the choice' | sed 's/^# /# tier: /'
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^# 2 passed, 0 failed'; then
+	ok "the network tier measured across namespaces, agreed, and given figures change the choice"
+else
+	not_ok "the network tier measured across namespaces, agreed, and given figures change the choice" \
 		"status $rc" "$out"
 fi
 

@@ -16,6 +16,7 @@
 #include "rank_run.h"
 #include "algos/algo.h"
 #include "comm.h"
+#include "tune/net_tier.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -434,6 +435,209 @@ TEST(cached_launch_sends_nothing_across_processes)
 		ASSERT_EQ(reps[p].msgs[1], reps[p].msgs[0]);
 	}
 	unsetenv("CCORE_ALGO");
+}
+
+/*
+ * CCORE_DEBUG=info across hosts: the line each planned collective logs
+ * names a rank of this process (rank 0's stream is another process's;
+ * reading it crashed every process without rank 0).
+ */
+TEST(info_log_across_hosts)
+{
+	struct report reps[MAXN];
+
+	nruns = 0;
+	add_run((struct rank_run){ CS_ALLREDUCE, NULL, 300, ccore_f32, ccore_sum, 0, false });
+	add_run((struct rank_run){ CS_SENDRECV, NULL, 64, ccore_i32, ccore_sum, 0, false });
+	setenv("CCORE_DEBUG", "info", 1);
+	job_hosts = 2;
+	job_fork(4, 1, sweep_body, reps);
+	job_hosts = 0;
+	unsetenv("CCORE_DEBUG");
+	for (uint32_t p = 0; p < 4; p++)
+		ASSERT_EQ(reps[p].runs, nruns);
+}
+
+/* --- the network tier's figures across hosts ------------------------------------------ */
+
+#define TIER_N 4
+#define TIER_COMMS 2
+/* AllReduce sizes (f32 elements per rank) whose choice the figures may change */
+static const size_t tier_counts[] = { 2, 256, 4096, 16384, 65536, 262144, 1048576 };
+#define TIER_SIZES (sizeof(tier_counts) / sizeof(tier_counts[0]))
+
+/* What a process of a network-tier job saw. */
+struct tier_report {
+	int rc;
+	char msg[600];
+	struct tune_net net[TIER_COMMS];	/* each communicator's agreed figures */
+	char algo[TIER_SIZES][24];		/* the first one's AllReduce choice per size */
+};
+
+/* Rank @rank of host rank / 2: @ncomms communicators, one after the other, on @ids. */
+static void tier_proc(uint32_t rank, const struct ccore_unique_id *ids, int ncomms,
+		      struct tier_report *tr)
+{
+	struct ccore_comm *c[TIER_COMMS] = { NULL };
+	char host[16];
+
+	snprintf(host, sizeof(host), "host%u", rank / 2);
+	setenv("CCORE_HOSTID", host, 1);
+	enter_host(rank / 2);
+	for (int k = 0; k < ncomms && !tr->rc; k++) {
+		tr->rc = ccore_comm_init_rank(&c[k], TIER_N, &ids[k], (int)rank, NULL);
+		if (!tr->rc)
+			tr->net[k] = c[k]->q->rt->net;
+	}
+	for (size_t i = 0; i < TIER_SIZES && !tr->rc; i++) {
+		struct ccore_plan_info info;
+
+		tr->rc = ccore_plan_query(c[0], ccore_op_allreduce, tier_counts[i], ccore_f32, &info);
+		if (!tr->rc)
+			snprintf(tr->algo[i], sizeof(tr->algo[i]), "%s", info.algo);
+	}
+	if (tr->rc)
+		snprintf(tr->msg, sizeof(tr->msg), "%s", ccore_last_error());
+	for (int k = 0; k < ncomms; k++)
+		if (c[k])
+			ccore_comm_destroy(c[k]);
+}
+
+/* A job of TIER_N ranks, a process each, on 2 hosts, with @ncomms communicators; the reports. */
+static void tier_job(int ncomms, struct tier_report *reps)
+{
+	struct ccore_unique_id ids[TIER_COMMS];
+	pid_t roots[TIER_COMMS], pids[TIER_N];
+	int fds[TIER_N], status;
+
+	job_hosts = 2;
+	for (int k = 0; k < ncomms; k++)
+		roots[k] = job_launcher(&ids[k]);
+	for (uint32_t r = 0; r < TIER_N; r++) {
+		pids[r] = rank_run_fork(&fds[r]);
+		if (pids[r] == 0) {
+			struct tier_report tr = { 0 };
+
+			tier_proc(r, ids, ncomms, &tr);
+			_exit(write(fds[r], &tr, sizeof(tr)) == sizeof(tr) ? 0 : 2);
+		}
+	}
+	job_hosts = 0;
+	for (uint32_t r = 0; r < TIER_N; r++) {
+		ssize_t got = read(fds[r], &reps[r], sizeof(reps[r]));
+
+		close(fds[r]);
+		waitpid(pids[r], &status, 0);
+		if (got != sizeof(reps[r]))
+			FAIL("rank %u (pid %d) died without a report (status 0x%x)", r, pids[r],
+			     status);
+	}
+	for (int k = 0; k < ncomms; k++)
+		waitpid(roots[k], &status, 0);
+	for (uint32_t r = 0; r < TIER_N; r++)
+		if (reps[r].rc)
+			FAIL("rank %u: %d: %s", r, reps[r].rc, reps[r].msg);
+}
+
+/* Every rank's communicator @k has rank 0's figures, from @from; rank 0's in *@net. */
+static void tier_agreed(const struct tier_report *reps, int k, enum tune_net_source from,
+			struct tune_net *net)
+{
+	*net = reps[0].net[k];
+	for (uint32_t r = 0; r < TIER_N; r++) {
+		ASSERT_EQ(reps[r].net[k].alpha_from, from);
+		ASSERT_EQ(reps[r].net[k].bw_from, from);
+		/* bit for bit: each rank prices with the same numbers */
+		ASSERT_EQ(memcmp(&reps[r].net[k].alpha_us, &net->alpha_us, sizeof(double)), 0);
+		ASSERT_EQ(memcmp(&reps[r].net[k].bw_gbps, &net->bw_gbps, sizeof(double)), 0);
+	}
+}
+
+/* The tuner's AllReduce choices of @reps (every rank's the same) as one line in @buf. */
+static void tier_choices(const struct tier_report *reps, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < TIER_SIZES; i++) {
+		for (uint32_t r = 1; r < TIER_N; r++)
+			if (strcmp(reps[r].algo[i], reps[0].algo[i]))
+				FAIL("%zu B: rank %u chose %s, rank 0 %s", tier_counts[i] * 4, r,
+				     reps[r].algo[i], reps[0].algo[i]);
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%zu B %s",
+					 i ? ", " : "", tier_counts[i] * 4, reps[0].algo[i]);
+	}
+}
+
+/*
+ * Network figures given (CCORE_NET_ALPHA_US, CCORE_NET_BW_GBPS) reach the
+ * tuner across hosts: a very slow network and a very fast one, on the same
+ * 2 hosts x 2 ranks, make the tuner choose another AllReduce algorithm at
+ * some size, as ccore_plan_query tells; every rank has the same figures
+ * and the same choices.
+ */
+TEST(network_figures_given_change_the_choice_across_hosts)
+{
+	static const char *const figures[2][2] = { { "2000", "0.05" }, { "0.5", "500" } };
+	struct tier_report reps[2][TIER_N];
+	char line[2][400];
+	size_t differ = 0;
+
+	for (int v = 0; v < 2; v++) {
+		struct tune_net net;
+
+		setenv("CCORE_NET_ALPHA_US", figures[v][0], 1);
+		setenv("CCORE_NET_BW_GBPS", figures[v][1], 1);
+		memset(reps[v], 0, sizeof(reps[v]));
+		tier_job(1, reps[v]);
+		tier_agreed(reps[v], 0, TUNE_NET_GIVEN, &net);
+		ASSERT_TRUE(net.alpha_us == atof(figures[v][0]));
+		ASSERT_TRUE(net.bw_gbps == atof(figures[v][1]));
+		tier_choices(reps[v], line[v], sizeof(line[v]));
+		ccore_test_log("network α %s µs, %s GB/s: AllReduce %s", figures[v][0],
+			       figures[v][1], line[v]);
+	}
+	unsetenv("CCORE_NET_ALPHA_US");
+	unsetenv("CCORE_NET_BW_GBPS");
+	for (size_t i = 0; i < TIER_SIZES; i++)
+		differ += strcmp(reps[0][0].algo[i], reps[1][0].algo[i]) != 0;
+	ccore_test_log("the choice differs at %zu of %zu sizes", differ, TIER_SIZES);
+	ASSERT_GT(differ, 0);
+}
+
+/*
+ * Not given, the network is measured at the first communicator's init
+ * across hosts and every rank takes rank 0's figures; a second
+ * communicator in the same processes reuses them (CCORE_NET_MEASURE=once)
+ * or measures again (always); off leaves the device's.
+ */
+TEST(network_measured_once_agreed_by_every_rank)
+{
+	struct tier_report reps[TIER_N];
+	struct tune_net net, again;
+
+	unsetenv("CCORE_NET_ALPHA_US");
+	unsetenv("CCORE_NET_BW_GBPS");
+	unsetenv("CCORE_NET_MEASURE");
+	memset(reps, 0, sizeof(reps));
+	tier_job(2, reps);
+	tier_agreed(reps, 0, TUNE_NET_MEASURED, &net);
+	ccore_test_log("measured between the hosts: α %.1f µs, %.3f GB/s", net.alpha_us,
+		       net.bw_gbps);
+	ASSERT_TRUE(net.alpha_us > 0 && net.bw_gbps > 0);
+	tier_agreed(reps, 1, TUNE_NET_CACHED, &again);
+	ASSERT_TRUE(again.alpha_us == net.alpha_us && again.bw_gbps == net.bw_gbps);
+
+	setenv("CCORE_NET_MEASURE", "always", 1);
+	memset(reps, 0, sizeof(reps));
+	tier_job(2, reps);
+	tier_agreed(reps, 0, TUNE_NET_MEASURED, &net);
+	tier_agreed(reps, 1, TUNE_NET_MEASURED, &again);
+
+	setenv("CCORE_NET_MEASURE", "off", 1);
+	memset(reps, 0, sizeof(reps));
+	tier_job(1, reps);
+	tier_agreed(reps, 0, TUNE_NET_DEVICE, &net);
+	unsetenv("CCORE_NET_MEASURE");
 }
 
 /* --- a process killed in the middle of a collective ------------------------------------ */

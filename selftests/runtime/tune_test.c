@@ -841,6 +841,12 @@ TEST(tuner_variables_are_checked)
 		{ "CCORE_TUNER_BW_GBPS", "0", "CCORE_TUNER_BW_GBPS=0: expected one number or three comma-separated numbers (intra-device,intra-node,inter-node), each > 0" },
 		{ "CCORE_TUNER_MSG_US", "-1", "CCORE_TUNER_MSG_US=-1: expected a number >= 0" },
 		{ "CCORE_TUNER_IDEAL", "yes", "CCORE_TUNER_IDEAL=yes: expected 0 or 1" },
+		/* the network tier's, used across hosts, refused at any init */
+		{ "CCORE_NET_ALPHA_US", "-1", "CCORE_NET_ALPHA_US=-1: expected the network's latency per hop in µs, a number from 0 to 1000000" },
+		{ "CCORE_NET_ALPHA_US", "25us", "CCORE_NET_ALPHA_US=25us: expected" },
+		{ "CCORE_NET_BW_GBPS", "0", "CCORE_NET_BW_GBPS=0: expected the network's bandwidth per NIC direction in GB/s, a number above 0 and at most 1000000" },
+		{ "CCORE_NET_BW_GBPS", "nan", "CCORE_NET_BW_GBPS=nan: expected" },
+		{ "CCORE_NET_MEASURE", "yes", "CCORE_NET_MEASURE=yes: expected once (the first communicator across hosts measures the network), always or off" },
 		/* 2^64 + 1G: refused, not wrapped to 1G */
 		{ "CCORE_PAT_BUFFER", "17179869185G", "CCORE_PAT_BUFFER=17179869185G: expected bytes from 1 to 1T" },
 		{ "CCORE_PAT_BUFFER", "18446744073709551616", "CCORE_PAT_BUFFER=18446744073709551616: expected bytes" },

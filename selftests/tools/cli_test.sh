@@ -108,6 +108,12 @@ expect 0 '"cq_data_size"' -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" "$bin/ccore-in
 expect 1 "the network is off (CCORE_NET=off)" -- env CCORE_NET=off "$bin/ccore-info" --net
 expect 1 "CCORE_NET_PROVIDER=bogus: no such provider here" -- env CCORE_NET_PROVIDER=bogus "$bin/ccore-info" --net
 expect 2 "--net goes alone" -- "$bin/ccore-info" --net --sim devices=2
+# the figures the tuner prices the network at: given, measured at init, or the device's
+expect 0 "network α       25 µs (CCORE_NET_ALPHA_US)" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" CCORE_NET_ALPHA_US=25 "$bin/ccore-info" --net
+expect 0 "network bw      measured at a communicator's init across hosts, rank 0's for every rank (CCORE_NET_MEASURE=once); the device's 25 GB/s until then" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" "$bin/ccore-info" --net
+expect 0 '"bw_gbps": 2.800,' -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" CCORE_NET_BW_GBPS=2.8 "$bin/ccore-info" --net --json
+expect 0 "network bw      3 GB/s (the device's; CCORE_NET_MEASURE=off)" -- env CCORE_NET_PROVIDER="tcp;ofi_rxm" CCORE_NET_MEASURE=off CCORE_SIM=bw_net_gbps=24 "$bin/ccore-info" --net
+expect 1 "CCORE_NET_ALPHA_US=x: expected the network's latency per hop in µs, a number from 0 to 1000000" -- env CCORE_NET_ALPHA_US=x "$bin/ccore-info" --net
 expect 2 "--count '0': expected a whole number from 1" -- "$bin/ccore-info" --watch --count 0
 expect 2 "--count '-3': expected a whole number from 1" -- "$bin/ccore-info" --watch --count -3
 expect 2 "--timeout 'soon': expected seconds, a number greater than 0" -- "$bin/ccore-info" --watch --timeout soon
@@ -152,6 +158,20 @@ expect 2 "--ranks '0': expected a number from 1 to 4096" -- "$bin/ccore-plan" --
 expect 2 "--slices '65': expected a number from 1 to 64" -- "$bin/ccore-plan" --op allreduce --ranks 8 --size 1K --slices 65
 expect 2 "--topology torus=4294967298x2: expected AxB, 1..64 each" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=4294967298x2
 expect 2 "--topology torus=2x: expected AxB" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 1K --topology torus=2x
+# the network between nodes: measured figures given to --topology, checked
+expect 2 "--topology net-alpha-us=-1: expected the network's latency per hop in µs, a number from 0 to 1000000" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --topology nodes=2,net-alpha-us=-1
+expect 2 "--topology net-bw-gbps=0: expected the network's bandwidth per NIC direction in GB/s, a number above 0 and at most 1000000" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --topology nodes=2,net-bw-gbps=0
+expect 2 "--topology net-bw-gbps=2.8G: expected the network's bandwidth" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --topology nodes=2,net-bw-gbps=2.8G
+expect 2 "--topology net-alpha-us=1e7: expected" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --topology nodes=2,net-alpha-us=1e7
+expect 2 "net-alpha-us and net-bw-gbps price the network between nodes: give nodes=2 or more" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --topology net-alpha-us=25
+expect 2 "price the network between nodes: --ideal has one tier" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --topology nodes=2,net-bw-gbps=3 --ideal
+expect 2 "--regret runs its own grid: it takes only --quick" -- "$bin/ccore-plan" --regret --topology net-alpha-us=25
+expect 0 "2 nodes x ring 2x1 x 1 rank per device; network α 25 µs (--topology), 2.8 GB/s (--topology)" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --topology nodes=2,net-alpha-us=25,net-bw-gbps=2.8
+expect 0 "network α 15 µs (the device's), 25 GB/s (the device's)" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --topology nodes=2
+# ... and priced: a very slow network makes the 64 KiB AllReduce hierarchical, a very fast one Mesh
+expect 0 '"chosen":"hier"' -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --json --topology nodes=2,net-alpha-us=2000,net-bw-gbps=0.05
+expect 0 '"chosen":"mesh_oneshot"' -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --json --topology nodes=2,net-alpha-us=0.5,net-bw-gbps=500
+expect 1 "CCORE_NET_BW_GBPS=fast: expected the network's bandwidth per NIC direction in GB/s" -- env CCORE_NET_BW_GBPS=fast "$bin/ccore-bench" -b 8 -e 8 -n 1
 expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K
 # ideal single tier, alpha 1 us, 1 GB/s: ring AllReduce of 8 MB on 8 ranks is
 # 2(N-1) alpha + 2(N-1)/N M/BW = 14 + 14680.064 us (reference §5.1)

@@ -4,6 +4,7 @@
  * naming it and what it accepts, and the combinations checked.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "algos/algo.h"
 #include "sched/cs.h"
 #include "select.h"
+#include "tune/net_tier.h"
 #include "util/size.h"
 #include "args.h"
 
@@ -43,7 +45,12 @@ static void usage(FILE *out)
 		"  --topology SPEC   nodes=X,torus=AxB,ranks-per-device=R (any of them;\n"
 		"                    X*A*B*R must be N); default: one node, N devices in\n"
 		"                    a ring, one rank each.  Tiers: within a device,\n"
-		"                    between devices of a node, between nodes\n"
+		"                    between devices of a node, between nodes.  With\n"
+		"                    nodes=2 or more, net-alpha-us=A (0..1000000) and\n"
+		"                    net-bw-gbps=B (above 0, up to 1000000) price the\n"
+		"                    network between nodes, e.g. the figures measured\n"
+		"                    at a communicator's init (CCORE_DEBUG=info logs\n"
+		"                    them): nodes=2,net-alpha-us=25,net-bw-gbps=2.8\n"
 		"  --ideal           one tier, no contention, no per-message overhead:\n"
 		"                    the reference formulas exactly\n"
 		"  --alpha-us A      --ideal: latency per hop, us (default 1.5)\n"
@@ -79,8 +86,9 @@ static void usage(FILE *out)
 		"\n"
 		"The model's parameters are the simulated device's (the sim's defaults,\n"
 		"changed by $CCORE_SIM keys such as alpha_node_ns, bw_node_gbps,\n"
-		"bw_engine_gbps, sem_ns: ccore-info --sim-help), then CCORE_TUNER_* (see\n"
-		"README); the same model picks the runtime's default algorithm.\n"
+		"bw_engine_gbps, sem_ns: ccore-info --sim-help), the network's figures\n"
+		"of --topology, then CCORE_TUNER_* (see README); the same model picks the\n"
+		"runtime's default algorithm.\n"
 		"CCORE_PAT_BUFFER (bytes) sets PAT's staging buffer, which decides how\n"
 		"many steps it takes.\n");
 }
@@ -114,7 +122,7 @@ static int parse_positive(const char *flag, const char *s, double *out)
 	return 0;
 }
 
-/* nodes=X,torus=AxB,ranks-per-device=R, in any order, any subset. */
+/* nodes=X,torus=AxB,ranks-per-device=R,net-alpha-us=A,net-bw-gbps=B, in any order, any subset. */
 static int parse_topology(const char *spec, struct plan_args *a)
 {
 	char buf[128], *tok, *save = NULL, *val;
@@ -145,6 +153,17 @@ static int parse_topology(const char *spec, struct plan_args *a)
 			}
 			a->torus_x = (uint32_t)x;
 			a->torus_y = (uint32_t)y;
+		} else if (!strcmp(tok, "net-alpha-us") || !strcmp(tok, "net-bw-gbps")) {
+			bool alpha = !strcmp(tok, "net-alpha-us");
+			int bad = alpha ?
+				  tune_net_parse_alpha("--topology net-alpha-us", val, &a->net_alpha_us) :
+				  tune_net_parse_bw("--topology net-bw-gbps", val, &a->net_bw_gbps);
+
+			if (bad) {
+				fprintf(stderr, "ccore-plan: %s\n", ccore_last_error());
+				return -1;
+			}
+			*(alpha ? &a->have_net_alpha : &a->have_net_bw) = 1;
 		} else if (!strcmp(tok, "nodes") || !strcmp(tok, "ranks-per-device")) {
 			if (parse_u64(tok, val, 1, 4096, &v))
 				goto bad;
@@ -155,7 +174,7 @@ static int parse_topology(const char *spec, struct plan_args *a)
 	}
 	return 0;
 bad:
-	fprintf(stderr, "ccore-plan: --topology '%s': expected nodes=X,torus=AxB,ranks-per-device=R (each 1 or more)\n",
+	fprintf(stderr, "ccore-plan: --topology '%s': expected nodes=X,torus=AxB,ranks-per-device=R (each 1 or more),net-alpha-us=A,net-bw-gbps=B\n",
 		spec);
 	return -1;
 }
@@ -320,7 +339,8 @@ int parse_args(int argc, char **argv, struct plan_args *a)
 	}
 	if (a->regret) {
 		if (a->coll >= 0 || a->ranks || a->size || a->sweep || a->ideal || a->algo ||
-		    a->diagram || a->json || a->nodes || a->torus_x || a->ranks_per_device) {
+		    a->diagram || a->json || a->nodes || a->torus_x || a->ranks_per_device ||
+		    a->have_net_alpha || a->have_net_bw) {
 			fprintf(stderr, "ccore-plan: --regret runs its own grid: it takes only --quick\n");
 			return 2;
 		}
@@ -349,6 +369,12 @@ int parse_args(int argc, char **argv, struct plan_args *a)
 	}
 	if (topology_check(a))
 		return 2;
+	if ((a->have_net_alpha || a->have_net_bw) && (a->ideal || a->nodes < 2)) {
+		fprintf(stderr, "ccore-plan: --topology net-alpha-us and net-bw-gbps price the network between nodes: %s\n",
+			a->ideal ? "--ideal has one tier (its --alpha-us, --bw-gbps)" :
+				   "give nodes=2 or more");
+		return 2;
+	}
 	if (a->size % 4) {
 		fprintf(stderr, "ccore-plan: --size %llu is not a multiple of 4 (f32 elements)\n",
 			(unsigned long long)a->size);

@@ -19,6 +19,8 @@ struct plan_args {
 	double alpha_us, bw_gbps;
 	int have_alpha, have_bw;
 	uint32_t nodes, torus_x, torus_y, ranks_per_device;
+	double net_alpha_us, net_bw_gbps;	/* --topology net-alpha-us, net-bw-gbps */
+	int have_net_alpha, have_net_bw;
 	int sweep;
 	uint64_t min, max;
 	int timed;		/* 1: the timed-model column; 0: --no-timed */

@@ -22,6 +22,7 @@
 #include "svg.h"
 #include "timed.h"
 #include "tune/hw.h"
+#include "tune/net_tier.h"
 #include "tune/tuner.h"
 #include "util/size.h"
 #include "../common/json.h"
@@ -61,6 +62,26 @@ static void topo_of(const struct plan_args *a, const struct tune_hw *hw, struct 
 		return;
 	}
 	tuner_topo(a->nodes, a->torus_x, a->torus_y, a->ranks_per_device, hw, t);
+}
+
+/*
+ * @t's layout and, between nodes, the network's figures as priced, each
+ * saying where it comes from.
+ */
+static void describe(const struct plan_args *a, const struct tune_topo *t, char *buf, size_t len)
+{
+	const char *ta = getenv("CCORE_TUNER_ALPHA_US"), *tb = getenv("CCORE_TUNER_BW_GBPS");
+	size_t used;
+
+	tune_topo_describe(t, buf, len);
+	if (t->ideal || t->nodes < 2)
+		return;
+	used = strlen(buf);
+	snprintf(buf + used, len - used, "; network α %.4g µs (%s), %.4g GB/s (%s)",
+		 t->alpha_us[TUNE_NET],
+		 ta && *ta ? "CCORE_TUNER_ALPHA_US" : a->have_net_alpha ? "--topology" :
+		 "the device's", t->bw_gbps[TUNE_NET],
+		 tb && *tb ? "CCORE_TUNER_BW_GBPS" : a->have_net_bw ? "--topology" : "the device's");
 }
 
 /* The simulated device's parameters: the sim's defaults and $CCORE_SIM's keys. */
@@ -219,7 +240,7 @@ static int plan_one(const struct plan_args *a, const struct tune_topo *t)
 		timed_rows(a, w, a->size, rows, n);
 		timed_close(w);
 	}
-	tune_topo_describe(t, desc, sizeof(desc));
+	describe(a, t, desc, sizeof(desc));
 	if (a->json) {
 		struct json j;
 
@@ -310,7 +331,7 @@ static int plan_sweep(const struct plan_args *a, const struct tune_topo *t)
 		w = timed_open(t, a->max);
 		err = w ? NULL : strdup(timed_error());
 	}
-	tune_topo_describe(t, desc, sizeof(desc));
+	describe(a, t, desc, sizeof(desc));
 	json_init(&j, stdout, 0);
 	if (a->json) {
 		json_object_begin(&j);
@@ -430,6 +451,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (a.regret)
 		return regret_run(a.quick, &hw);
+	/* the network between nodes as --topology gives it, as the runtime's agreed figures */
+	tune_hw_set_net(&hw, &(struct tune_net){ a.net_alpha_us, a.net_bw_gbps,
+						 a.have_net_alpha ? TUNE_NET_GIVEN : TUNE_NET_DEVICE,
+						 a.have_net_bw ? TUNE_NET_GIVEN : TUNE_NET_DEVICE });
 	topo_of(&a, &hw, &t);
 	if (a.sweep)
 		return plan_sweep(&a, &t);
