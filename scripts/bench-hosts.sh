@@ -95,6 +95,31 @@ nsenter --net="$ns0" -- env FI_TCP_IFACE=eth0 "$build/bin/ccore-netbw" --rank 0 
 	tee "$out/netbw"
 wait
 
+# What crosses the network: the bytes host 0's processes sent to host 1
+# (CCORE_DEBUG=info has each process say at its end), per AllReduce of
+# BH_NET_BYTES, from two runs of different lengths (so set-up and warm-up
+# cancel out), against the time of one: the rate it moves data between the
+# hosts, and that as a share of the raw put bandwidth above.
+net_bytes=${BH_NET_BYTES:-67108864}
+# sent ITERS: host 0's bytes over the whole run, and the run's time per call (us)
+sent() {
+	CCORE_DEBUG=info mpirun_hosts -x CCORE_DEBUG "$build/bin/ccore-bench" --op allreduce \
+		-b "$net_bytes" -e "$net_bytes" -n "$1" -w 1 -c 0 > "$out/net.$1" 2>&1 || true
+	awk '/sim: host 0 process [0-9]+ sent [0-9]+ bytes/ { for (i = 1; i < NF; i++) if ($(i + 1) == "bytes") b += $i }
+	     /^ +[0-9]/ { t = ($6 + $10) / 2 } END { printf "%.0f %.2f\n", b, t }' "$out/net.$1"
+}
+if [ "$(awk -v m="$max" -v b="$net_bytes" 'BEGIN { print (m >= b) }')" = 1 ]; then
+	echo "== what crosses the network in ccore's AllReduce of $net_bytes bytes (host 0 to host 1)"
+	short=$(sent 2)
+	long=$(sent 6)
+	raw=$(awk -v b="$net_bytes" '$1 == b { print $4 }' "$out/netbw")
+	awk -v b2="${short% *}" -v b6="${long% *}" -v t="${long#* }" -v raw="$raw" 'BEGIN {
+		per = (b6 - b2) / 8	# 2 x 4 calls more: out of place and in place
+		rate = per / t / 1e3
+		printf "%.1f MiB per call in %.1f us: %.3f GB/s crossing, %.0f%% of the raw put bandwidth (%.3f GB/s)\n",
+			per / 1048576, t, rate, (raw > 0 ? 100 * rate / raw : 0), raw }'
+fi
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 echo "== AllReduce latency, 8 bytes, 2 hosts x $per_host ranks: $lat_trials alternating trials of $lat_iters iterations (us)"
 : > "$out/lat_tuned"
