@@ -703,14 +703,13 @@ static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
 /* Every rank's repeats as loops into @l; -EOPNOTSUPP if a rank does not take them. */
 static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
 {
+	struct lower_image im = { 0 };	/* every rank's in turn, in the same buffers */
 	struct cs_streams ix;
 	int rc = cs_streams_init(s, &ix);
 
 	if (rc)
 		return ccore_error(rc, "lowering: out of memory");
 	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
-		struct lower_image im;
-
 		if (!s->ranks[r].n)
 			continue;
 		rc = lower_loops_image(s, &ix, c, r, &im);
@@ -720,8 +719,8 @@ static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, str
 			break;
 		rc = lower_load_image(c, r, &im, &l->ranks[r]);
 		l->load_ns += l->ranks[r].load_ns;
-		lower_image_free(&im);
 	}
+	lower_image_free(&im);
 	cs_streams_free(&ix);
 	l->loops = !rc;
 	return rc;

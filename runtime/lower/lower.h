@@ -76,7 +76,7 @@ static inline bool lower_remote(const struct lower_ctx *c, uint32_t r, uint32_t 
  * &drm_ccore_ring_create). */
 struct lower_ring_image {
 	struct drm_ccore_desc *desc;
-	uint32_t nd;
+	uint32_t nd, cap;		/* cap: room at desc, for reuse (lower_loops_image()) */
 	int64_t index_stride;
 	uint32_t index_count;
 };
@@ -87,7 +87,7 @@ struct lower_ring_image {
  */
 struct lower_image {
 	struct drm_ccore_insn *insns;
-	uint32_t ninsns;
+	uint32_t ninsns, insn_cap;	/* insn_cap: room at insns, for reuse */
 	struct lower_ring_image ring[LOWER_RINGS][LOWER_MAX_ENGINES];
 };
 
@@ -143,7 +143,9 @@ struct lowered *lower_alloc(uint32_t nranks);
 /*
  * Rank @r's image of schedule @s in loop form (lower_loops.c): its repeats
  * as CC-core loops over indexed descriptors.  -EOPNOTSUPP if @s is not in
- * loop form there (see lower_loops.c); lower_image_free() frees it.
+ * loop form there (see lower_loops.c); lower_image_free() frees it.  @im
+ * is zeroed, or what an earlier call left there: its buffers are reused
+ * (lowering rank after rank, each rank's image is loaded before the next).
  */
 int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		      const struct lower_ctx *c, uint32_t r, struct lower_image *im);

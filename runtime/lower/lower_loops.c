@@ -506,15 +506,16 @@ static int emit_rank(struct loop_emit *e)
 	struct peer_credit pc[MAX_PEERS];
 	uint32_t npc = 0, ri = 0;
 
+	e->rep = malloc((rk->n + 1) * sizeof(*e->rep));
 	e->marks = calloc(rk->n + 1, sizeof(*e->marks));
 	e->mark_peer = malloc((rk->n + 1) * sizeof(*e->mark_peer));
-	if (!e->marks || !e->mark_peer)
+	if (!e->rep || !e->marks || !e->mark_peer)
 		return -ENOMEM;
 	memset(e->mark_peer, 0xff, (rk->n + 1) * sizeof(*e->mark_peer));
 	/* loop form: only transfers, all in repeats, sends that wait for nothing */
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_step *st = &rk->steps[t];
-		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
+		const struct cs_repeat *rp = e->rep[t] = cs_repeat_walk(rk, t, &ri);
 
 		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS || st->staged ||
 		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
@@ -534,9 +535,8 @@ static int emit_rank(struct loop_emit *e)
 		loop_plan_credits(e, pc, &npc);
 	else
 		loop_unsupported(e);
-	ri = 0;
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
-		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
+		const struct cs_repeat *rp = e->rep[t];
 		uint32_t eng;
 		struct lane *l;
 
@@ -594,13 +594,21 @@ int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		      const struct lower_ctx *c, uint32_t r, struct lower_image *im)
 {
 	struct loop_emit e = { .s = s, .ix = ix, .c = c, .rk = &s->ranks[r], .r = r,
-			       .n = s->shape.nranks, .es = c->elem_size };
+			       .n = s->shape.nranks, .es = c->elem_size,
+			       .insn = im->insns, .icap = im->insn_cap };
 	int rc;
 
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
+			e.lane[w][eng].desc = im->ring[w][eng].desc;
+			e.lane[w][eng].cap = im->ring[w][eng].cap;
+		}
 	memset(im, 0, sizeof(*im));
 	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
-		return -EOPNOTSUPP;
-	rc = emit_rank(&e);
+		rc = -EOPNOTSUPP;
+	else
+		rc = emit_rank(&e);
+	free(e.rep);
 	free(e.marks);
 	free(e.mark_peer);
 	free(e.grants);
@@ -609,19 +617,18 @@ int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 	free(e.g.body);
 	im->insns = e.insn;
 	im->ninsns = e.ni;
+	im->insn_cap = e.icap;
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
 		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
 			struct lane *l = &e.lane[w][eng];
 
-			if (!l->used) {
-				free(l->desc);
+			/* an unused lane's buffer stays for the next call */
+			im->ring[w][eng] = (struct lower_ring_image){ .desc = l->desc, .cap = l->cap };
+			if (!l->used)
 				continue;
-			}
-			im->ring[w][eng] = (struct lower_ring_image){
-				.desc = l->desc, .nd = l->nd,
-				.index_stride = l->indexed ? l->unit * e.es : 0,
-				.index_count = l->indexed ? l->index_count : 0,
-			};
+			im->ring[w][eng].nd = l->nd;
+			im->ring[w][eng].index_stride = l->indexed ? l->unit * e.es : 0;
+			im->ring[w][eng].index_count = l->indexed ? l->index_count : 0;
 		}
 	if (rc)
 		lower_image_free(im);

@@ -237,7 +237,8 @@ struct cs_stream {
  */
 struct cs_rank_streams {
 	struct cs_stream *st;		/* its send streams, then its receive streams,
-					 * each by ascending peer */
+					 * each by ascending peer; one allocation with
+					 * their runs, slots and templates */
 	uint32_t n, nsend;
 	struct cs_slot *slot;		/* per step of the rank */
 	bool built;

@@ -115,7 +115,7 @@ static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const c
 	ASSERT_EQ(cs_streams_init(s, &ix), 0);
 	ctx_init(&x, s->shape.nranks, engines, s->shape.in_place);
 	for (uint32_t r = 0; r < s->shape.nranks; r++) {
-		struct lower_image got;
+		struct lower_image got = { 0 };
 		int rc = lower_loops_image(s, &ix, &x.c, r, &got);
 
 		if (rc)
@@ -171,7 +171,7 @@ TEST(what_is_not_loop_form_is_refused)
 	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 4, .count = 64 };
 	struct algo_opts o = { .slices = 2, .channels = 1 };
 	struct cs_sched *s = algo_find("ring", CS_ALLREDUCE)->gen(&sh, &o);
-	struct lower_image im;
+	struct lower_image im = { 0 };
 	struct ctx x;
 
 	ctx_init(&x, 4, 4, false);
@@ -196,7 +196,7 @@ TEST(anchors_out_of_receive_order_are_refused)
 	struct algo_opts o = { .slices = 2, .channels = 1 };
 	struct cs_sched *s = ring_gen_rolled(&sh, &o);
 	struct cs_rank *rk = &s->ranks[2];
-	struct lower_image im;
+	struct lower_image im = { 0 };
 	struct ctx x;
 	uint32_t u = 0;
 
