@@ -89,6 +89,11 @@ struct lower_image {
 	struct drm_ccore_insn *insns;
 	uint32_t ninsns, insn_cap;	/* insn_cap: room at insns, for reuse */
 	struct lower_ring_image ring[LOWER_RINGS][LOWER_MAX_ENGINES];
+	/* lower_loops_image()'s working memory, kept for its next call */
+	void *work;
+	size_t work_size;
+	struct drm_ccore_desc *scratch;
+	uint32_t scratch_cap;
 };
 
 struct lowered_rank {

@@ -506,12 +506,22 @@ static int emit_rank(struct loop_emit *e)
 	struct peer_credit pc[MAX_PEERS];
 	uint32_t npc = 0, ri = 0;
 
-	e->rep = malloc((rk->n + 1) * sizeof(*e->rep));
-	e->marks = calloc(rk->n + 1, sizeof(*e->marks));
-	e->mark_peer = malloc((rk->n + 1) * sizeof(*e->mark_peer));
-	if (!e->rep || !e->marks || !e->mark_peer)
-		return -ENOMEM;
-	memset(e->mark_peer, 0xff, (rk->n + 1) * sizeof(*e->mark_peer));
+	size_t nt = rk->n + 1, need = nt * (sizeof(*e->rep) + sizeof(*e->marks) +
+					    sizeof(*e->mark_peer));
+
+	if (need > e->work_size) {
+		void *p = realloc(e->work, need);
+
+		if (!p)
+			return -ENOMEM;
+		e->work = p;
+		e->work_size = need;
+	}
+	e->rep = e->work;
+	e->marks = (uint32_t *)(e->rep + nt);
+	e->mark_peer = e->marks + nt;
+	memset(e->marks, 0, nt * sizeof(*e->marks));
+	memset(e->mark_peer, 0xff, nt * sizeof(*e->mark_peer));
 	/* loop form: only transfers, all in repeats, sends that wait for nothing */
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_step *st = &rk->steps[t];
@@ -587,6 +597,8 @@ void lower_image_free(struct lower_image *im)
 		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
 			free(im->ring[w][eng].desc);
 	free(im->insns);
+	free(im->work);
+	free(im->scratch);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -595,7 +607,9 @@ int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 {
 	struct loop_emit e = { .s = s, .ix = ix, .c = c, .rk = &s->ranks[r], .r = r,
 			       .n = s->shape.nranks, .es = c->elem_size,
-			       .insn = im->insns, .icap = im->insn_cap };
+			       .insn = im->insns, .icap = im->insn_cap,
+			       .scratch = im->scratch, .scap = im->scratch_cap,
+			       .work = im->work, .work_size = im->work_size };
 	int rc;
 
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
@@ -608,16 +622,16 @@ int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		rc = -EOPNOTSUPP;
 	else
 		rc = emit_rank(&e);
-	free(e.rep);
-	free(e.marks);
-	free(e.mark_peer);
 	free(e.grants);
 	free(e.drains);
-	free(e.scratch);
 	free(e.g.body);
 	im->insns = e.insn;
 	im->ninsns = e.ni;
 	im->insn_cap = e.icap;
+	im->work = e.work;
+	im->work_size = e.work_size;
+	im->scratch = e.scratch;
+	im->scratch_cap = e.scap;
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
 		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
 			struct lane *l = &e.lane[w][eng];
