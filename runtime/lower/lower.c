@@ -700,6 +700,37 @@ static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
 	return rc;
 }
 
+/* The highest rank that asks for rank @r's streams: @r or one of its peers. */
+static uint32_t last_user(struct cs_streams *ix, uint32_t r)
+{
+	const struct cs_rank_streams *rs = &ix->rank[r];
+	uint32_t last = r;
+
+	for (uint32_t i = 0; i < rs->n; i++)
+		last = rs->st[i].peer > last ? rs->st[i].peer : last;
+	return last;
+}
+
+/*
+ * Rank @x is lowered: drop the streams no rank after it asks for, so that
+ * later ranks' take their memory, still in cache, rather than fresh pages.
+ * A rank's streams are asked for by itself and its peers (a peer's peer),
+ * so the last of them is @x or one of @x's peers.
+ */
+static void drop_streams(struct cs_streams *ix, uint32_t x)
+{
+	const struct cs_rank_streams *rs = &ix->rank[x];
+
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t p = rs->st[i].peer;
+
+		if (p < x && ix->rank[p].built && last_user(ix, p) <= x)
+			cs_streams_drop(ix, p);
+	}
+	if (rs->built && last_user(ix, x) <= x)
+		cs_streams_drop(ix, x);
+}
+
 /* Every rank's repeats as loops into @l; -EOPNOTSUPP if a rank does not take them. */
 static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
 {
@@ -719,6 +750,7 @@ static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, str
 			break;
 		rc = lower_load_image(c, r, &im, &l->ranks[r]);
 		l->load_ns += l->ranks[r].load_ns;
+		drop_streams(&ix, r);
 	}
 	lower_image_free(&im);
 	cs_streams_free(&ix);

@@ -257,6 +257,8 @@ int cs_streams_init(const struct cs_sched *s, struct cs_streams *ix);
 void cs_streams_free(struct cs_streams *ix);
 /* Rank @r's streams (built if need be); NULL out of memory. */
 const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r);
+/* Free rank @r's streams, no longer needed for now (asked for again, built again). */
+void cs_streams_drop(struct cs_streams *ix, uint32_t r);
 /*
  * Rank @r's sends to @peer (@sends) or receives from it: an empty stream
  * if none; NULL out of memory.

@@ -271,6 +271,12 @@ const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r)
 	return rs;
 }
 
+void cs_streams_drop(struct cs_streams *ix, uint32_t r)
+{
+	free(ix->rank[r].st);
+	memset(&ix->rank[r], 0, sizeof(ix->rank[r]));
+}
+
 const struct cs_stream *cs_streams_find(struct cs_streams *ix, uint32_t r, bool sends,
 					uint32_t peer)
 {
