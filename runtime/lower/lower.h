@@ -155,6 +155,12 @@ struct lowered *lower_alloc(uint32_t nranks);
 int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		      const struct lower_ctx *c, uint32_t r, struct lower_image *im);
 void lower_image_free(struct lower_image *im);
+/*
+ * Every rank's image of @s in loop form, loaded into @l rank by rank;
+ * -EOPNOTSUPP if a rank's is not (then lower_schedule() writes the repeats
+ * out).
+ */
+int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l);
 
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
  * rank's program is larger than c->max_program.  Repeats become loops

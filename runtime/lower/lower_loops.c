@@ -648,3 +648,60 @@ int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		lower_image_free(im);
 	return rc;
 }
+
+/* The highest rank that asks for rank @r's streams: @r or one of its peers. */
+static uint32_t last_user(struct cs_streams *ix, uint32_t r)
+{
+	const struct cs_rank_streams *rs = &ix->rank[r];
+	uint32_t last = r;
+
+	for (uint32_t i = 0; i < rs->n; i++)
+		last = rs->st[i].peer > last ? rs->st[i].peer : last;
+	return last;
+}
+
+/*
+ * Rank @x is lowered: drop the streams no rank after it asks for, so that
+ * later ranks' streams take their memory, still in cache, not fresh pages.
+ * A rank's streams are asked for by itself and its peers (a peer's peer),
+ * so the last of them is @x or one of @x's peers.
+ */
+static void drop_streams(struct cs_streams *ix, uint32_t x)
+{
+	const struct cs_rank_streams *rs = &ix->rank[x];
+
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t p = rs->st[i].peer;
+
+		if (p < x && ix->rank[p].built && last_user(ix, p) <= x)
+			cs_streams_drop(ix, p);
+	}
+	if (rs->built && last_user(ix, x) <= x)
+		cs_streams_drop(ix, x);
+}
+
+int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
+{
+	struct lower_image im = { 0 };	/* every rank's in turn, in the same buffers */
+	struct cs_streams ix;
+	int rc = cs_streams_init(s, &ix);
+
+	if (rc)
+		return ccore_error(rc, "lowering: out of memory");
+	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
+		if (!s->ranks[r].n)
+			continue;
+		rc = lower_loops_image(s, &ix, c, r, &im);
+		if (rc == -ENOMEM)
+			rc = ccore_error(rc, "lowering: out of memory");
+		if (rc)
+			break;
+		rc = lower_load_image(c, r, &im, &l->ranks[r]);
+		l->load_ns += l->ranks[r].load_ns;
+		drop_streams(&ix, r);
+	}
+	lower_image_free(&im);
+	cs_streams_free(&ix);
+	l->loops = !rc;
+	return rc;
+}
