@@ -430,36 +430,63 @@ static double path_load(const struct tune_topo *t, uint32_t from, uint32_t to, c
 	return m;
 }
 
+/*
+ * x / d and x % d, by a shift and a mask where d is a power of two (as
+ * ranks per device and devices per node mostly are): pricing a DBT divides
+ * every transfer's ranks by them, step after step.
+ */
+struct divider {
+	uint32_t d, shift;
+	bool pow2;
+};
+
+static struct divider divider(uint32_t d)
+{
+	return (struct divider){ d, (uint32_t)__builtin_ctz(d), !(d & (d - 1)) };
+}
+
+static inline uint32_t quot(const struct divider *v, uint32_t x)
+{
+	return v->pow2 ? x >> v->shift : x / v->d;
+}
+
+static inline uint32_t rem(const struct divider *v, uint32_t x)
+{
+	return v->pow2 ? x & (v->d - 1) : x % v->d;
+}
+
 struct shift_loads {
 	double *link;		/* per device of the fabric, 4 directions */
 	double *nic_out, *nic_in;	/* per device */
+	struct divider node;	/* devices per node */
 };
 
 /* Account a transfer from device @a to device @b (fabric-wide indices, apart) in @l. */
 static void flow_account(const struct tune_topo *t, uint32_t a, uint32_t b, struct shift_loads *l)
 {
-	uint32_t D = devices(t);
+	uint32_t na = quot(&l->node, a);
 
-	if (a / D != b / D) {
+	if (na != quot(&l->node, b)) {
 		l->nic_out[a] += 1;
 		l->nic_in[b] += 1;
 		return;
 	}
-	walk(t, a % D, b % D, 1, l->link + (a / D) * D * 4);
+	walk(t, rem(&l->node, a), rem(&l->node, b), 1, l->link + na * l->node.d * 4);
 }
 
 /* The time of @bytes from device @a to device @b (apart) at its share of @l. */
 static double flow_price(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes,
 			 const struct shift_loads *l)
 {
-	uint32_t D = devices(t);
-	double gbps;
+	uint32_t na = quot(&l->node, a);
+	double gbps, load;
 
-	if (a / D != b / D) {
+	if (na != quot(&l->node, b)) {
 		gbps = t->bw_gbps[TUNE_NET] / max2(1, max2(l->nic_out[a], l->nic_in[b]));
 		return us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NET)));
 	}
-	gbps = t->bw_gbps[TUNE_NODE] / max2(1, path_load(t, a % D, b % D, l->link + (a / D) * D * 4));
+	load = path_load(t, rem(&l->node, a), rem(&l->node, b), l->link + na * l->node.d * 4);
+	gbps = t->bw_gbps[TUNE_NODE] / max2(1, load);
 	return us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NODE)));
 }
 
@@ -546,7 +573,8 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, const uint32_t *to,
 		  double bytes, double *us_out)
 {
-	uint32_t nd = devices(t) * t->nodes, R = t->ranks_per_device, *dev;
+	uint32_t nd = devices(t) * t->nodes, *dev;
+	struct divider device = divider(t->ranks_per_device);
 	double streams = t->streams ? t->streams : 1, same;
 	struct shift_loads l;
 
@@ -565,10 +593,11 @@ int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, c
 	}
 	l.nic_out = l.link + (size_t)nd * 4;
 	l.nic_in = l.nic_out + nd;
+	l.node = divider(devices(t));
 	/* each transfer's devices once; within one device nothing is shared */
 	for (uint32_t i = 0; i < k; i++) {
-		dev[2 * i] = from[i] / R;
-		dev[2 * i + 1] = to[i] / R;
+		dev[2 * i] = quot(&device, from[i]);
+		dev[2 * i + 1] = quot(&device, to[i]);
 		if (dev[2 * i] != dev[2 * i + 1])
 			flow_account(t, dev[2 * i], dev[2 * i + 1], &l);
 	}
@@ -596,6 +625,7 @@ struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 		return c;
 	l.nic_out = l.link + (size_t)nd * 4;
 	l.nic_in = l.nic_out + nd;
+	l.node = divider(devices(t));
 	/*
 	 * A rank's sends to r + i go on engine (r + i) mod E, one after the
 	 * other on each, so they run in phases of E peers; at thousands of
