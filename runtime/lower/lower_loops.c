@@ -204,37 +204,42 @@ static uint64_t theirs(struct loop_emit *e, uint32_t q, struct cs_ref ref)
 	return va + ref.off * e->es;
 }
 
-/* Send template @t's descriptors at iteration @k (the send, its markers) into @d; how many. */
+/*
+ * Send template @t's descriptors at iteration @k (the send, its markers)
+ * into @d; how many.  Of the steps only the refs used are moved to their
+ * iteration (cs_instance_ref()): the receive is the peer's, seldom in
+ * cache, and its refs lie at the start of it.
+ */
 static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint32_t t,
 			   uint64_t k, struct drm_ccore_desc *d)
 {
 	const struct lower_ctx *c = e->c;
+	const struct cs_step *st = &e->rk->steps[t], *rv;
 	const struct cs_repeat *urp;
-	struct cs_step st, rv;
-	uint32_t u, n = 0;
+	uint32_t u, n = 0, peer = cs_instance_peer(st->peer, rp, e->n, k);
+	struct cs_ref src = cs_instance_ref(rp, st->src, k);
 	uint64_t ku;
 
-	cs_instance_in(e->rk, rp, e->n, t, k, &st);
 	if (!other_end(e, t, k, &u, &ku, &urp)) {
 		loop_unsupported(e);
 		return 0;
 	}
-	cs_instance_in(&e->s->ranks[st.peer], urp, e->n, u, ku, &rv);
+	rv = &e->s->ranks[peer].steps[u];
 	d[n] = (struct drm_ccore_desc){
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
-		.signal_sem = counter(e, st.peer, e->r, rp->count, e->r), .signal_value = 1,
-		.len = st.count * e->es,
-		.dst = theirs(e, st.peer, rv.dst),
+		.signal_sem = counter(e, peer, e->r, rp->count, e->r), .signal_value = 1,
+		.len = st->count * e->es,
+		.dst = theirs(e, peer, cs_instance_ref(urp, rv->dst, ku)),
 	};
-	if (rv.op == CS_RECV_OP) {
+	if (rv->op == CS_RECV_OP) {
 		d[n].op = DRM_CCORE_DESC_COPY;
-		d[n].src0 = own(e, st.src);
+		d[n].src0 = own(e, src);
 	} else {
 		d[n].op = DRM_CCORE_DESC_REDUCE;
 		d[n].dtype = (uint8_t)c->dtype;
 		d[n].redop = (uint8_t)c->redop;
-		d[n].src0 = theirs(e, st.peer, rv.src);
-		d[n].src1 = own(e, st.src);
+		d[n].src0 = theirs(e, peer, cs_instance_ref(urp, rv->src, ku));
+		d[n].src1 = own(e, src);
 	}
 	for (n = 1; n <= e->marks[t]; n++)
 		d[n] = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,

@@ -289,6 +289,8 @@ void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 /* The same where the repeat of @t is known: @rp (NULL: none). */
 void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32_t n, uint32_t t,
 		    uint64_t k, struct cs_step *out);
+/* One ref of @rp's template at iteration @k, as cs_instance_in() moves it (@rp NULL: @ref). */
+struct cs_ref cs_instance_ref(const struct cs_repeat *rp, struct cs_ref ref, uint64_t k);
 /* The peer of a transfer @peer of @rp's template at iteration @k (@rp NULL: @peer). */
 uint32_t cs_instance_peer(uint32_t peer, const struct cs_repeat *rp, uint32_t n, uint64_t k);
 /*
