@@ -331,6 +331,9 @@ struct cs_sched *hier_gen_rolled(const struct cs_shape *s, const struct algo_opt
 
 		c.have_recv = false;
 		c.nsent = 0;
+		/* ranks' schedules are about the same size: the one before's, at once */
+		if (c.r)
+			cs_reserve(c.s, c.r, c.s->ranks[c.r - 1].n, c.s->ranks[c.r - 1].nreps);
 		for (uint32_t g = 0; g < nseg && !c.s->oom && !c.s->fail; g++)
 			phase(&c, &sg[g], slices);
 	}

@@ -700,33 +700,6 @@ static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
 	return rc;
 }
 
-/* Every rank's repeats as loops into @l; -EOPNOTSUPP if a rank does not take them. */
-static int lower_rolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
-{
-	struct cs_streams ix;
-	int rc = cs_streams_init(s, &ix);
-
-	if (rc)
-		return ccore_error(rc, "lowering: out of memory");
-	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
-		struct lower_image im;
-
-		if (!s->ranks[r].n)
-			continue;
-		rc = lower_loops_image(s, &ix, c, r, &im);
-		if (rc == -ENOMEM)
-			rc = ccore_error(rc, "lowering: out of memory");
-		if (rc)
-			break;
-		rc = lower_load_image(c, r, &im, &l->ranks[r]);
-		l->load_ns += l->ranks[r].load_ns;
-		lower_image_free(&im);
-	}
-	cs_streams_free(&ix);
-	l->loops = !rc;
-	return rc;
-}
-
 /* @s's repeats written out, lowered step by step. */
 static int lower_unrolled(const struct cs_sched *s, const struct lower_ctx *c, struct lowered **out)
 {
@@ -756,7 +729,7 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 	if (!lj.l)
 		return ccore_error(-ENOMEM, "lowering: out of memory");
 	if (cs_has_repeats(s)) {
-		rc = lower_rolled(s, c, lj.l);
+		rc = lower_loops(s, c, lj.l);
 		if (rc) {
 			lower_release(lj.l, c);
 			return rc == -EOPNOTSUPP ? lower_unrolled(s, c, out) : rc;

@@ -76,7 +76,7 @@ static inline bool lower_remote(const struct lower_ctx *c, uint32_t r, uint32_t 
  * &drm_ccore_ring_create). */
 struct lower_ring_image {
 	struct drm_ccore_desc *desc;
-	uint32_t nd;
+	uint32_t nd, cap;		/* cap: room at desc, for reuse (lower_loops_image()) */
 	int64_t index_stride;
 	uint32_t index_count;
 };
@@ -87,8 +87,13 @@ struct lower_ring_image {
  */
 struct lower_image {
 	struct drm_ccore_insn *insns;
-	uint32_t ninsns;
+	uint32_t ninsns, insn_cap;	/* insn_cap: room at insns, for reuse */
 	struct lower_ring_image ring[LOWER_RINGS][LOWER_MAX_ENGINES];
+	/* lower_loops_image()'s working memory, kept for its next call */
+	void *work;
+	size_t work_size;
+	struct drm_ccore_desc *scratch;
+	uint32_t scratch_cap;
 };
 
 struct lowered_rank {
@@ -143,11 +148,19 @@ struct lowered *lower_alloc(uint32_t nranks);
 /*
  * Rank @r's image of schedule @s in loop form (lower_loops.c): its repeats
  * as CC-core loops over indexed descriptors.  -EOPNOTSUPP if @s is not in
- * loop form there (see lower_loops.c); lower_image_free() frees it.
+ * loop form there (see lower_loops.c); lower_image_free() frees it.  @im
+ * is zeroed, or what an earlier call left there: its buffers are reused
+ * (lowering rank after rank, each rank's image is loaded before the next).
  */
 int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		      const struct lower_ctx *c, uint32_t r, struct lower_image *im);
 void lower_image_free(struct lower_image *im);
+/*
+ * Every rank's image of @s in loop form, loaded into @l rank by rank;
+ * -EOPNOTSUPP if a rank's is not (then lower_schedule() writes the repeats
+ * out).
+ */
+int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l);
 
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
  * rank's program is larger than c->max_program.  Repeats become loops

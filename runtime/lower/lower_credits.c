@@ -49,10 +49,16 @@ static struct peer_credit *credit_of(struct loop_emit *e, struct peer_credit *pc
  */
 static void check_cover(struct loop_emit *e, struct cover *cv, uint32_t n)
 {
-	qsort(cv, n, sizeof(*cv), by_send_then_at);
+	uint32_t sorted = 1;
+
+	/* mostly noted in order already (the sums below do not mind the order of ties) */
+	while (sorted < n && by_send_then_at(&cv[sorted - 1], &cv[sorted]) <= 0)
+		sorted++;
+	if (sorted < n)
+		qsort(cv, n, sizeof(*cv), by_send_then_at);
 	for (uint32_t i = 0, j; i < n && !e->rc; i = j) {
 		uint32_t t = cv[i].send;
-		uint64_t times = cs_repeat_of(e->rk, t)->times;
+		uint64_t times = e->rep[t]->times;
 		int32_t run = 0;
 
 		for (j = i; j < n && cv[j].send == t;) {
@@ -133,7 +139,7 @@ static void plan_grant(struct loop_emit *e, struct peer_credit *c, uint32_t u)
 {
 	const struct cs_rank *rk = e->rk;
 	const struct cs_step *st = &rk->steps[u];
-	const struct cs_repeat *rq = cs_repeat_of(rk, u);
+	const struct cs_repeat *rq = e->rep[u];
 	uint32_t before = 0, last = 0;
 
 	if (st->dep_fixed != (1u << st->ndeps) - 1 || c->marked) {
@@ -141,7 +147,7 @@ static void plan_grant(struct loop_emit *e, struct peer_credit *c, uint32_t u)
 		return;
 	}
 	for (uint32_t d = 0; d < st->ndeps; d++) {
-		const struct cs_repeat *ru = cs_repeat_of(rk, st->deps[d]);
+		const struct cs_repeat *ru = e->rep[st->deps[d]];
 
 		if (!ru || ru >= rq || (uint32_t)st->dep_iter[d] != ru->times - 1) {
 			loop_unsupported(e);
@@ -161,7 +167,7 @@ static void plan_grant(struct loop_emit *e, struct peer_credit *c, uint32_t u)
 	c->before = before;
 	for (uint32_t d = 0; d < st->ndeps; d++) {
 		const struct cs_step *dep = &rk->steps[st->deps[d]];
-		uint32_t ring = cs_repeat_of(rk, st->deps[d])->lane, eng, i;
+		uint32_t ring = e->rep[st->deps[d]]->lane, eng, i;
 
 		if (dep->op != CS_SEND_OP)
 			continue;
@@ -231,10 +237,9 @@ int loop_plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc
 		at += (uint64_t)rk->reps[i].len * rk->reps[i].times;
 	}
 
-	for (uint32_t u = 0, ri = 0; u < rk->n && !e->rc; u++) {
+	for (uint32_t u = 0; u < rk->n && !e->rc; u++) {
 		const struct cs_step *st = &rk->steps[u];
-		/* steps in order: the repeat walked to, not searched for */
-		const struct cs_repeat *rq = cs_repeat_walk(rk, u, &ri), *ra;
+		const struct cs_repeat *rq = e->rep[u], *ra;
 		struct peer_credit *c;
 		uint32_t a;
 
@@ -254,7 +259,7 @@ int loop_plan_credits(struct loop_emit *e, struct peer_credit *pc, uint32_t *npc
 			continue;
 		}
 		a = st->deps[0];
-		ra = cs_repeat_of(rk, a);
+		ra = e->rep[a];
 		if (st->ndeps > 1 || rk->steps[a].op != CS_SEND_OP || ra == rq || st->dep_iter[0] < 0 ||
 		    (uint64_t)st->dep_iter[0] + rq->times > ra->times ||
 		    (e->mark_peer[a] != ~0u && e->mark_peer[a] != st->peer) ||

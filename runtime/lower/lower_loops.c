@@ -204,37 +204,42 @@ static uint64_t theirs(struct loop_emit *e, uint32_t q, struct cs_ref ref)
 	return va + ref.off * e->es;
 }
 
-/* Send template @t's descriptors at iteration @k (the send, its markers) into @d; how many. */
+/*
+ * Send template @t's descriptors at iteration @k (the send, its markers)
+ * into @d; how many.  Of the steps only the refs used are moved to their
+ * iteration (cs_instance_ref()): the receive is the peer's, seldom in
+ * cache, and its refs lie at the start of it.
+ */
 static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint32_t t,
 			   uint64_t k, struct drm_ccore_desc *d)
 {
 	const struct lower_ctx *c = e->c;
+	const struct cs_step *st = &e->rk->steps[t], *rv;
 	const struct cs_repeat *urp;
-	struct cs_step st, rv;
-	uint32_t u, n = 0;
+	uint32_t u, n = 0, peer = cs_instance_peer(st->peer, rp, e->n, k);
+	struct cs_ref src = cs_instance_ref(rp, st->src, k);
 	uint64_t ku;
 
-	cs_instance_in(e->rk, rp, e->n, t, k, &st);
 	if (!other_end(e, t, k, &u, &ku, &urp)) {
 		loop_unsupported(e);
 		return 0;
 	}
-	cs_instance_in(&e->s->ranks[st.peer], urp, e->n, u, ku, &rv);
+	rv = &e->s->ranks[peer].steps[u];
 	d[n] = (struct drm_ccore_desc){
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
-		.signal_sem = counter(e, st.peer, e->r, rp->count, e->r), .signal_value = 1,
-		.len = st.count * e->es,
-		.dst = theirs(e, st.peer, rv.dst),
+		.signal_sem = counter(e, peer, e->r, rp->count, e->r), .signal_value = 1,
+		.len = st->count * e->es,
+		.dst = theirs(e, peer, cs_instance_ref(urp, rv->dst, ku)),
 	};
-	if (rv.op == CS_RECV_OP) {
+	if (rv->op == CS_RECV_OP) {
 		d[n].op = DRM_CCORE_DESC_COPY;
-		d[n].src0 = own(e, st.src);
+		d[n].src0 = own(e, src);
 	} else {
 		d[n].op = DRM_CCORE_DESC_REDUCE;
 		d[n].dtype = (uint8_t)c->dtype;
 		d[n].redop = (uint8_t)c->redop;
-		d[n].src0 = theirs(e, st.peer, rv.src);
-		d[n].src1 = own(e, st.src);
+		d[n].src0 = theirs(e, peer, cs_instance_ref(urp, rv->src, ku));
+		d[n].src1 = own(e, src);
 	}
 	for (n = 1; n <= e->marks[t]; n++)
 		d[n] = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_SEM_WRITE, .value = 1,
@@ -506,15 +511,26 @@ static int emit_rank(struct loop_emit *e)
 	struct peer_credit pc[MAX_PEERS];
 	uint32_t npc = 0, ri = 0;
 
-	e->marks = calloc(rk->n + 1, sizeof(*e->marks));
-	e->mark_peer = malloc((rk->n + 1) * sizeof(*e->mark_peer));
-	if (!e->marks || !e->mark_peer)
-		return -ENOMEM;
-	memset(e->mark_peer, 0xff, (rk->n + 1) * sizeof(*e->mark_peer));
+	size_t nt = rk->n + 1, need = nt * (sizeof(*e->rep) + sizeof(*e->marks) +
+					    sizeof(*e->mark_peer));
+
+	if (need > e->work_size) {
+		void *p = realloc(e->work, need);
+
+		if (!p)
+			return -ENOMEM;
+		e->work = p;
+		e->work_size = need;
+	}
+	e->rep = e->work;
+	e->marks = (uint32_t *)(e->rep + nt);
+	e->mark_peer = e->marks + nt;
+	memset(e->marks, 0, nt * sizeof(*e->marks));
+	memset(e->mark_peer, 0xff, nt * sizeof(*e->mark_peer));
 	/* loop form: only transfers, all in repeats, sends that wait for nothing */
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
 		const struct cs_step *st = &rk->steps[t];
-		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
+		const struct cs_repeat *rp = e->rep[t] = cs_repeat_walk(rk, t, &ri);
 
 		if (!rp || rp->peer_stride || rp->lane >= LOWER_RINGS || st->staged ||
 		    st->op < CS_SEND_OP || st->op > CS_RECV_REDUCE ||
@@ -534,9 +550,8 @@ static int emit_rank(struct loop_emit *e)
 		loop_plan_credits(e, pc, &npc);
 	else
 		loop_unsupported(e);
-	ri = 0;
 	for (uint32_t t = 0; t < rk->n && !e->rc; t++) {
-		const struct cs_repeat *rp = cs_repeat_walk(rk, t, &ri);
+		const struct cs_repeat *rp = e->rep[t];
 		uint32_t eng;
 		struct lane *l;
 
@@ -587,6 +602,8 @@ void lower_image_free(struct lower_image *im)
 		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++)
 			free(im->ring[w][eng].desc);
 	free(im->insns);
+	free(im->work);
+	free(im->scratch);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -594,36 +611,102 @@ int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		      const struct lower_ctx *c, uint32_t r, struct lower_image *im)
 {
 	struct loop_emit e = { .s = s, .ix = ix, .c = c, .rk = &s->ranks[r], .r = r,
-			       .n = s->shape.nranks, .es = c->elem_size };
+			       .n = s->shape.nranks, .es = c->elem_size,
+			       .insn = im->insns, .icap = im->insn_cap,
+			       .scratch = im->scratch, .scap = im->scratch_cap,
+			       .work = im->work, .work_size = im->work_size };
 	int rc;
 
+	for (uint32_t w = 0; w < LOWER_RINGS; w++)
+		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
+			e.lane[w][eng].desc = im->ring[w][eng].desc;
+			e.lane[w][eng].cap = im->ring[w][eng].cap;
+		}
 	memset(im, 0, sizeof(*im));
 	if (c->engines == 0 || c->engines > LOWER_MAX_ENGINES)
-		return -EOPNOTSUPP;
-	rc = emit_rank(&e);
-	free(e.marks);
-	free(e.mark_peer);
+		rc = -EOPNOTSUPP;
+	else
+		rc = emit_rank(&e);
 	free(e.grants);
 	free(e.drains);
-	free(e.scratch);
 	free(e.g.body);
 	im->insns = e.insn;
 	im->ninsns = e.ni;
+	im->insn_cap = e.icap;
+	im->work = e.work;
+	im->work_size = e.work_size;
+	im->scratch = e.scratch;
+	im->scratch_cap = e.scap;
 	for (uint32_t w = 0; w < LOWER_RINGS; w++)
 		for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
 			struct lane *l = &e.lane[w][eng];
 
-			if (!l->used) {
-				free(l->desc);
+			/* an unused lane's buffer stays for the next call */
+			im->ring[w][eng] = (struct lower_ring_image){ .desc = l->desc, .cap = l->cap };
+			if (!l->used)
 				continue;
-			}
-			im->ring[w][eng] = (struct lower_ring_image){
-				.desc = l->desc, .nd = l->nd,
-				.index_stride = l->indexed ? l->unit * e.es : 0,
-				.index_count = l->indexed ? l->index_count : 0,
-			};
+			im->ring[w][eng].nd = l->nd;
+			im->ring[w][eng].index_stride = l->indexed ? l->unit * e.es : 0;
+			im->ring[w][eng].index_count = l->indexed ? l->index_count : 0;
 		}
 	if (rc)
 		lower_image_free(im);
+	return rc;
+}
+
+/* The highest rank that asks for rank @r's streams: @r or one of its peers. */
+static uint32_t last_user(struct cs_streams *ix, uint32_t r)
+{
+	const struct cs_rank_streams *rs = &ix->rank[r];
+	uint32_t last = r;
+
+	for (uint32_t i = 0; i < rs->n; i++)
+		last = rs->st[i].peer > last ? rs->st[i].peer : last;
+	return last;
+}
+
+/*
+ * Rank @x is lowered: drop the streams no rank after it asks for, so that
+ * later ranks' streams take their memory, still in cache, not fresh pages.
+ * A rank's streams are asked for by itself and its peers (a peer's peer),
+ * so the last of them is @x or one of @x's peers.
+ */
+static void drop_streams(struct cs_streams *ix, uint32_t x)
+{
+	const struct cs_rank_streams *rs = &ix->rank[x];
+
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t p = rs->st[i].peer;
+
+		if (p < x && ix->rank[p].built && last_user(ix, p) <= x)
+			cs_streams_drop(ix, p);
+	}
+	if (rs->built && last_user(ix, x) <= x)
+		cs_streams_drop(ix, x);
+}
+
+int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
+{
+	struct lower_image im = { 0 };	/* every rank's in turn, in the same buffers */
+	struct cs_streams ix;
+	int rc = cs_streams_init(s, &ix);
+
+	if (rc)
+		return ccore_error(rc, "lowering: out of memory");
+	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
+		if (!s->ranks[r].n)
+			continue;
+		rc = lower_loops_image(s, &ix, c, r, &im);
+		if (rc == -ENOMEM)
+			rc = ccore_error(rc, "lowering: out of memory");
+		if (rc)
+			break;
+		rc = lower_load_image(c, r, &im, &l->ranks[r]);
+		l->load_ns += l->ranks[r].load_ns;
+		drop_streams(&ix, r);
+	}
+	lower_image_free(&im);
+	cs_streams_free(&ix);
+	l->loops = !rc;
 	return rc;
 }

@@ -73,6 +73,9 @@ struct loop_emit {
 	uint32_t peers_by_engine[MAX_PEERS], npeers;	/* in order of first send */
 	struct drm_ccore_desc *scratch;	/* two iterations' descriptors */
 	uint32_t scap;
+	void *work;			/* rep, marks and mark_peer below */
+	size_t work_size;
+	const struct cs_repeat **rep;	/* per template: its repeat (cs_repeat_of(), looked up once) */
 	uint32_t *marks;		/* per template: markers per iteration (sends) */
 	uint32_t *mark_peer;		/* per template: whom they credit */
 	struct group g;

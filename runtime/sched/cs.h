@@ -237,7 +237,8 @@ struct cs_stream {
  */
 struct cs_rank_streams {
 	struct cs_stream *st;		/* its send streams, then its receive streams,
-					 * each by ascending peer */
+					 * each by ascending peer; one allocation with
+					 * their runs, slots and templates */
 	uint32_t n, nsend;
 	struct cs_slot *slot;		/* per step of the rank */
 	bool built;
@@ -256,6 +257,8 @@ int cs_streams_init(const struct cs_sched *s, struct cs_streams *ix);
 void cs_streams_free(struct cs_streams *ix);
 /* Rank @r's streams (built if need be); NULL out of memory. */
 const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r);
+/* Free rank @r's streams, no longer needed for now (asked for again, built again). */
+void cs_streams_drop(struct cs_streams *ix, uint32_t r);
 /*
  * Rank @r's sends to @peer (@sends) or receives from it: an empty stream
  * if none; NULL out of memory.
@@ -286,6 +289,8 @@ void cs_instance(const struct cs_rank *rk, uint32_t n, uint32_t t, uint64_t k,
 /* The same where the repeat of @t is known: @rp (NULL: none). */
 void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32_t n, uint32_t t,
 		    uint64_t k, struct cs_step *out);
+/* One ref of @rp's template at iteration @k, as cs_instance_in() moves it (@rp NULL: @ref). */
+struct cs_ref cs_instance_ref(const struct cs_repeat *rp, struct cs_ref ref, uint64_t k);
 /* The peer of a transfer @peer of @rp's template at iteration @k (@rp NULL: @peer). */
 uint32_t cs_instance_peer(uint32_t peer, const struct cs_repeat *rp, uint32_t n, uint64_t k);
 /*

@@ -132,6 +132,11 @@ void cs_instance_in(const struct cs_rank *rk, const struct cs_repeat *rp, uint32
 		out->peer = cs_instance_peer(out->peer, rp, n, k);
 }
 
+struct cs_ref cs_instance_ref(const struct cs_repeat *rp, struct cs_ref ref, uint64_t k)
+{
+	return rp && k ? moved(ref, rp, k) : ref;
+}
+
 uint32_t cs_instance_peer(uint32_t peer, const struct cs_repeat *rp, uint32_t n, uint64_t k)
 {
 	if (!rp || !n || !rp->peer_stride)

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A rank's streams while its steps are walked. */
+/*
+ * A rank's streams while its steps are walked.  Its buffers stay from rank
+ * to rank (st[i]'s tmpl and runs too, whichever stream takes slot i): the
+ * rank's streams are copied out into one block of their own sizes.
+ */
 struct cs_walk {
 	struct cs_stream *st;
 	uint32_t n, cap;
@@ -19,6 +23,7 @@ struct cs_walk {
 	uint32_t *touched, ntouched, tcap; /* streams the current pass added to */
 	uint32_t *mark_at;		/* per stream: where that pass began in its tmpl */
 	struct cs_slot *slot;		/* the rank's steps' places */
+	uint32_t slot_cap;
 	bool oom;
 };
 
@@ -44,16 +49,22 @@ static void *grow(void *p, uint32_t *cap, uint32_t need, size_t size, bool *oom)
 static struct cs_stream *stream_of(struct cs_walk *w, bool sends, uint32_t peer)
 {
 	uint32_t *i = &w->of[sends][peer], cap = w->cap;
+	struct cs_stream *st;
 
 	if (*i != ~0u)
 		return &w->st[*i];
 	w->st = grow(w->st, &w->cap, w->n + 1, sizeof(*w->st), &w->oom);
-	if (cap != w->cap && !w->oom)
+	if (cap != w->cap && !w->oom) {
+		memset(w->st + cap, 0, (w->cap - cap) * sizeof(*w->st));
 		w->mark_at = grow(w->mark_at, &cap, w->cap, sizeof(*w->mark_at), &w->oom);
+	}
 	if (w->oom)
 		return NULL;
 	*i = w->n;
-	w->st[w->n] = (struct cs_stream){ .peer = peer, .sends = sends };
+	st = &w->st[w->n];
+	/* a stream of an earlier rank held this slot: its buffers are this one's */
+	*st = (struct cs_stream){ .peer = peer, .sends = sends, .tmpl = st->tmpl,
+				  .tcap = st->tcap, .runs = st->runs, .rcap = st->rcap };
 	w->mark_at[w->n] = ~0u;
 	return &w->st[w->n++];
 }
@@ -151,22 +162,19 @@ void cs_streams_free(struct cs_streams *ix)
 {
 	struct cs_walk *w = ix->walk;
 
-	for (uint32_t r = 0; ix->rank && r < ix->s->shape.nranks; r++) {
-		struct cs_rank_streams *rs = &ix->rank[r];
-
-		for (uint32_t i = 0; i < rs->n; i++) {
-			free(rs->st[i].tmpl);
-			free(rs->st[i].runs);
-		}
-		free(rs->st);
-		free(rs->slot);
-	}
+	for (uint32_t r = 0; ix->rank && r < ix->s->shape.nranks; r++)
+		free(ix->rank[r].st);	/* and everything of the rank's in its block */
 	if (w) {
+		for (uint32_t i = 0; i < w->cap; i++) {
+			free(w->st[i].tmpl);
+			free(w->st[i].runs);
+		}
 		free(w->st);
 		free(w->of[0]);
 		free(w->of[1]);
 		free(w->touched);
 		free(w->mark_at);
+		free(w->slot);
 		free(w);
 	}
 	free(ix->rank);
@@ -194,43 +202,79 @@ int cs_streams_init(const struct cs_sched *s, struct cs_streams *ix)
 	return 0;
 }
 
+/*
+ * The rank's streams the walk found, sorted, copied into @rs in one block:
+ * the stream array, their runs, the slots (@nslot), their templates.
+ */
+static int copy_out(struct cs_walk *w, struct cs_rank_streams *rs, uint32_t nslot)
+{
+	size_t nt = 0, nruns = 0;
+	struct cs_stream_run *runs;
+	uint32_t *tmpl;
+	char *block;
+
+	for (uint32_t i = 0; i < w->n; i++) {
+		nt += w->st[i].nt;
+		nruns += w->st[i].nruns;
+	}
+	block = malloc(w->n * sizeof(*rs->st) + nruns * sizeof(*runs) + nslot * sizeof(*rs->slot) +
+		       nt * sizeof(*tmpl));
+	if (!block)
+		return -ENOMEM;
+	rs->st = (struct cs_stream *)block;
+	runs = (struct cs_stream_run *)(rs->st + w->n);
+	rs->slot = (struct cs_slot *)(runs + nruns);
+	tmpl = (uint32_t *)(rs->slot + nslot);
+	memcpy(rs->slot, w->slot, nslot * sizeof(*rs->slot));
+	qsort(w->st, w->n, sizeof(*w->st), by_direction_and_peer);
+	for (uint32_t i = 0; i < w->n; i++) {
+		const struct cs_stream *from = &w->st[i];
+
+		rs->st[i] = (struct cs_stream){ .peer = from->peer, .sends = from->sends,
+						.tmpl = tmpl, .nt = from->nt, .tcap = from->nt,
+						.slot = rs->slot, .runs = runs,
+						.nruns = from->nruns, .rcap = from->nruns,
+						.total = from->total };
+		memcpy(tmpl, from->tmpl, from->nt * sizeof(*tmpl));
+		memcpy(runs, from->runs, from->nruns * sizeof(*runs));
+		tmpl += from->nt;
+		runs += from->nruns;
+		rs->nsend += from->sends;
+	}
+	rs->n = w->n;
+	return 0;
+}
+
 const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r)
 {
 	const struct cs_rank *rk = &ix->s->ranks[r];
 	struct cs_rank_streams *rs = &ix->rank[r];
 	struct cs_walk *w = ix->walk;
+	int rc;
 
 	if (rs->built)
 		return rs;
-	rs->slot = malloc((rk->n + 1) * sizeof(*rs->slot));
-	if (!rs->slot)
-		return NULL;
-	memset(rs->slot, 0xff, (rk->n + 1) * sizeof(*rs->slot));
-	w->slot = rs->slot;
-	w->n = 0;
 	w->oom = false;
+	w->ntouched = 0;
+	w->slot = grow(w->slot, &w->slot_cap, rk->n + 1, sizeof(*w->slot), &w->oom);
+	if (w->oom)
+		return NULL;
+	memset(w->slot, 0xff, (rk->n + 1) * sizeof(*w->slot));
+	w->n = 0;
 	walk_rank(w, rk, ix->s->shape.nranks);
-	rs->st = w->oom ? NULL : malloc((w->n + 1) * sizeof(*rs->st));
 	for (uint32_t i = 0; i < w->n; i++)
 		w->of[w->st[i].sends][w->st[i].peer] = ~0u;
-	if (!rs->st) {
-		for (uint32_t i = 0; i < w->n; i++) {
-			free(w->st[i].tmpl);
-			free(w->st[i].runs);
-		}
-		free(rs->slot);
-		rs->slot = NULL;
+	rc = w->oom ? -ENOMEM : copy_out(w, rs, rk->n + 1);
+	if (rc)
 		return NULL;
-	}
-	qsort(w->st, w->n, sizeof(*w->st), by_direction_and_peer);
-	memcpy(rs->st, w->st, w->n * sizeof(*w->st));
-	for (uint32_t i = 0; i < w->n; i++) {
-		rs->st[i].slot = rs->slot;
-		rs->nsend += rs->st[i].sends;
-	}
-	rs->n = w->n;
 	rs->built = true;
 	return rs;
+}
+
+void cs_streams_drop(struct cs_streams *ix, uint32_t r)
+{
+	free(ix->rank[r].st);
+	memset(&ix->rank[r], 0, sizeof(ix->rank[r]));
 }
 
 const struct cs_stream *cs_streams_find(struct cs_streams *ix, uint32_t r, bool sends,

@@ -24,6 +24,12 @@ static struct tune_cost tree_slot(const struct tune_topo *t, uint32_t n, double 
 	return worst;
 }
 
+/* The later of two times (finite, not negative: fmax() without its call). */
+static inline double later(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /*
  * DBT with tiers, as dbt.c runs it: in time steps, a rank's program at
  * step t issues its sends (the up-send after the local reduction that
@@ -34,22 +40,27 @@ static struct tune_cost tree_slot(const struct tune_topo *t, uint32_t n, double 
  * its route's α and the slice's transfer (one after the other on the
  * sender's ring to that peer).  Slice i goes up at height + i and down at
  * the root's height + i + depth - 1; the pipeline's period is a
- * parent-child round trip, not the slowest transfer.
+ * parent-child round trip, not the slowest transfer.  An edge is busy
+ * from its first step for P steps: only where one starts or ends does
+ * the step's set of transfers change (marked in @change), and only there
+ * is it gathered and priced again.
  */
 static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t P,
 		      struct tune_cost *out)
 {
 	uint32_t *par = calloc(6 * (size_t)n, sizeof(*par)), *h = par + 2 * (size_t)n;
-	uint32_t *d = h + 2 * (size_t)n, top[2] = { 0, 0 }, end;
-	double *T = calloc(14 * (size_t)n, sizeof(*T)), *Tn = T + n, *busy = Tn + n;
-	double *x = busy + 4 * (size_t)n, *lat = x + 4 * (size_t)n, done = 0, b = M / 2 / P;
-	uint32_t *from = calloc(16 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
+	uint32_t *d = h + 2 * (size_t)n, top[2] = { 0, 0 }, end, k = 0;
+	double *block = calloc(14 * (size_t)n, sizeof(*block)), *T = block, *Tn = T + n;
+	double *busy = Tn + n, *x = busy + 4 * (size_t)n, *lat = x + 4 * (size_t)n, done = 0;
+	double b = M / 2 / P;
+	uint32_t *from = calloc(20 * (size_t)n, sizeof(*from)), *to = from + 4 * (size_t)n;
 	uint32_t *edge = to + 4 * (size_t)n, *was = edge + 4 * (size_t)n, nwas = 0;
-	uint8_t *kids = calloc(2 * (size_t)n, 1);
+	uint32_t *port = was + 4 * (size_t)n;	/* per transfer: its index in busy */
+	uint8_t *kids = calloc(6 * (size_t)n, 1), *sum = kids + 2 * (size_t)n, *change = NULL;
 	double loc = local_us(t, b);
 	int rc = -1;
 
-	if (!par || !T || !from || !kids || algo_dbt_tree(n, 0, par, h, d) ||
+	if (!par || !block || !from || !kids || algo_dbt_tree(n, 0, par, h, d) ||
 	    algo_dbt_tree(n, 1, par + n, h + n, d + n))
 		goto out;
 	for (uint32_t w = 0; w < 2; w++)
@@ -66,11 +77,28 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 			lat[(2 * w + 1) * n + r] = cost_lone(t, p, r, b).lat_us;
 		}
 	end = 2 * (top[0] > top[1] ? top[0] : top[1]) + P;
+	change = calloc((size_t)end + 1, 1);
+	if (!change)
+		goto out;
+	change[0] = 1;
+	for (uint32_t w = 0; w < 2; w++)
+		for (uint32_t r = 0; r < n; r++) {
+			int64_t first[2] = { h[w * n + r], (int64_t)top[w] + d[w * n + r] - 1 };
+
+			if (par[w * n + r] == UINT32_MAX)
+				continue;
+			for (int j = 0; j < 2; j++)
+				for (int64_t at = first[j]; at <= first[j] + P; at += P)
+					if (at >= 0 && at <= end)
+						change[at] = 1;
+		}
 	for (uint32_t s = 0; s <= end; s++) {
-		uint32_t k = 0;
+		double *swap;
 
 		/* the step's transfers: edge (2w + 1) n + r down to r, 2w n + r up from r */
-		for (uint32_t w = 0; w < 2; w++)
+		if (change[s])
+			k = 0;
+		for (uint32_t w = 0; w < 2 && change[s]; w++)
 			for (uint32_t r = 0; r < n; r++) {
 				uint32_t p = par[w * n + r];
 				int64_t up = (int64_t)s - h[w * n + r];
@@ -90,37 +118,42 @@ static int dbt_tiered(const struct tune_topo *t, uint32_t n, double M, uint32_t 
 				}
 			}
 		/* the same transfers as the step before (the steady state): the same shares */
-		if (k != nwas || memcmp(edge, was, k * sizeof(*edge))) {
+		if (change[s] && (k != nwas || memcmp(edge, was, k * sizeof(*edge)))) {
 			if (tune_flows_us(t, k, from, to, b, x))
 				goto out;
 			memcpy(was, edge, k * sizeof(*edge));
 			nwas = k;
+			for (uint32_t i = 0; i < k; i++) {
+				uint32_t w = edge[i] / (2 * n), a = from[i];
+				bool up = edge[i] % (2 * n) < n;
+
+				/* an up-send waits for its sum; the root's sends down too */
+				sum[i] = kids[w * n + a] == 2 && (up || par[w * n + a] == UINT32_MAX);
+				/* ideal: a rank's sends share its one port */
+				port[i] = t->ideal ? a : edge[i];
+			}
 		}
 		memcpy(Tn, T, n * sizeof(*T));
 		for (uint32_t i = 0; i < k; i++) {
-			uint32_t w = edge[i] / (2 * n), a = from[i];
-			bool up = edge[i] % (2 * n) < n;
-			/* an up-send waits for its sum; the root's sends down too */
-			bool sum = kids[w * n + a] == 2 && (up || par[w * n + a] == UINT32_MAX);
-			double go = T[a] + (sum ? loc : 0);
+			double go = T[from[i]] + (sum[i] ? loc : 0), *q = &busy[port[i]];
 
-			/* ideal: a rank's sends share its one port */
-			double *q = t->ideal ? &busy[a] : &busy[edge[i]];
-
-			*q = fmax(go, *q) + x[i];
-			Tn[to[i]] = fmax(Tn[to[i]], *q + lat[edge[i]]);
+			*q = later(go, *q) + x[i];
+			Tn[to[i]] = later(Tn[to[i]], *q + lat[edge[i]]);
 		}
-		memcpy(T, Tn, n * sizeof(*T));
+		swap = T;
+		T = Tn;
+		Tn = swap;
 	}
 	for (uint32_t r = 0; r < n; r++)
-		done = fmax(done, T[r]);
+		done = later(done, T[r]);
 	*out = (struct tune_cost){ 0, done };
 	rc = 0;
 out:
 	free(par);
-	free(T);
+	free(block);
 	free(from);
 	free(kids);
+	free(change);
 	return rc;
 }
 

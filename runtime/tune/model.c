@@ -430,32 +430,79 @@ static double path_load(const struct tune_topo *t, uint32_t from, uint32_t to, c
 	return m;
 }
 
+/*
+ * x / d and x % d, by a shift and a mask where d is a power of two (as
+ * ranks per device and devices per node mostly are): pricing a DBT divides
+ * every transfer's ranks by them, step after step.
+ */
+struct divider {
+	uint32_t d, shift;
+	bool pow2;
+};
+
+static struct divider divider(uint32_t d)
+{
+	return (struct divider){ d, (uint32_t)__builtin_ctz(d), !(d & (d - 1)) };
+}
+
+static inline uint32_t quot(const struct divider *v, uint32_t x)
+{
+	return v->pow2 ? x >> v->shift : x / v->d;
+}
+
+static inline uint32_t rem(const struct divider *v, uint32_t x)
+{
+	return v->pow2 ? x & (v->d - 1) : x % v->d;
+}
+
 struct shift_loads {
 	double *link;		/* per device of the fabric, 4 directions */
 	double *nic_out, *nic_in;	/* per device */
+	struct divider node;	/* devices per node */
 };
+
+/* Account a transfer from device @a to device @b (fabric-wide indices, apart) in @l. */
+static void flow_account(const struct tune_topo *t, uint32_t a, uint32_t b, struct shift_loads *l)
+{
+	uint32_t na = quot(&l->node, a);
+
+	if (na != quot(&l->node, b)) {
+		l->nic_out[a] += 1;
+		l->nic_in[b] += 1;
+		return;
+	}
+	walk(t, rem(&l->node, a), rem(&l->node, b), 1, l->link + na * l->node.d * 4);
+}
+
+/* The time of @bytes from device @a to device @b (apart) at its share of @l. */
+static double flow_price(const struct tune_topo *t, uint32_t a, uint32_t b, double bytes,
+			 const struct shift_loads *l)
+{
+	uint32_t na = quot(&l->node, a);
+	double gbps, load;
+
+	if (na != quot(&l->node, b)) {
+		gbps = t->bw_gbps[TUNE_NET] / max2(1, max2(l->nic_out[a], l->nic_in[b]));
+		return us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NET)));
+	}
+	load = path_load(t, rem(&l->node, a), rem(&l->node, b), l->link + na * l->node.d * 4);
+	gbps = t->bw_gbps[TUNE_NODE] / max2(1, load);
+	return us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NODE)));
+}
 
 /* Account (@w 1) or price (@w 0: its time) rank @r's transfer to @p. */
 static double shift_flow(const struct tune_topo *t, uint32_t r, uint32_t p, double bytes,
 			 struct shift_loads *l, double w)
 {
-	uint32_t D = devices(t), a = r / t->ranks_per_device, b = p / t->ranks_per_device;
-	double gbps;
+	uint32_t a = r / t->ranks_per_device, b = p / t->ranks_per_device;
 
 	if (a == b)
 		return w ? 0 : us(bytes, xfer_gbps(t, TUNE_DEV));
-	if (a / D != b / D) {
-		l->nic_out[a] += w;
-		l->nic_in[b] += w;
-		gbps = t->bw_gbps[TUNE_NET] / max2(1, max2(l->nic_out[a], l->nic_in[b]));
-		return w ? 0 : us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NET)));
-	}
 	if (w) {
-		walk(t, a % D, b % D, w, l->link + (a / D) * D * 4);
+		flow_account(t, a, b, l);
 		return 0;
 	}
-	gbps = t->bw_gbps[TUNE_NODE] / max2(1, path_load(t, a % D, b % D, l->link + (a / D) * D * 4));
-	return us(bytes, fmin(gbps, xfer_gbps(t, TUNE_NODE)));
+	return flow_price(t, a, b, bytes, l);
 }
 
 /*
@@ -526,7 +573,9 @@ static double shift_phase(const struct tune_topo *t, uint32_t lo, uint32_t hi, d
 int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, const uint32_t *to,
 		  double bytes, double *us_out)
 {
-	uint32_t nd = devices(t) * t->nodes;
+	uint32_t nd = devices(t) * t->nodes, *dev;
+	struct divider device = divider(t->ranks_per_device);
+	double streams = t->streams ? t->streams : 1, same;
 	struct shift_loads l;
 
 	if (t->ideal) {
@@ -536,15 +585,28 @@ int tune_flows_us(const struct tune_topo *t, uint32_t k, const uint32_t *from, c
 		return 0;
 	}
 	l.link = calloc((size_t)nd * 6, sizeof(double));
-	if (!l.link)
+	dev = malloc((2 * (size_t)k + 1) * sizeof(*dev));
+	if (!l.link || !dev) {
+		free(l.link);
+		free(dev);
 		return -1;
+	}
 	l.nic_out = l.link + (size_t)nd * 4;
 	l.nic_in = l.nic_out + nd;
+	l.node = divider(devices(t));
+	/* each transfer's devices once; within one device nothing is shared */
+	for (uint32_t i = 0; i < k; i++) {
+		dev[2 * i] = quot(&device, from[i]);
+		dev[2 * i + 1] = quot(&device, to[i]);
+		if (dev[2 * i] != dev[2 * i + 1])
+			flow_account(t, dev[2 * i], dev[2 * i + 1], &l);
+	}
+	same = us(bytes, xfer_gbps(t, TUNE_DEV)) * streams;
 	for (uint32_t i = 0; i < k; i++)
-		shift_flow(t, from[i], to[i], bytes, &l, 1);
-	for (uint32_t i = 0; i < k; i++)
-		us_out[i] = shift_flow(t, from[i], to[i], bytes, &l, 0) * (t->streams ? t->streams : 1);
+		us_out[i] = dev[2 * i] == dev[2 * i + 1] ? same :
+			    flow_price(t, dev[2 * i], dev[2 * i + 1], bytes, &l) * streams;
 	free(l.link);
+	free(dev);
 	return 0;
 }
 
@@ -563,6 +625,7 @@ struct tune_cost tune_step_mesh(const struct tune_topo *t, double bytes)
 		return c;
 	l.nic_out = l.link + (size_t)nd * 4;
 	l.nic_in = l.nic_out + nd;
+	l.node = divider(devices(t));
 	/*
 	 * A rank's sends to r + i go on engine (r + i) mod E, one after the
 	 * other on each, so they run in phases of E peers; at thousands of

@@ -105,9 +105,15 @@ static int lower_rank(const struct cs_sched *s, const struct lower_ctx *c, uint3
 	return rc;
 }
 
+/*
+ * Every rank of @s lowered as lower_schedule() lowers them, into one image
+ * rank after rank; with @drop, every rank's streams dropped after each
+ * rank (cs_streams_drop()), so that each is built again when asked for.
+ */
 static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const char *what,
-			     struct fingerprint *f)
+			     struct fingerprint *f, bool drop)
 {
+	struct lower_image got = { 0 };
 	struct cs_streams ix;
 	struct ctx x;
 
@@ -115,7 +121,6 @@ static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const c
 	ASSERT_EQ(cs_streams_init(s, &ix), 0);
 	ctx_init(&x, s->shape.nranks, engines, s->shape.in_place);
 	for (uint32_t r = 0; r < s->shape.nranks; r++) {
-		struct lower_image got;
 		int rc = lower_loops_image(s, &ix, &x.c, r, &got);
 
 		if (rc)
@@ -123,9 +128,12 @@ static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const c
 			     s->shape.in_place ? "in place" : "out of place", engines, r, rc);
 		f->insns += got.ninsns;
 		f->hash = image_hash(f->hash, &got);
-		lower_image_free(&got);
 		f->images++;
+		for (uint32_t q = 0; drop && q < s->shape.nranks; q++)
+			if (ix.rank[q].built)
+				cs_streams_drop(&ix, q);
 	}
+	lower_image_free(&got);
 	cs_streams_free(&ix);
 }
 
@@ -143,7 +151,7 @@ TEST(ring_allreduce_lowers_as_the_old_loop_form)
 	static const uint32_t ranks[] = { 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 33, 64 };
 	static const uint32_t slicings[] = { 1, 2, 3, 7 };
 	static const uint32_t engines[] = { 2, 4, 16 };
-	struct fingerprint f = { .hash = FNV_BASIS };
+	struct fingerprint f = { .hash = FNV_BASIS }, dropped = { .hash = FNV_BASIS };
 
 	for (size_t a = 0; a < sizeof(ranks) / sizeof(ranks[0]); a++)
 		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
@@ -159,10 +167,12 @@ TEST(ring_allreduce_lowers_as_the_old_loop_form)
 
 						snprintf(what, sizeof(what), "N=%u count %llu slices %u", n,
 							 (unsigned long long)sh.count, o.slices);
-						lower_every_rank(s, engines[g], what, &f);
+						lower_every_rank(s, engines[g], what, &f, false);
+						lower_every_rank(s, engines[g], what, &dropped, true);
 						cs_free(s);
 					}
 	assert_fingerprint(&f, RING_OLD_PATH, "ring's");
+	assert_fingerprint(&dropped, RING_OLD_PATH, "ring's, streams built again,");
 }
 
 /* Ring's plain schedule (no repeats), and a rolled one with a local step, are not loop form. */
@@ -171,7 +181,7 @@ TEST(what_is_not_loop_form_is_refused)
 	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 4, .count = 64 };
 	struct algo_opts o = { .slices = 2, .channels = 1 };
 	struct cs_sched *s = algo_find("ring", CS_ALLREDUCE)->gen(&sh, &o);
-	struct lower_image im;
+	struct lower_image im = { 0 };
 	struct ctx x;
 
 	ctx_init(&x, 4, 4, false);
@@ -196,7 +206,7 @@ TEST(anchors_out_of_receive_order_are_refused)
 	struct algo_opts o = { .slices = 2, .channels = 1 };
 	struct cs_sched *s = ring_gen_rolled(&sh, &o);
 	struct cs_rank *rk = &s->ranks[2];
-	struct lower_image im;
+	struct lower_image im = { 0 };
 	struct ctx x;
 	uint32_t u = 0;
 
@@ -228,7 +238,7 @@ TEST(hier_allreduce_lowers_as_the_old_loop_form)
 					      { 5, 3 }, { 8, 2 }, { 2, 8 }, { 4, 16 }, { 8, 8 } };
 	static const uint32_t slicings[] = { 1, 2, 3 };
 	static const uint32_t engines[] = { 2, 3, 4, 16 };
-	struct fingerprint f = { .hash = FNV_BASIS };
+	struct fingerprint f = { .hash = FNV_BASIS }, dropped = { .hash = FNV_BASIS };
 
 	for (size_t a = 0; a < sizeof(groups) / sizeof(groups[0]); a++)
 		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
@@ -246,10 +256,12 @@ TEST(hier_allreduce_lowers_as_the_old_loop_form)
 						ASSERT_TRUE(s && cs_has_repeats(s));
 						snprintf(what, sizeof(what), "G=%u N=%u count %llu slices %u", G, n,
 							 (unsigned long long)sh.count, o.slices);
-						lower_every_rank(s, engines[g], what, &f);
+						lower_every_rank(s, engines[g], what, &f, false);
+						lower_every_rank(s, engines[g], what, &dropped, true);
 						cs_free(s);
 					}
 	assert_fingerprint(&f, HIER_OLD_PATH, "hierarchical");
+	assert_fingerprint(&dropped, HIER_OLD_PATH, "hierarchical, streams built again,");
 }
 
 /* The rolled hierarchical schedule verifies (CCORE_VERIFY checks it so): rolled and written out. */
