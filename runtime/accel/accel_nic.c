@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,15 +100,18 @@ static int wait_readable(int fd, int timeout_ms)
 	return (p.revents & POLLIN) ? 0 : -EPIPE;
 }
 
-/* A closed socket fails the send rather than kill the process (SIGPIPE). */
-static int wire_write(int wire, const void *p, size_t len)
+/*
+ * All of @len bytes to (@out) or from the wire; a closed socket fails the
+ * send rather than kill the process (SIGPIPE), and the wire may be a pipe.
+ */
+static int wire_io(int wire, void *p, size_t len, bool out)
 {
-	const char *c = p;
+	char *c = p;
 	ssize_t n;
 
 	while (len) {
-		n = send(wire, c, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == ENOTSOCK)
+		n = out ? send(wire, c, len, MSG_NOSIGNAL) : read(wire, c, len);
+		if (out && n < 0 && errno == ENOTSOCK)
 			n = write(wire, c, len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -119,21 +123,14 @@ static int wire_write(int wire, const void *p, size_t len)
 	return 0;
 }
 
+static int wire_write(int wire, const void *p, size_t len)
+{
+	return wire_io(wire, (void *)p, len, true);
+}
+
 static int wire_read(int wire, void *p, size_t len)
 {
-	char *c = p;
-	ssize_t n;
-
-	while (len) {
-		n = read(wire, c, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return wire_io(wire, p, len, false);
 }
 
 static int buf_reserve(struct accel_nic_buf *b, uint64_t len)
