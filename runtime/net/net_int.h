@@ -145,13 +145,13 @@ struct net {
 	 * (net_submit()): what the header calls the proxy's alone.
 	 */
 	pthread_mutex_t turn_lock;
-	struct net_stats stats;		/* under turn_lock */
+	struct net_stats stats;		/* under turn_lock; arrivals in @narrivals */
 	struct net_req *submitted, *submitted_tail;
 
 	pthread_t proxy;
 	bool proxy_started;
 	atomic_bool stop;
-	unsigned int narrivals;		/* for the drop hook */
+	uint64_t narrivals;		/* messages that came in (the drop hook, stats) */
 	/* the shuffle hook's held arrivals and random numbers */
 	struct net_arrival *staged;
 	unsigned int nstaged;

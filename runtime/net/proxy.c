@@ -461,7 +461,6 @@ static void flush_staged(struct net *n)
 
 static void arrived(struct net *n, const struct net_arrival *a)
 {
-	n->stats.arrivals++;
 	if (++n->narrivals == n->test.drop_arrival)
 		return;
 	if (!n->test.shuffle_arrivals) {
@@ -743,6 +742,7 @@ void net_get_stats(struct net *n, struct net_stats *out)
 {
 	pthread_mutex_lock(&n->turn_lock);
 	*out = n->stats;
+	out->arrivals = n->narrivals;
 	pthread_mutex_unlock(&n->turn_lock);
 }
 
