@@ -256,8 +256,11 @@ int ccm_sem_alloc(struct ccm_fabric *f, u32 dev, u32 core, u32 count, void *owne
 		  u32 *first, struct ccm_err *err);
 /* Free the block starting at @first; only its owner may. */
 int ccm_sem_free(struct ccm_fabric *f, u32 first, void *owner, struct ccm_err *err);
-/* Free every semaphore of @owner (on context close). */
-void ccm_sem_free_owner(struct ccm_fabric *f, void *owner);
+/*
+ * Free every semaphore of @owner on device @dev, the only one it allocates
+ * on (on context close: a scan of one device's cores, not the fabric's).
+ */
+void ccm_sem_free_owner(struct ccm_fabric *f, u32 dev, void *owner);
 void *ccm_sem_owner(const struct ccm_fabric *f, u32 ref);
 u32 ccm_sem_read(const struct ccm_fabric *f, u32 ref);
 void ccm_sem_set(struct ccm_fabric *f, u32 ref, u32 value);

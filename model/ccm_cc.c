@@ -431,7 +431,8 @@ enum ccm_step_result ccm_cc_step(struct ccm_cc *cc)
 		}
 	}
 	ccm_mutex_unlock(&cc->lock);
-	ccm_cc_report(cc, &ev);
+	if (ev.job_done || ev.notify)	/* most steps have nothing to tell */
+		ccm_cc_report(cc, &ev);
 	return r;
 }
 

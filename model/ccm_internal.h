@@ -671,10 +671,32 @@ u32 *ccm_sem_slot(const struct ccm_fabric *f, u32 ref);
 /* ccm_nic.c: descriptors to other hosts */
 /* -EINVAL naming @what of device @dev if it is on another host (then nothing of it is here). */
 int ccm_not_here(const struct ccm_fabric *f, u32 dev, const char *what, struct ccm_err *err);
+/*
+ * Semaphore @sem_ref is on another host.  Inline, as the two below: every
+ * descriptor asks, and a fabric of every node (the common case) answers
+ * at its first test.
+ */
+static inline bool ccm_sem_remote(const struct ccm_fabric *f, u32 sem_ref)
+{
+	return f->cfg.here != CCM_ALL_NODES && ccm_dev_remote(f, DRM_CCORE_SEM_REF_DEV(sem_ref));
+}
+
 /* @d's effect lands on another host: the NIC carries it. */
-bool ccm_nic_desc(const struct ccm_fabric *f, const struct ccm_hwdesc *d);
+static inline bool ccm_nic_desc(const struct ccm_fabric *f, const struct ccm_hwdesc *d)
+{
+	if (f->cfg.here == CCM_ALL_NODES)
+		return false;
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+		return ccm_sem_remote(f, d->sem_target);
+	return !d->dst;
+}
+
 /* Semaphore @sem_ref is here (its changes are this fabric's to make). */
-bool ccm_nic_effect_here(const struct ccm_fabric *f, u32 sem_ref);
+static inline bool ccm_nic_effect_here(const struct ccm_fabric *f, u32 sem_ref)
+{
+	return !ccm_sem_remote(f, sem_ref);
+}
+
 /* @r waits for the NIC: the engine has nothing to do on it. */
 bool ccm_nic_parked(const struct ccm_ring *r);
 /* The engine at @r's current descriptor @d (NIC's): true if @r moved on. */

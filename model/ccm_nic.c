@@ -38,25 +38,6 @@ int ccm_not_here(const struct ccm_fabric *f, u32 dev, const char *what, struct c
 			dev, dev / f->cfg.devices_per_node, f->cfg.here, what);
 }
 
-static bool sem_remote(const struct ccm_fabric *f, u32 ref)
-{
-	return ccm_dev_remote(f, DRM_CCORE_SEM_REF_DEV(ref));
-}
-
-bool ccm_nic_desc(const struct ccm_fabric *f, const struct ccm_hwdesc *d)
-{
-	if (f->cfg.here == CCM_ALL_NODES)
-		return false;
-	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
-		return sem_remote(f, d->sem_target);
-	return !d->dst;
-}
-
-bool ccm_nic_effect_here(const struct ccm_fabric *f, u32 sem_ref)
-{
-	return !sem_remote(f, sem_ref);
-}
-
 bool ccm_nic_parked(const struct ccm_ring *r)
 {
 	u8 s = __atomic_load_n(&r->nic, __ATOMIC_ACQUIRE);
@@ -164,7 +145,7 @@ static void nic_xfer(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, 
 	x->len = d->len;
 	x->to_dev = d->dst_dev;
 	x->to = d->dst_remote + (u64)disp;
-	if ((d->flags & DRM_CCORE_DESC_F_SIGNAL) && sem_remote(f, d->signal_sem)) {
+	if ((d->flags & DRM_CCORE_DESC_F_SIGNAL) && ccm_sem_remote(f, d->signal_sem)) {
 		x->has_sem = true;
 		x->sem = d->signal_sem;
 		x->value = d->signal_value;
@@ -260,7 +241,7 @@ void ccm_nic_cancel(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 rin
 
 int ccm_nic_arrived(struct ccm_fabric *f, u32 sem, u32 value, bool set)
 {
-	if (!ccm_sem_valid(f, sem) || sem_remote(f, sem))
+	if (!ccm_sem_valid(f, sem) || ccm_sem_remote(f, sem))
 		return -EINVAL;
 	if (set)
 		ccm_sem_set(f, sem, value);

@@ -252,14 +252,17 @@ static void host_kick(struct ccm_fabric *f, bool fence, bool progress)
 	}
 }
 
+/* (the timed test first, here: a semaphore's every change kicks) */
 void ccm_host_kick(struct ccm_fabric *f)
 {
-	host_kick(f, true, false);
+	if (!ccm_timed(f))
+		host_kick(f, true, false);
 }
 
 void ccm_host_kick_sc(struct ccm_fabric *f)
 {
-	host_kick(f, false, true);
+	if (!ccm_timed(f))
+		host_kick(f, false, true);
 }
 
 void ccm_host_kick_sched(struct ccm_sched *s)

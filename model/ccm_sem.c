@@ -130,20 +130,20 @@ int ccm_sem_free(struct ccm_fabric *f, u32 first, void *owner, struct ccm_err *e
 	return rc;
 }
 
-void ccm_sem_free_owner(struct ccm_fabric *f, void *owner)
+void ccm_sem_free_owner(struct ccm_fabric *f, u32 dev, void *owner)
 {
-	u32 d, k, i;
 	struct ccm_core *c;
+	u32 k, i;
 
-	for (d = 0; d < f->ndev; d++) {
-		for (k = 0; k < f->cfg.cores; k++) {
-			c = ccm_core_of(f, d, k);
-			ccm_mutex_lock(&c->sem_lock);
-			for (i = 0; i < f->cfg.sems; i++)
-				if (c->sem_owner[i] == owner && c->sem_first[i])
-					free_block(c, i, f->cfg.sems);
-			ccm_mutex_unlock(&c->sem_lock);
-		}
+	for (k = 0; k < f->cfg.cores; k++) {
+		c = ccm_core_of(f, dev, k);
+		if (!c)
+			return;
+		ccm_mutex_lock(&c->sem_lock);
+		for (i = 0; i < f->cfg.sems; i++)
+			if (c->sem_owner[i] == owner && c->sem_first[i])
+				free_block(c, i, f->cfg.sems);
+		ccm_mutex_unlock(&c->sem_lock);
 	}
 }
 

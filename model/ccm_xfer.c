@@ -209,17 +209,15 @@ static void share(struct ccm_fabric *f, struct ccm_ring *r, u64 t, bool join)
 }
 
 /*
- * Room for @want items in the circular queue *@q of *@cap items of @size
- * bytes, @n of them queued from *@head: its capacity doubles (from 8) until
+ * Grow the circular queue *@q of *@cap items of @size bytes, @n of them
+ * queued from *@head, to hold @want: its capacity doubles (from 8) until
  * they fit, the queued items moving to the front in order.
  */
-static int queue_reserve(void **q, u32 *head, u32 *cap, u32 n, u32 want, size_t size)
+static int queue_grow(void **q, u32 *head, u32 *cap, u32 n, u32 want, size_t size)
 {
 	u32 ncap = *cap ? *cap : 8, first;
 	u8 *p;
 
-	if (want <= *cap)
-		return 0;
 	while (ncap < want) {
 		if (ncap > 0x7fffffffu)	/* doubling would wrap */
 			return -ENOMEM;
@@ -238,6 +236,12 @@ static int queue_reserve(void **q, u32 *head, u32 *cap, u32 n, u32 want, size_t 
 	*head = 0;
 	*cap = ncap;
 	return 0;
+}
+
+/* Room for @want items in a queue (see queue_grow()); inline: it rarely grows. */
+static inline int queue_reserve(void **q, u32 *head, u32 *cap, u32 n, u32 want, size_t size)
+{
+	return want <= *cap ? 0 : queue_grow(q, head, cap, n, want, size);
 }
 
 /* Queue @r's arrival at @t (not before the one queued last: in order). */

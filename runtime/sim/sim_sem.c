@@ -248,7 +248,7 @@ void sim_sem_fini(struct sim_ctx *c)
 {
 	struct sim_sem_block *b;
 
-	ccm_sem_free_owner(c->sys->f, c);
+	ccm_sem_free_owner(c->sys->f, c->dev, c);
 	/* a shared system's blocks may be pinned by other processes' rings */
 	while (!sim_shared(c->sys) && (b = c->blocks)) {
 		c->blocks = b->next;

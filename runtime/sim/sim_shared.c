@@ -452,7 +452,7 @@ static void release_dead(struct sim_system *s, u32 slot)
 	}
 	for (c = sh->ctxs; c; c = c->next_ctx)
 		if (c->slot == slot && !c->released) {
-			ccm_sem_free_owner(s->f, c);
+			ccm_sem_free_owner(s->f, c->dev, c);
 			c->released = true;
 		}
 }

@@ -11,6 +11,10 @@
  * killed in the middle of a collective: every other rank's call fails
  * within the timeout naming the dead rank, its core is free again, and a
  * new communicator works in the survivors and in new processes.
+ *
+ * Over 800 lines on purpose: one program whose cases share the process
+ * launcher, the per-rank checks and the kill helpers; split, each part
+ * would repeat them or need a library of its own for one test.
  */
 #include "ccore_test.h"
 #include "rank_run.h"
