@@ -456,6 +456,7 @@ struct ccm_nic_xfer {
 	bool has_sem;
 	u32 sem, value;
 	bool set;
+	u32 gen;	/* which post of the ring: a done for an older one does nothing */
 };
 
 /* Descriptors of @dev/@core wait for the host's proxy to take them. */

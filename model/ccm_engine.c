@@ -58,10 +58,14 @@ bool ccm_ring_busy(const struct ccm_ring *r)
 			  ccm_load64(&r->discarded);
 }
 
-/* Started descriptors, and the current one not waiting for the NIC (ccm_nic.c). */
+/*
+ * Started descriptors, and the current one not waiting for the NIC
+ * (ccm_nic.c), or an abort to carry out: a ring parked there stops too.
+ */
 static bool ring_runnable(const struct ccm_ring *r)
 {
-	return ccm_ring_busy(r) && !ccm_nic_parked(r);
+	return ccm_ring_busy(r) &&
+	       (!ccm_nic_parked(r) || __atomic_load_n(&r->abort, __ATOMIC_ACQUIRE));
 }
 
 /*
@@ -247,11 +251,30 @@ bool ccm_ring_settled(const struct ccm_ring *r)
 					   ccm_load64(&r->discarded);
 }
 
+/*
+ * Why the engine must not move @r's current descriptor @d's next packet,
+ * or NULL: the last line of defence of memory, whatever state a reset or
+ * a proxy left the ring in.  Never past the descriptor's end, never into
+ * a remote mapping (no bytes here: only the NIC writes there).
+ */
+static const char *unmovable(const struct ccm_fabric *f, const struct ccm_ring *r,
+			     const struct ccm_hwdesc *d)
+{
+	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
+		return NULL;
+	if (r->exec_off && r->exec_off >= d->len)
+		return ": its cursor is past its end";
+	if (!d->dst && !f->cfg.virt)
+		return ": its destination is on another host, only the NIC writes there";
+	return NULL;
+}
+
 /* Move one packet of @r's current descriptor; true if it completed or failed. */
 static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 {
 	const struct ccm_hwdesc *d = ccm_ring_current(r);
 	u64 chunk = d->len - r->exec_off;
+	const char *why;
 
 	if (__atomic_load_n(&r->abort, __ATOMIC_ACQUIRE)) {
 		ccm_mutex_lock(&e->lock);
@@ -270,6 +293,11 @@ static bool ring_packet(struct ccm_engine *e, struct ccm_ring *r)
 	/* a descriptor goes to the NIC whole: asked at its start only */
 	if (r->exec_off == 0 && ccm_nic_desc(e->agent.f, d))
 		return ccm_nic_packet(e, r, d);
+	why = unmovable(e->agent.f, r, d);
+	if (why) {
+		ring_error_why(e, r, why);
+		return true;
+	}
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE)
 		chunk = sizeof(u32);
 	else if (chunk > r->packet_size)
@@ -666,8 +694,11 @@ int ccm_ring_abort(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 ring
 	r = &e->rings[ring];
 	ccm_mutex_lock(&e->lock);
 	busy = ccm_ring_busy(r);
-	if (busy)
+	if (busy) {
 		__atomic_store_n(&r->abort, 1, __ATOMIC_RELEASE);
+		/* the engine looks at it again, parked for the NIC or not */
+		__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
+	}
 	ccm_mutex_unlock(&e->lock);
 	if (busy)
 		ccm_agent_wake(&e->agent);

@@ -131,6 +131,7 @@ struct ccm_ring {
 	/* the current descriptor goes to another host (ccm_nic.c) */
 	u8 nic;				/* atomic: its state there */
 	int nic_status;			/* what the proxy said, once done */
+	u32 nic_gen;			/* atomic: posts so far; a take names its post */
 };
 
 enum ccm_xfer_phase { CCM_XFER_NONE, CCM_XFER_ACTIVE };

@@ -75,6 +75,7 @@ bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_h
 		const struct ccm_host_ops *ops;
 		void *host;
 
+		__atomic_add_fetch(&r->nic_gen, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->nic, NIC_POSTED, __ATOMIC_RELEASE);
 		__atomic_fetch_or(&c->nic_posted[e->index], 1u << (r - e->rings), __ATOMIC_ACQ_REL);
 		/*
@@ -92,6 +93,7 @@ bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_h
 	if (s != NIC_DONE)
 		return false;
 	__atomic_store_n(&r->nic, NIC_IDLE, __ATOMIC_RELAXED);
+	r->exec_off = 0;	/* it was, at the post; the next descriptor starts at 0 */
 	if (r->nic_status) {
 		ccm_ring_nic_error(e, r, r->nic_status);
 		return true;
@@ -132,7 +134,8 @@ static void nic_xfer(const struct ccm_fabric *f, u32 dev, u32 core, u32 engine, 
 	const struct ccm_hwdesc *d = &r->descs[r->exec_slot];
 	s64 disp = r->disp ? __atomic_load_n(&r->disp[r->exec_slot], __ATOMIC_RELAXED) : 0;
 
-	*x = (struct ccm_nic_xfer){ .dev = dev, .core = core, .engine = engine, .ring = ring };
+	*x = (struct ccm_nic_xfer){ .dev = dev, .core = core, .engine = engine, .ring = ring,
+				    .gen = __atomic_load_n(&r->nic_gen, __ATOMIC_ACQUIRE) };
 	if (d->op == DRM_CCORE_DESC_SEM_WRITE) {
 		x->has_sem = true;
 		x->sem = d->sem_target;
@@ -206,13 +209,18 @@ int ccm_nic_take_ring(struct ccm_fabric *f, u32 dev, u32 core, u32 engine, u32 r
  * Ring @r of @e, in state @from (taken, or when cancelled still posted):
  * done with @status.  Its finishers are one at a time (the proxy, or the
  * driver under its lock); the engine reads @status once it sees NIC_DONE.
+ * A compare-and-swap: a ring reset meanwhile (idle, or running what came
+ * after) must not be marked done, which would end its next descriptor
+ * unmoved.
  */
 static void nic_finish(struct ccm_engine *e, struct ccm_ring *r, u32 ring, u8 from, int status)
 {
 	if (__atomic_load_n(&r->nic, __ATOMIC_ACQUIRE) != from)
 		return;
 	r->nic_status = status;
-	__atomic_store_n(&r->nic, NIC_DONE, __ATOMIC_RELEASE);
+	if (!__atomic_compare_exchange_n(&r->nic, &from, NIC_DONE, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
 	/* runnable again: as START does (see ccm_engine_pick_ring()) */
 	__atomic_fetch_or(&e->busy, 1u << ring, __ATOMIC_ACQ_REL);
 	ccm_agent_wake(&e->agent);
@@ -223,7 +231,8 @@ void ccm_nic_done(struct ccm_fabric *f, const struct ccm_nic_xfer *x, int status
 	struct ccm_engine *e;
 	struct ccm_ring *r = ring_at(f, x->dev, x->core, x->engine, x->ring, &e);
 
-	if (r)
+	/* the transfer taken, not a later post of a ring reset since */
+	if (r && __atomic_load_n(&r->nic_gen, __ATOMIC_ACQUIRE) == x->gen)
 		nic_finish(e, r, x->ring, NIC_TAKEN, status);
 }
 

@@ -12,6 +12,8 @@
  *   kfuzz_gen.c        valid descriptors and CC programs from that model
  *   kfuzz_ccore_ops.c  the ccore ioctls: valid arguments, then mutated
  *   kfuzz_drm_ops.c    the generic DRM ioctls (GEM, PRIME, syncobj, ...)
+ *   kfuzz_nic_ops.c    the NIC queue: remote maps and semaphores, TAKE,
+ *                      DONE, DELIVER and poll() (a fabric of one host)
  *   kfuzz_random.c     random mode: processes, fd passing, kills, sysfs
  *   kfuzz_scenarios.c  the replays of the eight findings, as TAP
  */
@@ -59,6 +61,8 @@ enum kf_op {
 	KF_SEM_FREE, KF_SEM_ACCESS, KF_SEM_WAIT, KF_PROGRAM_LOAD, KF_PROGRAM_FREE,
 	KF_SUBMIT, KF_JOB_WAIT, KF_CC_TRIGGER, KF_SEM_EXPORT, KF_SEM_IMPORT,
 	KF_COMPUTE_SUBMIT, KF_COMPUTE_WAIT, KF_GET_LAST_ERROR,
+	KF_NIC_REMOTE_MAP, KF_NIC_REMOTE_SEMS, KF_NIC_TAKE, KF_NIC_DONE, KF_NIC_DELIVER,
+	KF_NIC_POLL,
 	KF_VERSION, KF_GET_MAGIC, KF_GET_UNIQUE, KF_GET_CAP, KF_SET_CLIENT_CAP,
 	KF_GEM_CLOSE, KF_GEM_FLINK, KF_GEM_OPEN, KF_PRIME_HANDLE_TO_FD,
 	KF_PRIME_FD_TO_HANDLE, KF_SYNCOBJ_CREATE, KF_SYNCOBJ_DESTROY,
@@ -156,12 +160,24 @@ struct kf_program {
 	uint32_t handle, cc;
 };
 
+/* A NIC_REMOTE_MAP mapping: descriptors may COPY into it (dev_addr). */
+struct kf_remote {
+	uint64_t addr, size;
+};
+
+/* A transfer NIC_TAKE handed over and NIC_DONE has not reported. */
+struct kf_taken {
+	uint32_t ring, seq;
+};
+
 /* One fuzzed open file of an accel device and what it owns. */
 struct kf_file {
 	int fd;
 	int minor;
 	uint32_t dev_index, cores, cc_per_core, engines, rings, sems_per_core;
 	uint32_t max_ring, max_program;
+	/* NODE_INDEX, DEVICES_PER_NODE, NUM_DEVICES: which devices are remote */
+	uint32_t node, per_node, num_devices;
 	struct kf_bo bos[KF_MAX_OBJS];
 	int nbos;
 	uint64_t bo_bytes;		/* created in this file's life (KF_FILE_BO_BYTES) */
@@ -177,6 +193,12 @@ struct kf_file {
 	int nsyncobjs;
 	uint32_t flinks[KF_MAX_OBJS];
 	int nflinks;
+	struct kf_remote remotes[KF_MAX_OBJS];
+	int nremotes;
+	struct kf_sems remote_sems[KF_MAX_OBJS];
+	int nremote_sems;
+	struct kf_taken taken[KF_MAX_OBJS];
+	int ntaken;
 };
 
 int kf_file_open(struct kf_file *f, int minor);
@@ -221,6 +243,15 @@ struct kf_ctx {
 /* One random ccore (or generic DRM) ioctl on file @f; returns the op. */
 enum kf_op kf_ccore_op(struct kf_ctx *c, struct kf_file *f);
 enum kf_op kf_drm_op(struct kf_ctx *c, struct kf_file *f);
+/* The NIC queue's ioctls and poll() (kfuzz_nic_ops.c), for kf_ccore_op()'s mix. */
+enum kf_op kf_nic_remote_map(struct kf_ctx *c, struct kf_file *f);
+enum kf_op kf_nic_remote_sems(struct kf_ctx *c, struct kf_file *f);
+enum kf_op kf_nic_take(struct kf_ctx *c, struct kf_file *f);
+enum kf_op kf_nic_done(struct kf_ctx *c, struct kf_file *f);
+enum kf_op kf_nic_deliver(struct kf_ctx *c, struct kf_file *f);
+enum kf_op kf_nic_poll(struct kf_ctx *c, struct kf_file *f);
+/* A device of another host than @f's (or, on a one-host fabric, any index). */
+uint32_t kf_remote_device(struct kf_rng *r, const struct kf_file *f);
 /* One call of the random mix on file @f, as kf_ccore_op() and kf_drm_op() make them. */
 typedef enum kf_op kf_op_fn(struct kf_ctx *c, struct kf_file *f);
 /* A call of the mix and its weight: how often it is drawn against its table's others. */

@@ -558,6 +558,8 @@ static const struct kf_weighted_op ops[] = {
 	{ program_load, 8 }, { program_free, 2 }, { submit, 8 }, { job_wait, 3 },
 	{ cc_trigger, 3 }, { sem_export, 2 }, { sem_import, 2 }, { compute_submit, 3 },
 	{ compute_wait, 2 }, { get_last_error, 2 },
+	{ kf_nic_remote_map, 3 }, { kf_nic_remote_sems, 2 }, { kf_nic_take, 4 },
+	{ kf_nic_done, 3 }, { kf_nic_deliver, 3 }, { kf_nic_poll, 2 },
 };
 
 /*
@@ -581,6 +583,10 @@ static kf_op_fn *prerequisite(struct kf_ctx *c, struct kf_file *f, kf_op_fn *fn)
 		return sem_alloc;
 	if (fn == sem_import && !c->pool->n)
 		return sem_export;
+	if (fn == kf_nic_done && !f->ntaken)
+		return kf_nic_take;
+	if (fn == kf_nic_take && !f->nremotes && !f->nremote_sems)
+		return kf_chance(c->rng, 50) ? kf_nic_remote_map : kf_nic_remote_sems;
 	return fn;
 }
 

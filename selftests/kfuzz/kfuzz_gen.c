@@ -90,14 +90,63 @@ static void gen_data_desc(struct kf_rng *r, const struct kf_file *f, const struc
 		d->src1 = 0;
 }
 
+/*
+ * A COPY into a remote mapping (NIC_REMOTE_MAP): the NIC carries it, so
+ * its ring parks until the file takes it; sometimes a REDUCE, which the
+ * verifier must refuse (a remote mapping has no bytes here).
+ */
+static bool gen_remote_desc(struct kf_rng *r, const struct kf_file *f, struct drm_ccore_desc *d)
+{
+	const struct kf_remote *m;
+	uint64_t len = 0, src;
+
+	if (!f->nremotes || !kf_chance(r, 25))
+		return false;
+	m = &f->remotes[kf_below(r, (uint32_t)f->nremotes)];
+	if (!kf_pick_range(r, f, &src, &len))
+		return false;
+	if (len > m->size)
+		len = m->size;
+	d->op = kf_chance(r, 90) ? DRM_CCORE_DESC_COPY : DRM_CCORE_DESC_REDUCE;
+	if (d->op == DRM_CCORE_DESC_REDUCE) {
+		d->dtype = 1;
+		d->redop = 1;
+		d->src1 = src;
+	}
+	d->len = len;
+	d->src0 = src;
+	d->dst = m->addr + kf_below(r, (uint32_t)(m->size - len + 1));
+	return true;
+}
+
+/* A semaphore of another host the file may signal (NIC_REMOTE_SEMS), or 0. */
+static uint32_t remote_sem(struct kf_rng *r, const struct kf_file *f)
+{
+	const struct kf_sems *s;
+
+	if (!f->nremote_sems || !kf_chance(r, 40))
+		return 0;
+	s = &f->remote_sems[kf_below(r, (uint32_t)f->nremote_sems)];
+	return s->first + kf_below(r, s->count ? s->count : 1);
+}
+
 void kf_gen_descs(struct kf_rng *r, const struct kf_file *f, const struct kf_ring *ring,
 		  struct drm_ccore_desc *d, uint32_t n)
 {
-	uint32_t i;
+	uint32_t i, far;
 
 	memset(d, 0, sizeof(*d) * n);
 	for (i = 0; i < n; i++) {
-		if (kf_chance(r, 20) && f->nsems) {
+		/* another host's semaphore: the write's target, or a signal's */
+		far = remote_sem(r, f);
+		if (far && kf_chance(r, 50)) {
+			d[i].op = DRM_CCORE_DESC_SEM_WRITE;
+			d[i].dst = far;
+			d[i].value = kf_below(r, 4);
+			far = 0;
+		} else if (gen_remote_desc(r, f, &d[i])) {
+			/* a COPY the NIC carries */
+		} else if (kf_chance(r, 20) && f->nsems) {
 			d[i].op = DRM_CCORE_DESC_SEM_WRITE;
 			d[i].dst = kf_pick_sem(r, f);
 			d[i].value = kf_below(r, 4);
@@ -106,9 +155,9 @@ void kf_gen_descs(struct kf_rng *r, const struct kf_file *f, const struct kf_rin
 		} else {
 			gen_data_desc(r, f, ring, &d[i]);
 		}
-		if (f->nsems && kf_chance(r, 30)) {
+		if ((f->nsems || far) && kf_chance(r, 30)) {
 			d[i].flags |= DRM_CCORE_DESC_F_SIGNAL;
-			d[i].signal_sem = kf_pick_sem(r, f);
+			d[i].signal_sem = far ? far : kf_pick_sem(r, f);
 			d[i].signal_value = 1 + kf_below(r, 3);
 		}
 	}

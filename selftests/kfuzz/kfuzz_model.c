@@ -38,6 +38,9 @@ int kf_file_open(struct kf_file *f, int minor)
 	f->sems_per_core = (uint32_t)param(fd, DRM_CCORE_PARAM_SEMS_PER_CORE);
 	f->max_ring = (uint32_t)param(fd, DRM_CCORE_PARAM_MAX_RING_SIZE);
 	f->max_program = (uint32_t)param(fd, DRM_CCORE_PARAM_MAX_PROGRAM_SIZE);
+	f->node = (uint32_t)param(fd, DRM_CCORE_PARAM_NODE_INDEX);
+	f->per_node = (uint32_t)param(fd, DRM_CCORE_PARAM_DEVICES_PER_NODE);
+	f->num_devices = (uint32_t)param(fd, DRM_CCORE_PARAM_NUM_DEVICES);
 	/* a device unplugged under us answers nothing: assume the defaults */
 	if (!f->cores || !f->cc_per_core || !f->engines || !f->rings) {
 		f->cores = 4;

@@ -193,6 +193,8 @@ static const char *const fabric_options[] = {
 	"", "cores=1", "cores=2,cc_cores=2", "workers=1", "rings=2,engines=1",
 	"job_timeout_ms=100", "sems=8", "hbm=1M", "ring_size=16,program_size=64",
 	"topology=torus,torus=2x1", "cores=999", "bogus=1", "cc_packet=512,dma_packet=65536",
+	"nodes=2,here=0", "nodes=2,here=1", "nodes=3,here=2,sems=64", "nodes=2,here=2",
+	"nodes=2",
 };
 
 static void fabric_action(struct kf_rng *r, const struct kf_random_opts *o, bool *own)
@@ -304,8 +306,13 @@ int kf_random_run(const struct kf_random_opts *o)
 	       (unsigned long long)o->seed, o->seconds, procs, o->files,
 	       o->skip_known ? ", known findings avoided" : "");
 	fflush(stdout);
-	if (o->fabrics)
-		fabric_action(&rng, o, own);
+	if (o->fabrics) {
+		/* one host of a 2-node job from the start: every run fuzzes the NIC queue */
+		int rc = kf_new_fabric(OWN_FABRIC_FIRST, 2, "nodes=2,here=1");
+
+		kf_count(KF_NEW_DEVICE, rc);
+		own[0] = !rc;
+	}
 	for (i = 0; i < procs; i++)
 		pids[i] = spawn(o, o->seed * 1000003 + (lives++ % 64) * 64 + (uint64_t)i, &sock);
 	while (kf_now_ns() < end) {

@@ -49,6 +49,9 @@ static const char *const op_names[KF_NOPS] = {
 	[KF_SYNC_FILE_INFO] = "SYNC_IOC_FILE_INFO", [KF_NEW_DEVICE] = "new_device",
 	[KF_DEL_DEVICE] = "del_device", [KF_SYSFS_WRITE] = "sysfs-write",
 	[KF_DEBUGFS_WRITE] = "debugfs-write",
+	[KF_NIC_REMOTE_MAP] = "NIC_REMOTE_MAP", [KF_NIC_REMOTE_SEMS] = "NIC_REMOTE_SEMS",
+	[KF_NIC_TAKE] = "NIC_TAKE", [KF_NIC_DONE] = "NIC_DONE", [KF_NIC_DELIVER] = "NIC_DELIVER",
+	[KF_NIC_POLL] = "poll",
 };
 
 /*
