@@ -237,11 +237,15 @@ void kf_klog_mark(const char *tag)
 	kf_write_file("/dev/kmsg", line);
 }
 
-/* What run.sh's checker flags, and the hung-task detector's report. */
+/*
+ * What run.sh's checker flags, the hung-task detector's report, and a
+ * ring the driver had to leave running at close (its memory kept): no
+ * sequence of calls may get a ring there, however it parks or resets.
+ */
 static const char *const splats[] = {
 	"WARNING:", "BUG:", "BUG ", "Oops", "KFENCE", "general protection",
 	"Poison overwritten", "blocked for more than", "UBSAN:", "divide error",
-	"Call Trace", "lockup", "hung_task_timeout_secs",
+	"Call Trace", "lockup", "hung_task_timeout_secs", "did not stop after an abort",
 };
 
 int kf_klog_bad_since(const char *tag, char *first, size_t len)
