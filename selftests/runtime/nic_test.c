@@ -8,8 +8,10 @@
  * wakes the CC core waiting there; a ring keeps its order across hosts;
  * a send the proxy fails is a DMA error naming the NIC and the next job
  * runs; what the NIC cannot do (read another host's memory, reduce into
- * it, a program touching its semaphores) is refused when translated, and
- * another host's memory, rings and cores cannot be used here.
+ * it, a program touching its semaphores) is refused when translated,
+ * another host's memory, rings and cores cannot be used here, and a ring
+ * parked on the NIC stops when aborted, a late report of its transfer then
+ * ending nothing else.
  */
 #include "tsim.h"
 #include "sim/sim.h"
@@ -227,6 +229,83 @@ TEST(a_send_the_nic_fails_is_a_dma_error_and_the_next_job_runs)
 	ASSERT_EQ(memcmp(dst, src, 2 * LEN), 0);
 	ASSERT_EQ(tsim_sem_value(b.dev[1], sem), 2);
 	hosts_close();
+}
+
+struct ring_at {
+	struct ccm_fabric *f;
+	uint32_t engine, ring;
+};
+
+static bool ring_at_idle(void *arg)
+{
+	const struct ring_at *w = arg;
+
+	return ccm_ring_idle(w->f, 0, 0, w->engine, w->ring);
+}
+
+static bool a_posted(void *arg)
+{
+	(void)arg;
+	return ccm_nic_pending(a.f, 0, 0);
+}
+
+/*
+ * No proxy thread: the test takes and reports by hand.  A ring parked on
+ * the NIC (taken, not reported) stops when aborted, as a driver's close
+ * aborts it; the proxy's late report of that transfer then does nothing to
+ * the ring's next post, which only its own report ends.  Before, the abort
+ * never took (the engine skipped parked rings) and a late report could end
+ * whatever the ring ran next.
+ */
+TEST(a_parked_ring_stops_on_abort_and_a_late_done_does_nothing)
+{
+	struct ring_at w = { .engine = 1, .ring = 3 };
+	struct ccm_nic_xfer old, now;
+	struct ccm_ring_stats st;
+	struct drm_ccore_desc d;
+	uint64_t src_va, dst_va;
+	uint32_t h, ring, sem;
+	uint8_t *src, *dst;
+
+	tsim_open(&a, "nodes=2,devices=1,cores=1,workers=1,here=0");
+	tsim_open(&b, "nodes=2,devices=1,cores=1,workers=1,here=1");
+	w.f = a.f;
+	src = tsim_bo(a.dev[0], LEN, &h, &src_va);
+	fill(src, LEN, 5);
+	dst = remote_buf(LEN, &dst_va);
+	sem = tsim_sem(b.dev[1], 0, 1);
+	ASSERT_EQ(sim_remote_sems(a.dev[0], sem, 1), 0);
+	d = (struct drm_ccore_desc){ .op = DRM_CCORE_DESC_COPY, .flags = DRM_CCORE_DESC_F_SIGNAL,
+				     .len = LEN, .dst = dst_va, .src0 = src_va,
+				     .signal_sem = sem, .signal_value = 1 };
+	ring = tsim_ring(a.dev[0], 0, 1, 3, 4, PACKET);
+	ASSERT_EQ(ccore_dev_ring_submit(a.dev[0], ring, &d, 1, DRM_CCORE_SUBMIT_F_START), 0);
+	ASSERT_EQ(ccm_fabric_wait(a.f, a_posted, NULL, ccm_now_ns() + 10 * TSIM_SEC), 0);
+	ASSERT_EQ(ccm_nic_take(a.f, 0, 0, &old), 0);
+	ASSERT_EQ(ccm_ring_abort(a.f, 0, 0, 1, 3), 0);
+	ASSERT_EQ(ccm_fabric_wait(a.f, ring_at_idle, &w, ccm_now_ns() + 5 * TSIM_SEC), 0);
+	ASSERT_EQ(ccm_ring_stats(a.f, 0, 0, 1, 3, &st), 0);
+	ASSERT_U64_EQ(st.discarded, 1);
+	/* the same descriptor again: a new post, taken */
+	ASSERT_EQ(ccore_dev_ring_submit(a.dev[0], ring, &d, 1, DRM_CCORE_SUBMIT_F_START), 0);
+	ASSERT_EQ(ccm_fabric_wait(a.f, a_posted, NULL, ccm_now_ns() + 10 * TSIM_SEC), 0);
+	ASSERT_EQ(ccm_nic_take(a.f, 0, 0, &now), 0);
+	ASSERT_NE(now.gen, old.gen);
+	/* the first transfer's late report: the ring stays parked */
+	ccm_nic_done(a.f, &old, 0);
+	ASSERT_EQ(ccm_fabric_wait(a.f, ring_at_idle, &w, ccm_now_ns() + TSIM_SEC / 10),
+		  -ETIMEDOUT);
+	ASSERT_EQ(ccm_ring_stats(a.f, 0, 0, 1, 3, &st), 0);
+	ASSERT_U64_EQ(st.completed, 0);
+	/* its own report ends it (the test carried nothing: the bytes stay) */
+	ccm_nic_done(a.f, &now, 0);
+	ASSERT_EQ(ccm_fabric_wait(a.f, ring_at_idle, &w, ccm_now_ns() + 10 * TSIM_SEC), 0);
+	ASSERT_EQ(ccm_ring_stats(a.f, 0, 0, 1, 3, &st), 0);
+	ASSERT_U64_EQ(st.completed, 1);
+	ASSERT_U64_EQ(st.errors, 0);
+	ASSERT_EQ(dst[0], 0);
+	tsim_close(&a);
+	tsim_close(&b);
 }
 
 TEST(what_the_nic_cannot_do_is_refused_naming_why)
