@@ -246,7 +246,7 @@ struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uin
 {
 	uint32_t R = t->ranks_per_device, D = devices(t), X = t->nodes, n = R * D * X;
 	struct tune_cost in = { 0, 0 }, far, c, net = { 0, 0 };
-	double a_sum = 0, x_sum = 0, a_min = -1, x_min = 0;
+	double a_sum = 0, x_sum = 0, a_min = -1, x_min = 0, nic_share;
 	struct route r;
 
 	if (t->ideal || D * X == 1) {
@@ -257,10 +257,17 @@ struct tune_cost tune_step_ring_avg(const struct tune_topo *t, double bytes, uin
 	}
 	if (dirs > 1)
 		bytes /= 2;	/* half the bytes each way round */
+	/*
+	 * A node of one device has one NIC: both ways round leave through it
+	 * (to the next node and to the previous one), so it carries all the
+	 * bytes.  With more devices each way crosses at a device of its own.
+	 */
+	nic_share = D == 1 ? dirs : 1;
 	r = node_route(t, dirs > 1 ? ROUTE_BOTH_WAYS : ROUTE_SHIFT, 1);
-	far = D > 1 ? step(t, &r, false, 1, bytes, msgs) : step(t, NULL, true, 1, bytes, msgs);
+	far = D > 1 ? step(t, &r, false, 1, bytes, msgs) :
+		      step(t, NULL, true, nic_share, bytes, msgs);
 	if (X > 1)
-		net = step(t, NULL, true, 1, bytes, msgs);
+		net = step(t, NULL, true, nic_share, bytes, msgs);
 	if (R > 1)
 		in = tune_step_local(t, bytes, msgs);
 	/*

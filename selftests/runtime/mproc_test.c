@@ -476,6 +476,7 @@ struct tier_report {
 	char msg[600];
 	struct tune_net net[TIER_COMMS];	/* each communicator's agreed figures */
 	char algo[TIER_SIZES][24];		/* the first one's AllReduce choice per size */
+	double ring_us[TIER_SIZES], flatring_us[TIER_SIZES];	/* their predictions, -1: none */
 };
 
 /* Rank @rank of host rank / 2: @ncomms communicators, one after the other, on @ids. */
@@ -497,8 +498,18 @@ static void tier_proc(uint32_t rank, const struct ccore_unique_id *ids, int ncom
 		struct ccore_plan_info info;
 
 		tr->rc = ccore_plan_query(c[0], ccore_op_allreduce, tier_counts[i], ccore_f32, &info);
-		if (!tr->rc)
-			snprintf(tr->algo[i], sizeof(tr->algo[i]), "%s", info.algo);
+		if (tr->rc)
+			break;
+		snprintf(tr->algo[i], sizeof(tr->algo[i]), "%s", info.algo);
+		tr->ring_us[i] = tr->flatring_us[i] = -1;
+		for (uint32_t k = 0; k < info.ncandidates; k++) {
+			const struct ccore_plan_candidate *cand = &info.candidates[k];
+
+			if (!strcmp(cand->algo, "ring"))
+				tr->ring_us[i] = cand->predicted_us;
+			else if (!strcmp(cand->algo, "flatring"))
+				tr->flatring_us[i] = cand->predicted_us;
+		}
 	}
 	if (tr->rc)
 		snprintf(tr->msg, sizeof(tr->msg), "%s", ccore_last_error());
@@ -606,6 +617,49 @@ TEST(network_figures_given_change_the_choice_across_hosts)
 		differ += strcmp(reps[0][0].algo[i], reps[1][0].algo[i]) != 0;
 	ccore_test_log("the choice differs at %zu of %zu sizes", differ, TIER_SIZES);
 	ASSERT_GT(differ, 0);
+}
+
+/*
+ * Each host here is one device with one NIC (2 hosts x 2 ranks, a process
+ * per rank, CCORE_RANKS_PER_DEVICE=2 as ccore-bench sets it under a
+ * launcher).  Flat Ring's second channel runs the other way round, but
+ * both ways leave a host through its one NIC, so channels cannot beat the
+ * plain ring there; and a ring crosses the network with 2(n-1)/n of the
+ * data per host where Hierarchical, RDH and KangaRing cross with half that
+ * per rank, so at the large sizes the tuner takes one of those.  The
+ * model halved Flat Ring's NIC time with two channels and chose it from
+ * 1 MiB up.
+ */
+TEST(one_nic_per_host_the_large_allreduce_crosses_the_least)
+{
+	struct tier_report reps[TIER_N];
+	char line[400];
+
+	setenv("CCORE_NET_ALPHA_US", "25", 1);
+	setenv("CCORE_NET_BW_GBPS", "3", 1);
+	setenv("CCORE_RANKS_PER_DEVICE", "2", 1);
+	memset(reps, 0, sizeof(reps));
+	tier_job(1, reps);
+	unsetenv("CCORE_NET_ALPHA_US");
+	unsetenv("CCORE_NET_BW_GBPS");
+	unsetenv("CCORE_RANKS_PER_DEVICE");
+	tier_choices(reps, line, sizeof(line));
+	ccore_test_log("network α 25 µs, 3 GB/s: AllReduce %s", line);
+	for (size_t i = 0; i < TIER_SIZES; i++) {
+		const char *algo = reps[0].algo[i];
+
+		ccore_test_log("%zu B: ring %.1f µs, flatring %.1f µs", tier_counts[i] * 4,
+			       reps[0].ring_us[i], reps[0].flatring_us[i]);
+		ASSERT_TRUE(reps[0].ring_us[i] > 0 && reps[0].flatring_us[i] > 0);
+		/* its channels share the one NIC: never faster than one ring */
+		if (reps[0].flatring_us[i] < reps[0].ring_us[i] * 0.999)
+			FAIL("%zu B: flatring priced at %.1f µs, under ring's %.1f, as if each channel had a NIC",
+			     tier_counts[i] * 4, reps[0].flatring_us[i], reps[0].ring_us[i]);
+		if (tier_counts[i] * 4 >= (1u << 20) &&
+		    (!strcmp(algo, "flatring") || !strcmp(algo, "ring")))
+			FAIL("%zu B: chose %s, which crosses the network with the most bytes",
+			     tier_counts[i] * 4, algo);
+	}
 }
 
 /*
