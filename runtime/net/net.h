@@ -159,6 +159,10 @@ struct net_stats {
 	uint64_t signal_msgs;		/* signal messages */
 	uint64_t named_signals;		/* signals that rode in a write by name */
 	uint64_t arrivals;		/* messages that came in */
+	uint64_t injected;		/* messages sent by inject (no completion) */
+	uint64_t inline_posts;		/* turns a caller took to post its own request */
+	uint64_t proxy_wakeups;		/* times the proxy woke from its sleep */
+	uint64_t wakeups_by_request;	/* ... of them by a request (its eventfd) */
 };
 
 void net_get_stats(struct net *n, struct net_stats *out);
