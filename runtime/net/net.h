@@ -83,6 +83,12 @@ struct net_callbacks {
 	void (*put_done)(void *arg, uint64_t cookie, int err, const char *why);
 	void (*signal_arrived)(void *arg, int peer, const struct net_signal *sig);
 	void (*peer_failed)(void *arg, int peer, int err, const char *why);
+	/*
+	 * Optional: the proxy applied signals in its last turn.  Called on
+	 * the proxy thread after the turn (not under the turn lock, so
+	 * net_put and net_signal may post at once), before it sleeps.
+	 */
+	void (*signals_applied)(void *arg);
 	void *arg;
 };
 

@@ -162,6 +162,7 @@ struct net {
 	atomic_bool stop;
 	uint64_t narrivals;		/* messages that came in (the drop hook, stats) */
 	uint64_t woke, woke_by_request;	/* proxy thread only: wake-ups not yet in @stats */
+	bool applied;			/* under turn_lock: a signal applied since the proxy looked */
 	/* the shuffle hook's held arrivals and random numbers */
 	struct net_arrival *staged;
 	unsigned int nstaged;

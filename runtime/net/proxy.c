@@ -447,6 +447,7 @@ static void apply_signal(void *arg, const struct net_signal *wire)
 	}
 	if (a->n->p.cb.signal_arrived)
 		a->n->p.cb.signal_arrived(a->n->p.cb.arg, a->peer, &sig);
+	a->n->applied = true;
 }
 
 static void deliver(struct net *n, const struct net_arrival *a)
@@ -748,6 +749,7 @@ static void *proxy_main(void *arg)
 		struct turn t = { false, false };
 		int64_t deadline;
 		int timeout_ms = -1;
+		bool applied;
 
 		pthread_mutex_lock(&n->turn_lock);
 		n->stats.proxy_wakeups += n->woke;
@@ -757,7 +759,11 @@ static void *proxy_main(void *arg)
 		post_all(n, &t);
 		reap(n, &t);
 		deadline = check_deadlines(n);
+		applied = n->applied;
+		n->applied = false;
 		pthread_mutex_unlock(&n->turn_lock);
+		if (applied && n->p.cb.signals_applied)
+			n->p.cb.signals_applied(n->p.cb.arg);
 		if (t.progressed) {
 			retry_ms = 1;
 			continue;

@@ -132,6 +132,22 @@ static void signal_arrived(void *arg, int peer, const struct net_signal *sig)
 			net_peer_name(sn->net, peer), sig->sem);
 }
 
+/*
+ * The proxy applied signals (a put's data landed, a credit came): a CC
+ * core of this process they woke runs here and now, on the thread that
+ * is on a CPU already, rather than after a hand-off to a host thread or
+ * worker that must be scheduled first.  What it posts for other hosts
+ * goes out from here too (sim_net_posted()).  Light work only, for a
+ * short while: the proxy has arrivals to read.
+ */
+static void signals_applied(void *arg)
+{
+	struct sim_net *sn = arg;
+
+	if (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE))
+		ccm_fabric_help(sn->sys->f, SIM_HELP_NS);
+}
+
 static void peer_failed(void *arg, int peer, int err, const char *why)
 {
 	struct sim_net *sn = arg;
@@ -400,7 +416,8 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 	if (!getenv("CCORE_NET_TIMEOUT_MS"))
 		p.timeout_ms = SIM_NET_TIMEOUT_MS;
 	p.cb = (struct net_callbacks){ .put_done = put_done, .signal_arrived = signal_arrived,
-				       .peer_failed = peer_failed, .arg = sn };
+				       .peer_failed = peer_failed, .signals_applied = signals_applied,
+				       .arg = sn };
 	p.id = me;	/* the process's lowest rank: one per process of the job */
 	rc = net_open(&p, &sn->net);
 	if (!rc)
