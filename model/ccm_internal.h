@@ -155,6 +155,11 @@ struct ccm_engine {
 	struct ccm_mutex lock;		/* claim/write/start/release */
 	u32 rr;				/* ring that gets the next turn */
 	u32 busy;			/* atomic: rings that may have work */
+	/*
+	 * atomic: has posted to the NIC; only its owner's threads step it then
+	 * (ccm_sched_head_stealable()), which hand posts to the network at once
+	 */
+	bool nic_user;
 	struct ccm_ring rings[CCM_MAX_RINGS];
 	struct ccm_res res;		/* timed mode: the engine's bandwidth */
 };

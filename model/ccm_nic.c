@@ -77,6 +77,7 @@ bool ccm_nic_packet(struct ccm_engine *e, struct ccm_ring *r, const struct ccm_h
 
 		__atomic_add_fetch(&r->nic_gen, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->nic, NIC_POSTED, __ATOMIC_RELEASE);
+		__atomic_store_n(&e->nic_user, true, __ATOMIC_RELAXED);
 		__atomic_fetch_or(&c->nic_posted[e->index], 1u << (r - e->rings), __ATOMIC_ACQ_REL);
 		/*
 		 * The owner's host hears of it here: the sim's proxy takes it at

@@ -362,7 +362,12 @@ bool ccm_sched_head_stealable(struct ccm_sched *s)
 	const struct ccm_agent *a = s->queue[s->head];
 
 	/* a compute engine reports to its own process's host; a CC core
-	 * holding all the news it can waits for its owner */
+	 * holding all the news it can waits for its owner; an engine that
+	 * sends to other hosts is its owner's: another process's thread
+	 * cannot reach the owner's network, its post would wait for the
+	 * owner's pump to wake (ccm_nic.c) */
+	if (a->kind == CCM_AGENT_ENGINE)
+		return !__atomic_load_n(&((const struct ccm_engine *)a)->nic_user, __ATOMIC_RELAXED);
 	return a->kind != CCM_AGENT_COMPUTE &&
 	       (a->kind != CCM_AGENT_CC || !ccm_cc_news_full((const struct ccm_cc *)a));
 }

@@ -10,7 +10,8 @@
  * the collective and the others only start their jobs and collect them.
  *
  * What stays with the owner: telling its host (a CC core keeps its news
- * for its owner, ccm_news.c) and compute engines (their callback).
+ * for its owner, ccm_news.c), compute engines (their callback) and DMA
+ * engines that have posted to the NIC (only the owner reaches its network).
  *
  * One process steals at a time (the others yield their CPU: two thieves
  * would bounce the cores' state between CPUs), one thread of it, which

@@ -170,3 +170,12 @@ int comm_net_connect(struct rt *rt, struct boot *const *boots, const int *ranks,
 	free(words);
 	return rc;
 }
+
+int comm_net_handovers(const struct ccore_comm *c, uint64_t *by_stepper, uint64_t *by_pump)
+{
+	struct rt *rt = c->q->rt;
+
+	if (!rt->across_hosts)
+		return ccore_error(-ENODEV, "comm_net_handovers: the communicator is not across hosts");
+	return sim_net_handovers(rt->sys, by_stepper, by_pump);
+}

@@ -20,5 +20,7 @@ struct boot;
  */
 int comm_net_connect(struct rt *rt, struct boot *const *boots, const int *ranks, uint32_t nlocal,
 		     uint32_t nranks, const struct clique_rank *place, uint32_t devices_per_node);
+/* For tests: sim_net_handovers() of @c's process (-ENODEV when not across hosts). */
+int comm_net_handovers(const struct ccore_comm *c, uint64_t *by_stepper, uint64_t *by_pump);
 
 #endif

@@ -76,6 +76,7 @@ struct hier_ctx {
 	uint64_t tmp;			/* parent TMP used so far */
 	uint32_t row;			/* repeated phases: which repetition */
 	bool unsliced;			/* phases of one slice (AllReduce's leftover) */
+	bool first_column;		/* a column phase in column 0 only (hier_allreduce_tiny()) */
 	const char *why;		/* why a phase cannot run */
 };
 
@@ -101,7 +102,7 @@ static int hier_embed_all(struct hier_ctx *c, bool intra, const struct cs_sched 
 			  hier_mapfn *fn, uint64_t tbase)
 {
 	uint64_t stage = tbase + sub->tmp_count, used = 0;
-	uint32_t groups = intra ? c->M : c->G, size = intra ? c->G : c->M;
+	uint32_t groups = intra ? c->M : c->first_column ? 1 : c->G, size = intra ? c->G : c->M;
 	uint32_t *grp = malloc(size * sizeof(*grp));
 	struct hier_map map[CS_NBUF];
 	int rc = 0;
@@ -329,11 +330,41 @@ static int hier_allreduce_tail(struct hier_ctx *c, uint64_t tail)
 	return rc;
 }
 
+/*
+ * Fewer elements than ranks per node: each node reduces to its local rank
+ * 0, those leaders all-reduce along column 0, and each broadcasts within
+ * its node.  Only M leaders cross nodes, each once (one exchange between
+ * two nodes), where the leftover's phases had every column cross: across
+ * hosts every message between nodes goes through a host's network proxy,
+ * and 8 bytes over 2 hosts x 4 ranks took 16 such messages a call.
+ */
+static int hier_allreduce_tiny(struct hier_ctx *c)
+{
+	static const struct hier_variant few = { "binomial", "mesh_oneshot" };
+	static const struct hier_variant many = { "binomial", "rdh" };
+	const struct hier_variant *v = c->v;
+	uint64_t n = c->sh->count;
+	int rc;
+
+	c->v = c->M <= 8 ? &few : &many;
+	c->unsliced = true;
+	rc = hier_phase(c, true, CS_REDUCE_COLL, n, c->sh->in_place, hier_tail_first_map, 1);
+	c->first_column = true;
+	rc = rc ?: hier_phase(c, false, CS_ALLREDUCE, n, true, hier_tail_second_map, 1);
+	c->first_column = false;
+	rc = rc ?: hier_phase(c, true, CS_BROADCAST, n, true, hier_tail_second_map, 1);
+	c->unsliced = false;
+	c->v = v;
+	return rc;
+}
+
 static int hier_allreduce(struct hier_ctx *c)
 {
 	uint64_t k = hier_part(c), tail = c->sh->count - k * c->G;
 	bool ip = c->sh->in_place;
 
+	if (!k)
+		return hier_allreduce_tiny(c);
 	if (tail && hier_allreduce_tail(c, tail))
 		return -1;
 	return k && (hier_phase(c, true, CS_REDUCESCATTER, k, ip, hier_ar_rs_map, 1) ||

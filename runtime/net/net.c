@@ -284,6 +284,8 @@ static void fill_limits(struct net *n)
 	if (n->p.max_chunk && n->p.max_chunk < l->max_chunk)
 		l->max_chunk = n->p.max_chunk;
 	l->inject_size = i->tx_attr->inject_size;
+	/* writes and messages land in the order they were posted (tcp;ofi_rxm, not efa) */
+	n->in_order = (i->tx_attr->msg_order & NET_IN_ORDER) == NET_IN_ORDER;
 	l->cq_data_size = i->domain_attr->cq_data_size;
 	l->mr_key_size = i->domain_attr->mr_key_size;
 	l->mr_mode = i->domain_attr->mr_mode;

@@ -83,6 +83,12 @@ struct net_callbacks {
 	void (*put_done)(void *arg, uint64_t cookie, int err, const char *why);
 	void (*signal_arrived)(void *arg, int peer, const struct net_signal *sig);
 	void (*peer_failed)(void *arg, int peer, int err, const char *why);
+	/*
+	 * Optional: the proxy applied signals in its last turn.  Called on
+	 * the proxy thread after the turn (not under the turn lock, so
+	 * net_put and net_signal may post at once), before it sleeps.
+	 */
+	void (*signals_applied)(void *arg);
 	void *arg;
 };
 
@@ -159,6 +165,10 @@ struct net_stats {
 	uint64_t signal_msgs;		/* signal messages */
 	uint64_t named_signals;		/* signals that rode in a write by name */
 	uint64_t arrivals;		/* messages that came in */
+	uint64_t injected;		/* messages sent by inject (no completion) */
+	uint64_t inline_posts;		/* turns a caller took to post its own request */
+	uint64_t proxy_wakeups;		/* times the proxy woke from its sleep */
+	uint64_t wakeups_by_request;	/* ... of them by a request (its eventfd) */
 };
 
 void net_get_stats(struct net *n, struct net_stats *out);

@@ -30,6 +30,14 @@ struct net_sigmsg {
 	uint32_t flags;
 };
 
+/*
+ * The orders a provider keeps that let small messages go by inject
+ * (fi_inject_writedata, fi_injectdata: no completion to reap): they
+ * arrive in the order posted, so the window (NET_WINDOW), which counts
+ * messages by their completions, has nothing to guard.
+ */
+#define NET_IN_ORDER (FI_ORDER_WAW | FI_ORDER_WAS | FI_ORDER_SAW | FI_ORDER_SAS)
+
 /* Receives kept posted for signal messages, and sends' bodies to hand out. */
 #define NET_RX_POSTED 64
 #define NET_TX_BODIES 256
@@ -117,6 +125,7 @@ struct net {
 	int cq_fd;			/* the CQ's wait object */
 	int wake_fd;			/* eventfd: new requests, or stop */
 	int mr_mode;
+	bool in_order;			/* the provider keeps the order of NET_IN_ORDER */
 	uint64_t next_key;		/* requested keys without FI_MR_PROV_KEY */
 	unsigned char addr[128];
 	size_t addr_len;
@@ -152,6 +161,8 @@ struct net {
 	bool proxy_started;
 	atomic_bool stop;
 	uint64_t narrivals;		/* messages that came in (the drop hook, stats) */
+	uint64_t woke, woke_by_request;	/* proxy thread only: wake-ups not yet in @stats */
+	bool applied;			/* under turn_lock: a signal applied since the proxy looked */
 	/* the shuffle hook's held arrivals and random numbers */
 	struct net_arrival *staged;
 	unsigned int nstaged;

@@ -108,6 +108,7 @@ static bool post_inline(struct net *n, int peer)
 	}
 	take_submitted(n);
 	post_all(n, &t);
+	n->stats.inline_posts++;
 	left = t.blocked;
 	for (int i = 0, k = nconn(n); !left && i < k; i++)
 		left = conn_of(n, i)->queue != NULL;
@@ -270,12 +271,33 @@ static void dequeue_if_posted(struct net *n, struct net_conn *c, struct net_req 
 		req_finish(n, r);
 }
 
+/*
+ * Can a message of @len bytes go by inject?  Its bytes are copied out
+ * before the call returns and no completion follows (the proxy is not
+ * woken for it, nor the ring kept parked until it is).  Only with a
+ * provider that keeps the order (NET_IN_ORDER) and nothing of the
+ * connection in flight, so every message before it was sent.
+ */
+static bool injectable(const struct net *n, const struct net_conn *c, uint64_t len)
+{
+	return n->in_order && !c->inflight && len <= n->lim.inject_size;
+}
+
+/* The next message of @c's first request went by inject: its sequence number is used. */
+static void injected(struct net *n, struct net_conn *c)
+{
+	c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+	n->stats.injected++;
+}
+
 /* Post the next message of @c's first request: 1 posted, 0 failed, -EAGAIN. */
 static int post_one(struct net *n, int peer, struct net_conn *c)
 {
 	struct net_req *r = c->queue;
 	struct net_op *o;
+	bool inject = false;
 	ssize_t ret;
+
 	o = calloc(1, sizeof(*o));
 	if (!o) {
 		fail_conn(n, peer, -ENOMEM, "%s: out of memory for a put", c->name);
@@ -297,9 +319,15 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		named = r->posted + chunk == r->len && r->has_sig && net_sig_nameable(&r->sig) &&
 			net_name_of(&c->tx_names, r->sig.sem, &name);
 		o->kind = NET_OP_WRITE;
-		ret = fi_writedata(n->ep, lr->base + r->local_off + r->posted, chunk, lr->desc,
-				   net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0), c->addr,
-				   rr->addr + r->remote_off + r->posted, rr->key, o);
+		inject = injectable(n, c, chunk);
+		if (inject)
+			ret = fi_inject_writedata(n->ep, lr->base + r->local_off + r->posted, chunk,
+						  net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0),
+						  c->addr, rr->addr + r->remote_off + r->posted, rr->key);
+		else
+			ret = fi_writedata(n->ep, lr->base + r->local_off + r->posted, chunk, lr->desc,
+					   net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0),
+					   c->addr, rr->addr + r->remote_off + r->posted, rr->key, o);
 		if (!ret) {
 			r->posted += chunk;
 			r->sig_posted |= named;
@@ -318,11 +346,19 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 					  r->sig.flags | (bind ? NET_SIG_BIND | name << NET_SIG_NAME_SHIFT : 0) };
 		o->kind = NET_OP_SIGMSG;
 		o->body = b;
-		ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc, net_cq_data(c->tx_seq, n->p.id, 0),
-				  c->addr, o);
-		if (ret) {
+		inject = injectable(n, c, sizeof(*b));
+		if (inject)
+			ret = fi_injectdata(n->ep, b, sizeof(*b), net_cq_data(c->tx_seq, n->p.id, 0),
+					    c->addr);
+		else
+			ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc,
+					  net_cq_data(c->tx_seq, n->p.id, 0), c->addr, o);
+		/* an injected body is copied out: free again */
+		if (ret || inject) {
 			n->free_bodies[n->nfree_bodies++] = b;
-		} else {
+			o->body = NULL;
+		}
+		if (!ret) {
 			r->sig_posted = true;
 			n->stats.signal_msgs++;
 			if (bind)
@@ -342,7 +378,12 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 			  r->posted < r->len ? "write" : "signal message", fi_strerror((int)-ret));
 		return 0;
 	}
-	link_op(n, c, o);
+	if (inject) {
+		free(o);
+		injected(n, c);
+	} else {
+		link_op(n, c, o);
+	}
 	dequeue_if_posted(n, c, r);
 	return 1;
 }
@@ -406,6 +447,7 @@ static void apply_signal(void *arg, const struct net_signal *wire)
 	}
 	if (a->n->p.cb.signal_arrived)
 		a->n->p.cb.signal_arrived(a->n->p.cb.arg, a->peer, &sig);
+	a->n->applied = true;
 }
 
 static void deliver(struct net *n, const struct net_arrival *a)
@@ -650,6 +692,11 @@ static bool wait_events(struct net *n, int timeout_ms)
 	if (ret == -FI_EAGAIN)
 		return true;	/* completions are there to read */
 	ret = poll(pfd, 2, timeout_ms);
+	/* counted in the next turn, under turn_lock as the other figures */
+	if (ret > 0) {
+		n->woke++;
+		n->woke_by_request += !!(pfd[1].revents & POLLIN);
+	}
 	if (ret > 0 && (pfd[1].revents & POLLIN) && read(n->wake_fd, &v, sizeof(v)) < 0)
 		log_msg(LOG_WARN, "net: reading the proxy's eventfd: %s", strerror(errno));
 	return ret != 0;
@@ -702,13 +749,21 @@ static void *proxy_main(void *arg)
 		struct turn t = { false, false };
 		int64_t deadline;
 		int timeout_ms = -1;
+		bool applied;
 
 		pthread_mutex_lock(&n->turn_lock);
+		n->stats.proxy_wakeups += n->woke;
+		n->stats.wakeups_by_request += n->woke_by_request;
+		n->woke = n->woke_by_request = 0;
 		take_submitted(n);
 		post_all(n, &t);
 		reap(n, &t);
 		deadline = check_deadlines(n);
+		applied = n->applied;
+		n->applied = false;
 		pthread_mutex_unlock(&n->turn_lock);
+		if (applied && n->p.cb.signals_applied)
+			n->p.cb.signals_applied(n->p.cb.arg);
 		if (t.progressed) {
 			retry_ms = 1;
 			continue;

@@ -66,6 +66,8 @@ struct sim_net {
 	s64 timeout_ns;
 	pthread_t pump;
 	bool pump_started;
+	/* transfers handed to the transport by the thread that stepped them, by the pump (atomic) */
+	u64 by_stepper, by_pump;
 	bool stop;			/* atomic */
 	pthread_mutex_t lock;		/* @broken */
 	char broken[384];		/* why a connection failed, "" while none did */
@@ -128,6 +130,22 @@ static void signal_arrived(void *arg, int peer, const struct net_signal *sig)
 	if (ccm_nic_arrived(sn->sys->f, sig->sem, sig->value, sig->flags & NET_SIG_SET))
 		log_msg(LOG_WARN, "sim: %s sent a change of semaphore 0x%08x, which is not on this host",
 			net_peer_name(sn->net, peer), sig->sem);
+}
+
+/*
+ * The proxy applied signals (a put's data landed, a credit came): a CC
+ * core of this process they woke runs here and now, on the thread that
+ * is on a CPU already, rather than after a hand-off to a host thread or
+ * worker that must be scheduled first.  What it posts for other hosts
+ * goes out from here too (sim_net_posted()).  Light work only, for a
+ * short while: the proxy has arrivals to read.
+ */
+static void signals_applied(void *arg)
+{
+	struct sim_net *sn = arg;
+
+	if (!__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE))
+		ccm_fabric_help(sn->sys->f, SIM_HELP_NS);
 }
 
 static void peer_failed(void *arg, int peer, int err, const char *why)
@@ -227,8 +245,10 @@ bool sim_net_posted(void *host, u32 dev, u32 core)
 	sn = s->net;
 	if (sn && __atomic_load_n(&sn->pump_started, __ATOMIC_ACQUIRE) &&
 	    !__atomic_load_n(&sn->stop, __ATOMIC_ACQUIRE)) {
-		while (!ccm_nic_take(s->f, dev, core, &x))
+		while (!ccm_nic_take(s->f, dev, core, &x)) {
 			send_one(sn, &x);
+			__atomic_add_fetch(&sn->by_stepper, 1, __ATOMIC_RELAXED);
+		}
 		sent = true;
 	}
 	pthread_rwlock_unlock(&net_users);
@@ -252,8 +272,10 @@ static bool posted(struct sim_net *sn, bool send)
 				continue;
 			if (!send && ccm_nic_pending(f, d, c))
 				return true;
-			while (send && !ccm_nic_take(f, d, c, &x))
+			while (send && !ccm_nic_take(f, d, c, &x)) {
 				send_one(sn, &x);
+				__atomic_add_fetch(&sn->by_pump, 1, __ATOMIC_RELAXED);
+			}
 		}
 	return false;
 }
@@ -278,6 +300,17 @@ static void *pump(void *arg)
 	return NULL;
 }
 
+int sim_net_handovers(struct ccore_system *sys, uint64_t *by_stepper, uint64_t *by_pump)
+{
+	struct sim_net *sn = ((struct sim_system *)sys)->net;
+
+	if (!sn)
+		return ccore_error(-ENODEV, "sim_net_handovers: this system has no network");
+	*by_stepper = __atomic_load_n(&sn->by_stepper, __ATOMIC_RELAXED);
+	*by_pump = __atomic_load_n(&sn->by_pump, __ATOMIC_RELAXED);
+	return 0;
+}
+
 /* CCORE_DEBUG=info: what this process carried (scripts/bench-hosts.sh reads it). */
 static void log_stats(struct sim_net *sn)
 {
@@ -287,10 +320,14 @@ static void log_stats(struct sim_net *sn)
 		return;
 	net_get_stats(sn->net, &st);
 	log_msg(LOG_INFO,
-		"sim: host %u process %u sent %llu bytes to other hosts in %llu writes and %llu signal messages (%llu signals by name); %llu messages arrived",
+		"sim: host %u process %u sent %llu bytes to other hosts in %llu writes and %llu signal messages (%llu signals by name); %llu messages arrived; %llu messages injected, %llu requests posted inline; the proxy woke %llu times (%llu for a request); %llu transfers handed over by the thread that stepped them, %llu by the pump",
 		sn->host, sn->id, (unsigned long long)st.bytes_sent, (unsigned long long)st.writes,
 		(unsigned long long)st.signal_msgs, (unsigned long long)st.named_signals,
-		(unsigned long long)st.arrivals);
+		(unsigned long long)st.arrivals, (unsigned long long)st.injected,
+		(unsigned long long)st.inline_posts,
+		(unsigned long long)st.proxy_wakeups, (unsigned long long)st.wakeups_by_request,
+		(unsigned long long)__atomic_load_n(&sn->by_stepper, __ATOMIC_RELAXED),
+		(unsigned long long)__atomic_load_n(&sn->by_pump, __ATOMIC_RELAXED));
 }
 
 /* Every other host's process said goodbye (or the network broke): true. */
@@ -379,7 +416,8 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
 	if (!getenv("CCORE_NET_TIMEOUT_MS"))
 		p.timeout_ms = SIM_NET_TIMEOUT_MS;
 	p.cb = (struct net_callbacks){ .put_done = put_done, .signal_arrived = signal_arrived,
-				       .peer_failed = peer_failed, .arg = sn };
+				       .peer_failed = peer_failed, .signals_applied = signals_applied,
+				       .arg = sn };
 	p.id = me;	/* the process's lowest rank: one per process of the job */
 	rc = net_open(&p, &sn->net);
 	if (!rc)

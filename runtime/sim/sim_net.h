@@ -27,5 +27,11 @@ int sim_net_start(struct ccore_system *sys, uint32_t me, uint32_t host, struct n
  */
 int sim_net_connect(struct ccore_system *sys, uint32_t n, const uint32_t *ids,
 		    const uint32_t *hosts, const struct net_blob *blobs);
+/*
+ * How many of this process's transfers to other hosts the thread that
+ * stepped them handed to the transport, and how many the pump did (what
+ * another process's thread stepped).  -ENODEV without a network.
+ */
+int sim_net_handovers(struct ccore_system *sys, uint64_t *by_stepper, uint64_t *by_pump);
 
 #endif

@@ -152,6 +152,10 @@ struct side {
 	char first_problem[512];
 	char peer_why[512];
 	char done_why[512];
+	/* signals_applied: answer the first arrival with the plan (body_answer) */
+	bool answer;
+	struct net *net;		/* atomic: the context, once open */
+	unsigned int applied_calls;	/* atomic */
 };
 
 static int say(struct side *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -244,6 +248,22 @@ static void on_peer_failed(void *arg, int peer, int err, const char *why)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * After a turn that applied signals, on the proxy thread: the first time,
+ * with answer_on set, issue the plan back to the peer from here.
+ */
+static void on_applied(void *arg)
+{
+	struct side *s = arg;
+	const struct plan_op *o = &s->plan->op[0];
+
+	if (__atomic_fetch_add(&s->applied_calls, 1, __ATOMIC_RELAXED) || !s->answer)
+		return;
+	if (net_put(__atomic_load_n(&s->net, __ATOMIC_ACQUIRE), 0, 0, o->src_off, 0,
+		    SRC_BYTES + o->dst_off, o->len, &o->sig, 0))
+		problem(s, "answering from signals_applied: %s", ccore_last_error());
+}
+
 /* Wait until *@count reaches @want, at most @ms; false on timeout. */
 static bool wait_count(struct side *s, unsigned int *count, unsigned int want, int ms)
 {
@@ -290,7 +310,7 @@ static int side_open(struct side *s, struct net **out)
 	char name[32];
 	int rc, peer;
 
-	p.cb = (struct net_callbacks){ on_done, on_signal, on_peer_failed, s };
+	p.cb = (struct net_callbacks){ on_done, on_signal, on_peer_failed, on_applied, s };
 	p.provider = PROVIDER;
 	p.max_chunk = s->max_chunk;
 	p.test = &s->hooks;
@@ -299,6 +319,7 @@ static int side_open(struct side *s, struct net **out)
 	rc = net_open(&p, out);
 	if (rc)
 		return say(s, "net_open: %d %s", rc, ccore_last_error());
+	__atomic_store_n(&s->net, *out, __ATOMIC_RELEASE);
 	s->mem = aligned_alloc(4096, SRC_BYTES + DST_BYTES);
 	if (!s->mem)
 		return say(s, "out of memory");
@@ -509,6 +530,104 @@ TEST(put_sizes_chunked)
 	struct job j = { &plan, 0, { { 0 }, { 0 } }, MIB, body_exchange };
 
 	plan_sizes(&plan);
+	expect_pair_ok(&j);
+}
+
+/*
+ * Small messages go by inject (no completion to reap, put_done at once):
+ * ten 8-byte puts to one semaphore (the first binds its short name: a
+ * write and a signal message), a signal alone, then 1 MiB, which is
+ * written with a completion.  Both ways at once, every put checked.
+ */
+static void plan_small_then_large(struct plan *p)
+{
+	p->nops = 0;
+	for (unsigned int i = 0; i < 10; i++)
+		p->op[p->nops++] = (struct plan_op){ 8 * i, 16 * i, 8, { 1, 1, 0 } };
+	p->op[p->nops++] = (struct plan_op){ 0, 0, 0, { 2, 3, 0 } };
+	p->op[p->nops++] = (struct plan_op){ 0, 4096, MIB, { 1, 1, 0 } };
+}
+
+static int body_inject(struct side *s)
+{
+	struct net_stats st;
+	struct net *n = NULL;
+	int rc = side_open(s, &n);
+
+	if (!rc)
+		rc = side_run_plan(s, n);
+	if (!rc)
+		rc = side_check(s);
+	if (!rc) {
+		net_get_stats(n, &st);
+		/* 11 writes and 2 signal messages; all but the 1 MiB write by inject */
+		if (st.writes != 11 || st.signal_msgs != 2 || st.injected != 12)
+			rc = say(s, "%llu writes, %llu signal messages, %llu injected; expected 11, 2, 12",
+				 (unsigned long long)st.writes, (unsigned long long)st.signal_msgs,
+				 (unsigned long long)st.injected);
+	}
+	if (!barrier(s) && !rc)
+		rc = say(s, "final barrier failed");
+	net_close(n);
+	free(s->mem);
+	return rc;
+}
+
+TEST(small_messages_go_by_inject)
+{
+	struct job j = { &plan, 0, { { 0 }, { 0 } }, 0, body_inject };
+
+	plan_small_then_large(&plan);
+	expect_pair_ok(&j);
+}
+
+/*
+ * signals_applied runs after the proxy's turn, outside its lock: process
+ * 1 answers process 0's put with its own from the callback, and that put
+ * is posted at once by the proxy thread (a caller's turn: it got the
+ * lock), not handed back to the proxy through its queue.
+ */
+static int body_answer(struct side *s)
+{
+	struct net_stats st;
+	struct net *n = NULL;
+	int rc;
+
+	s->answer = s->idx == 1;
+	rc = side_open(s, &n);
+	if (!rc && s->idx == 0)
+		rc = side_run_plan(s, n);
+	if (!rc && s->idx == 1) {
+		if (!barrier(s))
+			rc = say(s, "barrier failed");
+		if (!rc && !wait_count(s, &s->nsig, 1, 30000))
+			rc = say(s, "process 0's put did not arrive");
+		if (!rc && !wait_count(s, &s->ndone, 1, 30000))
+			rc = say(s, "the answer was not sent (%u signals_applied calls%s%s)",
+				 __atomic_load_n(&s->applied_calls, __ATOMIC_RELAXED),
+				 s->first_problem[0] ? ": " : "", s->first_problem);
+		net_get_stats(n, &st);
+		if (!rc && st.inline_posts != 1)
+			rc = say(s, "the answer took %llu turns of its own; expected 1 (posted at once)",
+				 (unsigned long long)st.inline_posts);
+	} else if (!rc && !barrier(s)) {
+		rc = say(s, "barrier failed");
+	}
+	if (!rc)
+		rc = side_check(s);
+	if (!barrier(s) && !rc)
+		rc = say(s, "final barrier failed");
+	net_close(n);
+	free(s->mem);
+	return rc;
+}
+
+TEST(signals_applied_answers_at_once)
+{
+	struct job j = { &plan, 0, { { 0 }, { 0 } }, 0, body_answer };
+
+	plan.nops = 1;
+	plan.op[0] = (struct plan_op){ 40, 64, 8, { 9, 1, 0 } };
 	expect_pair_ok(&j);
 }
 

@@ -363,6 +363,44 @@ TEST(hier_verifies_and_stays_in_columns)
 	ccore_test_log("%u schedules verified", checked);
 }
 
+/* Sends of rank @r to another node. */
+static uint32_t sends_across(const struct cs_sched *s, uint32_t r, uint32_t g)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < s->ranks[r].n; i++)
+		k += s->ranks[r].steps[i].op == CS_SEND_OP && s->ranks[r].steps[i].peer / g != r / g;
+	return k;
+}
+
+/*
+ * Fewer elements than ranks per node: only the nodes' local ranks 0 cross
+ * nodes, each sending once to every other leader (mesh_oneshot between up
+ * to 8 nodes; one exchange between two), where every column used to.
+ * Across hosts each such send is a network message through a proxy.
+ */
+TEST(hier_allreduce_below_g_crosses_nodes_between_leaders_only)
+{
+	static const uint32_t gs[] = { 2, 4, 8 }, ms[] = { 2, 3, 5 };
+
+	for (size_t gi = 0; gi < sizeof(gs) / sizeof(gs[0]); gi++)
+		for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); mi++)
+			for (uint64_t count = 1; count < gs[gi]; count += gs[gi] - 2 ?: 1)
+				for (int ip = 0; ip < 2; ip++) {
+					struct cs_shape sh = { .coll = CS_ALLREDUCE,
+							       .nranks = gs[gi] * ms[mi],
+							       .count = count, .in_place = ip };
+					struct algo_opts o = { .slices = 1, .channels = 1,
+							       .ranks_per_node = gs[gi] };
+					struct cs_sched *s = check("hier", &sh, &o);
+
+					for (uint32_t r = 0; r < sh.nranks; r++)
+						ASSERT_EQ(sends_across(s, r, gs[gi]),
+							  (r % gs[gi] ? 0u : ms[mi] - 1));
+					cs_free(s);
+				}
+}
+
 /*
  * Hierarchical AllReduce of every small count: below G (all of it the
  * leftover), around G and 2G, and odd ones, for nodes from 2 to 12 ranks
