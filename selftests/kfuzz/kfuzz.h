@@ -206,6 +206,8 @@ void kf_file_close(struct kf_file *f);
 /* Forget what a failed or torn-down object left behind. */
 void kf_model_drop_bo(struct kf_file *f, int i);
 void kf_model_drop_ring(struct kf_file *f, int i);
+/* The slot of a model array to fill: the next free one, or a random victim when full. */
+int kf_model_slot(struct kf_rng *r, int *n);
 /* Add, replacing a random entry when full. */
 void kf_model_add_bo(struct kf_rng *r, struct kf_file *f, const struct kf_bo *bo);
 void kf_model_add_ring(struct kf_rng *r, struct kf_file *f, const struct kf_ring *ring);

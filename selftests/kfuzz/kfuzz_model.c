@@ -79,8 +79,7 @@ void kf_model_drop_ring(struct kf_file *f, int i)
 	f->rings_[i] = f->rings_[--f->nrings];
 }
 
-/* The slot to fill: the next free one, or a random victim when full. */
-static int slot(struct kf_rng *r, int *n)
+int kf_model_slot(struct kf_rng *r, int *n)
 {
 	if (*n < KF_MAX_OBJS)
 		return (*n)++;
@@ -90,7 +89,7 @@ static int slot(struct kf_rng *r, int *n)
 void kf_model_add_bo(struct kf_rng *r, struct kf_file *f, const struct kf_bo *bo)
 {
 	bool full = f->nbos == KF_MAX_OBJS;
-	int i = slot(r, &f->nbos);
+	int i = kf_model_slot(r, &f->nbos);
 
 	/* a replaced buffer is only forgotten: its handle lives on */
 	if (full && f->bos[i].map)
@@ -100,17 +99,17 @@ void kf_model_add_bo(struct kf_rng *r, struct kf_file *f, const struct kf_bo *bo
 
 void kf_model_add_ring(struct kf_rng *r, struct kf_file *f, const struct kf_ring *ring)
 {
-	f->rings_[slot(r, &f->nrings)] = *ring;
+	f->rings_[kf_model_slot(r, &f->nrings)] = *ring;
 }
 
 void kf_model_add_sems(struct kf_rng *r, struct kf_file *f, const struct kf_sems *s)
 {
-	f->sems[slot(r, &f->nsems)] = *s;
+	f->sems[kf_model_slot(r, &f->nsems)] = *s;
 }
 
 void kf_model_add_program(struct kf_rng *r, struct kf_file *f, uint32_t handle, uint32_t cc)
 {
-	int i = slot(r, &f->nprograms);
+	int i = kf_model_slot(r, &f->nprograms);
 
 	f->programs[i].handle = handle;
 	f->programs[i].cc = cc;
@@ -118,12 +117,12 @@ void kf_model_add_program(struct kf_rng *r, struct kf_file *f, uint32_t handle, 
 
 void kf_model_add_u64(struct kf_rng *r, uint64_t *arr, int *n, uint64_t v)
 {
-	arr[slot(r, n)] = v;
+	arr[kf_model_slot(r, n)] = v;
 }
 
 void kf_model_add_u32(struct kf_rng *r, uint32_t *arr, int *n, uint32_t v)
 {
-	arr[slot(r, n)] = v;
+	arr[kf_model_slot(r, n)] = v;
 }
 
 /* Mostly a live one; sometimes one that is wrong in a plausible way. */

@@ -42,10 +42,8 @@ enum kf_op kf_nic_remote_map(struct kf_ctx *c, struct kf_file *f)
 
 	if (!kf_fuzz_call(c, f, KF_NIC_REMOTE_MAP, DRM_IOCTL_CCORE_NIC_REMOTE_MAP, &a,
 			  sizeof(a)) && a.size && a.size < (1ull << 32)) {
-		int i = f->nremotes < KF_MAX_OBJS ? f->nremotes++ :
-						    (int)kf_below(c->rng, KF_MAX_OBJS);
-
-		f->remotes[i] = (struct kf_remote){ .addr = a.dev_addr, .size = a.size };
+		f->remotes[kf_model_slot(c->rng, &f->nremotes)] =
+			(struct kf_remote){ .addr = a.dev_addr, .size = a.size };
 	}
 	return KF_NIC_REMOTE_MAP;
 }
@@ -63,11 +61,8 @@ enum kf_op kf_nic_remote_sems(struct kf_ctx *c, struct kf_file *f)
 
 	if (!kf_fuzz_call(c, f, KF_NIC_REMOTE_SEMS, DRM_IOCTL_CCORE_NIC_REMOTE_SEMS, &a,
 			  sizeof(a)) && a.count && a.count <= per_core) {
-		struct kf_sems s = { .first = a.first, .count = a.count };
-		int i = f->nremote_sems < KF_MAX_OBJS ? f->nremote_sems++ :
-							(int)kf_below(c->rng, KF_MAX_OBJS);
-
-		f->remote_sems[i] = s;
+		f->remote_sems[kf_model_slot(c->rng, &f->nremote_sems)] =
+			(struct kf_sems){ .first = a.first, .count = a.count };
 	}
 	return KF_NIC_REMOTE_SEMS;
 }
@@ -96,11 +91,9 @@ enum kf_op kf_nic_take(struct kf_ctx *c, struct kf_file *f)
 	a.data_size = size;
 	rc = kf_fuzz_call(c, f, KF_NIC_TAKE, DRM_IOCTL_CCORE_NIC_TAKE, &a, sizeof(a));
 	free(mem);
-	if (!rc) {
-		int i = f->ntaken < KF_MAX_OBJS ? f->ntaken++ : (int)kf_below(c->rng, KF_MAX_OBJS);
-
-		f->taken[i] = (struct kf_taken){ .ring = a.ring, .seq = a.seq };
-	}
+	if (!rc)
+		f->taken[kf_model_slot(c->rng, &f->ntaken)] =
+			(struct kf_taken){ .ring = a.ring, .seq = a.seq };
 	return KF_NIC_TAKE;
 }
 
