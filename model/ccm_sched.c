@@ -220,7 +220,7 @@ static void host_kick_one(struct ccm_sched *s, bool fence)
  * @progress: a semaphore or ring changed, which on a shared fabric only
  * waiters for more than a job's end care about: waking every process's
  * waiters for each of a collective's semaphore steps made each step write
- * a cache line every process polls.
+ * a cache line every process polls.  Never in timed mode (its callers see to that).
  */
 static void host_kick(struct ccm_fabric *f, bool fence, bool progress)
 {
@@ -228,9 +228,6 @@ static void host_kick(struct ccm_fabric *f, bool fence, bool progress)
 	u64 live;
 	u32 i;
 
-	/* timed mode: whoever waits runs the model inline */
-	if (ccm_timed(f))
-		return;
 	if (!f->procs) {
 		host_kick_one(&f->sched, fence);
 		return;
@@ -252,7 +249,10 @@ static void host_kick(struct ccm_fabric *f, bool fence, bool progress)
 	}
 }
 
-/* (the timed test first, here: a semaphore's every change kicks) */
+/*
+ * Timed mode kicks nobody: whoever waits runs the model inline.  Tested
+ * here, before any call: a semaphore's every change kicks.
+ */
 void ccm_host_kick(struct ccm_fabric *f)
 {
 	if (!ccm_timed(f))
@@ -273,9 +273,11 @@ void ccm_host_kick_sched(struct ccm_sched *s)
 
 void ccm_host_kick_mine(struct ccm_fabric *f)
 {
+	if (ccm_timed(f))
+		return;
 	if (!f->procs)
 		host_kick(f, true, false);
-	else if (!ccm_timed(f) && ccm_my_sched(f))
+	else if (ccm_my_sched(f))
 		host_kick_one(ccm_my_sched(f), true);
 }
 
