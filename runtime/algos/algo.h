@@ -25,6 +25,7 @@ struct algo_opts {
 	uint32_t ranks_per_node;	/* hierarchical grouping; 0: flat */
 	uint32_t ranks_per_device;	/* KangaRing pairs ranks of a device */
 	uint32_t pat_buffer;		/* PAT: staging elements per rank, 0: auto */
+	bool lazy;			/* gen_rolled may make ranks on first use (cs.h) */
 };
 
 struct algo {

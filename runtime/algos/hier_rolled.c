@@ -308,37 +308,56 @@ static uint32_t hier_phases(const struct cs_shape *s, uint32_t G, uint32_t r, st
 	return 3;
 }
 
+/* What makes a rank (hier_rank()): the shape's grouping and the slices' buffers. */
+struct hier_maker {
+	uint32_t G, slices;
+	uint32_t max_n, max_nreps;	/* the largest rank made: room for the next */
+	uint64_t *soff, *slen;
+};
+
+/* Rank @r's three phases (cs_lazy.fill). */
+static void hier_rank(struct cs_sched *s, uint32_t r, void *arg)
+{
+	struct hier_maker *mk = arg;
+	struct roll c = { .s = s, .r = r, .soff = mk->soff, .slen = mk->slen };
+	struct seg sg[3];
+	uint32_t nseg = hier_phases(&s->shape, mk->G, r, sg);
+
+	/* ranks' schedules are about the same size: the largest's, at once
+	 * (a dropped rank's arrays, reused, then fit any rank) */
+	if (mk->max_n)
+		cs_reserve(s, r, mk->max_n, mk->max_nreps);
+	for (uint32_t g = 0; g < nseg && !s->oom && !s->fail; g++)
+		phase(&c, &sg[g], mk->slices);
+	if (s->ranks[r].n > mk->max_n)
+		mk->max_n = s->ranks[r].n;
+	if (s->ranks[r].nreps > mk->max_nreps)
+		mk->max_nreps = s->ranks[r].nreps;
+}
+
 struct cs_sched *hier_gen_rolled(const struct cs_shape *s, const struct algo_opts *o)
 {
-	uint32_t slices = o->slices ? o->slices : 1, G = o->ranks_per_node;
-	struct roll c = { 0 };
+	uint32_t slices = o->slices ? o->slices : 1;
+	struct hier_maker *mk;
+	struct cs_sched *x;
 
 	/* what the loop form does not take, the schedule does */
 	if (!hier_loops_fit(s, o, 2, true))
 		return algo_find("hier", s->coll)->gen(s, o);
-	c.s = cs_new(s, "hier");
-	c.soff = calloc(slices, sizeof(*c.soff));
-	c.slen = calloc(slices, sizeof(*c.slen));
-	if (!c.s || !c.soff || !c.slen) {
-		cs_free(c.s);
-		c.s = NULL;
-		goto out;
+	x = cs_new(s, "hier");
+	mk = calloc(1, sizeof(*mk) + 2 * (size_t)slices * sizeof(uint64_t));
+	if (!x || !mk) {
+		cs_free(x);
+		free(mk);
+		return NULL;
 	}
-	c.s->tmp_count = s->count;	/* the reduce-scatter's partial sums: G parts */
-	for (c.r = 0; c.r < s->nranks && !c.s->oom && !c.s->fail; c.r++) {
-		struct seg sg[3];
-		uint32_t nseg = hier_phases(s, G, c.r, sg);
-
-		c.have_recv = false;
-		c.nsent = 0;
-		/* ranks' schedules are about the same size: the one before's, at once */
-		if (c.r)
-			cs_reserve(c.s, c.r, c.s->ranks[c.r - 1].n, c.s->ranks[c.r - 1].nreps);
-		for (uint32_t g = 0; g < nseg && !c.s->oom && !c.s->fail; g++)
-			phase(&c, &sg[g], slices);
-	}
-out:
-	free(c.soff);
-	free(c.slen);
-	return c.s;
+	*mk = (struct hier_maker){ .G = o->ranks_per_node, .slices = slices,
+				   .soff = (uint64_t *)(mk + 1) };
+	mk->slen = mk->soff + slices;
+	x->tmp_count = s->count;	/* the reduce-scatter's partial sums: G parts */
+	x = cs_make_lazy(x, hier_rank, mk);
+	/* every rank takes part: each has a reduce-scatter or a column */
+	if (x && !o->lazy)
+		cs_settle(x);
+	return x;
 }

@@ -139,7 +139,7 @@ static bool other_end(struct loop_emit *e, uint32_t t, uint64_t k, uint32_t *ot,
 	ord = cs_stream_ordinal(ps->ours, t, k);
 	if (ord == UINT64_MAX || !cs_stream_at(ps->theirs, ord, ot, ok, &rep, &ps->hint))
 		return false;
-	*orp = rep == ~0u ? NULL : &e->s->ranks[st->peer].reps[rep];
+	*orp = rep == ~0u ? NULL : &cs_rank_get(e->s, st->peer)->reps[rep];
 	return true;
 }
 
@@ -224,7 +224,7 @@ static uint32_t send_descs(struct loop_emit *e, const struct cs_repeat *rp, uint
 		loop_unsupported(e);
 		return 0;
 	}
-	rv = &e->s->ranks[peer].steps[u];
+	rv = &cs_rank_get(e->s, peer)->steps[u];
 	d[n] = (struct drm_ccore_desc){
 		.flags = DRM_CCORE_DESC_F_SIGNAL,
 		.signal_sem = counter(e, peer, e->r, rp->count, e->r), .signal_value = 1,
@@ -610,7 +610,7 @@ void lower_image_free(struct lower_image *im)
 int lower_loops_image(const struct cs_sched *s, struct cs_streams *ix,
 		      const struct lower_ctx *c, uint32_t r, struct lower_image *im)
 {
-	struct loop_emit e = { .s = s, .ix = ix, .c = c, .rk = &s->ranks[r], .r = r,
+	struct loop_emit e = { .s = s, .ix = ix, .c = c, .rk = cs_rank_get(s, r), .r = r,
 			       .n = s->shape.nranks, .es = c->elem_size,
 			       .insn = im->insns, .icap = im->insn_cap,
 			       .scratch = im->scratch, .scap = im->scratch_cap,
@@ -665,11 +665,19 @@ static uint32_t last_user(struct cs_streams *ix, uint32_t r)
 	return last;
 }
 
+/* Rank @p's streams and (a lazy schedule's) steps, needed by no rank left to lower. */
+static void drop_rank(struct cs_streams *ix, uint32_t p)
+{
+	cs_streams_drop(ix, p);
+	cs_rank_drop(ix->s, p);
+}
+
 /*
  * Rank @x is lowered: drop the streams no rank after it asks for, so that
  * later ranks' streams take their memory, still in cache, not fresh pages.
  * A rank's streams are asked for by itself and its peers (a peer's peer),
- * so the last of them is @x or one of @x's peers.
+ * so the last of them is @x or one of @x's peers.  Its steps are read by
+ * the same ranks (a send's receive is its peer's): they go with them.
  */
 static void drop_streams(struct cs_streams *ix, uint32_t x)
 {
@@ -679,10 +687,10 @@ static void drop_streams(struct cs_streams *ix, uint32_t x)
 		uint32_t p = rs->st[i].peer;
 
 		if (p < x && ix->rank[p].built && last_user(ix, p) <= x)
-			cs_streams_drop(ix, p);
+			drop_rank(ix, p);
 	}
 	if (rs->built && last_user(ix, x) <= x)
-		cs_streams_drop(ix, x);
+		drop_rank(ix, x);
 }
 
 int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
@@ -694,10 +702,14 @@ int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowe
 	if (rc)
 		return ccore_error(rc, "lowering: out of memory");
 	for (uint32_t r = 0; r < s->shape.nranks && !rc; r++) {
-		if (!s->ranks[r].n)
+		if (!cs_rank_get(s, r)->n && !cs_unusable(s))
 			continue;
-		rc = lower_loops_image(s, &ix, c, r, &im);
-		if (rc == -ENOMEM)
+		rc = cs_unusable(s) ? -ENOMEM : lower_loops_image(s, &ix, c, r, &im);
+		/* a lazy schedule's ranks are made here: its generator's error too */
+		if (cs_unusable(s))
+			rc = ccore_error(s->oom ? -ENOMEM : -EINVAL, "lowering: %s's schedule of rank %u: %s",
+					 s->algo, r, cs_unusable(s));
+		else if (rc == -ENOMEM)
 			rc = ccore_error(rc, "lowering: out of memory");
 		if (rc)
 			break;

@@ -103,12 +103,16 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 			       const struct op *ops, uint32_t rings, int64_t *t)
 {
 	struct ccore_plan_timing *tm = &q->timing;
+	struct algo_opts o = p->opts;
 	struct cs_sched *s;
 	bool rolled;
 	char err[512];
 	int rc;
 
-	s = rings ? p->algo->gen_rolled(sh, &p->opts) : p->algo->gen(sh, &p->opts);
+	/* made rank by rank as the lowering reads it (cs.h), where nothing
+	 * else reads the whole schedule first */
+	o.lazy = rings && !q->local && !clique_hosts(q) && !getenv("CCORE_VERIFY");
+	s = rings ? p->algo->gen_rolled(sh, &o) : p->algo->gen(sh, &p->opts);
 	if (!s || s->oom) {
 		cs_free(s);
 		return ccore_error(-ENOMEM, "%s: out of memory generating the schedule",
@@ -150,15 +154,16 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 		add_divides(s);
 	tm->schedule_us = lap_us(t);
 	tm->steps = 0;
-	for (uint32_t r = 0; r < p->n; r++)
+	for (uint32_t r = 0; r < p->n && !s->lazy; r++)
 		tm->steps += s->ranks[r].n;
 	if (getenv("CCORE_VERIFY") && cs_verify(s, err, sizeof(err))) {
 		rc = ccore_error(-EINVAL, "%s schedule failed verification: %s", p->algo->name, err);
 		goto out;
 	}
 	tm->verify_us = lap_us(t);
+	/* a lazy schedule's every rank takes part (cs.h) */
 	for (uint32_t r = 0; r < p->n; r++)
-		p->active[r] = s->ranks[r].n > 0;
+		p->active[r] = s->lazy || s->ranks[r].n > 0;
 	/* rolled, its peers' semaphores and addresses come on first use, as few */
 	rolled = cs_has_repeats(s);
 	rc = (rolled ? 0 : plan_sems(q, p, s)) ?:

@@ -62,6 +62,8 @@ uint64_t cs_inplace_layout(const struct cs_shape *s, uint32_t rank, uint64_t *se
 	return cs_send_count(s) > cs_recv_count(s) ? cs_send_count(s) : cs_recv_count(s);
 }
 
+static void lazy_free(struct cs_lazy *lz);
+
 struct cs_sched *cs_new(const struct cs_shape *shape, const char *algo)
 {
 	struct cs_sched *s = calloc(1, sizeof(*s));
@@ -86,8 +88,88 @@ void cs_free(struct cs_sched *s)
 		free(s->ranks[r].steps);
 		free(s->ranks[r].reps);
 	}
+	lazy_free(s->lazy);
 	free(s->ranks);
 	free(s);
+}
+
+struct cs_sched *cs_make_lazy(struct cs_sched *s, void (*fill)(struct cs_sched *s, uint32_t r,
+								  void *arg), void *arg)
+{
+	struct cs_lazy *lz = calloc(1, sizeof(*lz));
+
+	if (lz)
+		lz->filled = calloc(s->shape.nranks ? s->shape.nranks : 1, 1);
+	if (!lz || !lz->filled) {
+		free(lz);
+		free(arg);
+		cs_free(s);
+		return NULL;
+	}
+	lz->fill = fill;
+	lz->arg = arg;
+	s->lazy = lz;
+	return s;
+}
+
+const struct cs_rank *cs_rank_get(const struct cs_sched *s, uint32_t r)
+{
+	struct cs_lazy *lz = s->lazy;
+
+	if (lz && !lz->filled[r]) {
+		lz->filled[r] = 1;
+		if (lz->nspare)
+			s->ranks[r] = lz->spare[--lz->nspare];
+		/* a cache: the schedule read is the same one, made as it is read */
+		lz->fill((struct cs_sched *)s, r, lz->arg);
+	}
+	return &s->ranks[r];
+}
+
+void cs_rank_drop(const struct cs_sched *s, uint32_t r)
+{
+	struct cs_rank *rk = &s->ranks[r];
+
+	struct cs_lazy *lz = s->lazy;
+	const uint32_t room = sizeof(lz->spare) / sizeof(lz->spare[0]);
+
+	if (!lz || !lz->filled[r])
+		return;
+	if (lz->nspare < room) {
+		lz->spare[lz->nspare++] = (struct cs_rank){ .steps = rk->steps, .cap = rk->cap,
+							    .reps = rk->reps, .repcap = rk->repcap };
+	} else {
+		free(rk->steps);
+		free(rk->reps);
+	}
+	*rk = (struct cs_rank){ 0 };
+	lz->filled[r] = 0;
+}
+
+void cs_fill_all(const struct cs_sched *s)
+{
+	for (uint32_t r = 0; s->lazy && r < s->shape.nranks; r++)
+		cs_rank_get(s, r);
+}
+
+static void lazy_free(struct cs_lazy *lz)
+{
+	if (!lz)
+		return;
+	for (uint32_t i = 0; i < lz->nspare; i++) {
+		free(lz->spare[i].steps);
+		free(lz->spare[i].reps);
+	}
+	free(lz->arg);
+	free(lz->filled);
+	free(lz);
+}
+
+void cs_settle(struct cs_sched *s)
+{
+	cs_fill_all(s);
+	lazy_free(s->lazy);
+	s->lazy = NULL;
 }
 
 const char *cs_unusable(const struct cs_sched *s)

@@ -143,7 +143,39 @@ struct cs_sched {
 	struct cs_rank *ranks;
 	bool oom;		/* an append failed: the schedule is unusable */
 	const char *fail;	/* not NULL: the generator could not build it, and why */
+	struct cs_lazy *lazy;	/* not NULL: ranks made on first use (below) */
 };
+
+/*
+ * A schedule made rank by rank as it is read: cs_rank_get() fills a rank
+ * the first time, cs_rank_drop() lets one go once no reader needs it (it
+ * is made again, the same, if one does).  Only a rolled schedule whose
+ * every rank takes part is made this way (its reader is the lowering,
+ * which holds a window of ranks): a plan of thousands of ranks then
+ * never holds them all, and the ranks it does hold are in cache, not
+ * fresh pages.  @arg is one block, freed with the schedule.
+ */
+struct cs_lazy {
+	void (*fill)(struct cs_sched *s, uint32_t r, void *arg);
+	void *arg;
+	uint8_t *filled;	/* per rank */
+	/* dropped ranks' arrays, for the next ranks made: freed and taken
+	 * again, malloc would give the pages back and fault them in anew */
+	struct cs_rank spare[256];
+	uint32_t nspare;
+};
+
+/* Make @s lazy: @fill makes a rank; NULL and @arg freed if out of memory. */
+struct cs_sched *cs_make_lazy(struct cs_sched *s, void (*fill)(struct cs_sched *s, uint32_t r,
+								  void *arg), void *arg);
+/* Rank @r of @s, made first if @s is lazy (then check cs_unusable()). */
+const struct cs_rank *cs_rank_get(const struct cs_sched *s, uint32_t r);
+/* A lazy schedule's rank @r no longer needed for now; nothing for others. */
+void cs_rank_drop(const struct cs_sched *s, uint32_t r);
+/* Every rank of @s made (a reader of the whole schedule: verifier, expansion). */
+void cs_fill_all(const struct cs_sched *s);
+/* Every rank made and kept: @s is a plain schedule from now on. */
+void cs_settle(struct cs_sched *s);
 
 /* Element counts of each rank's SEND and RECV buffers for a shape. */
 uint64_t cs_send_count(const struct cs_shape *s);
@@ -255,7 +287,7 @@ struct cs_streams {
 /* @ix for @s, nothing built yet; 0 or -ENOMEM. */
 int cs_streams_init(const struct cs_sched *s, struct cs_streams *ix);
 void cs_streams_free(struct cs_streams *ix);
-/* Rank @r's streams (built if need be); NULL out of memory. */
+/* Rank @r's streams (built if need be); NULL out of memory (or its lazy rank unusable). */
 const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r);
 /* Free rank @r's streams, no longer needed for now (asked for again, built again). */
 void cs_streams_drop(struct cs_streams *ix, uint32_t r);

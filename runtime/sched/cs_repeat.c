@@ -62,6 +62,8 @@ void cs_repeat_index(struct cs_sched *s, uint32_t rank, uint32_t rep, uint64_t o
 
 bool cs_has_repeats(const struct cs_sched *s)
 {
+	if (s->lazy)
+		return true;	/* only a rolled schedule is made lazily */
 	for (uint32_t r = 0; r < s->shape.nranks; r++)
 		if (s->ranks[r].nreps)
 			return true;
@@ -235,8 +237,10 @@ static const char *expand_rank(const struct cs_sched *s, struct cs_sched *x, uin
 
 struct cs_sched *cs_expand(const struct cs_sched *s)
 {
-	struct cs_sched *x = cs_new(&s->shape, s->algo);
+	struct cs_sched *x;
 
+	cs_fill_all(s);
+	x = cs_new(&s->shape, s->algo);
 	if (!x)
 		return NULL;
 	x->tmp_count = s->tmp_count;

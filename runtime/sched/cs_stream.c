@@ -247,13 +247,16 @@ static int copy_out(struct cs_walk *w, struct cs_rank_streams *rs, uint32_t nslo
 
 const struct cs_rank_streams *cs_streams_of(struct cs_streams *ix, uint32_t r)
 {
-	const struct cs_rank *rk = &ix->s->ranks[r];
 	struct cs_rank_streams *rs = &ix->rank[r];
 	struct cs_walk *w = ix->walk;
+	const struct cs_rank *rk;
 	int rc;
 
 	if (rs->built)
 		return rs;
+	rk = cs_rank_get(ix->s, r);
+	if (cs_unusable(ix->s))
+		return NULL;
 	w->oom = false;
 	w->ntouched = 0;
 	w->slot = grow(w->slot, &w->slot_cap, rk->n + 1, sizeof(*w->slot), &w->oom);

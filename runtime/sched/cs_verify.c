@@ -608,6 +608,7 @@ int cs_verify(const struct cs_sched *s, char *err, size_t errlen)
 	struct cs_sched *x;
 	int rc;
 
+	cs_fill_all(s);
 	if (cs_unusable(s) || !cs_has_repeats(s))
 		return verify_unrolled(s, err, errlen);
 	rc = cs_verify_rolled(s, err, errlen);

@@ -525,6 +525,7 @@ int cs_verify_rolled(const struct cs_sched *s, char *err, size_t errlen)
 	struct rolled v = { .s = s, .err = err, .errlen = errlen };
 	int rc = 0;
 
+	cs_fill_all(s);
 	v.size[CS_SEND] = cs_send_count(&s->shape);
 	v.size[CS_RECV] = cs_recv_count(&s->shape);
 	v.size[CS_TMP] = s->tmp_count;

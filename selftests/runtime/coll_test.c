@@ -630,6 +630,29 @@ TEST(small_counts_every_algorithm_and_topology)
 	unsetenv("CCORE_ALGO");
 }
 
+/*
+ * Hierarchical AllReduce in loop form through the plan path, where its
+ * schedule is made rank by rank as the lowering reads it (cs.h): every
+ * result checked, in place and not, and the plan was loop form.
+ */
+TEST(hier_loop_form_runs_a_schedule_made_as_it_is_read)
+{
+	/* multiples of 4 ranks per node times 4 nodes: no leftover */
+	static const uint64_t counts[] = { 16, 48, 640, 4096 };
+	static struct world w;
+	struct ccore_plan_timing pt;
+
+	need_sim("multi-node fabrics");
+	setenv("CCORE_LOOPS", "1", 1);
+	sweep_world_open(&w, &(struct ccore_topology){ 4, 2, 2 });
+	ASSERT_EQ(sweep_algo(&w, CS_ALLREDUCE, "hier", counts, 4), 0);
+	ASSERT_EQ(ccore_comm_plan_timing(w.c[0], &pt), 0);
+	ASSERT_TRUE(pt.loops);
+	sweep_world_close(&w);
+	unsetenv("CCORE_LOOPS");
+	unsetenv("CCORE_ALGO");
+}
+
 TEST(every_dtype_and_reduce_op)
 {
 	static const uint8_t colls[] = { CS_ALLREDUCE, CS_REDUCESCATTER, CS_REDUCE_COLL };

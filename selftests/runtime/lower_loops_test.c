@@ -108,7 +108,9 @@ static int lower_rank(const struct cs_sched *s, const struct lower_ctx *c, uint3
 /*
  * Every rank of @s lowered as lower_schedule() lowers them, into one image
  * rank after rank; with @drop, every rank's streams dropped after each
- * rank (cs_streams_drop()), so that each is built again when asked for.
+ * rank (cs_streams_drop()), so that each is built again when asked for,
+ * and a lazy schedule's ranks too (cs_rank_drop()), so that each is made
+ * again, into a dropped one's arrays.
  */
 static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const char *what,
 			     struct fingerprint *f, bool drop)
@@ -129,9 +131,11 @@ static void lower_every_rank(const struct cs_sched *s, uint32_t engines, const c
 		f->insns += got.ninsns;
 		f->hash = image_hash(f->hash, &got);
 		f->images++;
-		for (uint32_t q = 0; drop && q < s->shape.nranks; q++)
+		for (uint32_t q = 0; drop && q < s->shape.nranks; q++) {
 			if (ix.rank[q].built)
 				cs_streams_drop(&ix, q);
+			cs_rank_drop(s, q);
+		}
 	}
 	lower_image_free(&got);
 	cs_streams_free(&ix);
@@ -239,6 +243,7 @@ TEST(hier_allreduce_lowers_as_the_old_loop_form)
 	static const uint32_t slicings[] = { 1, 2, 3 };
 	static const uint32_t engines[] = { 2, 3, 4, 16 };
 	struct fingerprint f = { .hash = FNV_BASIS }, dropped = { .hash = FNV_BASIS };
+	struct fingerprint lazy = { .hash = FNV_BASIS };
 
 	for (size_t a = 0; a < sizeof(groups) / sizeof(groups[0]); a++)
 		for (size_t b = 0; b < sizeof(slicings) / sizeof(slicings[0]); b++)
@@ -259,9 +264,48 @@ TEST(hier_allreduce_lowers_as_the_old_loop_form)
 						lower_every_rank(s, engines[g], what, &f, false);
 						lower_every_rank(s, engines[g], what, &dropped, true);
 						cs_free(s);
+						/* made rank by rank as read, ranks dropped and made again */
+						o.lazy = true;
+						s = hier_gen_rolled(&sh, &o);
+						ASSERT_TRUE(s && s->lazy && cs_has_repeats(s));
+						lower_every_rank(s, engines[g], what, &lazy, true);
+						cs_free(s);
 					}
 	assert_fingerprint(&f, HIER_OLD_PATH, "hierarchical");
 	assert_fingerprint(&dropped, HIER_OLD_PATH, "hierarchical, streams built again,");
+	assert_fingerprint(&lazy, HIER_OLD_PATH, "hierarchical, made lazily,");
+}
+
+/* A lazy schedule's ranks are the eager one's, made again after a drop, and whole for readers. */
+TEST(a_lazy_schedule_is_the_eager_one)
+{
+	struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 24, .count = 24 * 8 };
+	struct algo_opts o = { .slices = 3, .channels = 1, .ranks_per_node = 4 };
+	struct cs_sched *eager = hier_gen_rolled(&sh, &o), *lazy;
+	char err[512];
+
+	o.lazy = true;
+	lazy = hier_gen_rolled(&sh, &o);
+	ASSERT_TRUE(eager && !eager->lazy && lazy && lazy->lazy);
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t r = 0; r < sh.nranks; r++) {
+			/* backwards the second time: dropped arrays go to other ranks */
+			uint32_t q = pass ? sh.nranks - 1 - r : r;
+			const struct cs_rank *a = &eager->ranks[q], *b = cs_rank_get(lazy, q);
+
+			ASSERT_EQ(b->n, a->n);
+			ASSERT_EQ(b->nreps, a->nreps);
+			ASSERT_EQ(memcmp(b->steps, a->steps, a->n * sizeof(*a->steps)), 0);
+			ASSERT_EQ(memcmp(b->reps, a->reps, a->nreps * sizeof(*a->reps)), 0);
+			cs_rank_drop(lazy, q);
+			ASSERT_EQ(lazy->ranks[q].n, 0u);
+		}
+	/* the verifier reads every rank: it makes them */
+	ASSERT_EQ(cs_verify(lazy, err, sizeof(err)), 0);
+	for (uint32_t r = 0; r < sh.nranks; r++)
+		ASSERT_EQ(lazy->ranks[r].n, eager->ranks[r].n);
+	cs_free(eager);
+	cs_free(lazy);
 }
 
 /* The rolled hierarchical schedule verifies (CCORE_VERIFY checks it so): rolled and written out. */
