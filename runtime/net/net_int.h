@@ -175,7 +175,18 @@ int net_fabric_load(void);
 int net_proxy_start(struct net *n);
 void net_proxy_stop(struct net *n);
 void net_submit(struct net *n, struct net_req *r);
+/* proxy.c: connection @peer (NULL: none); fail it, once, with every request on it */
+struct net_conn *net_conn_of(struct net *n, int peer);
+void net_fail_conn(struct net *n, int peer, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * arrive.c: the receives for signal messages posted, one posted again;
+ * an arrival from the completion queue; the shuffle hook's held ones on.
+ */
 int net_post_recvs(struct net *n);
+void net_repost_recv(struct net *n, struct net_op *o);
+void net_arrived(struct net *n, const struct net_arrival *a);
+void net_flush_staged(struct net *n);
 /* After the proxy stopped and the endpoint closed: free what is left. */
 void net_proxy_release(struct net *n);
 

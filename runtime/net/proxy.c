@@ -3,8 +3,8 @@
  * The proxy thread of a network context: it takes the callers' requests,
  * cuts them into writes of at most max_chunk bytes, keeps at most
  * NET_WINDOW messages in flight per connection, reads the completion
- * queue (the sender's completions, the peers' arrivals), applies arrivals
- * through each connection's reorder buffer, and fails a connection whose
+ * queue (the sender's completions, the peers' arrivals, which arrive.c
+ * puts in order and applies), and fails a connection whose
  * operations or arrivals stall past the timeout.  Between events it
  * sleeps on the completion queue's file descriptor and an eventfd that
  * net_submit() and net_proxy_stop() write: it never spins.
@@ -50,7 +50,7 @@ struct turn {
 	bool blocked;		/* the provider said -FI_EAGAIN */
 };
 
-static struct net_conn *conn_of(struct net *n, int peer)
+struct net_conn *net_conn_of(struct net *n, int peer)
 {
 	struct net_conn *c;
 
@@ -101,7 +101,7 @@ static bool post_inline(struct net *n, int peer)
 
 	if (!n->proxy_started || atomic_load(&n->stop) || pthread_mutex_trylock(&n->turn_lock))
 		return false;
-	c = conn_of(n, peer);
+	c = net_conn_of(n, peer);
 	if (!c || c->inflight || c->queue) {
 		pthread_mutex_unlock(&n->turn_lock);
 		return false;
@@ -111,7 +111,7 @@ static bool post_inline(struct net *n, int peer)
 	n->stats.inline_posts++;
 	left = t.blocked;
 	for (int i = 0, k = nconn(n); !left && i < k; i++)
-		left = conn_of(n, i)->queue != NULL;
+		left = net_conn_of(n, i)->queue != NULL;
 	pthread_mutex_unlock(&n->turn_lock);
 	return !left;
 }
@@ -181,11 +181,9 @@ static void fail_reqs(struct net *n, struct net_conn *c, int err, const char *wh
  * queued or in flight to it.  Operations in flight stay with the provider
  * until they complete or the endpoint closes.
  */
-static void fail_conn(struct net *n, int peer, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void fail_conn(struct net *n, int peer, int err, const char *fmt, ...)
+void net_fail_conn(struct net *n, int peer, int err, const char *fmt, ...)
 {
-	struct net_conn *c = conn_of(n, peer);
+	struct net_conn *c = net_conn_of(n, peer);
 	char why[512];
 	va_list ap;
 
@@ -211,7 +209,7 @@ static void take_submitted(struct net *n)
 	n->submitted = n->submitted_tail = NULL;
 	pthread_mutex_unlock(&n->submit_lock);
 	for (; r; r = next) {
-		struct net_conn *c = conn_of(n, r->peer);
+		struct net_conn *c = net_conn_of(n, r->peer);
 
 		next = r->next;
 		r->next = NULL;
@@ -300,7 +298,7 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 
 	o = calloc(1, sizeof(*o));
 	if (!o) {
-		fail_conn(n, peer, -ENOMEM, "%s: out of memory for a put", c->name);
+		net_fail_conn(n, peer, -ENOMEM, "%s: out of memory for a put", c->name);
 		return 0;
 	}
 	o->req = r;
@@ -374,7 +372,7 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 	}
 	if (ret) {
 		free(o);
-		fail_conn(n, peer, (int)ret, "%s: posting a %s failed: %s", c->name,
+		net_fail_conn(n, peer, (int)ret, "%s: posting a %s failed: %s", c->name,
 			  r->posted < r->len ? "write" : "signal message", fi_strerror((int)-ret));
 		return 0;
 	}
@@ -393,7 +391,7 @@ static void post_all(struct net *n, struct turn *t)
 	int k = nconn(n);
 
 	for (int peer = 0; peer < k; peer++) {
-		struct net_conn *c = conn_of(n, peer);
+		struct net_conn *c = net_conn_of(n, peer);
 
 		while (c->queue && c->inflight < NET_WINDOW && !atomic_load(&c->err)) {
 			int rc = post_one(n, peer, c);
@@ -415,7 +413,7 @@ static void post_all(struct net *n, struct turn *t)
 
 static void op_done(struct net *n, struct net_op *o)
 {
-	struct net_conn *c = conn_of(n, o->peer);
+	struct net_conn *c = net_conn_of(n, o->peer);
 	struct net_req *r = o->req;
 
 	unlink_op(c, o);
@@ -424,123 +422,6 @@ static void op_done(struct net *n, struct net_op *o)
 	free(o);
 	if (--r->ops_out == 0 && (r->reported || !r->queued))
 		req_finish(n, r);
-}
-
-struct apply_ctx {
-	struct net *n;
-	int peer;
-};
-
-static void apply_signal(void *arg, const struct net_signal *wire)
-{
-	struct apply_ctx *a = arg;
-	struct net_conn *c = conn_of(a->n, a->peer);
-	struct net_signal sig = *wire;
-
-	if (atomic_load(&c->err))
-		return;
-	if (!net_name_apply(&c->rx_names, &sig)) {
-		fail_conn(a->n, a->peer, -EPROTO,
-			  "%s signalled by a short name it never gave (0x%08" PRIx32 "): protocol broken",
-			  c->name, wire->flags & NET_SIG_NAMED ? wire->sem : wire->flags);
-		return;
-	}
-	if (a->n->p.cb.signal_arrived)
-		a->n->p.cb.signal_arrived(a->n->p.cb.arg, a->peer, &sig);
-	a->n->applied = true;
-}
-
-static void deliver(struct net *n, const struct net_arrival *a)
-{
-	struct net_conn *c = conn_of(n, a->peer);
-	struct apply_ctx ctx = { n, a->peer };
-	struct net_signal sig;
-	const struct net_signal *s = NULL;
-	uint32_t seq = a->data & (NET_SEQ_SPACE - 1);
-
-	if (atomic_load(&c->err))
-		return;		/* nothing more is applied from a failed peer */
-	if (a->has_body) {
-		if (a->body.magic != NET_SIGMSG_MAGIC) {
-			fail_conn(n, a->peer, -EPROTO,
-				  "%s sent a message that is no signal (magic 0x%08" PRIx32 ")",
-				  c->name, a->body.magic);
-			return;
-		}
-		sig = (struct net_signal){ a->body.sem, a->body.value, a->body.flags };
-		s = &sig;
-	} else if (net_cq_data_signal(a->data, &sig)) {
-		s = &sig;
-	}
-	if (reorder_arrive(&c->rx, seq, s, rt_now_ns(), apply_signal, &ctx))
-		fail_conn(n, a->peer, -EPROTO,
-			  "%s sent message %" PRIu32 " while %" PRIu32 " was next (window %u): protocol broken",
-			  c->name, seq, c->rx.next, NET_WINDOW);
-}
-
-static uint32_t next_rand(struct net *n)
-{
-	n->rng ^= n->rng << 13;
-	n->rng ^= n->rng >> 17;
-	n->rng ^= n->rng << 5;
-	return n->rng;
-}
-
-/* The shuffle hook: hand on what is held, in a random order. */
-static void flush_staged(struct net *n)
-{
-	for (unsigned int i = n->nstaged; i > 1; i--) {
-		unsigned int j = next_rand(n) % i;
-		struct net_arrival tmp = n->staged[i - 1];
-
-		n->staged[i - 1] = n->staged[j];
-		n->staged[j] = tmp;
-	}
-	for (unsigned int i = 0; i < n->nstaged; i++)
-		deliver(n, &n->staged[i]);
-	n->nstaged = 0;
-}
-
-static void arrived(struct net *n, const struct net_arrival *a)
-{
-	if (++n->narrivals == n->test.drop_arrival)
-		return;
-	if (!n->test.shuffle_arrivals) {
-		deliver(n, a);
-		return;
-	}
-	n->staged[n->nstaged++] = *a;
-	if (n->nstaged >= n->test.shuffle_arrivals)
-		flush_staged(n);
-}
-
-static void repost_recv(struct net *n, struct net_op *o)
-{
-	ssize_t ret;
-
-	pthread_mutex_lock(&n->fab_lock);
-	ret = fi_recv(n->ep, o->body, sizeof(*o->body), n->ctl.desc, FI_ADDR_UNSPEC, o);
-	pthread_mutex_unlock(&n->fab_lock);
-	if (ret)
-		log_msg(LOG_WARN, "net: posting a receive for signal messages failed: %s",
-			fi_strerror((int)-ret));
-}
-
-int net_post_recvs(struct net *n)
-{
-	for (unsigned int i = 0; i < NET_RX_POSTED; i++) {
-		struct net_op *o = &n->rx_op[i];
-		ssize_t ret;
-
-		o->kind = NET_OP_RECV;
-		o->body = &n->ctl_mem[i];
-		o->peer = -1;
-		ret = fi_recv(n->ep, o->body, sizeof(*o->body), n->ctl.desc, FI_ADDR_UNSPEC, o);
-		if (ret)
-			return ccore_error(-EIO, "net: posting receive %u of %u for signal messages: %s",
-					   i, NET_RX_POSTED, fi_strerror((int)-ret));
-	}
-	return 0;
 }
 
 static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_t src)
@@ -559,7 +440,7 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 			} else {
 				a.has_body = true;	/* deliver() rejects it by its magic */
 			}
-			repost_recv(n, o);
+			net_repost_recv(n, o);
 		}
 		if (a.peer < 0) {
 			log_msg(LOG_WARN,
@@ -568,7 +449,7 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 				"a sender without completion data", net_cq_data_id(a.data), (uint64_t)src);
 			return;
 		}
-		arrived(n, &a);
+		net_arrived(n, &a);
 		return;
 	}
 	op_done(n, o);
@@ -598,11 +479,11 @@ static void cq_error(struct net *n)
 	if (o->kind == NET_OP_RECV) {
 		log_msg(LOG_WARN, "net: a receive for signal messages failed: %s (%s)",
 			fi_strerror(e.err), detail);
-		repost_recv(n, o);
+		net_repost_recv(n, o);
 		return;
 	}
-	fail_conn(n, o->peer, -(e.err ? e.err : EIO), "%s: a %s to it failed: %s (%s)",
-		  conn_of(n, o->peer)->name, o->kind == NET_OP_WRITE ? "write" : "signal message",
+	net_fail_conn(n, o->peer, -(e.err ? e.err : EIO), "%s: a %s to it failed: %s (%s)",
+		  net_conn_of(n, o->peer)->name, o->kind == NET_OP_WRITE ? "write" : "signal message",
 		  fi_strerror(e.err), detail);
 	op_done(n, o);
 }
@@ -642,26 +523,26 @@ static int64_t check_deadlines(struct net *n)
 	int k = nconn(n);
 
 	for (int peer = 0; peer < k; peer++) {
-		struct net_conn *c = conn_of(n, peer);
+		struct net_conn *c = net_conn_of(n, peer);
 		int64_t d;
 
 		if (atomic_load(&c->err))
 			continue;
 		if (c->oldest && now >= c->oldest->deadline_ns) {
-			fail_conn(n, peer, -ETIMEDOUT,
+			net_fail_conn(n, peer, -ETIMEDOUT,
 				  "%s did not complete a %s within %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
 				  c->name, c->oldest->kind == NET_OP_WRITE ? "write" : "signal message",
 				  n->lim.timeout_ms);
 			continue;
 		}
 		if (c->blocked_since_ns && now >= c->blocked_since_ns + timeout) {
-			fail_conn(n, peer, -ETIMEDOUT,
+			net_fail_conn(n, peer, -ETIMEDOUT,
 				  "%s could not be sent to for %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
 				  c->name, n->lim.timeout_ms);
 			continue;
 		}
 		if (c->rx.held && now >= c->rx.gap_since_ns + timeout) {
-			fail_conn(n, peer, -ETIMEDOUT,
+			net_fail_conn(n, peer, -ETIMEDOUT,
 				  "%s: its message %" PRIu32 " has not arrived within %d ms (CCORE_NET_TIMEOUT_MS) while %u later ones did",
 				  c->name, c->rx.next, n->lim.timeout_ms, c->rx.held);
 			continue;
@@ -706,7 +587,7 @@ static bool wait_events(struct net *n, int timeout_ms)
 static bool in_flight(struct net *n)
 {
 	for (int i = 0, k = nconn(n); i < k; i++) {
-		struct net_conn *c = conn_of(n, i);
+		struct net_conn *c = net_conn_of(n, i);
 
 		if (c->inflight && !atomic_load(&c->err))
 			return true;
@@ -782,12 +663,12 @@ static void *proxy_main(void *arg)
 			timeout_ms = SHUFFLE_IDLE_MS;
 		if (!wait_events(n, timeout_ms) && n->nstaged) {
 			pthread_mutex_lock(&n->turn_lock);
-			flush_staged(n);
+			net_flush_staged(n);
 			pthread_mutex_unlock(&n->turn_lock);
 		}
 	}
 	pthread_mutex_lock(&n->turn_lock);
-	flush_staged(n);
+	net_flush_staged(n);
 	pthread_mutex_unlock(&n->turn_lock);
 	drain(n);
 	return NULL;
