@@ -88,7 +88,7 @@ struct anchor {
 
 struct roll {
 	struct cs_sched *s;
-	uint32_t r, slices;
+	uint32_t r;
 	uint64_t *soff, *slen;
 	/* the phase before's last receive; rings not drained yet and their last sends */
 	struct anchor last_recv;
