@@ -128,10 +128,9 @@ const struct cs_rank *cs_rank_get(const struct cs_sched *s, uint32_t r)
 
 void cs_rank_drop(const struct cs_sched *s, uint32_t r)
 {
-	struct cs_rank *rk = &s->ranks[r];
-
 	struct cs_lazy *lz = s->lazy;
 	const uint32_t room = sizeof(lz->spare) / sizeof(lz->spare[0]);
+	struct cs_rank *rk = &s->ranks[r];
 
 	if (!lz || !lz->filled[r])
 		return;
