@@ -147,6 +147,7 @@ struct ccore_stream {
 	int failed;			/* a launch of its collectives failed: why */
 	char *failed_msg;
 	pthread_t failed_by;		/* the thread that call returned it to */
+	bool grace_spent;		/* a failed job looked for a peer's death, found none (atomic) */
 	bool is_default;
 };
 

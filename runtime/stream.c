@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define STREAM_WAIT_NS (120ll * 1000000000)
 
@@ -153,6 +154,30 @@ void ops_retire(struct op *ops, uint32_t n, int rc)
 
 /* With ranks in other processes: how often a wait looks whether they still run. */
 #define PEER_CHECK_NS (100ll * 1000000)
+/* ... and how long, in steps, a failed job looks for a peer's death to name. */
+#define PEER_GRACE_NS (200ll * 1000000)
+#define PEER_GRACE_STEP_NS (10 * 1000000)
+
+/*
+ * Whether a peer's process is gone: the shared sim's dead process slots,
+ * and the peers' bootstrap socket names (the kernel driver's processes);
+ * its error naming them, else 0.  @waited_ns: how long the job waited.
+ */
+static int peer_gone(struct ccore_stream *s, int64_t waited_ns)
+{
+	struct ccore_comm *c = s->comm;
+	struct clique *q = c->q;
+	char dead[256];
+	uint32_t gone;
+
+	if (q->pids && comm_dead_ranks(c, dead, sizeof(dead)))
+		return ccore_error(-EPIPE, "a collective on rank %u stream %u cannot finish: the process of %s died (the shared sim released what it held); destroy this communicator, a new one (new unique id) works",
+				   c->rank, s->id, dead);
+	if (xchg_peer_gone(q, &gone))
+		return ccore_error(-ECONNRESET, "rank %u stream %u: rank %u is gone (its process exited or was killed) while a collective of this rank waited on it, %lld ms; the communicator cannot go on: destroy it and make a new one",
+				   c->rank, s->id, gone, (long long)(waited_ns / 1000000));
+	return 0;
+}
 
 static int job_wait(struct ccore_stream *s, uint64_t job)
 {
@@ -160,37 +185,47 @@ static int job_wait(struct ccore_stream *s, uint64_t job)
 	struct clique *q = c->q;
 	bool peers = q->local || q->pids;
 	int64_t left = STREAM_WAIT_NS, slice;
-	char dead[256];
-	uint32_t gone;
-	int status, rc;
+	int status, rc, gone;
 
 	/*
 	 * A job of a rank whose peer's process died waits for semaphores
 	 * nobody will raise: with peers in other processes wait in slices,
-	 * and between them look whether they are still there -- the shared
-	 * sim's dead process slots, and the peers' bootstrap socket names
-	 * (the kernel driver's processes).
+	 * and between them look whether they are still there.
 	 */
 	for (;;) {
 		slice = peers && left > PEER_CHECK_NS ? PEER_CHECK_NS : left;
 		rc = ccore_dev_job_wait(comm_dev(c), job, slice, &status);
 		if (!peers || (rc != -ETIMEDOUT && rc != -EPIPE))
 			break;
-		if (q->pids && comm_dead_ranks(c, dead, sizeof(dead)))
-			return ccore_error(-EPIPE, "a collective on rank %u stream %u cannot finish: the process of %s died (the shared sim released what it held); destroy this communicator, a new one (new unique id) works",
-					   c->rank, s->id, dead);
-		if (xchg_peer_gone(q, &gone))
-			return ccore_error(-ECONNRESET, "rank %u stream %u: rank %u is gone (its process exited or was killed) while a collective of this rank waited on it, %lld ms; the communicator cannot go on: destroy it and make a new one",
-					   c->rank, s->id, gone,
-					   (long long)((STREAM_WAIT_NS - left + slice) / 1000000));
+		gone = peer_gone(s, STREAM_WAIT_NS - left + slice);
+		if (gone)
+			return gone;
 		left -= slice;
 		if (rc == -EPIPE || left <= 0)
 			break;
 	}
 
-	if (!rc && status)
-		rc = ccore_error(status, "a collective on rank %u stream %u failed on its CC core: %d",
-				 s->comm->rank, s->id, status);
+	if (!rc && status) {
+		/*
+		 * A peer's process that died mid-transfer (say, stepping this
+		 * rank's engine for it) can fail the job before its exit is
+		 * complete: a failure here looks a while for a death to name.
+		 */
+		int64_t grace = __atomic_load_n(&s->grace_spent, __ATOMIC_RELAXED) ? 0 : PEER_GRACE_NS;
+
+		for (int64_t t = 0; peers && !rc && t <= grace; t += PEER_GRACE_STEP_NS) {
+			rc = peer_gone(s, STREAM_WAIT_NS - left + t);
+			if (!rc && t < grace)
+				nanosleep(&(struct timespec){ 0, PEER_GRACE_STEP_NS }, NULL);
+		}
+		/* once none was found, the stream's next failures (the queue
+		 * behind this one) do not look again (threads may sync at once) */
+		if (peers && !rc)
+			__atomic_store_n(&s->grace_spent, true, __ATOMIC_RELAXED);
+		if (!rc)
+			rc = ccore_error(status, "a collective on rank %u stream %u failed on its CC core: %d",
+					 s->comm->rank, s->id, status);
+	}
 	return rc;
 }
 

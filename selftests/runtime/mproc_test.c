@@ -19,6 +19,7 @@
 #include "ccore_test.h"
 #include "rank_run.h"
 #include "algos/algo.h"
+#include "ccm.h"
 #include "comm.h"
 #include "comm_net.h"
 #include "tune/net_tier.h"
@@ -1042,7 +1043,16 @@ struct churn_report {
 	char msg[1024];
 };
 
-static void churn_rank(uint32_t rank, const struct ccore_unique_id *id, int ready_fd, int report_fd)
+/* A thief (below) that lived through this many collectives never stole a step. */
+#define THIEF_CALLS 20000
+
+/*
+ * Rank @rank's process: collectives until one fails.  A @thief arms its
+ * death inside the next step it runs of another process's agent
+ * (ccm_inject_thief_death()), and stops after THIEF_CALLS if none came.
+ */
+static void churn_rank(uint32_t rank, const struct ccore_unique_id *id, int ready_fd, int report_fd,
+		       bool thief)
 {
 	static const struct rank_run xs[] = {
 		{ CS_ALLREDUCE, NULL, 2, ccore_f32, ccore_sum, 0, false },
@@ -1069,10 +1079,12 @@ static void churn_rank(uint32_t rank, const struct ccore_unique_id *id, int read
 		snprintf(cr.msg, sizeof(cr.msg), "%s", rep.msg);
 		goto out;
 	}
+	if (thief)
+		ccm_inject_thief_death();
 	for (;;) {
 		t0 = now_ms();
 		cr.rc = proc_run(&pr, &xs[cr.calls % 3], &cr.wrong);
-		if (cr.rc || cr.wrong)
+		if (cr.rc || cr.wrong || (thief && cr.calls == THIEF_CALLS))
 			break;
 		cr.calls++;
 	}
@@ -1084,6 +1096,12 @@ out:
 	_exit(write(report_fd, &cr, sizeof(cr)) == sizeof(cr) ? 0 : 2);
 }
 
+/*
+ * KILL_N ranks, one process each, run collectives; rank @victim's process
+ * is killed after @delay_ms, or with @delay_ms 0 dies inside a step it
+ * ran for another process (a thief).  Every other rank's call fails
+ * within the timeout naming the dead process, with nothing wrong.
+ */
 static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_ms)
 {
 	struct churn_report cr[KILL_N];
@@ -1097,15 +1115,17 @@ static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_
 		pids[r] = rank_run_fork(&rep_fd[r]);
 		if (pids[r] == 0) {
 			close(ready[0]);
-			churn_rank(r, &id, ready[1], rep_fd[r]);
+			churn_rank(r, &id, ready[1], rep_fd[r], !delay_ms && r == victim);
 		}
 	}
 	close(ready[1]);
 	for (uint32_t r = 0; r < KILL_N; r++)
 		ASSERT_EQ(read(ready[0], &byte, 1), 1);
 	close(ready[0]);
-	usleep(delay_ms * 1000);
-	kill(pids[victim], SIGKILL);
+	if (delay_ms) {
+		usleep(delay_ms * 1000);
+		kill(pids[victim], SIGKILL);
+	}
 	for (uint32_t r = 0; r < KILL_N; r++) {
 		ssize_t got = read(rep_fd[r], &cr[r], sizeof(cr[r]));
 
@@ -1114,15 +1134,18 @@ static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_
 		if (r != victim && got != sizeof(cr[r]))
 			FAIL("round %u: rank %u (pid %d) died without a report (status 0x%x)", round, r,
 			     pids[r], status);
+		if (r == victim && !delay_ms && got == sizeof(cr[r]))
+			FAIL("round %u: rank %u ran %lu collectives and never a step of another process's (status 0x%x): %s",
+			     round, r, cr[r].calls, status, cr[r].msg);
 	}
 	waitpid(root, &status, 0);
 	snprintf(pid_text, sizeof(pid_text), "%d", pids[victim]);
 	for (uint32_t r = 0; r < KILL_N; r++) {
 		if (r == victim)
 			continue;
-		ccore_test_log("round %u (rank %u killed after %u ms): rank %u: %lu collectives, then %d after %lld ms: %s",
-			       round, victim, delay_ms, r, cr[r].calls, cr[r].rc,
-			       (long long)cr[r].fail_ms, cr[r].msg);
+		ccore_test_log("round %u (rank %u %s after %u ms): rank %u: %lu collectives, then %d after %lld ms: %s",
+			       round, victim, delay_ms ? "killed" : "died in a stolen step",
+			       delay_ms, r, cr[r].calls, cr[r].rc, (long long)cr[r].fail_ms, cr[r].msg);
 		ASSERT_EQ(cr[r].wrong, 0);
 		ASSERT_TRUE(cr[r].rc == -EPIPE || cr[r].rc == -EIO);
 		ASSERT_STR_CONTAINS(cr[r].msg, pid_text);
@@ -1139,6 +1162,10 @@ TEST(processes_killed_at_random_moments_fail_their_peers_never_corrupt_them)
 	srand(seed);
 	for (unsigned int round = 0; round < CHURN_ROUNDS; round++)
 		churn_round(round, (uint32_t)rand() % KILL_N, 1 + (unsigned int)rand() % 30);
+	/* a death inside a step stolen from a peer fails that peer's job on
+	 * its CC core (a DMA error): its call names the dead process too */
+	for (uint32_t victim = 0; victim < KILL_N; victim++)
+		churn_round(CHURN_ROUNDS + victim, victim, 0);
 	nruns = 0;
 	add_run((struct rank_run){ CS_ALLREDUCE, NULL, 1000, ccore_f32, ccore_sum, 0, true });
 	job_fork(KILL_N, 1, sweep_body, reps);
