@@ -1143,9 +1143,14 @@ static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_
 	for (uint32_t r = 0; r < KILL_N; r++) {
 		if (r == victim)
 			continue;
-		ccore_test_log("round %u (rank %u %s after %u ms): rank %u: %lu collectives, then %d after %lld ms: %s",
-			       round, victim, delay_ms ? "killed" : "died in a stolen step",
-			       delay_ms, r, cr[r].calls, cr[r].rc, (long long)cr[r].fail_ms, cr[r].msg);
+		if (delay_ms)
+			ccore_test_log("round %u (rank %u killed after %u ms): rank %u: %lu collectives, then %d after %lld ms: %s",
+				       round, victim, delay_ms, r, cr[r].calls, cr[r].rc,
+				       (long long)cr[r].fail_ms, cr[r].msg);
+		else
+			ccore_test_log("round %u (rank %u died in a step it stole): rank %u: %lu collectives, then %d after %lld ms: %s",
+				       round, victim, r, cr[r].calls, cr[r].rc,
+				       (long long)cr[r].fail_ms, cr[r].msg);
 		ASSERT_EQ(cr[r].wrong, 0);
 		ASSERT_TRUE(cr[r].rc == -EPIPE || cr[r].rc == -EIO);
 		ASSERT_STR_CONTAINS(cr[r].msg, pid_text);
