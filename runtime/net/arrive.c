@@ -29,8 +29,8 @@ static void apply_signal(void *arg, const struct net_signal *wire)
 		return;
 	if (!net_name_apply(&c->rx_names, &sig)) {
 		net_fail_conn(a->n, a->peer, -EPROTO,
-			  "%s signalled by a short name it never gave (0x%08" PRIx32 "): protocol broken",
-			  c->name, wire->flags & NET_SIG_NAMED ? wire->sem : wire->flags);
+			      "%s signalled by a short name it never gave (0x%08" PRIx32 "): protocol broken",
+			      c->name, wire->flags & NET_SIG_NAMED ? wire->sem : wire->flags);
 		return;
 	}
 	if (a->n->p.cb.signal_arrived)
@@ -51,8 +51,8 @@ static void deliver(struct net *n, const struct net_arrival *a)
 	if (a->has_body) {
 		if (a->body.magic != NET_SIGMSG_MAGIC) {
 			net_fail_conn(n, a->peer, -EPROTO,
-				  "%s sent a message that is no signal (magic 0x%08" PRIx32 ")",
-				  c->name, a->body.magic);
+				      "%s sent a message that is no signal (magic 0x%08" PRIx32 ")",
+				      c->name, a->body.magic);
 			return;
 		}
 		sig = (struct net_signal){ a->body.sem, a->body.value, a->body.flags };
@@ -62,8 +62,8 @@ static void deliver(struct net *n, const struct net_arrival *a)
 	}
 	if (reorder_arrive(&c->rx, seq, s, rt_now_ns(), apply_signal, &ctx))
 		net_fail_conn(n, a->peer, -EPROTO,
-			  "%s sent message %" PRIu32 " while %" PRIu32 " was next (window %u): protocol broken",
-			  c->name, seq, c->rx.next, NET_WINDOW);
+			      "%s sent message %" PRIu32 " while %" PRIu32 " was next (window %u): protocol broken",
+			      c->name, seq, c->rx.next, NET_WINDOW);
 }
 
 static uint32_t next_rand(struct net *n)

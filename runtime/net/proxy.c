@@ -373,7 +373,7 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 	if (ret) {
 		free(o);
 		net_fail_conn(n, peer, (int)ret, "%s: posting a %s failed: %s", c->name,
-			  r->posted < r->len ? "write" : "signal message", fi_strerror((int)-ret));
+			      r->posted < r->len ? "write" : "signal message", fi_strerror((int)-ret));
 		return 0;
 	}
 	if (inject) {
@@ -483,8 +483,8 @@ static void cq_error(struct net *n)
 		return;
 	}
 	net_fail_conn(n, o->peer, -(e.err ? e.err : EIO), "%s: a %s to it failed: %s (%s)",
-		  net_conn_of(n, o->peer)->name, o->kind == NET_OP_WRITE ? "write" : "signal message",
-		  fi_strerror(e.err), detail);
+		      net_conn_of(n, o->peer)->name, o->kind == NET_OP_WRITE ? "write" : "signal message",
+		      fi_strerror(e.err), detail);
 	op_done(n, o);
 }
 
@@ -530,21 +530,21 @@ static int64_t check_deadlines(struct net *n)
 			continue;
 		if (c->oldest && now >= c->oldest->deadline_ns) {
 			net_fail_conn(n, peer, -ETIMEDOUT,
-				  "%s did not complete a %s within %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
-				  c->name, c->oldest->kind == NET_OP_WRITE ? "write" : "signal message",
-				  n->lim.timeout_ms);
+				      "%s did not complete a %s within %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
+				      c->name, c->oldest->kind == NET_OP_WRITE ? "write" : "signal message",
+				      n->lim.timeout_ms);
 			continue;
 		}
 		if (c->blocked_since_ns && now >= c->blocked_since_ns + timeout) {
 			net_fail_conn(n, peer, -ETIMEDOUT,
-				  "%s could not be sent to for %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
-				  c->name, n->lim.timeout_ms);
+				      "%s could not be sent to for %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
+				      c->name, n->lim.timeout_ms);
 			continue;
 		}
 		if (c->rx.held && now >= c->rx.gap_since_ns + timeout) {
 			net_fail_conn(n, peer, -ETIMEDOUT,
-				  "%s: its message %" PRIu32 " has not arrived within %d ms (CCORE_NET_TIMEOUT_MS) while %u later ones did",
-				  c->name, c->rx.next, n->lim.timeout_ms, c->rx.held);
+				      "%s: its message %" PRIu32 " has not arrived within %d ms (CCORE_NET_TIMEOUT_MS) while %u later ones did",
+				      c->name, c->rx.next, n->lim.timeout_ms, c->rx.held);
 			continue;
 		}
 		d = c->oldest ? c->oldest->deadline_ns : 0;
