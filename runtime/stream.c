@@ -185,7 +185,7 @@ static int job_wait(struct ccore_stream *s, uint64_t job)
 	struct clique *q = c->q;
 	bool peers = q->local || q->pids;
 	int64_t left = STREAM_WAIT_NS, slice;
-	int status, rc, gone;
+	int status, rc, death;
 
 	/*
 	 * A job of a rank whose peer's process died waits for semaphores
@@ -197,9 +197,9 @@ static int job_wait(struct ccore_stream *s, uint64_t job)
 		rc = ccore_dev_job_wait(comm_dev(c), job, slice, &status);
 		if (!peers || (rc != -ETIMEDOUT && rc != -EPIPE))
 			break;
-		gone = peer_gone(s, STREAM_WAIT_NS - left + slice);
-		if (gone)
-			return gone;
+		death = peer_gone(s, STREAM_WAIT_NS - left + slice);
+		if (death)
+			return death;
 		left -= slice;
 		if (rc == -EPIPE || left <= 0)
 			break;
