@@ -102,6 +102,40 @@ void net_arrived(struct net *n, const struct net_arrival *a)
 		net_flush_staged(n);
 }
 
+/*
+ * A sender may send as soon as it has connected this end, before this end
+ * connected it (the network probe's first ping does): what comes from an
+ * id not connected yet waits here for its net_connect(), which wakes the
+ * proxy.  Dropping it would leave a gap that the reorder buffer times out.
+ */
+void net_hold_early(struct net *n, const struct net_arrival *a)
+{
+	if (n->nearly == NET_EARLY_MAX) {
+		log_msg(LOG_WARN,
+			"net: %u arrivals are held for senders not connected yet; one from id %u dropped",
+			NET_EARLY_MAX, net_cq_data_id(a->data));
+		return;
+	}
+	n->early[n->nearly++] = *a;
+	n->stats.held_early++;
+}
+
+void net_deliver_early(struct net *n)
+{
+	unsigned int kept = 0;
+
+	for (unsigned int i = 0; i < n->nearly; i++) {
+		struct net_arrival a = n->early[i];
+
+		a.peer = net_peer_of_id(n, net_cq_data_id(a.data));
+		if (a.peer < 0)
+			n->early[kept++] = a;
+		else
+			net_arrived(n, &a);
+	}
+	n->nearly = kept;
+}
+
 void net_repost_recv(struct net *n, struct net_op *o)
 {
 	ssize_t ret;

@@ -345,7 +345,8 @@ int net_open(const struct net_params *p, struct net **out)
 	ctl_bytes = (NET_RX_POSTED + NET_TX_BODIES) * sizeof(struct net_sigmsg);
 	n->ctl_mem = aligned_alloc(4096, (ctl_bytes + 4095) & ~(size_t)4095);
 	n->staged = calloc(n->test.shuffle_arrivals + 1, sizeof(*n->staged));
-	if (!n->ctl_mem || !n->staged) {
+	n->early = calloc(NET_EARLY_MAX, sizeof(*n->early));
+	if (!n->ctl_mem || !n->staged || !n->early) {
 		rc = ccore_error(-ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -405,6 +406,7 @@ void net_close(struct net *n)
 	free(n->conn);
 	free(n->ctl_mem);
 	free(n->staged);
+	free(n->early);
 	pthread_mutex_destroy(&n->fab_lock);
 	pthread_mutex_destroy(&n->submit_lock);
 	pthread_mutex_destroy(&n->turn_lock);
@@ -530,6 +532,9 @@ int net_connect(struct net *n, const struct net_blob *blob, const char *name, in
 	*peer = n->nconn;
 	n->conn[n->nconn++] = c;
 	pthread_rwlock_unlock(&n->conn_lock);
+	/* what it sent before this may be held (net_hold_early()) */
+	if (n->proxy_started)
+		net_proxy_wake(n);
 	return 0;
 }
 

@@ -165,6 +165,7 @@ struct net_stats {
 	uint64_t signal_msgs;		/* signal messages */
 	uint64_t named_signals;		/* signals that rode in a write by name */
 	uint64_t arrivals;		/* messages that came in */
+	uint64_t held_early;		/* ... held until their sender was connected */
 	uint64_t injected;		/* messages sent by inject (no completion) */
 	uint64_t inline_posts;		/* turns a caller took to post its own request */
 	uint64_t proxy_wakeups;		/* times the proxy woke from its sleep */
@@ -186,8 +187,9 @@ int net_local_blob(struct net *n, struct net_blob *out);
 /*
  * Insert the peer of @blob (its net_local_blob) and return its number
  * (from 0, in connect order).  @name says who it is in errors ("host 1").
- * Every peer must connect every other before the first put: arrivals from
- * an address not yet connected cannot be told apart.
+ * A peer may put as soon as it has connected this context: what arrives
+ * from it before this context connects it is held (up to 4 × the window
+ * of messages) and applied, in order, once it does.
  */
 int net_connect(struct net *n, const struct net_blob *blob, const char *name, int *peer);
 

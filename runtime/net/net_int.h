@@ -163,6 +163,9 @@ struct net {
 	uint64_t narrivals;		/* messages that came in (the drop hook, stats) */
 	uint64_t woke, woke_by_request;	/* proxy thread only: wake-ups not yet in @stats */
 	bool applied;			/* under turn_lock: a signal applied since the proxy looked */
+	/* under turn_lock: arrivals from senders not connected yet (net_hold_early()) */
+	struct net_arrival *early;
+	unsigned int nearly;
 	/* the shuffle hook's held arrivals and random numbers */
 	struct net_arrival *staged;
 	unsigned int nstaged;
@@ -187,6 +190,15 @@ int net_post_recvs(struct net *n);
 void net_repost_recv(struct net *n, struct net_op *o);
 void net_arrived(struct net *n, const struct net_arrival *a);
 void net_flush_staged(struct net *n);
+/* Arrivals from a sender not connected yet: held, handed on once it is. */
+#define NET_EARLY_MAX (4 * NET_WINDOW)
+void net_hold_early(struct net *n, const struct net_arrival *a);
+/* Under turn_lock: hand on the held arrivals whose senders are connected now. */
+void net_deliver_early(struct net *n);
+/* The connection of the sender with @id (the completion data's), or -1. */
+int net_peer_of_id(struct net *n, uint32_t id);
+/* Have the proxy take a turn (a request came, a peer connected). */
+void net_proxy_wake(struct net *n);
 /* After the proxy stopped and the endpoint closed: free what is left. */
 void net_proxy_release(struct net *n);
 

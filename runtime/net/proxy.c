@@ -71,7 +71,7 @@ static int nconn(struct net *n)
 }
 
 /* The peer whose id is @id, or -1. */
-static int peer_of_id(struct net *n, uint32_t id)
+int net_peer_of_id(struct net *n, uint32_t id)
 {
 	int found = -1;
 
@@ -121,7 +121,6 @@ void net_submit(struct net *n, struct net_req *r)
 	/* read now: once queued, the proxy may finish and free it */
 	bool small = r->len <= INLINE_MAX_BYTES;
 	int peer = r->peer;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&n->submit_lock);
 	if (n->submitted_tail)
@@ -133,6 +132,13 @@ void net_submit(struct net *n, struct net_req *r)
 	/* its completion wakes the proxy through the queue's fd */
 	if (small && post_inline(n, peer))
 		return;
+	net_proxy_wake(n);
+}
+
+void net_proxy_wake(struct net *n)
+{
+	uint64_t one = 1;
+
 	if (write(n->wake_fd, &one, sizeof(one)) < 0)
 		log_msg(LOG_WARN, "net: waking the proxy: %s", strerror(errno));
 }
@@ -432,7 +438,7 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 	if ((e->flags & FI_REMOTE_WRITE) || (e->flags & FI_RECV)) {
 		/* by the id the sender put in: a source address may be another peer's */
 		a.data = (uint32_t)e->data;
-		a.peer = (e->flags & FI_REMOTE_CQ_DATA) ? peer_of_id(n, net_cq_data_id(a.data)) : -1;
+		a.peer = (e->flags & FI_REMOTE_CQ_DATA) ? net_peer_of_id(n, net_cq_data_id(a.data)) : -1;
 		if (e->flags & FI_RECV) {
 			if (e->len == sizeof(a.body)) {
 				a.has_body = true;
@@ -442,11 +448,14 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 			}
 			net_repost_recv(n, o);
 		}
+		if (a.peer < 0 && (e->flags & FI_REMOTE_CQ_DATA)) {
+			net_hold_early(n, &a);
+			return;
+		}
 		if (a.peer < 0) {
 			log_msg(LOG_WARN,
-				"net: an arrival from %s (id %u, fi_addr %" PRIu64 "); dropped",
-				(e->flags & FI_REMOTE_CQ_DATA) ? "a peer not connected" :
-				"a sender without completion data", net_cq_data_id(a.data), (uint64_t)src);
+				"net: an arrival without completion data (fi_addr %" PRIu64 "); dropped",
+				(uint64_t)src);
 			return;
 		}
 		net_arrived(n, &a);
@@ -639,6 +648,8 @@ static void *proxy_main(void *arg)
 		take_submitted(n);
 		post_all(n, &t);
 		reap(n, &t);
+		if (n->nearly)
+			net_deliver_early(n);
 		deadline = check_deadlines(n);
 		applied = n->applied;
 		n->applied = false;

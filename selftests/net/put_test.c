@@ -301,14 +301,13 @@ static bool barrier(struct side *s)
 	return xfer(s->sock, &c, 1, true) && xfer(s->sock, &c, 1, false);
 }
 
-/* Open, register, swap blobs, connect the other process as peer 0. */
-static int side_open(struct side *s, struct net **out)
+/* Open, register and swap blobs with the other process (its blob in @theirs). */
+static int side_prepare(struct side *s, struct net **out, struct net_blob *theirs)
 {
 	struct net_params p = { 0 };
-	struct net_blob mine, theirs;
+	struct net_blob mine;
 	unsigned int region;
-	char name[32];
-	int rc, peer;
+	int rc;
 
 	p.cb = (struct net_callbacks){ on_done, on_signal, on_peer_failed, on_applied, s };
 	p.provider = PROVIDER;
@@ -332,18 +331,35 @@ static int side_open(struct side *s, struct net **out)
 	rc = net_local_blob(*out, &mine);
 	if (rc)
 		return say(s, "net_local_blob: %s", ccore_last_error());
-	if (!xfer(s->sock, &mine, sizeof(mine), true) || !xfer(s->sock, &theirs, sizeof(theirs), false))
+	if (!xfer(s->sock, &mine, sizeof(mine), true) || !xfer(s->sock, theirs, sizeof(*theirs), false))
 		return say(s, "swapping blobs failed");
+	return 0;
+}
+
+/* Connect the other process as peer 0. */
+static int side_connect(struct side *s, struct net *n, const struct net_blob *theirs)
+{
+	struct net_limits lim;
+	char name[32];
+	int rc, peer;
+
 	snprintf(name, sizeof(name), "host %d", 1 - s->idx);
-	rc = net_connect(*out, &theirs, name, &peer);
+	rc = net_connect(n, theirs, name, &peer);
 	if (rc || peer != 0)
 		return say(s, "net_connect: %d %s", rc, ccore_last_error());
-	{
-		struct net_limits lim;
+	net_get_limits(n, &lim);
+	say(s, "[%s on %s] ", lim.provider, lim.fabric);
+	return 0;
+}
 
-		net_get_limits(*out, &lim);
-		say(s, "[%s on %s] ", lim.provider, lim.fabric);
-	}
+/* Open, register, swap blobs, connect the other process as peer 0. */
+static int side_open(struct side *s, struct net **out)
+{
+	struct net_blob theirs;
+	int rc = side_prepare(s, out, &theirs) ?: side_connect(s, *out, &theirs);
+
+	if (rc)
+		return rc;
 	if (!barrier(s))
 		return say(s, "barrier failed");
 	return 0;
@@ -576,6 +592,71 @@ static int body_inject(struct side *s)
 TEST(small_messages_go_by_inject)
 {
 	struct job j = { &plan, 0, { { 0 }, { 0 } }, 0, body_inject };
+
+	plan_small_then_large(&plan);
+	expect_pair_ok(&j);
+}
+
+/*
+ * A peer may put as soon as it has connected this end, before this end
+ * connects it (the network probe's first ping does): process 0 sends the
+ * small-then-large plan and process 1 connects only once every message of
+ * it has arrived and is held.  Every signal applies then, in order, with
+ * its data.
+ */
+static int body_early(struct side *s)
+{
+	struct net_blob theirs;
+	struct net_stats st = { 0 };
+	struct net *n = NULL;
+	uint64_t sent = 0;
+	int rc = side_prepare(s, &n, &theirs);
+
+	if (!rc && s->idx == 0) {
+		rc = side_connect(s, n, &theirs);
+		for (unsigned int i = 0; !rc && i < s->plan->nops; i++) {
+			const struct plan_op *o = &s->plan->op[i];
+
+			rc = o->len ? net_put(n, 0, 0, o->src_off, 0, SRC_BYTES + o->dst_off, o->len,
+					      &o->sig, i) : net_signal(n, 0, &o->sig, i);
+			if (rc)
+				rc = say(s, "op %u: %d %s", i, rc, ccore_last_error());
+		}
+		if (!rc && !wait_count(s, &s->ndone, s->plan->nops, 30000))
+			rc = say(s, "only %u of %u puts completed", s->ndone, s->plan->nops);
+		net_get_stats(n, &st);
+		sent = rc ? 0 : st.writes + st.signal_msgs;
+		if (!xfer(s->sock, &sent, sizeof(sent), true) && !rc)
+			rc = say(s, "telling process 1 failed");
+	}
+	if (!rc && s->idx == 1) {
+		if (!xfer(s->sock, &sent, sizeof(sent), false) || !sent)
+			rc = say(s, "process 0 sent nothing");
+		for (int ms = 0; st.held_early < sent && ms < 10000; ms += 10) {
+			usleep(10000);
+			net_get_stats(n, &st);
+		}
+		if (!rc && (st.held_early != sent || st.arrivals))
+			rc = say(s, "before connecting: %llu of %llu messages held, %llu applied",
+				 (unsigned long long)st.held_early, (unsigned long long)sent,
+				 (unsigned long long)st.arrivals);
+		rc = rc ?: side_connect(s, n, &theirs);
+		if (!rc && !wait_count(s, &s->nsig, s->plan->nops, 30000))
+			rc = say(s, "only %u of %u signals applied once connected: %s", s->nsig,
+				 s->plan->nops, s->first_problem);
+	}
+	if (!rc)
+		rc = side_check(s);
+	if (!barrier(s) && !rc)
+		rc = say(s, "final barrier failed");
+	net_close(n);
+	free(s->mem);
+	return rc;
+}
+
+TEST(puts_before_the_receiver_connects_are_held)
+{
+	struct job j = { &plan, 0, { { 0 }, { 0 } }, 0, body_early };
 
 	plan_small_then_large(&plan);
 	expect_pair_ok(&j);
