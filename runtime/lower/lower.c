@@ -27,6 +27,13 @@
  * receives are marked although the reduce-scatter receives from the same
  * peer wait for the phase before.  Peers get their engines in the order
  * of the program's sends (peer_engine()).
+ *
+ * Credits implied across hosts (lower_ctx.dbuf): a plan whose runs
+ * alternate between two halves of its scratch lets a sender on another
+ * host put into a receiver's scratch without a credit, where the receive
+ * needs none within the run (credit point 0) and the receiver sends to
+ * that peer in every run (implicit_pair()).  Each credit there was a
+ * network message, and the sender waited a round trip for it every run.
  */
 #include "lower.h"
 #include "ccore_internal.h"
@@ -70,6 +77,8 @@ struct lower_job {
 	 * N = 1024 that alone was a million lists) */
 	struct lower_recv *recvs;
 	size_t *first;
+	/* with c->dbuf: rank r's credit points (cs_credit_points()), made on first use */
+	uint32_t **points;
 };
 
 static void insn(struct emit *e, struct drm_ccore_insn in)
@@ -163,8 +172,8 @@ static void wait_deps(const struct lower_job *j, struct emit *e, uint32_t r, uin
 	}
 }
 
-/* The @k-th receive step of rank @p from rank @r. */
-static uint32_t recv_of(const struct lower_job *j, uint32_t p, uint32_t r, uint32_t k)
+/* Where rank @p's receives from rank @r start in j->recvs. */
+static size_t first_recv_from(const struct lower_job *j, uint32_t p, uint32_t r)
 {
 	size_t lo = j->first[p], hi = j->first[p + 1];
 
@@ -176,17 +185,70 @@ static uint32_t recv_of(const struct lower_job *j, uint32_t p, uint32_t r, uint3
 		else
 			hi = mid;
 	}
-	return j->recvs[lo + k].step;
+	return lo;
+}
+
+/* The @k-th receive step of rank @p from rank @r. */
+static uint32_t recv_of(const struct lower_job *j, uint32_t p, uint32_t r, uint32_t k)
+{
+	return j->recvs[first_recv_from(j, p, r) + k].step;
+}
+
+/* Where @ref is in this image: the odd runs' scratch is the second half. */
+static uint64_t in_image(const struct lower_ctx *c, struct cs_ref ref)
+{
+	return ref.off * c->elem_size + (ref.buf == CS_TMP ? c->tmp_shift : 0);
 }
 
 static uint64_t own(const struct lower_ctx *c, uint32_t r, struct cs_ref ref)
 {
-	return c->ranks[r].va[ref.buf] + ref.off * c->elem_size;
+	return c->ranks[r].va[ref.buf] + in_image(c, ref);
 }
 
 static uint64_t theirs(const struct lower_ctx *c, uint32_t r, uint32_t q, struct cs_ref ref)
 {
-	return c->peer_va(c->arg, r, q, ref.buf) + ref.off * c->elem_size;
+	return c->peer_va(c->arg, r, q, ref.buf) + in_image(c, ref);
+}
+
+/*
+ * Does rank @p's every send to rank @r, on another host, go without a
+ * credit (see the header comment)?  Each lands in @r's scratch (a plain
+ * receive into TMP, or a staged one's TMP slot) and needs no credit
+ * within the run, and @r sends to @p in every run.  @p's run k + 1 starts
+ * once its run k has taken @r's message of run k, which @r sent after it
+ * had finished run k - 1: the last run to use the half of the scratch run
+ * k + 1 writes into.  Every process lowers its ranks alike from the same
+ * schedule, so sender and receiver agree.
+ */
+static bool implicit_pair(const struct lower_job *j, uint32_t r, uint32_t p)
+{
+	const struct cs_rank *rk = &j->s->ranks[r];
+	bool sends_back = false;
+	size_t lo, hi;
+
+	if (!j->c->dbuf || !lower_remote(j->c, r, p) || !j->points)
+		return false;
+	lo = first_recv_from(j, r, p);
+	for (hi = lo; hi < j->first[r + 1] && j->recvs[hi].peer == p; hi++)
+		;
+	if (lo == hi)
+		return false;
+	if (!j->points[r]) {
+		j->points[r] = calloc(rk->n + 1, sizeof(*j->points[r]));
+		if (!j->points[r])
+			return false;	/* credits as usual */
+		cs_credit_points(rk, j->n, j->points[r]);
+	}
+	for (size_t k = lo; k < hi; k++) {
+		const struct cs_step *st = &rk->steps[j->recvs[k].step];
+		bool into_tmp = st->op == CS_RECV_OP ? st->dst.buf == CS_TMP : st->staged;
+
+		if (!into_tmp || j->points[r][j->recvs[k].step])
+			return false;
+	}
+	for (uint32_t i = 0; i < rk->n && !sends_back; i++)
+		sends_back = rk->steps[i].op == CS_SEND_OP && rk->steps[i].peer == p;
+	return sends_back;
 }
 
 /* Step @i of rank @r, a local one as @st says, on the local engine. */
@@ -260,9 +322,10 @@ static void emit_send(const struct lower_job *j, struct emit *e, uint32_t r, uin
 		d.src0 = theirs(c, r, p, rv->src);
 		d.src1 = own(c, r, st->src);
 	}
-	insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
-					 .sem = lower_sem_credit(c, r, p),
-					 .imm = 1 });
+	if (!implicit_pair(j, p, r))
+		insn(e, (struct drm_ccore_insn){ .opcode = DRM_CCORE_OP_ACQUIRE,
+						 .sem = lower_sem_credit(c, r, p),
+						 .imm = 1 });
 	desc(e, eng, &d);
 	e->step_engine[i] = (uint8_t)eng;
 }
@@ -427,7 +490,7 @@ static void prologue(const struct lower_job *j, struct emit *e, uint32_t r)
 					 .sem = lower_sem_local(c, r) });
 	for (uint32_t i = 0; i < rk->n; i++)
 		if ((rk->steps[i].op == CS_RECV_OP || rk->steps[i].op == CS_RECV_REDUCE) &&
-		    !e->credit[i])
+		    !e->credit[i] && !implicit_pair(j, r, rk->steps[i].peer))
 			free_credits[rk->steps[i].peer]++;
 	for (uint32_t p = 0; p < j->n; p++)
 		if (free_credits[p])
@@ -618,12 +681,19 @@ static int index_receives(struct lower_job *j)
 	return 0;
 }
 
-void lower_release(struct lowered *l, const struct lower_ctx *c)
+static void job_free(struct lower_job *j)
 {
-	if (!l)
-		return;
-	for (uint32_t r = 0; r < l->nranks; r++) {
-		struct lowered_rank *lr = &l->ranks[r];
+	for (uint32_t r = 0; j->points && r < j->n; r++)
+		free(j->points[r]);
+	free(j->points);
+	free(j->recvs);
+	free(j->first);
+}
+
+static void release_ranks(struct lowered_rank *ranks, uint32_t n, const struct lower_ctx *c)
+{
+	for (uint32_t r = 0; ranks && r < n; r++) {
+		struct lowered_rank *lr = &ranks[r];
 
 		if (lr->prog)
 			ccore_dev_program_free(c->ranks[r].dev, lr->prog);
@@ -633,7 +703,15 @@ void lower_release(struct lowered *l, const struct lower_ctx *c)
 				if (lr->rings[k][eng])
 					ccore_dev_ring_destroy(c->ranks[r].dev, lr->rings[k][eng]);
 	}
-	free(l->ranks);
+	free(ranks);
+}
+
+void lower_release(struct lowered *l, const struct lower_ctx *c)
+{
+	if (!l)
+		return;
+	release_ranks(l->ranks, l->nranks, c);
+	release_ranks(l->odd, l->nranks, c);
 	free(l);
 }
 
@@ -650,6 +728,24 @@ struct lowered *lower_alloc(uint32_t nranks)
 	return l;
 }
 
+bool lower_dbuf_helps(const struct cs_sched *s, const uint32_t *host_of)
+{
+	struct lower_ctx c = { .nranks = s->shape.nranks, .host_of = host_of, .dbuf = true };
+	struct lower_job j = { .s = s, .c = &c, .n = s->shape.nranks };
+	bool helps = false;
+
+	if (!host_of || cs_has_repeats(s) || index_receives(&j) ||
+	    !(j.points = calloc(j.n, sizeof(*j.points)))) {
+		job_free(&j);
+		return false;
+	}
+	for (uint32_t r = 0; r < j.n && !helps; r++)
+		for (size_t k = j.first[r]; k < j.first[r + 1] && !helps; k++)
+			helps = implicit_pair(&j, r, j.recvs[k].peer);
+	job_free(&j);
+	return helps;
+}
+
 int lower_images(const struct cs_sched *s, const struct lower_ctx *c,
 		 int (*fn)(void *arg, uint32_t r, const struct lower_image *im), void *arg)
 {
@@ -660,6 +756,8 @@ int lower_images(const struct cs_sched *s, const struct lower_ctx *c,
 		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
 				   LOWER_MAX_ENGINES);
 	rc = index_receives(&j);
+	if (!rc && c->dbuf && !(j.points = calloc(j.n, sizeof(*j.points))))
+		rc = -ENOMEM;
 	if (rc)
 		rc = ccore_error(rc, "lowering: out of memory");
 	for (uint32_t r = 0; r < j.n && !rc; r++) {
@@ -681,8 +779,7 @@ int lower_images(const struct cs_sched *s, const struct lower_ctx *c,
 		}
 		emit_free(&e);
 	}
-	free(j.recvs);
-	free(j.first);
+	job_free(&j);
 	return rc;
 }
 
@@ -698,6 +795,41 @@ static int load_rank(void *arg, uint32_t r, const struct lower_image *im)
 
 	lj->l->load_ns += lj->l->ranks[r].load_ns;
 	return rc;
+}
+
+/* An odd run's image goes on the plan's second ring index of each engine. */
+static int load_rank_odd(void *arg, uint32_t r, const struct lower_image *even_rings)
+{
+	struct load_job *lj = arg;
+	struct lower_image im = *even_rings;
+	int rc;
+
+	for (uint32_t eng = 0; eng < LOWER_MAX_ENGINES; eng++) {
+		im.ring[1][eng] = im.ring[0][eng];
+		im.ring[0][eng] = (struct lower_ring_image){ 0 };
+	}
+	for (uint32_t i = 0; i < im.ninsns; i++)
+		if (im.insns[i].opcode == DRM_CCORE_OP_START || im.insns[i].opcode == DRM_CCORE_OP_RWAIT)
+			im.insns[i].ring = 1;
+	rc = lower_load_image(lj->c, r, &im, &lj->l->odd[r]);
+	lj->l->load_ns += lj->l->odd[r].load_ns;
+	return rc;
+}
+
+/* Both images of a double-buffered plan: the even runs' scratch first, then the odd's. */
+static int lower_dbuf(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l)
+{
+	struct lower_ctx odd = *c;
+	struct load_job lj = { .c = c, .l = l };
+	int rc;
+
+	l->odd = calloc(l->nranks ? l->nranks : 1, sizeof(*l->odd));
+	if (!l->odd)
+		return ccore_error(-ENOMEM, "lowering: out of memory");
+	rc = lower_images(s, c, load_rank, &lj);
+	odd.tmp_shift = c->tmp_half;
+	lj.c = &odd;
+	return rc ?: lower_images(s, &odd, load_rank_odd, &lj);
 }
 
 /* @s's repeats written out, lowered step by step. */
@@ -728,6 +860,20 @@ int lower_schedule(const struct cs_sched *s, const struct lower_ctx *c, struct l
 	lj.l = lower_alloc(s->shape.nranks);
 	if (!lj.l)
 		return ccore_error(-ENOMEM, "lowering: out of memory");
+	if (cs_has_repeats(s) && c->dbuf) {
+		/* two images of one schedule: its repeats written out */
+		lower_release(lj.l, c);
+		return lower_unrolled(s, c, out);
+	}
+	if (c->dbuf) {
+		rc = lower_dbuf(s, c, lj.l);
+		if (rc) {
+			lower_release(lj.l, c);
+			return rc;
+		}
+		*out = lj.l;
+		return 0;
+	}
 	if (cs_has_repeats(s)) {
 		rc = lower_loops(s, c, lj.l);
 		if (rc) {

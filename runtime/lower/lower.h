@@ -64,6 +64,15 @@ struct lower_ctx {
 	 * through descriptors, so credits to a peer there are SEM_WRITEs.
 	 */
 	const uint32_t *host_of;
+	/*
+	 * Double-buffered scratch: the plan's runs alternate between two
+	 * halves of TMP, each @tmp_half bytes, and this image's TMP addresses
+	 * (its own and its peers') are @tmp_shift bytes in.  Receives from
+	 * another host that lower_implicit_pair() allows then take no credit
+	 * (lower.c).  lower_schedule() makes both images.
+	 */
+	bool dbuf;
+	uint64_t tmp_half, tmp_shift;
 };
 
 /* Rank @p is on another host than rank @r. */
@@ -107,6 +116,8 @@ struct lowered_rank {
 struct lowered {
 	uint32_t nranks;
 	struct lowered_rank *ranks;
+	/* with lower_ctx.dbuf, the odd runs' images (on ring index [1]); else NULL */
+	struct lowered_rank *odd;
 	int64_t load_ns;		/* of the build, spent loading into the devices */
 	bool loops;			/* repeats lowered as CC-core loops */
 };
@@ -161,6 +172,13 @@ void lower_image_free(struct lower_image *im);
  * out).
  */
 int lower_loops(const struct cs_sched *s, const struct lower_ctx *c, struct lowered *l);
+
+/*
+ * Would @s, lowered with double-buffered scratch, let a receive from
+ * another host go without credits (lower.c, implicit_pair())?  The plan
+ * asks before it sizes the scratch.
+ */
+bool lower_dbuf_helps(const struct cs_sched *s, const uint32_t *host_of);
 
 /* Build and load everything; on failure nothing stays loaded.  -E2BIG if a
  * rank's program is larger than c->max_program.  Repeats become loops

@@ -41,7 +41,7 @@ static void log_plan(const struct plan *p, const struct cs_shape *sh, const stru
 		sh->in_place ? " in place" : "", p->algo->name, p->opts.slices, p->opts.channels,
 		p->why.file_line ? src : p->why.source, p->why.us, next,
 		p->ops[lead].stream->id, p->lr[lead].cc, lead, insns, descs,
-		p->loops ? ", in loop form" : "");
+		p->loops ? ", in loop form" : p->dbuf ? ", scratch double-buffered (two images)" : "");
 }
 
 /* An average is a sum, then each result divided by the number of ranks. */
@@ -99,9 +99,35 @@ static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct 
  * form's ring indices per rank) -- verified under CCORE_VERIFY, placed
  * and lowered.
  */
-static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs_shape *sh,
-			       const struct op *ops, uint32_t rings, int64_t *t)
+/*
+ * Double-buffer the scratch (lower_ctx.dbuf) where a receive from another
+ * host then needs no credit, the scratch is small and nothing replays one
+ * image (an executable's pinned plans; loop form's single image).
+ */
+static bool plan_dbuf(struct clique *q, const struct cs_sched *s, uint64_t es, uint32_t rings,
+		      bool pinned)
 {
+	return !rings && !pinned && clique_hosts(q) && s->tmp_count * es <= PLAN_DBUF_MAX_BYTES &&
+	       lower_dbuf_helps(s, clique_hosts(q));
+}
+
+/* Each rank's launches so far: the record's, which outlives the plan, or the plan's own. */
+static int plan_runs(struct plan *p)
+{
+	if (p->xrec) {
+		p->runs = xchg_rec_runs(p->xrec);
+		return 0;
+	}
+	if (!p->own_runs)
+		p->own_runs = calloc(p->n, sizeof(*p->own_runs));
+	p->runs = p->own_runs;
+	return p->runs ? 0 : ccore_error(-ENOMEM, "out of memory");
+}
+
+static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs_shape *sh,
+			       const struct op *ops, uint32_t rings, bool pinned, int64_t *t)
+{
+	uint64_t es = ccore_dtype_size(ops[0].dtype);
 	struct ccore_plan_timing *tm = &q->timing;
 	struct algo_opts o = p->opts;
 	struct cs_sched *s;
@@ -166,14 +192,19 @@ static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs
 		p->active[r] = s->lazy || s->ranks[r].n > 0;
 	/* rolled, its peers' semaphores and addresses come on first use, as few */
 	rolled = cs_has_repeats(s);
+	p->dbuf = plan_dbuf(q, s, es, rings, pinned);
+	plans_double_buffered += p->dbuf;
 	rc = (rolled ? 0 : plan_sems(q, p, s)) ?:
-	     plan_place(q, p, s->tmp_count, rings ? rings : 1) ?:
+	     plan_place(q, p, (p->dbuf ? 2 : 1) * s->tmp_count, p->dbuf ? 2 : rings ? rings : 1) ?:
 	     (q->xchg->plan ? q->xchg->plan(q, p, s) : 0) ?:
-	     (rolled ? 0 : plan_resolve_peers(p, s));
+	     (rolled ? 0 : plan_resolve_peers(p, s)) ?:
+	     plan_runs(p);
 	if (rc)
 		goto out;
 	tm->place_us = lap_us(t);
 	plan_ctx(q, p, ops);
+	p->ctx.dbuf = p->dbuf;
+	p->ctx.tmp_half = s->tmp_count * es;
 	/* CC-core memory is shared by every cached plan: make room if need be */
 	while ((rc = lower_schedule(s, &p->ctx, &p->low)) == -ENOSPC && !p->peer_rc &&
 	       plan_evict_one(q))
@@ -193,7 +224,7 @@ static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *s
 	int rc;
 
 	p->loops = loops > 0;
-	rc = loops ? plan_lower_schedule(q, p, shp, ops, loops, t) : -EAGAIN;
+	rc = loops ? plan_lower_schedule(q, p, shp, ops, loops, pinned, t) : -EAGAIN;
 	if (rc == -ENOSPC && !p->low) {
 		/* no room for its rings next to the plans executables hold: the
 		 * schedule written out needs one ring index per rank */
@@ -202,7 +233,7 @@ static int plan_lower(struct clique *q, struct plan *p, const struct cs_shape *s
 		rc = -EAGAIN;
 	}
 	if (rc == -EAGAIN)
-		rc = plan_lower_schedule(q, p, shp, ops, 0, t);
+		rc = plan_lower_schedule(q, p, shp, ops, 0, pinned, t);
 	return rc;
 }
 

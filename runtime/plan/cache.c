@@ -40,6 +40,7 @@ void plan_free(struct clique *q, struct plan *p)
 	lower_release(p->low, &p->ctx);
 	if (p->lr)
 		plan_unplace(q, p);
+	free(p->own_runs);
 	free(p->lr);
 	plan_peers_free(&p->peers);
 	free(p->ops);
@@ -117,7 +118,9 @@ int plan_get(struct clique *q, const struct op *ops, bool pinned, struct plan **
 	if (rc)
 		return rc;
 	for (pp = &q->plans; *pp; pp = &(*pp)->next)
-		if (same_key(*pp, ops, q->n, ch.algo) && (*pp)->asked.slices == opts.slices &&
+		/* an executable replays one image: not a double-buffered plan's */
+		if (same_key(*pp, ops, q->n, ch.algo) && !(pinned && (*pp)->dbuf) &&
+		    (*pp)->asked.slices == opts.slices &&
 		    (*pp)->asked.channels == opts.channels &&
 		    (*pp)->asked.pat_buffer == opts.pat_buffer)
 			break;

@@ -104,6 +104,16 @@ static int fused_keep(struct clique *q, struct ccore_dev *dev, struct ccore_stre
 	return 0;
 }
 
+/* Runs of plans[@i] for rank @r earlier in this group (a plan may come twice). */
+static uint32_t runs_before(struct plan *const *plans, uint32_t i, uint32_t r)
+{
+	uint32_t k = 0;
+
+	for (uint32_t j = 0; j < i; j++)
+		k += plans[j] == plans[i] && plans[j]->active[r];
+	return k;
+}
+
 /*
  * One rank's part of a group: its programs of every plan, back to back.
  * Each program is position independent and drains everything it started
@@ -139,7 +149,7 @@ static int fuse_rank(struct clique *q, struct plan **plans, const struct op **op
 
 		if (!plans[i] || !plans[i]->active[r])
 			continue;
-		lr = &plans[i]->low->ranks[r];
+		lr = plan_image(plans[i], r, runs_before(plans, i, r));
 		memcpy(all + at, lr->insns, lr->ninsns * sizeof(*all));
 		at += lr->ninsns - (i == last ? 0 : 1);
 	}
@@ -160,6 +170,9 @@ static int fuse_rank(struct clique *q, struct plan **plans, const struct op **op
 		ccore_dev_program_free(plans[last]->lr[r].dev, prog);
 		return rc;
 	}
+	for (uint32_t i = 0; i < n; i++)
+		if (plans[i] && plans[i]->active[r])
+			plan_ran(plans[i], r);
 	return fused_keep(q, plans[last]->lr[r].dev, s, prog);
 }
 
@@ -231,9 +244,13 @@ static int launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 			/* a rank's part cannot be one job: launch it piece by piece */
 			rc = 0;
 			for (uint32_t i = 0; i < n && !rc; i++)
-				if (plans[i] && plans[i]->active[r])
+				if (plans[i] && plans[i]->active[r]) {
 					rc = plan_submit(plans[i]->lr[r].dev,
-						    plans[i]->low->ranks[r].prog, opsv[i][r].stream);
+							 plan_image(plans[i], r, 0)->prog,
+							 opsv[i][r].stream);
+					if (!rc)
+						plan_ran(plans[i], r);
+				}
 		}
 	}
 	if (!fusable)

@@ -54,7 +54,23 @@ struct plan {
 	/* what the build exchanged with other processes (xchg_boot.c): it
 	 * owns the local ranks' scratch, which peers name */
 	struct xrec *xrec;
+	/*
+	 * Runs alternate between two halves of the scratch, each an image of
+	 * its own (lower_ctx.dbuf): credits from other hosts are implied.
+	 * @runs counts each rank's launches (the record's where there is one,
+	 * so a plan rebuilt from it goes on with the same half).
+	 */
+	bool dbuf;
+	uint64_t *runs, *own_runs;
 };
+
+/* Largest scratch (per rank, bytes) a plan doubles to imply credits across hosts. */
+#define PLAN_DBUF_MAX_BYTES (1u << 20)
+
+/* The image rank @r's run @ahead launches from now takes (0: the next). */
+const struct lowered_rank *plan_image(const struct plan *p, uint32_t r, uint32_t ahead);
+/* Rank @r's run was launched: the next takes the other image of a double-buffered plan. */
+void plan_ran(struct plan *p, uint32_t r);
 
 /* The stream slot rank @r's part runs on (0 if it has none here). */
 static inline uint32_t plan_rank_slot(const struct plan *p, uint32_t r)
@@ -64,6 +80,8 @@ static inline uint32_t plan_rank_slot(const struct plan *p, uint32_t r)
 
 /* xchg_boot.c: rank @r's scratch as a record keeps it */
 uint64_t xchg_rec_tmp(const struct xrec *rec, uint32_t r);
+/* xchg_boot.c: the launches of the record's plan so far, per rank */
+uint64_t *xchg_rec_runs(struct xrec *rec);
 
 /* Microseconds since *@t, which moves on to now. */
 static inline double lap_us(int64_t *t)
@@ -94,6 +112,8 @@ const uint32_t *clique_hosts(struct clique *q);
 extern bool plan_stage_nodes_for_test;
 /* Plans built with reductions staged (for tests to see them happen). */
 extern unsigned long plans_staged;
+/* Plans built with double-buffered scratch (plan.h, struct plan.dbuf). */
+extern unsigned long plans_double_buffered;
 /* topology.c: the cost model's topology for @q's ranks laid out as in @o */
 void clique_topo(struct clique *q, const struct algo_opts *o, struct tune_topo *t);
 

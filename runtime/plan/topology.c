@@ -41,6 +41,7 @@ uint32_t clique_group_size(const struct clique *q, bool node)
 
 bool plan_stage_nodes_for_test;
 unsigned long plans_staged;
+unsigned long plans_double_buffered;
 
 const uint32_t *clique_hosts(struct clique *q)
 {

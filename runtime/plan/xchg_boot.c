@@ -34,7 +34,7 @@
 /* What local rank @to gets from peer @from for one build. */
 struct xmsg {
 	uint32_t magic, from, to;
-	uint8_t coll, in_place, pad[2];
+	uint8_t coll, in_place, dbuf, pad;
 	uint32_t dtype, redop, root, peer;
 	uint64_t count;
 	char algo[24];
@@ -61,6 +61,7 @@ struct xrec {
 	uint32_t slices, channels;
 	uint64_t pat_buffer;
 	uint64_t *tmp;			/* [rank] local ranks' scratch, owned */
+	uint64_t *runs;			/* [rank] launches of its plans (plan.h) */
 	struct xpeer *peers;
 	uint32_t npeers;
 };
@@ -92,6 +93,11 @@ static const char *last_error_copy(void)
 uint64_t xchg_rec_tmp(const struct xrec *rec, uint32_t r)
 {
 	return rec->tmp[r];
+}
+
+uint64_t *xchg_rec_runs(struct xrec *rec)
+{
+	return rec->runs;
 }
 
 static struct xchg_state *state(struct clique *q)
@@ -242,6 +248,7 @@ static void shape_into(const struct plan *p, const struct cs_sched *s, struct xm
 	m->slices = p->opts.slices;
 	m->channels = p->opts.channels;
 	m->pat_buffer = p->opts.pat_buffer;
+	m->dbuf = p->dbuf;
 }
 
 static int make_msg(struct clique *q, struct plan *p, const struct cs_sched *s, uint32_t x,
@@ -281,6 +288,8 @@ static const char *shape_differs(const struct xmsg *a, const struct xmsg *b)
 	if (strcmp(a->algo, b->algo) || a->slices != b->slices || a->channels != b->channels ||
 	    a->pat_buffer != b->pat_buffer)
 		return "the algorithm chosen (a setting that decides plans differs?)";
+	if (a->dbuf != b->dbuf)
+		return "double-buffered scratch (a setting that decides plans differs?)";
 	return NULL;
 }
 
@@ -325,6 +334,7 @@ static void rec_free(struct clique *q, struct xrec *rec)
 		if (rec->tmp[r])
 			rt_free(q->rt, q->ranks[r].dev, rec->tmp[r]);
 	free(rec->tmp);
+	free(rec->runs);
 	free(rec->ops);
 	free(rec->peers);
 	free(rec);
@@ -340,6 +350,7 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 		return ccore_error(-ENOMEM, "out of memory");
 	rec->ops = malloc(q->n * sizeof(*rec->ops));
 	rec->tmp = calloc(q->n, sizeof(*rec->tmp));
+	rec->runs = calloc(q->n, sizeof(*rec->runs));
 	rec->peers = calloc(npairs ? npairs : 1, sizeof(*rec->peers));
 	if (xs->nrecs == xs->cap) {
 		uint32_t cap = xs->cap ? 2 * xs->cap : 8;
@@ -350,7 +361,7 @@ static int rec_add(struct clique *q, struct plan *p, const struct xmsg *in, uint
 			xs->cap = cap;
 		}
 	}
-	if (!rec->ops || !rec->tmp || !rec->peers || xs->nrecs == xs->cap) {
+	if (!rec->ops || !rec->tmp || !rec->runs || !rec->peers || xs->nrecs == xs->cap) {
 		rec_free(q, rec);
 		return ccore_error(-ENOMEM, "out of memory");
 	}

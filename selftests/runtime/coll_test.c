@@ -458,12 +458,13 @@ TEST(multi_node_worlds_run_every_algorithm)
  */
 TEST(multi_node_worlds_staged_across_nodes_run_every_algorithm)
 {
-	unsigned long before = plans_staged;
+	unsigned long before = plans_staged, dbuf_before = plans_double_buffered;
 
 	plan_stage_nodes_for_test = true;
 	multi_node_worlds(ccore_i32);
 	plan_stage_nodes_for_test = false;
-	ccore_test_log("%lu plans staged", plans_staged - before);
+	ccore_test_log("%lu plans staged, %lu double-buffered", plans_staged - before,
+		       plans_double_buffered - dbuf_before);
 	ASSERT_GT(plans_staged - before, 50);
 }
 
