@@ -281,9 +281,15 @@ static int consider(const char *name, const struct algo *a, const struct cs_shap
  * candidate by its schedule that way and re-rank them, for small messages:
  * for big ones the time is the worker threads copying, whose parallelism
  * the device model's bandwidth terms rank better than a sum of bytes.
+ * Across hosts a message between nodes is a network message, which costs
+ * its two hosts a system call, a proxy's wake-up and a completion each:
+ * the network's α (measured at init) apiece, as a sum like the rest (on
+ * 2 hosts x 4 ranks, 8 of them cost RDH's 16 bytes 380 µs where the
+ * leaders' 2 took 65).
  */
-static double host_work_us(const struct cs_sched *s, uint64_t elem_size)
+static double host_work_us(const struct cs_sched *s, uint64_t elem_size, const struct tune_topo *t)
 {
+	uint32_t per_node = t->nodes ? tune_topo_ranks(t) / t->nodes : 0;
 	double us = 0;
 
 	for (uint32_t r = 0; r < s->shape.nranks; r++)
@@ -291,7 +297,9 @@ static double host_work_us(const struct cs_sched *s, uint64_t elem_size)
 			const struct cs_step *st = &s->ranks[r].steps[i];
 
 			if (st->op == CS_RECV_OP || st->op == CS_RECV_REDUCE)
-				us += TUNE_HOST_SEM_US;	/* its arrival wakes the receiver */
+				/* its arrival wakes the receiver; from another host, the network's */
+				us += t->across_hosts && per_node && r / per_node != st->peer / per_node ?
+				      t->alpha_us[TUNE_NET] : TUNE_HOST_SEM_US;
 			else
 				us += TUNE_HOST_INSN_US +
 				      (double)st->count * elem_size / TUNE_HOST_BYTES_PER_US;
@@ -299,8 +307,8 @@ static double host_work_us(const struct cs_sched *s, uint64_t elem_size)
 	return us;
 }
 
-static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const struct algo_opts *o,
-			struct select_choice *out)
+static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const struct tune_topo *t,
+			const struct algo_opts *o, struct select_choice *out)
 {
 	for (uint32_t i = 0; i < out->ncand; i++) {
 		struct tune_candidate *k = &out->cand[i];
@@ -312,7 +320,7 @@ static void host_rerank(const struct cs_shape *sh, uint64_t elem_size, const str
 		ko.channels = k->channels;
 		s = a && !(a->rejects && a->rejects(sh, &ko)) ? a->gen(sh, &ko) : NULL;
 		if (!cs_unusable(s))
-			k->us = host_work_us(s, elem_size);
+			k->us = host_work_us(s, elem_size, t);
 		else if (s && s->fail)	/* it would fail the call: the last resort */
 			k->us = HUGE_VAL;
 		cs_free(s);
@@ -384,7 +392,7 @@ int select_algo(const struct cs_shape *sh, const struct tune_topo *t, uint64_t e
 	*out = (struct select_choice){ .us = -1, .runner_up_us = -1, .bytes = call.bytes };
 	out->ncand = tuner_rank(t, &call, max_slices(sh), out->cand, TUNE_MAX_CAND);
 	if (t->host && call.bytes <= TUNE_HOST_WORK_MAX_BYTES)
-		host_rerank(sh, elem_size, o, out);
+		host_rerank(sh, elem_size, t, o, out);
 	/* an inclusive CCORE_ALGO list is also the order of preference */
 	if (c->set && !c->exclude) {
 		for (unsigned int i = 0; i < c->n; i++)

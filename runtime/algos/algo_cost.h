@@ -33,6 +33,8 @@ double cost_bruck(const struct algo *a, const struct tune_topo *t, const struct 
 double cost_p2p(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
 /* cost_hier.c */
 double cost_hier(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
+double cost_hier_leaders(const struct algo *a, const struct tune_topo *t,
+			 const struct tune_call *c);
 double cost_hier_pat(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
 const char *cost_rejects_hier(const struct tune_topo *t, const struct tune_call *c);
 

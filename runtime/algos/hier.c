@@ -65,6 +65,7 @@
 
 struct hier_variant {
 	const char *intra, *inter;
+	bool leaders;			/* AllReduce: every count between leaders (hier-leaders) */
 };
 
 struct hier_ctx {
@@ -77,6 +78,7 @@ struct hier_ctx {
 	uint32_t row;			/* repeated phases: which repetition */
 	bool unsliced;			/* phases of one slice (AllReduce's leftover) */
 	bool first_column;		/* a column phase in column 0 only (hier_allreduce_tiny()) */
+	bool leaders;			/* the whole count between leaders (hier_allreduce_tiny()) */
 	const char *why;		/* why a phase cannot run */
 };
 
@@ -282,7 +284,7 @@ static void hier_ar_ag_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uin
 static void hier_tail_first_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uint64_t tbase,
 				struct hier_map map[CS_NBUF])
 {
-	uint64_t main = hier_part(c) * c->G;
+	uint64_t main = c->leaders ? 0 : hier_part(c) * c->G;
 
 	(void)g;
 	(void)m;
@@ -295,7 +297,7 @@ static void hier_tail_first_map(const struct hier_ctx *c, uint32_t g, uint32_t m
 static void hier_tail_second_map(const struct hier_ctx *c, uint32_t g, uint32_t m, uint64_t tbase,
 				 struct hier_map map[CS_NBUF])
 {
-	uint64_t main = hier_part(c) * c->G;
+	uint64_t main = c->leaders ? 0 : hier_part(c) * c->G;
 
 	(void)g;
 	(void)m;
@@ -331,29 +333,32 @@ static int hier_allreduce_tail(struct hier_ctx *c, uint64_t tail)
 }
 
 /*
- * Fewer elements than ranks per node: each node reduces to its local rank
- * 0, those leaders all-reduce along column 0, and each broadcasts within
- * its node.  Only M leaders cross nodes, each once (one exchange between
- * two nodes), where the leftover's phases had every column cross: across
- * hosts every message between nodes goes through a host's network proxy,
- * and 8 bytes over 2 hosts x 4 ranks took 16 such messages a call.
+ * Fewer elements than ranks per node, and every count of hier-leaders:
+ * each node reduces to its local rank 0, those leaders all-reduce along
+ * column 0, and each broadcasts within its node.  Only M leaders cross
+ * nodes, each once (one exchange between two nodes), where the leftover's
+ * phases had every column cross: across hosts every message between
+ * nodes goes through a host's network proxy, and 8 bytes over 2 hosts x
+ * 4 ranks took 16 such messages a call.
  */
 static int hier_allreduce_tiny(struct hier_ctx *c)
 {
-	static const struct hier_variant few = { "binomial", "mesh_oneshot" };
-	static const struct hier_variant many = { "binomial", "rdh" };
+	static const struct hier_variant few = { "binomial", "mesh_oneshot", false };
+	static const struct hier_variant many = { "binomial", "rdh", false };
 	const struct hier_variant *v = c->v;
 	uint64_t n = c->sh->count;
 	int rc;
 
 	c->v = c->M <= 8 ? &few : &many;
 	c->unsliced = true;
+	c->leaders = true;
 	rc = hier_phase(c, true, CS_REDUCE_COLL, n, c->sh->in_place, hier_tail_first_map, 1);
 	c->first_column = true;
 	rc = rc ?: hier_phase(c, false, CS_ALLREDUCE, n, true, hier_tail_second_map, 1);
 	c->first_column = false;
 	rc = rc ?: hier_phase(c, true, CS_BROADCAST, n, true, hier_tail_second_map, 1);
 	c->unsliced = false;
+	c->leaders = false;
 	c->v = v;
 	return rc;
 }
@@ -363,7 +368,7 @@ static int hier_allreduce(struct hier_ctx *c)
 	uint64_t k = hier_part(c), tail = c->sh->count - k * c->G;
 	bool ip = c->sh->in_place;
 
-	if (!k)
+	if (!k || c->v->leaders)
 		return hier_allreduce_tiny(c);
 	if (tail && hier_allreduce_tail(c, tail))
 		return -1;
@@ -448,8 +453,8 @@ static struct cs_sched *hier_build(const struct cs_shape *s, const struct algo_o
 	return c.s;
 }
 
-static const struct hier_variant hier_ring = { "ring", "ring" };
-static const struct hier_variant hier_pat = { "ring", "pat" };
+static const struct hier_variant hier_ring = { "ring", "ring", false };
+static const struct hier_variant hier_pat = { "ring", "pat", false };
 
 static const char *hier_ring_rejects(const struct cs_shape *s, const struct algo_opts *o)
 {
@@ -481,6 +486,33 @@ const struct algo algo_hier = {
 	.knobs = ALGO_KNOB_SLICES,
 	.loops_fit = hier_loops_fit,
 	.gen_rolled = hier_gen_rolled,
+};
+
+/*
+ * AllReduce between node leaders only, whatever the count: fewer, larger
+ * messages between nodes than hier's every column.  Across hosts each is
+ * a network message (tens of µs on small hosts), so up to some hundreds
+ * of KiB this is the faster one there (the tuner prices it, select.c).
+ */
+static const struct hier_variant hier_leaders = { "binomial", "mesh_oneshot", true };
+
+static const char *hier_leaders_rejects(const struct cs_shape *s, const struct algo_opts *o)
+{
+	return hier_check(s, o, &hier_leaders);
+}
+
+static struct cs_sched *hier_leaders_gen(const struct cs_shape *s, const struct algo_opts *o)
+{
+	return hier_build(s, o, &hier_leaders, "hier-leaders");
+}
+
+const struct algo algo_hier_leaders = {
+	.name = "hier-leaders",
+	.colls = 1u << CS_ALLREDUCE,
+	.rejects = hier_leaders_rejects,
+	.gen = hier_leaders_gen,
+	.cost = cost_hier_leaders,
+	.cost_rejects = cost_rejects_hier,
 };
 
 const struct algo algo_hier_pat = {

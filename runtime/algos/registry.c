@@ -10,7 +10,7 @@
 
 extern const struct algo algo_ring, algo_mesh, algo_mesh_oneshot, algo_rdh, algo_dbt,
 	algo_flatring, algo_kangaring, algo_pairwise, algo_bruck, algo_binomial, algo_chain,
-	algo_p2p, algo_pat, algo_hier, algo_hier_pat;
+	algo_p2p, algo_pat, algo_hier, algo_hier_pat, algo_hier_leaders;
 
 static const struct algo *const registry[] = {
 	&algo_ring,
@@ -28,6 +28,7 @@ static const struct algo *const registry[] = {
 	&algo_pat,
 	&algo_hier,
 	&algo_hier_pat,
+	&algo_hier_leaders,
 };
 
 unsigned int algo_count(void)

@@ -74,6 +74,35 @@ double cost_hier_pat(const struct algo *a, const struct tune_topo *t, const stru
 	return tune_total(hier(a, t, c, c->coll, c->nranks, c->bytes, slices_of(c), true));
 }
 
+/*
+ * hier-leaders: a binomial Reduce to each node's leader, the leaders'
+ * AllReduce (one-shot Mesh up to 8 nodes, else RDH) on the whole message,
+ * a binomial Broadcast back; each priced by its own algorithm's model on
+ * its tier.  One column crosses the network, so it has the NIC alone.
+ */
+double cost_hier_leaders(const struct algo *a, const struct tune_topo *t, const struct tune_call *c)
+{
+	uint32_t X = t->nodes, G = c->nranks / (X ? X : 1);
+	const struct algo *tree = algo_find("binomial", CS_REDUCE_COLL);
+	const struct algo *cross = algo_find(X <= 8 ? "mesh_oneshot" : "rdh", CS_ALLREDUCE);
+	struct tune_call sub = *c;
+	struct tune_topo in, out;
+	double us;
+
+	(void)a;
+	hier_topos(t, &in, &out);
+	out.streams = t->streams ? t->streams : 1;
+	sub.slices = sub.channels = 1;
+	sub.nranks = G;
+	sub.coll = CS_REDUCE_COLL;
+	us = tree->cost(tree, &in, &sub);
+	sub.coll = CS_BROADCAST;
+	us += tree->cost(tree, &in, &sub);
+	sub.coll = CS_ALLREDUCE;
+	sub.nranks = X;
+	return us + cross->cost(cross, &out, &sub);
+}
+
 const char *cost_rejects_hier(const struct tune_topo *t, const struct tune_call *c)
 {
 	if (t->nodes < 2 || c->nranks / t->nodes < 2)

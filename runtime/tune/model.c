@@ -44,6 +44,7 @@ void tune_topo_from_hw(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, ui
 	memcpy(t->alpha_us, hw->alpha_us, sizeof(t->alpha_us));
 	memcpy(t->bw_gbps, hw->bw_gbps, sizeof(t->bw_gbps));
 	t->host = hw->host;
+	t->across_hosts = hw->across_hosts;
 }
 
 void tune_topo_default(struct tune_topo *t, uint32_t nodes, uint32_t torus_x, uint32_t torus_y,

@@ -74,6 +74,7 @@ struct tune_hw {
 	double sem_us, insn_us;		/* semaphore hand-off, CC instruction */
 	bool ideal;			/* the device is the ideal single tier */
 	bool host;			/* the functional model: its time is the host's */
+	bool across_hosts;		/* nodes are hosts: TUNE_NET is a real network */
 };
 
 struct tune_topo {
@@ -92,6 +93,7 @@ struct tune_topo {
 	uint32_t streams;		/* concurrent streams sharing links, >= 1 */
 	bool ideal;			/* one tier: alpha_us[0], bw_gbps[0] */
 	bool host;			/* the functional model (select.c prices host work) */
+	bool across_hosts;		/* nodes are hosts joined by a network (tune_hw's) */
 };
 
 /* The sim's default fabric (ccm_config_default()'s timed parameters). */

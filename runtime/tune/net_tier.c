@@ -96,6 +96,7 @@ void tune_hw_set_net(struct tune_hw *hw, const struct tune_net *net)
 	/* an ideal device is one tier by definition */
 	if (hw->ideal)
 		return;
+	hw->across_hosts = true;
 	if (net->alpha_from != TUNE_NET_DEVICE)
 		hw->alpha_us[TUNE_NET] = net->alpha_us;
 	if (net->bw_from != TUNE_NET_DEVICE)

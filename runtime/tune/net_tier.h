@@ -61,7 +61,8 @@ int tune_net_env(struct tune_net_env *e);
 bool tune_net_cached(double *alpha_us, double *bw_gbps);
 void tune_net_remember(double alpha_us, double bw_gbps);
 
-/* Price the network tier of @hw with @net's figures (those it has; not on an ideal device). */
+/* Price the network tier of @hw with @net's figures (those it has; not on an ideal device):
+ * its nodes are hosts joined by a network (tune_hw.across_hosts). */
 void tune_hw_set_net(struct tune_hw *hw, const struct tune_net *net);
 
 /* "measured ...", "CCORE_NET_ALPHA_US", ... for logs and tools. */

@@ -18,6 +18,7 @@
 #include "tune/formula.h"
 #include "sim/sim_costs.h"
 #include "tune/tuner.h"
+#include "select.h"
 
 #include <math.h>
 
@@ -222,6 +223,8 @@ TEST(kangaring_and_hierarchical_compose_their_parts)
 	/* AG: inter ring AG(2, 2 blocks) then an intra AG(4) per node row */
 	ASSERT_US(f("hier", &h, CS_ALLGATHER, 8000, 1, 1), 3 + 2 * 9);
 	ASSERT_US(f("hier-pat", &h, CS_REDUCESCATTER, 8000, 1, 1), 2 * 9 + 3);
+	/* leaders only: binomial Reduce(4) + one-shot Mesh(2) + binomial Broadcast(4), all of M */
+	ASSERT_US(f("hier-leaders", &h, CS_ALLREDUCE, 8000, 1, 1), 2 * 10 + 10 + 2 * 10);
 	ASSERT_EQ(tune_formula(entry("hier", CS_ALLREDUCE), &t8, &c, &us, &why), -1);
 	ASSERT_STR_CONTAINS(why, "2 or more nodes");
 }
@@ -943,4 +946,44 @@ TEST(functional_model_is_priced_by_host_work)
 	ASSERT_TRUE(strcmp(host.algo, "mesh_oneshot"));
 	/* the chosen one is priced like its candidates, and is the cheapest */
 	ASSERT_TRUE(host.predicted_us == host.candidates[0].predicted_us);
+}
+
+/*
+ * Across hosts the functional model's host work prices each message
+ * between nodes at the network's α (select.c): on 2 hosts x 4 ranks the
+ * AllReduce that crosses between the leaders only wins up to the host
+ * work's limit, where RDH's and hier's every-column crossings won before.
+ * The same call on one host's fabric prices arrivals alike, wherever from.
+ */
+TEST(host_work_prices_messages_between_hosts_at_the_network_alpha)
+{
+	static const uint64_t counts[] = { 4, 64, 1024, 16384 };
+	struct tune_hw hw;
+	struct tune_topo t;
+
+	tune_hw_default(&hw);
+	hw.host = true;
+	hw.alpha_us[TUNE_NET] = 40;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		double one_host_us = 0;
+
+		for (int across = 0; across < 2; across++) {
+			struct cs_shape sh = { .coll = CS_ALLREDUCE, .nranks = 8, .count = counts[i] };
+			struct algo_opts o = { .ranks_per_device = 1, .ranks_per_node = 4 };
+			struct select_choice ch;
+
+			hw.across_hosts = across;
+			tune_topo_from_hw(&t, 2, 4, 1, 1, &hw);
+			ASSERT_EQ(select_algo(&sh, &t, 4, &o, &ch), 0);
+			ccore_test_log("%llu elements, %s: %s, %.1f us", (unsigned long long)counts[i],
+				       across ? "2 hosts" : "one host", ch.algo->name, ch.us);
+			if (!across) {
+				one_host_us = ch.us;
+				continue;
+			}
+			ASSERT_EQ(strcmp(ch.algo->name, "hier-leaders"), 0);
+			/* its two messages between the hosts' leaders, at least */
+			ASSERT_TRUE(ch.us >= one_host_us + 2 * 40 - 1);
+		}
+	}
 }
