@@ -168,8 +168,9 @@ expect 2 "price the network between nodes: --ideal has one tier" -- "$bin/ccore-
 expect 2 "--regret runs its own grid: it takes only --quick" -- "$bin/ccore-plan" --regret --topology net-alpha-us=25
 expect 0 "2 nodes x ring 2x1 x 1 rank per device; network α 25 µs (--topology), 2.8 GB/s (--topology)" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --topology nodes=2,net-alpha-us=25,net-bw-gbps=2.8
 expect 0 "network α 15 µs (the device's), 25 GB/s (the device's)" -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --topology nodes=2
-# ... and priced: a very slow network makes the 64 KiB AllReduce hierarchical, a very fast one Mesh
-expect 0 '"chosen":"hier"' -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --json --topology nodes=2,net-alpha-us=2000,net-bw-gbps=0.05
+# ... and priced: a very slow network makes the 64 KiB AllReduce hierarchical (one
+# message between the nodes' leaders, fewer than each column's), a very fast one Mesh
+expect 0 '"chosen":"hier-leaders"' -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --json --topology nodes=2,net-alpha-us=2000,net-bw-gbps=0.05
 expect 0 '"chosen":"mesh_oneshot"' -- "$bin/ccore-plan" --op allreduce --ranks 4 --size 64K --no-timed --json --topology nodes=2,net-alpha-us=0.5,net-bw-gbps=500
 expect 1 "CCORE_NET_BW_GBPS=fast: expected the network's bandwidth per NIC direction in GB/s" -- env CCORE_NET_BW_GBPS=fast "$bin/ccore-bench" -b 8 -e 8 -n 1
 expect 2 "--min 4096 and --max 1024" -- "$bin/ccore-plan" --op allreduce --ranks 8 --sweep --min 4K --max 1K
