@@ -240,4 +240,10 @@ fi
 for tool in ccore-bench ccore-info ccore-as ccore-plan ccore-exe; do
 	expect 0 "usage" -- "$bin/$tool" --help
 done
+# the host's floor for a rendezvous of N processes: a row per count, and bad input named
+expect 0 "Usage: ccore-handoff" -- "$bin/ccore-handoff" --help
+expect 0 "# processes       yield_us       futex_us" -- "$bin/ccore-handoff" -p 1,2 -n 200 -w 10
+expect 2 "-p 0: expected a number from 1 to 64" -- "$bin/ccore-handoff" -p 0
+expect 2 "-n needs a value" -- "$bin/ccore-handoff" -n
+expect 2 "unknown argument --frob" -- "$bin/ccore-handoff" --frob
 done_testing
