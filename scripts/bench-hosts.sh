@@ -7,8 +7,10 @@
 # btl self,vader,tcp (shared memory within a host, tcp over the veth
 # pair) with its default coll tuned and with coll han; ccore runs
 # ccore-bench with every element checked.  Then the raw libfabric put
-# bandwidth over the same pair (ccore-netbw), and the 8-byte latency of
-# the three as medians of alternating trials.  Prints each table and the
+# bandwidth over the same pair (ccore-netbw), one way and at 64 MiB both
+# ways at once (as an AllReduce has it), what ccore's AllReduce gets
+# across against both, and the 8-byte latency of the three as medians of
+# alternating trials.  Prints each table and the
 # ratios.  Needs root (CAP_NET_ADMIN) and Open MPI (make bench-hosts
 # installs it).
 #
@@ -95,12 +97,32 @@ nsenter --net="$ns0" -- env FI_TCP_IFACE=eth0 "$build/bin/ccore-netbw" --rank 0 
 	tee "$out/netbw"
 wait
 
+# The same put with both directions busy at once, as an AllReduce between
+# two hosts has them (each host sends its half): the pairs share the CPUs
+# that carry both (on a small host the kernel's TCP work is most of it).
+net_bytes=${BH_NET_BYTES:-67108864}
+if [ "$(awk -v m="$max" -v b="$net_bytes" 'BEGIN { print (m >= b) }')" = 1 ]; then
+	echo "== raw put bandwidth of $net_bytes-byte puts with both directions busy at once"
+	bidir() {	# SENDER_NS RECEIVER_NS ADDRESS_OF_SENDER PORT OUT
+		nsenter --net="$2" -- env FI_TCP_IFACE=eth0 CCORE_COMM_ID="$3:$4" \
+			"$build/bin/ccore-netbw" --rank 1 -b "$net_bytes" -e "$net_bytes" -n 16 \
+			> /dev/null 2>&1 &
+		nsenter --net="$1" -- env FI_TCP_IFACE=eth0 CCORE_COMM_ID="$3:$4" \
+			"$build/bin/ccore-netbw" --rank 0 -b "$net_bytes" -e "$net_bytes" -n 16 \
+			> "$5" 2>&1
+	}
+	bidir "$ns0" "$ns1" 10.231.0.1 29601 "$out/bidir.0" &
+	bidir "$ns1" "$ns0" 10.231.0.2 29602 "$out/bidir.1" &
+	wait
+	awk -v b="$net_bytes" '$1 == b { printf "host %d to host %d: %.3f GB/s\n", FILENAME ~ /bidir.1$/, FILENAME !~ /bidir.1$/, $4 }' \
+		"$out/bidir.0" "$out/bidir.1" | tee "$out/bidir"
+fi
+
 # What crosses the network: the bytes host 0's processes sent to host 1
 # (CCORE_DEBUG=info has each process say at its end), per AllReduce of
 # BH_NET_BYTES, from two runs of different lengths (so set-up and warm-up
 # cancel out), against the time of one: the rate it moves data between the
 # hosts, and that as a share of the raw put bandwidth above.
-net_bytes=${BH_NET_BYTES:-67108864}
 # sent ITERS: host 0's bytes over the whole run, and the run's time per call (us)
 sent() {
 	CCORE_DEBUG=info mpirun_hosts -x CCORE_DEBUG "$build/bin/ccore-bench" --op allreduce \
@@ -113,11 +135,13 @@ if [ "$(awk -v m="$max" -v b="$net_bytes" 'BEGIN { print (m >= b) }')" = 1 ]; th
 	short=$(sent 2)
 	long=$(sent 6)
 	raw=$(awk -v b="$net_bytes" '$1 == b { print $4 }' "$out/netbw")
-	awk -v b2="${short% *}" -v b6="${long% *}" -v t="${long#* }" -v raw="$raw" 'BEGIN {
+	both=$(awk 'NR == 1 { print $(NF - 1) + 0 }' "$out/bidir" 2>/dev/null)
+	awk -v b2="${short% *}" -v b6="${long% *}" -v t="${long#* }" -v raw="$raw" -v both="${both:-0}" 'BEGIN {
 		per = (b6 - b2) / 8	# 2 x 4 calls more: out of place and in place
 		rate = per / t / 1e3
-		printf "%.1f MiB per call in %.1f us: %.3f GB/s crossing, %.0f%% of the raw put bandwidth (%.3f GB/s)\n",
-			per / 1048576, t, rate, (raw > 0 ? 100 * rate / raw : 0), raw }'
+		printf "%.1f MiB per call in %.1f us: %.3f GB/s crossing, %.0f%% of the raw put bandwidth (%.3f GB/s), %.0f%% of it with both directions busy (%.3f GB/s)\n",
+			per / 1048576, t, rate, (raw > 0 ? 100 * rate / raw : 0), raw,
+			(both > 0 ? 100 * rate / both : 0), both }'
 fi
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
