@@ -418,6 +418,16 @@ struct job {
 	int (*body)(struct side *s);
 };
 
+/* The body's end: the peer keeps its endpoint until both are done; @rc, or the barrier's failure. */
+static int side_finish(struct side *s, struct net *n, int rc)
+{
+	if (!barrier(s) && !rc)
+		rc = say(s, "final barrier failed");
+	net_close(n);
+	free(s->mem);
+	return rc;
+}
+
 /* The usual body: both send their plan to each other at once. */
 static int body_exchange(struct side *s)
 {
@@ -428,12 +438,7 @@ static int body_exchange(struct side *s)
 		rc = side_run_plan(s, n);
 	if (!rc)
 		rc = side_check(s);
-	/* the peer keeps its endpoint until both are done */
-	if (!barrier(s) && !rc)
-		rc = say(s, "final barrier failed");
-	net_close(n);
-	free(s->mem);
-	return rc;
+	return side_finish(s, n, rc);
 }
 
 /* Enter the @idx-th namespace of $CCORE_TEST_NETNS, if set; 0 or why not in @msg. */
@@ -582,11 +587,7 @@ static int body_inject(struct side *s)
 				 (unsigned long long)st.writes, (unsigned long long)st.signal_msgs,
 				 (unsigned long long)st.injected);
 	}
-	if (!barrier(s) && !rc)
-		rc = say(s, "final barrier failed");
-	net_close(n);
-	free(s->mem);
-	return rc;
+	return side_finish(s, n, rc);
 }
 
 TEST(small_messages_go_by_inject)
@@ -647,11 +648,7 @@ static int body_early(struct side *s)
 	}
 	if (!rc)
 		rc = side_check(s);
-	if (!barrier(s) && !rc)
-		rc = say(s, "final barrier failed");
-	net_close(n);
-	free(s->mem);
-	return rc;
+	return side_finish(s, n, rc);
 }
 
 TEST(puts_before_the_receiver_connects_are_held)
@@ -696,11 +693,7 @@ static int body_answer(struct side *s)
 	}
 	if (!rc)
 		rc = side_check(s);
-	if (!barrier(s) && !rc)
-		rc = say(s, "final barrier failed");
-	net_close(n);
-	free(s->mem);
-	return rc;
+	return side_finish(s, n, rc);
 }
 
 TEST(signals_applied_answers_at_once)
@@ -1182,11 +1175,7 @@ static int body_lost_arrival(struct side *s)
 		if (s->order_broken || s->data_broken)
 			rc = say(s, " | %s", s->first_problem);
 	}
-	if (!barrier(s) && !rc)
-		rc = say(s, "final barrier failed");
-	net_close(n);
-	free(s->mem);
-	return rc;
+	return side_finish(s, n, rc);
 }
 
 TEST(lost_arrival)

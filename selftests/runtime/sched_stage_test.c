@@ -147,6 +147,23 @@ TEST(one_host_needs_no_staging)
 	cs_free(s);
 }
 
+/* @algo's schedule of @sh staged across hosts @host_of (NULL if it rejects the shape). */
+static struct cs_sched *staged_gen(const struct algo *a, const struct cs_shape *sh,
+				   const struct algo_opts *o, const uint32_t *host_of,
+				   struct cs_sched **unstaged)
+{
+	struct cs_sched *st;
+
+	*unstaged = NULL;
+	if (!(a->colls & (1u << sh->coll)) || a->rejects(sh, o))
+		return NULL;
+	*unstaged = a->gen(sh, o);
+	ASSERT_TRUE(*unstaged && !cs_unusable(*unstaged));
+	st = cs_stage_remote(*unstaged, host_of);
+	ASSERT_TRUE(st != NULL);
+	return st;
+}
+
 /* Semaphores that say whose they are: rank r's are r * 4096 + ... (the lowering's callbacks). */
 static uint32_t sem_of(void *arg, uint32_t r, uint32_t peer, enum lower_sem_kind kind,
 		       uint32_t user)
@@ -223,14 +240,10 @@ TEST(credits_to_another_host_are_descriptors)
 			struct cs_shape sh = { .coll = (uint8_t)coll, .nranks = 8, .count = 64,
 					       .root = 3, .peer = 2 };
 			struct algo_opts o = { .slices = 2, .channels = 1, .ranks_per_node = 4 };
-			struct cs_sched *s, *st;
+			struct cs_sched *s, *st = staged_gen(a, &sh, &o, two, &s);
 
-			if (!(a->colls & (1u << coll)) || a->rejects(&sh, &o))
+			if (!st)
 				continue;
-			s = a->gen(&sh, &o);
-			ASSERT_TRUE(s && !cs_unusable(s));
-			st = cs_stage_remote(s, two);
-			ASSERT_TRUE(st != NULL);
 			if (lower_images(st, &c, check_image, &lc))
 				FAIL("%s %s: lowering failed: %s", a->name, cs_coll_name(coll),
 				     ccore_last_error());
@@ -387,15 +400,11 @@ TEST(double_buffered_scratch_implies_credits_across_hosts)
 				struct algo_opts o = { .slices = 1, .channels = 1,
 						       .ranks_per_node = 4 };
 				struct dbuf_check dc = { .host_of = two };
-				struct cs_sched *s, *st;
+				struct cs_sched *s, *st = staged_gen(a, &sh, &o, two, &s);
 				unsigned int remote = 0;
 
-				if (!(a->colls & (1u << coll)) || a->rejects(&sh, &o))
+				if (!st)
 					continue;
-				s = a->gen(&sh, &o);
-				ASSERT_TRUE(s && !cs_unusable(s));
-				st = cs_stage_remote(s, two);
-				ASSERT_TRUE(st != NULL);
 				if (!lower_dbuf_helps(st, two))
 					goto next;
 				helped++;
