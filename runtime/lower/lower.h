@@ -68,8 +68,8 @@ struct lower_ctx {
 	 * Double-buffered scratch: the plan's runs alternate between two
 	 * halves of TMP, each @tmp_half bytes, and this image's TMP addresses
 	 * (its own and its peers') are @tmp_shift bytes in.  Receives from
-	 * another host that lower_implicit_pair() allows then take no credit
-	 * (lower.c).  lower_schedule() makes both images.
+	 * another host that lower.c's implicit_pair() allows then take no
+	 * credit.  lower_schedule() makes both images.
 	 */
 	bool dbuf;
 	uint64_t tmp_half, tmp_shift;

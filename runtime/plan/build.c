@@ -95,11 +95,6 @@ static uint32_t plan_loops(struct clique *q, const struct plan *p, const struct 
 }
 
 /*
- * The algorithm's schedule -- rolled into repeats if @rings (its loop
- * form's ring indices per rank) -- verified under CCORE_VERIFY, placed
- * and lowered.
- */
-/*
  * Double-buffer the scratch (lower_ctx.dbuf) where a receive from another
  * host then needs no credit, the scratch is small and nothing replays one
  * image (an executable's pinned plans; loop form's single image).
@@ -124,6 +119,11 @@ static int plan_runs(struct plan *p)
 	return p->runs ? 0 : ccore_error(-ENOMEM, "out of memory");
 }
 
+/*
+ * The algorithm's schedule -- rolled into repeats if @rings (its loop
+ * form's ring indices per rank) -- verified under CCORE_VERIFY, placed
+ * and lowered.
+ */
 static int plan_lower_schedule(struct clique *q, struct plan *p, const struct cs_shape *sh,
 			       const struct op *ops, uint32_t rings, bool pinned, int64_t *t)
 {
