@@ -77,7 +77,7 @@ struct lower_job {
 	 * N = 1024 that alone was a million lists) */
 	struct lower_recv *recvs;
 	size_t *first;
-	/* with c->dbuf: rank r's credit points (cs_credit_points()), made on first use */
+	/* with c->dbuf: rank r's credit points (cs_credit_points(), job_points()) */
 	uint32_t **points;
 };
 
@@ -226,19 +226,13 @@ static bool implicit_pair(const struct lower_job *j, uint32_t r, uint32_t p)
 	bool sends_back = false;
 	size_t lo, hi;
 
-	if (!j->c->dbuf || !lower_remote(j->c, r, p) || !j->points)
+	if (!j->c->dbuf || !lower_remote(j->c, r, p))
 		return false;
 	lo = first_recv_from(j, r, p);
 	for (hi = lo; hi < j->first[r + 1] && j->recvs[hi].peer == p; hi++)
 		;
 	if (lo == hi)
 		return false;
-	if (!j->points[r]) {
-		j->points[r] = calloc(rk->n + 1, sizeof(*j->points[r]));
-		if (!j->points[r])
-			return false;	/* credits as usual */
-		cs_credit_points(rk, j->n, j->points[r]);
-	}
 	for (size_t k = lo; k < hi; k++) {
 		const struct cs_step *st = &rk->steps[j->recvs[k].step];
 		bool into_tmp = st->op == CS_RECV_OP ? st->dst.buf == CS_TMP : st->staged;
@@ -681,6 +675,25 @@ static int index_receives(struct lower_job *j)
 	return 0;
 }
 
+/*
+ * Every rank's credit points, for implicit_pair(): made up front, so that
+ * running out of memory fails the lowering rather than leaving a sender
+ * and its receiver to decide differently.
+ */
+static int job_points(struct lower_job *j)
+{
+	j->points = calloc(j->n, sizeof(*j->points));
+	for (uint32_t r = 0; j->points && r < j->n; r++) {
+		const struct cs_rank *rk = &j->s->ranks[r];
+
+		j->points[r] = calloc(rk->n + 1, sizeof(*j->points[r]));
+		if (!j->points[r])
+			return -ENOMEM;
+		cs_credit_points(rk, j->n, j->points[r]);
+	}
+	return j->points ? 0 : -ENOMEM;
+}
+
 static void job_free(struct lower_job *j)
 {
 	for (uint32_t r = 0; j->points && r < j->n; r++)
@@ -734,8 +747,7 @@ bool lower_dbuf_helps(const struct cs_sched *s, const uint32_t *host_of)
 	struct lower_job j = { .s = s, .c = &c, .n = s->shape.nranks };
 	bool helps = false;
 
-	if (!host_of || cs_has_repeats(s) || index_receives(&j) ||
-	    !(j.points = calloc(j.n, sizeof(*j.points)))) {
+	if (!host_of || cs_has_repeats(s) || index_receives(&j) || job_points(&j)) {
 		job_free(&j);
 		return false;
 	}
@@ -756,8 +768,8 @@ int lower_images(const struct cs_sched *s, const struct lower_ctx *c,
 		return ccore_error(-EINVAL, "lowering: %u DMA engines per core (1..%u)", c->engines,
 				   LOWER_MAX_ENGINES);
 	rc = index_receives(&j);
-	if (!rc && c->dbuf && !(j.points = calloc(j.n, sizeof(*j.points))))
-		rc = -ENOMEM;
+	if (!rc && c->dbuf)
+		rc = job_points(&j);
 	if (rc)
 		rc = ccore_error(rc, "lowering: out of memory");
 	for (uint32_t r = 0; r < j.n && !rc; r++) {
