@@ -8,19 +8,17 @@
  * sim without a network.
  *
  * Each case posts a seeded sequence of in-place AllReduces of several
- * plans -- double-buffered and not, the same plan back to back and plans
- * interleaved on one stream, in groups and alone -- without waiting
- * between them, then checks every element against the host's arithmetic:
- * i32 sums wrap, and each run's result is the next run's input, so a run
- * that read the other half, or data not there yet, shows in the end.  The
- * sums start odd and a plan runs at most MAX_RUNS times, so no run's
- * result is 0 or a power's wrap-around of the one before.  The sim runs
+ * plans (selftests/lib/dbuf_seq.h) -- double-buffered and not, the same
+ * plan back to back and plans interleaved on one stream, in groups and
+ * alone -- without waiting between them, then checks every element
+ * against the host's model of the sequence.  The sim runs
  * its agents inline in an order drawn from a seed (CCORE_SIM workers=0):
  * with one scratch half for both images (the bug this guards against)
  * every seed tried failed.
  */
 #include "ccore_test.h"
 #include "ccore.h"
+#include "dbuf_seq.h"
 #include "plan/plan.h"
 
 #include <stdio.h>
@@ -28,52 +26,26 @@
 #include <string.h>
 
 #define MAX_RANKS 8
-#define MAX_COUNT 64
-#define RUNS 48		/* launches of a sequence */
-#define MAX_RUNS 10	/* of one plan: n^10 times an odd sum is not 0 mod 2^32 for n <= 8 */
 
-/* One plan of the sequence: its call, the algorithm forced (NULL: the tuner's), its buffer. */
-struct slot {
-	uint64_t count;
-	const char *algo;
-	ccore_ptr buf[MAX_RANKS];
-	uint32_t want[MAX_RANKS][MAX_COUNT];	/* the host's model of each rank's buffer */
-};
+/* Each plan's buffer per rank, and the host's model of it (dbuf_seq.h). */
+static ccore_ptr bufs[DBUF_SLOTS][MAX_RANKS];
+static uint32_t want[DBUF_SLOTS][MAX_RANKS][DBUF_COUNT];
 
-static struct slot slots[] = {
-	{ .count = 2, .algo = "hier" }, { .count = 3 }, { .count = 2, .algo = "rdh" },
-	{ .count = 64 }, { .count = 5, .algo = "ring" }, { .count = 1, .algo = "mesh_oneshot" },
-};
-
-#define NSLOTS (sizeof(slots) / sizeof(slots[0]))
-
-static uint32_t next_rand(uint32_t *s)
+/* Launch plan @k on every rank, and run the model. */
+static void launch(struct ccore_comm **c, uint32_t n, uint32_t k)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
-/* Launch @sl on every rank, and run the model. */
-static void launch(struct ccore_comm **c, uint32_t n, struct slot *sl)
-{
-	uint32_t sum[MAX_COUNT] = { 0 };
+	const struct dbuf_slot *sl = &dbuf_slots[k];
 
 	if (sl->algo)
 		setenv("CCORE_ALGO", sl->algo, 1);
 	else
 		unsetenv("CCORE_ALGO");
 	for (uint32_t r = 0; r < n; r++)
-		if (ccore_all_reduce(sl->buf[r], sl->buf[r], sl->count, ccore_i32, ccore_sum, c[r],
+		if (ccore_all_reduce(bufs[k][r], bufs[k][r], sl->count, ccore_i32, ccore_sum, c[r],
 				     ccore_comm_stream(c[r])))
 			FAIL("allreduce of %llu (%s) on rank %u: %s", (unsigned long long)sl->count,
 			     sl->algo ? sl->algo : "the tuner's", r, ccore_last_error());
-	for (uint32_t r = 0; r < n; r++)
-		for (uint64_t e = 0; e < sl->count; e++)
-			sum[e] += sl->want[r][e];
-	for (uint32_t r = 0; r < n; r++)
-		memcpy(sl->want[r], sum, sl->count * sizeof(*sum));
+	dbuf_model_run(want[k], n, sl->count);
 }
 
 static void run_sequence(const struct ccore_topology *topo, uint32_t seed)
@@ -81,51 +53,46 @@ static void run_sequence(const struct ccore_topology *topo, uint32_t seed)
 	uint32_t n = topo->nodes * topo->devices_per_node * topo->ranks_per_device, rng = seed;
 	struct ccore_comm *c[MAX_RANKS];
 	unsigned long dbuf_before = plans_double_buffered;
-	uint32_t launched[NSLOTS] = { 0 };
+	uint32_t launched[DBUF_SLOTS] = { 0 }, runs = 0;
+	struct dbuf_pick pick;
 
 	ASSERT_TRUE(n <= MAX_RANKS);
 	if (ccore_comm_init_all(topo, c))
 		FAIL("init: %s", ccore_last_error());
-	for (size_t k = 0; k < NSLOTS; k++)
+	for (uint32_t k = 0; k < DBUF_SLOTS; k++)
 		for (uint32_t r = 0; r < n; r++) {
 			uint32_t *host;
 
-			if (ccore_mem_alloc(c[r], MAX_COUNT * sizeof(uint32_t), &slots[k].buf[r]))
+			if (ccore_mem_alloc(c[r], DBUF_COUNT * sizeof(uint32_t), &bufs[k][r]))
 				FAIL("alloc: %s", ccore_last_error());
-			host = ccore_mem_host(c[r], slots[k].buf[r]);
-			/* rank 0's one more makes every sum odd */
-			for (uint32_t e = 0; e < MAX_COUNT; e++)
-				host[e] = slots[k].want[r][e] = 2 * (131 * r + 7 * e + 1000 * k) + !r;
+			host = ccore_mem_host(c[r], bufs[k][r]);
+			for (uint32_t e = 0; e < DBUF_COUNT; e++)
+				host[e] = want[k][r][e] = dbuf_initial(r, e, k);
 		}
-	for (uint32_t runs = 0; runs < RUNS;) {
-		size_t k = next_rand(&rng) % NSLOTS;
-		uint32_t again = 1 + next_rand(&rng) % 3;	/* back to back */
-		bool grouped = next_rand(&rng) % 4 == 0;
-
-		if (launched[k] + again > MAX_RUNS)
-			continue;
-		if (grouped)
+	while (runs < DBUF_RUNS && dbuf_next(&rng, launched, &pick)) {
+		if (pick.grouped)
 			ccore_group_start();
-		for (uint32_t j = 0; j < again; j++, launched[k]++, runs++)
-			launch(c, n, &slots[k]);
-		if (grouped && ccore_group_end())
-			FAIL("group of %u: %s", again, ccore_last_error());
+		for (uint32_t j = 0; j < pick.again; j++, launched[pick.slot]++, runs++)
+			launch(c, n, pick.slot);
+		if (pick.grouped && ccore_group_end())
+			FAIL("group of %u: %s", pick.again, ccore_last_error());
 	}
 	for (uint32_t r = 0; r < n; r++)
 		if (ccore_stream_sync(ccore_comm_stream(c[r])))
 			FAIL("sync rank %u: %s", r, ccore_last_error());
 	unsetenv("CCORE_ALGO");
-	for (size_t k = 0; k < NSLOTS; k++)
+	for (uint32_t k = 0; k < DBUF_SLOTS; k++)
 		for (uint32_t r = 0; r < n; r++) {
-			const uint32_t *host = ccore_mem_host(c[r], slots[k].buf[r]);
+			const struct dbuf_slot *sl = &dbuf_slots[k];
+			const uint32_t *host = ccore_mem_host(c[r], bufs[k][r]);
 
-			for (uint64_t e = 0; e < slots[k].count; e++)
-				if (host[e] != slots[k].want[r][e])
+			for (uint64_t e = 0; e < sl->count; e++)
+				if (host[e] != want[k][r][e])
 					FAIL("%u nodes x %u x %u, CCORE_SIM=%s, seed %u: allreduce of %llu (%s), after %u runs: rank %u element %llu is 0x%x, want 0x%x",
 					     topo->nodes, topo->devices_per_node, topo->ranks_per_device,
-					     getenv("CCORE_SIM"), seed, (unsigned long long)slots[k].count,
-					     slots[k].algo ? slots[k].algo : "the tuner's", launched[k], r,
-					     (unsigned long long)e, host[e], slots[k].want[r][e]);
+					     getenv("CCORE_SIM"), seed, (unsigned long long)sl->count,
+					     sl->algo ? sl->algo : "the tuner's", launched[k], r,
+					     (unsigned long long)e, host[e], want[k][r][e]);
 		}
 	ccore_test_log("%u nodes x %u devices x %u ranks, seed %u: %lu plans double-buffered",
 		       topo->nodes, topo->devices_per_node, topo->ranks_per_device, seed,

@@ -22,6 +22,7 @@
 #include "ccm.h"
 #include "comm.h"
 #include "comm_net.h"
+#include "dbuf_seq.h"
 #include "plan/plan.h"
 #include "tune/net_tier.h"
 
@@ -345,49 +346,32 @@ TEST(sweep_across_hosts)
 }
 
 /*
- * Double-buffered plans across hosts (dbuf_test.c's sequence, here in
- * processes on hosts joined by the network): in-place AllReduces of
- * several plans, repeated back to back and interleaved on one stream, in
- * groups and alone, posted without a wait between them; every process
- * checks its ranks' elements against the arithmetic of all ranks at the
- * end.  Every process draws the same sequence.  rep->runs: plans it built
- * double-buffered.
+ * Double-buffered plans across hosts (dbuf_test.c's sequence,
+ * selftests/lib/dbuf_seq.h, here in processes on hosts joined by the
+ * network): in-place AllReduces of several plans, repeated back to back
+ * and interleaved on one stream, in groups and alone, posted without a
+ * wait between them; every process checks its ranks' elements against
+ * the model of all ranks at the end.  Every process draws the same
+ * sequence.  rep->runs: plans it built double-buffered.
  */
-#define DBUF_SLOTS 6
-#define DBUF_COUNT 64
-#define DBUF_RUNS 48
-#define DBUF_MAX_RUNS 10	/* n^10 times an odd sum is not 0 mod 2^32 */
-
-static const struct {
-	uint64_t count;
-	const char *algo;
-} dbuf_slot[DBUF_SLOTS] = {
-	{ 2, "hier" }, { 3, NULL }, { 2, "rdh" }, { 64, NULL }, { 5, "ring" }, { 1, "mesh_oneshot" },
-};
-
 static uint32_t dbuf_want[DBUF_SLOTS][MAXN][DBUF_COUNT];
 
 static int dbuf_launch(struct proc *pr, const ccore_ptr (*buf)[MAXN], uint32_t k)
 {
-	uint32_t sum[DBUF_COUNT] = { 0 };
+	const struct dbuf_slot *sl = &dbuf_slots[k];
 	int rc;
 
-	if (dbuf_slot[k].algo)
-		setenv("CCORE_ALGO", dbuf_slot[k].algo, 1);
+	if (sl->algo)
+		setenv("CCORE_ALGO", sl->algo, 1);
 	else
 		unsetenv("CCORE_ALGO");
 	rc = ccore_group_start();
 	for (uint32_t i = 0; i < pr->per && !rc; i++)
-		rc = ccore_all_reduce(buf[k][i], buf[k][i], dbuf_slot[k].count, ccore_i32, ccore_sum,
+		rc = ccore_all_reduce(buf[k][i], buf[k][i], sl->count, ccore_i32, ccore_sum,
 				      pr->c[i], ccore_comm_stream(pr->c[i]));
 	rc = ccore_group_end() ?: rc;
-	if (rc)
-		return rc;
-	for (uint32_t r = 0; r < pr->n; r++)
-		for (uint64_t e = 0; e < dbuf_slot[k].count; e++)
-			sum[e] += dbuf_want[k][r][e];
-	for (uint32_t r = 0; r < pr->n; r++)
-		memcpy(dbuf_want[k][r], sum, dbuf_slot[k].count * sizeof(*sum));
+	if (!rc)
+		dbuf_model_run(dbuf_want[k], pr->n, sl->count);
 	return rc;
 }
 
@@ -396,12 +380,13 @@ static void dbuf_body(struct proc *pr, struct report *rep)
 	ccore_ptr buf[DBUF_SLOTS][MAXN];
 	uint32_t launched[DBUF_SLOTS] = { 0 }, rng = 2463534242u, posted = 0;
 	unsigned long before = plans_double_buffered;
+	struct dbuf_pick pick;
 	int rc = 0;
 
 	for (uint32_t k = 0; k < DBUF_SLOTS; k++)
 		for (uint32_t r = 0; r < pr->n; r++)
 			for (uint32_t e = 0; e < DBUF_COUNT; e++)
-				dbuf_want[k][r][e] = 2 * (131 * r + 7 * e + 1000 * k) + !r;
+				dbuf_want[k][r][e] = dbuf_initial(r, e, k);
 	for (uint32_t k = 0; k < DBUF_SLOTS && !rc; k++)
 		for (uint32_t i = 0; i < pr->per && !rc; i++) {
 			rc = ccore_mem_alloc(pr->c[i], DBUF_COUNT * sizeof(uint32_t), &buf[k][i]);
@@ -420,40 +405,26 @@ static void dbuf_body(struct proc *pr, struct report *rep)
 			posted++;
 		}
 	}
-	while (!rc && posted < DBUF_RUNS) {
-		uint32_t k, again, grouped;
-
-		rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
-		k = rng % DBUF_SLOTS;
-		again = 1 + (rng >> 8) % 3;
-		grouped = (rng >> 16) % 4 == 0;
-		if (launched[k] + again > DBUF_MAX_RUNS) {
-			bool any = false;
-
-			for (uint32_t m = 0; m < DBUF_SLOTS; m++)
-				any |= launched[m] < DBUF_MAX_RUNS;
-			if (!any)
-				break;
-			continue;
-		}
-		rc = grouped ? ccore_group_start() : 0;
-		for (uint32_t j = 0; j < again && !rc; j++, launched[k]++, posted++)
-			rc = dbuf_launch(pr, (const ccore_ptr (*)[MAXN])buf, k);
-		rc = (grouped ? ccore_group_end() : 0) ?: rc;
+	while (!rc && posted < DBUF_RUNS && dbuf_next(&rng, launched, &pick)) {
+		rc = pick.grouped ? ccore_group_start() : 0;
+		for (uint32_t j = 0; j < pick.again && !rc; j++, launched[pick.slot]++, posted++)
+			rc = dbuf_launch(pr, (const ccore_ptr (*)[MAXN])buf, pick.slot);
+		rc = (pick.grouped ? ccore_group_end() : 0) ?: rc;
 	}
 	for (uint32_t i = 0; i < pr->per && !rc; i++)
 		rc = ccore_stream_sync(ccore_comm_stream(pr->c[i]));
 	for (uint32_t k = 0; k < DBUF_SLOTS && !rc; k++)
 		for (uint32_t i = 0; i < pr->per; i++) {
+			const struct dbuf_slot *sl = &dbuf_slots[k];
 			const uint32_t *got = ccore_mem_host(pr->c[i], buf[k][i]);
 
-			for (uint64_t e = 0; e < dbuf_slot[k].count; e++)
+			for (uint64_t e = 0; e < sl->count; e++)
 				if (got[e] != dbuf_want[k][pr->first + i][e] && !rep->wrong++)
 					snprintf(rep->msg, sizeof(rep->msg),
 						 "rank %u: allreduce of %llu (%s) after %u runs: element %llu is 0x%x, want 0x%x",
-						 pr->first + i, (unsigned long long)dbuf_slot[k].count,
-						 dbuf_slot[k].algo ? dbuf_slot[k].algo : "the tuner's",
-						 launched[k], (unsigned long long)e, got[e],
+						 pr->first + i, (unsigned long long)sl->count,
+						 sl->algo ? sl->algo : "the tuner's", launched[k],
+						 (unsigned long long)e, got[e],
 						 dbuf_want[k][pr->first + i][e]);
 		}
 	unsetenv("CCORE_ALGO");
