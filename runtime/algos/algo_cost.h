@@ -35,6 +35,8 @@ double cost_p2p(const struct algo *a, const struct tune_topo *t, const struct tu
 double cost_hier(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
 double cost_hier_leaders(const struct algo *a, const struct tune_topo *t,
 			 const struct tune_call *c);
+/* hier-leaders' exchange between leaders: one-shot Mesh up to this many nodes, RDH past it */
+#define HIER_LEADERS_MESH_NODES 8
 double cost_hier_pat(const struct algo *a, const struct tune_topo *t, const struct tune_call *c);
 const char *cost_rejects_hier(const struct tune_topo *t, const struct tune_call *c);
 

@@ -349,7 +349,7 @@ static int hier_allreduce_tiny(struct hier_ctx *c)
 	uint64_t n = c->sh->count;
 	int rc;
 
-	c->v = c->M <= 8 ? &few : &many;
+	c->v = c->M <= HIER_LEADERS_MESH_NODES ? &few : &many;
 	c->unsliced = true;
 	c->leaders = true;
 	rc = hier_phase(c, true, CS_REDUCE_COLL, n, c->sh->in_place, hier_tail_first_map, 1);

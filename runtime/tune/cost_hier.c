@@ -84,7 +84,8 @@ double cost_hier_leaders(const struct algo *a, const struct tune_topo *t, const 
 {
 	uint32_t X = t->nodes, G = c->nranks / (X ? X : 1);
 	const struct algo *tree = algo_find("binomial", CS_REDUCE_COLL);
-	const struct algo *cross = algo_find(X <= 8 ? "mesh_oneshot" : "rdh", CS_ALLREDUCE);
+	const struct algo *cross = algo_find(X <= HIER_LEADERS_MESH_NODES ? "mesh_oneshot" : "rdh",
+					     CS_ALLREDUCE);
 	struct tune_call sub = *c;
 	struct tune_topo in, out;
 	double us;
