@@ -246,4 +246,12 @@ expect 0 "# processes       yield_us       futex_us" -- "$bin/ccore-handoff" -p 
 expect 2 "-p 0: expected a number from 1 to 64" -- "$bin/ccore-handoff" -p 0
 expect 2 "-n needs a value" -- "$bin/ccore-handoff" -n
 expect 2 "unknown argument --frob" -- "$bin/ccore-handoff" --frob
+# a fork refused part way: the processes forked so far stop too, the failure is named
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	expect 1 "8 processes: Resource temporarily unavailable" -- timeout 60 setpriv --reuid=65534 \
+		--regid=65534 --clear-groups bash -c 'ulimit -u 4 && exec "$0" -p 8 -n 100' \
+		"$bin/ccore-handoff"
+else
+	skip "ccore-handoff with a fork refused" "needs root and setpriv to run as nobody under ulimit -u"
+fi
 done_testing

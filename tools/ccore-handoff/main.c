@@ -66,6 +66,13 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val)
 	return syscall(SYS_futex, (uint32_t *)word, op, val, NULL, NULL, 0);
 }
 
+/* Stop every process's rounds (a fork or a futex failed): no round would complete. */
+static void give_up(struct shared *s, int err)
+{
+	atomic_store(&s->failed, err);
+	futex(&s->round, FUTEX_WAKE, INT32_MAX);
+}
+
 /* Round @r: the last to arrive opens round r + 1 for all. */
 static void meet(struct shared *s, uint32_t nprocs, uint32_t r, enum wait_kind how)
 {
@@ -76,11 +83,11 @@ static void meet(struct shared *s, uint32_t nprocs, uint32_t r, enum wait_kind h
 			futex(&s->round, FUTEX_WAKE, INT32_MAX);
 		return;
 	}
-	while (atomic_load(&s->round) == r) {
+	while (atomic_load(&s->round) == r && !atomic_load(&s->failed)) {
 		if (how == WAIT_YIELD)
 			sched_yield();
 		else if (futex(&s->round, FUTEX_WAIT, r) && errno != EAGAIN && errno != EINTR)
-			atomic_store(&s->failed, errno);
+			give_up(s, errno);
 	}
 }
 
@@ -107,17 +114,19 @@ static double time_rounds(uint32_t nprocs, uint32_t rounds, uint32_t warmup, enu
 	for (uint32_t p = 1; p < nprocs; p++) {
 		pid[p] = fork();
 		if (pid[p] < 0) {
+			/* the children forked so far wait for ones that never come */
 			failed = -errno;
+			give_up(s, errno);
 			nprocs = p;
 			break;
 		}
 		if (pid[p] == 0) {
-			for (uint32_t r = 0; r < warmup + rounds; r++)
+			for (uint32_t r = 0; r < warmup + rounds && !atomic_load(&s->failed); r++)
 				meet(s, nprocs, r, how);
 			_exit(0);
 		}
 	}
-	for (uint32_t r = 0; !failed && r < warmup + rounds; r++) {
+	for (uint32_t r = 0; !failed && !atomic_load(&s->failed) && r < warmup + rounds; r++) {
 		if (r == warmup)
 			t0 = now_us();
 		meet(s, nprocs, r, how);
@@ -179,6 +188,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-p")) {
 			char *list = strdup(v), *save = NULL;
 
+			if (!list) {
+				fprintf(stderr, "ccore-handoff: out of memory\n");
+				return 1;
+			}
 			ncounts = 0;
 			for (char *tok = strtok_r(list, ",", &save); tok && ncounts < MAX_PROCS;
 			     tok = strtok_r(NULL, ",", &save))
