@@ -88,14 +88,22 @@ for op in $ops; do
 	echo "# busbw in GB/s as nccl-tests computes it; x_tuned, x_han: ccore's busbw / Open MPI's; wrong: ccore's wrong elements"
 done
 
-echo "== raw libfabric put bandwidth, host 0 to host 1 over the same veth pair (ccore-netbw)"
 ns0=$(echo "$CCORE_TEST_NETNS" | cut -d' ' -f1)
 ns1=$(echo "$CCORE_TEST_NETNS" | cut -d' ' -f2)
-nsenter --net="$ns1" -- env FI_TCP_IFACE=eth0 "$build/bin/ccore-netbw" --rank 1 -b "$min" -e "$max" \
-	> "$out/netbw.1" 2>&1 &
-nsenter --net="$ns0" -- env FI_TCP_IFACE=eth0 "$build/bin/ccore-netbw" --rank 0 -b "$min" -e "$max" |
-	tee "$out/netbw"
-wait
+# put_pair SENDER_NS RECEIVER_NS SENDER_ADDRESS PORT ARGS...: ccore-netbw
+# from one host to the other, the sender's table on stdout
+put_pair() {
+	from=$1 to=$2 id="$3:$4"
+	shift 4
+	nsenter --net="$to" -- env FI_TCP_IFACE=eth0 CCORE_COMM_ID="$id" \
+		"$build/bin/ccore-netbw" --rank 1 "$@" > /dev/null 2>&1 &
+	nsenter --net="$from" -- env FI_TCP_IFACE=eth0 CCORE_COMM_ID="$id" \
+		"$build/bin/ccore-netbw" --rank 0 "$@"
+	wait
+}
+
+echo "== raw libfabric put bandwidth, host 0 to host 1 over the same veth pair (ccore-netbw)"
+put_pair "$ns0" "$ns1" 10.231.0.1 29600 -b "$min" -e "$max" | tee "$out/netbw"
 
 # The same put with both directions busy at once, as an AllReduce between
 # two hosts has them (each host sends its half): the pairs share the CPUs
@@ -103,16 +111,10 @@ wait
 net_bytes=${BH_NET_BYTES:-67108864}
 if [ "$(awk -v m="$max" -v b="$net_bytes" 'BEGIN { print (m >= b) }')" = 1 ]; then
 	echo "== raw put bandwidth of $net_bytes-byte puts with both directions busy at once"
-	bidir() {	# SENDER_NS RECEIVER_NS ADDRESS_OF_SENDER PORT OUT
-		nsenter --net="$2" -- env FI_TCP_IFACE=eth0 CCORE_COMM_ID="$3:$4" \
-			"$build/bin/ccore-netbw" --rank 1 -b "$net_bytes" -e "$net_bytes" -n 16 \
-			> /dev/null 2>&1 &
-		nsenter --net="$1" -- env FI_TCP_IFACE=eth0 CCORE_COMM_ID="$3:$4" \
-			"$build/bin/ccore-netbw" --rank 0 -b "$net_bytes" -e "$net_bytes" -n 16 \
-			> "$5" 2>&1
-	}
-	bidir "$ns0" "$ns1" 10.231.0.1 29601 "$out/bidir.0" &
-	bidir "$ns1" "$ns0" 10.231.0.2 29602 "$out/bidir.1" &
+	put_pair "$ns0" "$ns1" 10.231.0.1 29601 -b "$net_bytes" -e "$net_bytes" -n 16 \
+		> "$out/bidir.0" 2>&1 &
+	put_pair "$ns1" "$ns0" 10.231.0.2 29602 -b "$net_bytes" -e "$net_bytes" -n 16 \
+		> "$out/bidir.1" 2>&1 &
 	wait
 	awk -v b="$net_bytes" '$1 == b { printf "host %d to host %d: %.3f GB/s\n", FILENAME ~ /bidir.1$/, FILENAME !~ /bidir.1$/, $4 }' \
 		"$out/bidir.0" "$out/bidir.1" | tee "$out/bidir"
