@@ -42,6 +42,7 @@ static void clique_free_arrays(struct clique *q)
 	free(q->split.in);
 	free(q->split.out);
 	free(q->split.msg);
+	free(q->memo.env_seen);
 	free(q->ranks);
 	free(q->comms);
 	free(q->pools);
@@ -305,6 +306,7 @@ static void split_round_end(struct clique *q)
 
 	q->split.rc = rc;
 	free(q->split.msg);
+	free(q->memo.env_seen);
 	q->split.msg = rc ? strdup(ccore_last_error()) : NULL;
 	q->split.count = 0;
 	memset(q->split.in, 0, q->n * sizeof(*q->split.in));

@@ -107,6 +107,8 @@ struct clique {
 	struct {
 		bool valid;
 		uint64_t env;		/* fingerprint of the CCORE_* environment */
+		char **env_seen;	/* environ's entries when @env was taken */
+		size_t env_n;
 		struct cs_shape sh;
 		uint32_t dtype;
 		struct algo_opts opts;

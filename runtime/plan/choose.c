@@ -8,6 +8,7 @@
 #include "coll_size.h"
 #include "lock.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -84,12 +85,12 @@ static int plan_choose(struct clique *q, const struct cs_shape *sh, uint32_t dty
 }
 
 /*
- * One pass over the environment: where every CCORE_* variable's string is.
- * setenv() and putenv() put a new string in place of a changed variable
- * (glibc keeps the old ones), unsetenv() removes it, so the addresses
- * change whenever a knob does; reading the values instead cost a tenth of
- * a small collective (a unique id in the environment is 300 bytes).  Only
- * a putenv() buffer rewritten in place goes unseen.
+ * Where every variable's string is.  setenv() and putenv() put a new
+ * string in place of a changed variable (glibc keeps the old ones),
+ * unsetenv() removes it, so the addresses change whenever a knob does;
+ * reading the values instead cost a tenth of a small collective (a unique
+ * id in the environment is 300 bytes).  Only a putenv() buffer rewritten
+ * in place goes unseen.
  */
 static uint64_t env_fingerprint(void)
 {
@@ -106,6 +107,43 @@ static uint64_t env_fingerprint(void)
 }
 
 /*
+ * Is the environment the one seen last (the same strings, in order)?  A
+ * pointer compared per variable: picking out the CCORE_* names, let alone
+ * hashing them, cost more than the rest of a one-process rank's launch.
+ */
+static bool env_as_seen(const struct clique *q)
+{
+	char *const *seen = q->memo.env_seen;
+	size_t i;
+
+	if (!seen || !environ)
+		return false;
+	for (i = 0; environ[i]; i++)
+		if (i >= q->memo.env_n || environ[i] != seen[i])
+			return false;
+	return i == q->memo.env_n;
+}
+
+/* The fingerprint of the environment, noting it for env_as_seen(). */
+static uint64_t env_note(struct clique *q)
+{
+	size_t n = 0;
+	char **seen;
+
+	while (environ && environ[n])
+		n++;
+	seen = realloc(q->memo.env_seen, (n + 1) * sizeof(*seen));
+	if (seen) {
+		if (n)
+			memcpy(seen, environ, n * sizeof(*seen));
+		q->memo.env_seen = seen;
+		q->memo.env_n = n;
+	}
+	/* out of memory: the old snapshot stays, and fails to match */
+	return env_fingerprint();
+}
+
+/*
  * A repeated call (same shape and dtype, same knobs) gets the same choice:
  * re-reading every knob and re-running the cost model would cost more
  * than a small collective itself.
@@ -114,7 +152,7 @@ int plan_choose_memo(struct clique *q, const struct cs_shape *sh, uint32_t dtype
 		     struct algo_opts *o, struct select_choice *ch, double *choose_us)
 {
 	const struct cs_shape *m = &q->memo.sh;
-	uint64_t env = env_fingerprint();
+	uint64_t env = q->memo.valid && env_as_seen(q) ? q->memo.env : env_note(q);
 	int64_t t;
 	int rc;
 

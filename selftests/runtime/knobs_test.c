@@ -291,3 +291,51 @@ TEST(ring_allreduce_314572_i64_in_place)
 	unsetenv("CCORE_LOOPS");
 	unsetenv("CCORE_ALGO");
 }
+
+/*
+ * A call repeated with the knobs unchanged reuses its choice; any change
+ * between repeats counts: set, changed, a variable added and removed
+ * before it (the strings move), unset.  The memo compares where the
+ * environment's strings are (plan/choose.c).
+ */
+TEST(a_knob_changed_between_repeats_changes_the_choice)
+{
+	static const struct {
+		const char *set;	/* CCORE_ALGO, NULL: unset */
+		const char *other;	/* another variable set, then removed */
+		const char *want;	/* NULL: the tuner's own choice */
+	} steps[] = {
+		{ NULL, NULL, NULL },		{ "ring", NULL, "ring" },
+		{ "ring", "KNOBS_TEST_OTHER", "ring" }, { "rdh", NULL, "rdh" },
+		{ "rdh", "CCORE_KNOBS_TEST_UNKNOWN", "rdh" }, { "ring", NULL, "ring" },
+		{ NULL, NULL, NULL },
+	};
+	struct ccore_topology t = { 1, 2, 2 };
+	const size_t count = 64;
+	struct timed_world w;
+	char tuner[32] = "";
+
+	unsetenv("CCORE_ALGO");
+	timed_world_open(&w, &t, "", count * 4 * 4);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		for (int k = 0; k < 2; k++) {
+			if (steps[i].set)
+				setenv("CCORE_ALGO", steps[i].set, 1);
+			else
+				unsetenv("CCORE_ALGO");
+			if (steps[i].other)
+				setenv(steps[i].other, k ? "2" : "1", 1);
+			run(&w, ccore_op_allreduce, count, "repeat");
+			if (steps[i].other)
+				unsetenv(steps[i].other);
+			if (!tuner[0])
+				snprintf(tuner, sizeof(tuner), "%s", ccore_comm_last_algo(w.c[0]));
+			if (strcmp(ccore_comm_last_algo(w.c[0]), steps[i].want ? steps[i].want : tuner))
+				FAIL("step %zu, repeat %d: %s ran, %s expected", i, k,
+				     ccore_comm_last_algo(w.c[0]), steps[i].want ? steps[i].want : tuner);
+		}
+	}
+	/* else the unset steps would prove nothing */
+	ASSERT_TRUE(strcmp(tuner, "ring") && strcmp(tuner, "rdh"));
+	timed_world_close(&w);
+}
