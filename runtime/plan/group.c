@@ -18,9 +18,22 @@ struct ready {
 	struct op *ops;		/* one per rank */
 };
 
+/*
+ * Most groups hold a few collectives (one per rank of the thread): those
+ * need no allocation, which cost a tenth of a process's 8-byte call.
+ */
+#define GROUP_INLINE 8
+
 static _Thread_local int group_depth;
-static _Thread_local struct ready *group_ready;
-static _Thread_local uint32_t group_n, group_cap;
+static _Thread_local struct ready group_inline[GROUP_INLINE];
+static _Thread_local struct ready *group_heap;	/* NULL: group_inline holds them */
+static _Thread_local uint32_t group_n, group_heap_cap;
+
+/* This thread's group's collectives, group_n of them. */
+static struct ready *readies(void)
+{
+	return group_heap ? group_heap : group_inline;
+}
 
 int ccore_group_start(void)
 {
@@ -31,9 +44,9 @@ int ccore_group_start(void)
 /* Inside a group (this thread's): keep @ops for ccore_group_end(). */
 int group_defer(struct clique *q, struct op *ops)
 {
-	if (group_n == group_cap) {
-		uint32_t cap = group_cap ? group_cap * 2 : 8;
-		struct ready *r = realloc(group_ready, cap * sizeof(*r));
+	if (group_n == (group_heap ? group_heap_cap : GROUP_INLINE)) {
+		uint32_t cap = group_n * 2;
+		struct ready *r = realloc(group_heap, cap * sizeof(*r));
 
 		if (!r) {
 			int rc = ccore_error(-ENOMEM, "out of memory");
@@ -42,10 +55,12 @@ int group_defer(struct clique *q, struct op *ops)
 			free(ops);
 			return rc;
 		}
-		group_ready = r;
-		group_cap = cap;
+		if (!group_heap)
+			memcpy(r, group_inline, sizeof(group_inline));
+		group_heap = r;
+		group_heap_cap = cap;
 	}
-	group_ready[group_n++] = (struct ready){ q, ops };
+	readies()[group_n++] = (struct ready){ q, ops };
 	return 0;
 }
 
@@ -216,7 +231,8 @@ static void sort_pairs(struct clique *q, const struct op **opsv, uint32_t n)
 /* A group's collectives of @q: one job per rank where possible. */
 static int launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 {
-	struct plan **plans = calloc(n ? n : 1, sizeof(*plans));
+	struct plan *few[GROUP_INLINE] = { NULL };
+	struct plan **plans = n <= GROUP_INLINE ? few : calloc(n, sizeof(*plans));
 	uint32_t launch_first;
 	bool fusable = true;
 	int rc = 0;
@@ -256,43 +272,45 @@ static int launch_group(struct clique *q, const struct op **opsv, uint32_t n)
 	if (!fusable)
 		for (uint32_t i = 0; i < n && !rc; i++)
 			rc = plan_launch(q, opsv[i]);
-	free(plans);
+	if (plans != few)
+		free(plans);
 	return rc;
 }
 
-/* Launch the batch of @q's collectives that starts at group_ready[@i]. */
+/* Launch the batch of @q's collectives that starts at readies()[@i]. */
 static int launch_batch(uint32_t i, const struct op **batch)
 {
-	struct clique *q = group_ready[i].q;
+	struct ready *ready = readies();
+	struct clique *q = ready[i].q;
 	uint32_t k = 0;
 	int rc;
 
 	for (uint32_t j = i; j < group_n; j++)
-		if (group_ready[j].q == q)
-			batch[k++] = group_ready[j].ops;
+		if (ready[j].q == q)
+			batch[k++] = ready[j].ops;
 	rc = launch_group(q, batch, k);
 	for (uint32_t j = i; j < group_n; j++)
-		if (group_ready[j].q == q) {
-			ops_retire(group_ready[j].ops, q->n, rc);
-			group_ready[j].q = NULL;
+		if (ready[j].q == q) {
+			ops_retire(ready[j].ops, q->n, rc);
+			ready[j].q = NULL;
 		}
 	return rc;
 }
 
 int ccore_group_end(void)
 {
-	const struct op **batch;
+	const struct op *few[GROUP_INLINE], **batch;
 	int rc = 0, r;
 
 	if (group_depth == 0)
 		return ccore_error(-EINVAL, "ccore_group_end without ccore_group_start");
 	if (--group_depth)
 		return 0;
-	batch = calloc(group_n ? group_n : 1, sizeof(*batch));
+	batch = group_n <= GROUP_INLINE ? few : calloc(group_n, sizeof(*batch));
 	rt_lock();
 	/* per communicator, in posting order: fused into one job per rank */
 	for (uint32_t i = 0; i < group_n; i++) {
-		struct clique *q = group_ready[i].q;
+		struct clique *q = readies()[i].q;
 
 		if (!q)
 			continue;
@@ -300,18 +318,19 @@ int ccore_group_end(void)
 			r = launch_batch(i, batch);
 		} else {
 			r = ccore_error(-ENOMEM, "out of memory");
-			ops_retire(group_ready[i].ops, q->n, r);
+			ops_retire(readies()[i].ops, q->n, r);
 		}
 		if (r && !rc)
 			rc = r;
 	}
 	rt_unlock();
-	free(batch);
+	if (batch != few)
+		free(batch);
 	for (uint32_t i = 0; i < group_n; i++)
-		free(group_ready[i].ops);
+		free(readies()[i].ops);
 	group_n = 0;
-	free(group_ready);
-	group_ready = NULL;
-	group_cap = 0;
+	free(group_heap);
+	group_heap = NULL;
+	group_heap_cap = 0;
 	return rc;
 }

@@ -993,6 +993,36 @@ TEST(a_group_is_fused_into_one_job_per_rank)
 	teardown_worlds();
 }
 
+/*
+ * More collectives in a group than the group keeps without allocating
+ * (plan/group.c): every one still launches, in order, with its own data.
+ */
+TEST(a_group_of_twenty_collectives_completes_every_one)
+{
+	enum { CALLS = 20 };
+	struct world *w = world(4);
+	const size_t n = 48;
+
+	for (uint32_t r = 0; r < 4; r++)
+		for (int k = 0; k < CALLS; k++)
+			ccore_verifiable_fill(ccore_mem_host(w->c[r], w->sb[r] + k * n * 4), n,
+					      ccore_f32, ccore_sum, (int)r, (uint64_t)k * n);
+	ASSERT_EQ(ccore_group_start(), 0);
+	for (int k = 0; k < CALLS; k++)
+		for (uint32_t r = 0; r < 4; r++)
+			ASSERT_EQ(ccore_all_reduce(w->sb[r] + k * n * 4, w->rb[r] + k * n * 4, n,
+						   ccore_f32, ccore_sum, w->c[r], NULL), 0);
+	ASSERT_EQ(ccore_group_end(), 0);
+	for (uint32_t r = 0; r < 4; r++)
+		ASSERT_EQ(ccore_stream_sync(ccore_comm_stream(w->c[r])), 0);
+	for (uint32_t r = 0; r < 4; r++)
+		for (int k = 0; k < CALLS; k++)
+			if (ccore_verifiable_check_reduced(ccore_mem_host(w->c[r], w->rb[r] + k * n * 4),
+							   n, ccore_f32, ccore_sum, 4, (uint64_t)k * n))
+				FAIL("rank %u, collective %d of the group: wrong result", r, k);
+	teardown_worlds();
+}
+
 TEST(bad_knobs_fail_init_and_name_the_variable)
 {
 	struct ccore_topology t = { 1, 1, 2 };
