@@ -422,6 +422,17 @@ int ccm_inject_cc_hang(struct ccm_fabric *f, u32 dev, u32 cc, struct ccm_err *er
  */
 void ccm_inject_thief_death(void);
 
+/**
+ * ccm_inject_runner_stop() - stop when next taking the role of stepping everyone's agents
+ *
+ * Shared fabrics only (userspace): the next time this process becomes the
+ * one that steps the light agents of every process (model/ccm_steal_user.c)
+ * it stops itself (SIGSTOP) holding that role, as a process descheduled,
+ * stopped by a debugger or frozen would; the other processes' own work
+ * must still run.
+ */
+void ccm_inject_runner_stop(void);
+
 /* --- the NIC (ccm_nic.c): descriptors to other hosts ---------------------- */
 
 /* Device @dev is on another host (config "here"). */

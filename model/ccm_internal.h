@@ -309,6 +309,7 @@ struct ccm_sched {
 	struct ccm_agent **queue;	/* ring buffer of queued agents */
 	u64 *stamp;			/* ccm_cycles() when each was queued, 0: long-running */
 	u64 steal_cycles;		/* CCM_STEAL_AGE_NS in cycles */
+	u64 runner_wait_cycles;		/* CCM_RUNNER_WAIT_NS in cycles */
 	u64 recent;			/* ccm_cycles() lately, while steps run */
 	u32 head, count, cap;
 	u32 running;
@@ -397,7 +398,7 @@ struct ccm_fabric {
 	struct ccm_proc *procs;		/* CCM_MAX_PROCS, or NULL: not shared */
 	u32 deaths;			/* atomic: processes found dead so far */
 	u32 broken_steps;		/* atomic: stolen steps their thief died in */
-	u32 stealer;			/* atomic: slot + 1 of the one process stealing, 0: none */
+	u32 stealer;			/* atomic: slot + 1 of the one process stepping others' agents, 0: none */
 	u64 died;			/* atomic: slots whose process died, until reused */
 	u64 live;			/* atomic: slots attached (what a kick visits) */
 };
@@ -436,6 +437,16 @@ static inline bool ccm_steal_others_poll(struct ccm_fabric *f, struct ccm_sched 
 static inline void ccm_steal_done(struct ccm_fabric *f)
 {
 }
+
+static inline bool ccm_steal_may_run(struct ccm_fabric *f)
+{
+	return true;
+}
+
+static inline bool ccm_steal_others_run(struct ccm_fabric *f)
+{
+	return false;
+}
 #else
 /* Stop this process's workers of shared @f (it stays attached). */
 void ccm_shared_stop(struct ccm_fabric *f);
@@ -456,8 +467,19 @@ void ccm_steal_stepping(void);
  * this process leaves queued, so no worker of ours need be woken for it.
  */
 bool ccm_steal_others_poll(struct ccm_fabric *f, struct ccm_sched *mine);
-/* This process stops stealing (its wait ended): another may. */
+/*
+ * This process stops stepping the others' agents (it found nothing to
+ * run, or its wait ended): another may.
+ */
 void ccm_steal_done(struct ccm_fabric *f);
+/*
+ * May a host thread of this process step an agent any process may step
+ * (its own included)?  Only one process does at a time, the one holding
+ * @f->stealer; this takes it if it is free.
+ */
+bool ccm_steal_may_run(struct ccm_fabric *f);
+/* Does another process hold @f->stealer (a hint, without taking it)? */
+bool ccm_steal_others_run(struct ccm_fabric *f);
 void ccm_steal_wait_thieves(struct ccm_fabric *f, u32 slot);
 void ccm_steal_repair(struct ccm_fabric *f, u32 dead);
 #endif

@@ -37,9 +37,9 @@ static void queue_push(struct ccm_sched *s, struct ccm_agent *a, bool fresh)
 
 	if (fresh)
 		stamp = s->running ? s->recent : ccm_cycles();
-	/* worth_locking() peeks at it without the lock */
+	/* worth_locking() and own_turn_hint() peek at them without the lock */
 	__atomic_store_n(&s->stamp[(s->head + s->count) % s->cap], stamp, __ATOMIC_RELAXED);
-	s->queue[(s->head + s->count) % s->cap] = a;
+	__atomic_store_n(&s->queue[(s->head + s->count) % s->cap], a, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);	/* spinners read it */
 }
 
@@ -359,10 +359,8 @@ static void run_one(struct ccm_sched *s)
 	ccm_sched_run_noted(s, NULL);
 }
 
-bool ccm_sched_head_stealable(struct ccm_sched *s)
+static bool agent_stealable(const struct ccm_agent *a)
 {
-	const struct ccm_agent *a = s->queue[s->head];
-
 	/* a compute engine reports to its own process's host; a CC core
 	 * holding all the news it can waits for its owner; an engine that
 	 * sends to other hosts is its owner's: another process's thread
@@ -372,6 +370,52 @@ bool ccm_sched_head_stealable(struct ccm_sched *s)
 		return !__atomic_load_n(&((const struct ccm_engine *)a)->nic_user, __ATOMIC_RELAXED);
 	return a->kind != CCM_AGENT_COMPUTE &&
 	       (a->kind != CCM_AGENT_CC || !ccm_cc_news_full((const struct ccm_cc *)a));
+}
+
+bool ccm_sched_head_stealable(struct ccm_sched *s)
+{
+	return agent_stealable(s->queue[s->head]);
+}
+
+/*
+ * How long light work may wait at the head of its process's queue for the
+ * process stepping everyone's before the owner's waiting thread runs it
+ * anyway: that process's thread may be off its CPU, or stopped.
+ */
+#define CCM_RUNNER_WAIT_NS 20000
+
+/* Has the head of @s, at @head, waited CCM_RUNNER_WAIT_NS?  (Lock-free.) */
+static bool head_waited(struct ccm_sched *s, u32 head)
+{
+	return ccm_cycles() - __atomic_load_n(&s->stamp[head % s->cap], __ATOMIC_RELAXED) >=
+	       s->runner_wait_cycles;
+}
+
+/*
+ * May this thread step the head of its own queue @s (locked, not empty)?
+ * On a shared fabric what any process may step waits for the process
+ * stepping those (ccm_steal_user.c), which may become this one, a while.
+ */
+static bool own_turn(struct ccm_sched *s)
+{
+	return !s->f->procs || !ccm_sched_head_stealable(s) || ccm_steal_may_run(s->f) ||
+	       head_waited(s, s->head);
+}
+
+/* own_turn() as a lock-free hint (the head may change meanwhile). */
+static bool own_turn_hint(struct ccm_sched *s)
+{
+	const struct ccm_agent *a;
+	u32 head;
+
+	if (!__atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
+		return false;
+	if (!s->f->procs || !ccm_steal_others_run(s->f))
+		return true;
+	head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+	a = __atomic_load_n(&s->queue[head % s->cap], __ATOMIC_RELAXED);
+	/* emptied meanwhile: a slot never filled holds NULL */
+	return !a || !agent_stealable(a) || head_waited(s, head);
 }
 
 void ccm_sched_requeue_lost(struct ccm_sched *s, struct ccm_agent *a)
@@ -395,6 +439,8 @@ void ccm_sched_requeue_lost(struct ccm_sched *s, struct ccm_agent *a)
  * worker.
  */
 #define CCM_STEAL_AGE_NS 100000
+/* How long an idle worker of a shared fabric sleeps before it looks again. */
+#define CCM_SHARED_WORKER_NAP_NS 10000000
 /* How long a waiting host thread polls before it sleeps (pause rounds). */
 #define CCM_WAIT_SPIN_ROUNDS 20000
 
@@ -452,10 +498,17 @@ static void worker_main(void *arg)
 		ccm_mutex_lock(&s->lock);
 		if (!s->stop) {
 			s->sleepers++;
-			/* with light work queued, come back when it is old enough */
+			/* with light work queued, come back when it is old
+			 * enough; shared, look now and then anyway: light work
+			 * queued later wakes nobody, and the thread that would
+			 * step it may be stopped holding that role
+			 * (ccm_steal_may_run()) */
 			if (s->count)
 				ccm_cond_wait_until(&s->work, &s->lock,
 						    ccm_now_ns() + CCM_STEAL_AGE_NS);
+			else if (s->f->procs)
+				ccm_cond_wait_until(&s->work, &s->lock,
+						    ccm_now_ns() + CCM_SHARED_WORKER_NAP_NS);
 			else
 				ccm_cond_wait(&s->work, &s->lock);
 			s->sleepers--;
@@ -476,6 +529,7 @@ int ccm_sched_init_one(struct ccm_fabric *f, struct ccm_sched *s)
 	if (!s->queue || !s->stamp)
 		return -ENOMEM;
 	s->steal_cycles = ccm_cycles_per_us() * CCM_STEAL_AGE_NS / 1000;
+	s->runner_wait_cycles = ccm_cycles_per_us() * CCM_RUNNER_WAIT_NS / 1000;
 	ccm_mutex_init(&s->lock);
 	ccm_cond_init(&s->work);
 	ccm_cond_init(&s->host);
@@ -721,7 +775,7 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		ccm_mutex_lock(&s->lock);
 		/* a waiting host thread helps: small collectives then need no
 		 * hand-off to a worker at all */
-		ran = s->count != 0;
+		ran = s->count != 0 && own_turn(s);
 		if (ran) {
 			if (steps % 4 == 0)
 				s->recent = ccm_cycles();
@@ -733,15 +787,17 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 		ran = ran || (f->procs && ccm_steal_one(f));
 		/* poll a while before sleeping: waking a sleeper is slow */
 		for (u32 i = 0; !ran && i < CCM_WAIT_SPIN_ROUNDS; i++) {
-			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen ||
-			    __atomic_load_n(&s->count, __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen || own_turn_hint(s))
 				break;
 			/* shared: what it waits for may need this CPU, and
-			 * other processes' cores may be ready to run here */
+			 * other processes' cores may be ready to run here;
+			 * with nothing to run, another process may step them */
 			if (f->procs) {
 				ran = ccm_steal_one(f);
-				if (!ran)
+				if (!ran) {
+					ccm_steal_done(f);
 					ccm_poll_yield();
+				}
 				continue;
 			}
 			__builtin_ia32_pause();
@@ -754,6 +810,12 @@ static int fabric_wait(struct ccm_fabric *f, bool (*cond)(void *), void *arg,
 				break;
 			}
 			continue;
+		}
+		/* the deadline holds though work of ours keeps it from
+		 * sleeping (its turn may not come: ccm_steal_may_run()) */
+		if (ccm_now_ns() >= deadline_ns) {
+			rc = cond(arg) ? 0 : -ETIMEDOUT;
+			break;
 		}
 		/* one sleep, then @cond again: a wake-up may be a signal the
 		 * caller's @cond checks for (the kernel's waits) */

@@ -13,9 +13,16 @@
  * for its owner, ccm_news.c), compute engines (their callback) and DMA
  * engines that have posted to the NIC (only the owner reaches its network).
  *
- * One process steals at a time (the others yield their CPU: two thieves
- * would bounce the cores' state between CPUs), one thread of it, which
- * notes the agent it steps in its slot.  If the process dies in the step,
+ * One process steps light agents that any process may step at a time,
+ * its own as well as the others' (two would bounce the cores' state
+ * between CPUs: on a VM whose CPUs take 330 ns to pass a cache line, every
+ * step then cost three times a step in one process), one thread of it,
+ * which notes the agent it steps in its slot.  It holds @f->stealer until
+ * it finds nothing to run or its wait ends; the other processes' threads
+ * meanwhile run only what is theirs alone, or their own work that waited
+ * CCM_RUNNER_WAIT_NS for it (that process may be off its CPU, or stopped),
+ * and yield their CPU.  Workers are not bound by it: heavy work and work
+ * nobody polls for are theirs.  If the process dies in the step,
  * its reaper fails the jobs running on that core (the step may have
  * stopped half done) and puts the agent back.  A process leaving a slot
  * waits for the thieves in it to go.
@@ -28,11 +35,16 @@
 /* @live is a u64 and the victim order rotates it */
 _Static_assert(CCM_MAX_PROCS == 64, "ccm_steal_one() rotates a 64-bit mask of slots");
 
-static bool die_in_next_steal;
+static bool die_in_next_steal, stop_when_running;
 
 void ccm_inject_thief_death(void)
 {
 	__atomic_store_n(&die_in_next_steal, true, __ATOMIC_RELEASE);
+}
+
+void ccm_inject_runner_stop(void)
+{
+	__atomic_store_n(&stop_when_running, true, __ATOMIC_RELEASE);
 }
 
 void ccm_steal_stepping(void)
@@ -73,23 +85,47 @@ static bool steal_from(struct ccm_fabric *f, struct ccm_proc *me, u32 self, u32 
 	return stole;
 }
 
+bool ccm_steal_may_run(struct ccm_fabric *f)
+{
+	struct ccm_sched *mine = ccm_my_sched(f);
+	u32 self, none = 0, cur;
+
+	if (!f->procs || !mine)
+		return true;
+	self = slot_of(f, mine) + 1;
+	cur = ccm_load32(&f->stealer);
+	if (cur == self)
+		return true;
+	if (cur || !ccm_cas32(&f->stealer, &none, self))
+		return false;
+	if (__atomic_exchange_n(&stop_when_running, false, __ATOMIC_ACQ_REL))
+		raise(SIGSTOP);
+	return true;
+}
+
+bool ccm_steal_others_run(struct ccm_fabric *f)
+{
+	struct ccm_sched *mine = ccm_my_sched(f);
+	u32 cur;
+
+	if (!f->procs || !mine)
+		return false;
+	cur = ccm_load32(&f->stealer);
+	return cur && cur != slot_of(f, mine) + 1;
+}
+
 bool ccm_steal_one(struct ccm_fabric *f)
 {
 	struct ccm_sched *mine = ccm_my_sched(f);
 	struct ccm_proc *me;
-	u32 self, idle = 0, none = 0, cur, i, start;
+	u32 self, idle = 0, i, start;
 	u64 live, order;
 	bool stole = false;
 
-	if (!f->procs || !mine)
+	if (!f->procs || !mine || !ccm_steal_may_run(f))
 		return false;
 	self = slot_of(f, mine);
 	me = &f->procs[self];
-	/* one process steals at a time: the cores' state then stays in one
-	 * CPU's cache rather than bouncing between thieves */
-	cur = ccm_load32(&f->stealer);
-	if (cur != self + 1 && (cur || !ccm_cas32(&f->stealer, &none, self + 1)))
-		return false;
 	if (!ccm_cas32(&me->stealing, &idle, 1))
 		return false;
 	live = ccm_load64(&f->live) & ~(1ull << self);
@@ -105,9 +141,7 @@ bool ccm_steal_one(struct ccm_fabric *f)
 			me->steal_next = i + 1;
 	}
 	ccm_store32(&me->stealing, 0);
-	/* nothing to step: another process may find some */
-	if (!stole)
-		ccm_steal_done(f);
+	/* nothing to step: the caller lets another process go (ccm_steal_done()) */
 	return stole;
 }
 

@@ -1274,6 +1274,142 @@ static void churn_round(unsigned int round, uint32_t victim, unsigned int delay_
 	}
 }
 
+/*
+ * One process steps the light agents of every process at a time
+ * (model/ccm_steal_user.c).  If it stops holding that role (descheduled,
+ * in a debugger, frozen) the others' own work must still run: rank 2's
+ * process, waiting on a collective ranks 0 and 1 never join, stops itself
+ * the moment it takes the role (ccm_inject_runner_stop()); then ranks 0
+ * and 1 run collectives on a communicator of their own.
+ */
+#define STOPPED_N 3
+#define STOPPED_CALLS 200
+
+struct stopped_report {
+	int rc;
+	long wrong;
+	unsigned long calls;
+	int64_t ms;
+	char msg[512];
+};
+
+static void stopped_rank(uint32_t rank, const struct ccore_unique_id *id, int go_fd, int report_fd)
+{
+	static const struct rank_run x = { CS_ALLREDUCE, NULL, 2, ccore_f32, ccore_sum, 0, false };
+	struct stopped_report sr = { 0 };
+	struct ccore_comm *full = NULL, *pair = NULL;
+	struct rank_bufs b;
+	char byte;
+	int64_t t0;
+
+	sr.rc = ccore_comm_init_rank(&full, STOPPED_N, id, (int)rank, NULL) ?:
+		ccore_comm_split_rank(full, rank < 2 ? 0 : -1, 0, NULL, &pair);
+	b = (struct rank_bufs){ .comm = full, .n = STOPPED_N, .r = rank, .bytes = BUF_BYTES };
+	sr.rc = sr.rc ?: ccore_mem_alloc(full, BUF_BYTES, &b.sb) ?:
+		ccore_mem_alloc(full, BUF_BYTES, &b.rb);
+	/* once together: the plan is built and cached everywhere */
+	if (!sr.rc) {
+		rank_run_fill(&b, &x);
+		sr.rc = rank_run_post(&b, &x) ?: ccore_stream_sync(ccore_comm_stream(full));
+	}
+	if (sr.rc)
+		goto out;
+	if (rank == 2) {
+		/* again, but ranks 0 and 1 never join: it waits, takes the role, stops */
+		ccm_inject_runner_stop();
+		rank_run_fill(&b, &x);
+		sr.rc = rank_run_post(&b, &x) ?: ccore_stream_sync(ccore_comm_stream(full));
+		snprintf(sr.msg, sizeof(sr.msg), "rank 2's lone collective returned: %s",
+			 ccore_last_error());
+		goto out;
+	}
+	b = (struct rank_bufs){ .comm = pair, .n = 2, .r = rank, .bytes = BUF_BYTES };
+	sr.rc = ccore_mem_alloc(pair, BUF_BYTES, &b.sb) ?: ccore_mem_alloc(pair, BUF_BYTES, &b.rb);
+	/* once rank 2 stopped: as many calls on both ranks */
+	if (sr.rc || read(go_fd, &byte, 1) != 1)
+		goto out;
+	t0 = now_ms();
+	for (; sr.calls < STOPPED_CALLS; sr.calls++) {
+		rank_run_fill(&b, &x);
+		sr.rc = rank_run_post(&b, &x) ?: ccore_stream_sync(ccore_comm_stream(pair));
+		sr.wrong += sr.rc ? 0 : rank_run_check(&b, &x);
+		if (sr.rc || sr.wrong)
+			break;
+	}
+	sr.ms = now_ms() - t0;
+out:
+	if (sr.rc && !sr.msg[0])
+		snprintf(sr.msg, sizeof(sr.msg), "%s", ccore_last_error());
+	if (write(report_fd, &sr, sizeof(sr)) != sizeof(sr))
+		_exit(2);
+	/* not before the peer's last collective is done: leaving fails it */
+	if (go_fd >= 0 && read(go_fd, &byte, 1) != 1)
+		_exit(2);
+	_exit(0);
+}
+
+TEST(a_process_stopped_holding_the_runner_role_does_not_hold_up_the_others)
+{
+	struct stopped_report sr[2];
+	struct ccore_unique_id id;
+	pid_t pids[STOPPED_N], root = rank_run_launcher(&id);
+	int rep_fd[STOPPED_N], go[2][2], status = 0;
+	bool stopped = false;
+
+	for (uint32_t r = 0; r < 2; r++)
+		ASSERT_EQ(pipe(go[r]), 0);
+	for (uint32_t r = 0; r < STOPPED_N; r++) {
+		pids[r] = rank_run_fork(&rep_fd[r]);
+		if (pids[r] == 0)
+			stopped_rank(r, &id, r < 2 ? go[r][0] : -1, rep_fd[r]);
+	}
+	for (uint32_t r = 0; r < 2; r++)
+		close(go[r][0]);
+	/* rank 2 stops once it took the role: up to 30 s */
+	for (int i = 0; i < 3000 && !stopped; i++) {
+		pid_t got = waitpid(pids[2], &status, WUNTRACED | WNOHANG);
+
+		stopped = got == pids[2] && WIFSTOPPED(status);
+		if (got == pids[2] && !stopped)
+			break;	/* it ended instead */
+		if (!stopped)
+			usleep(10000);
+	}
+	/* go (or, if it never stopped, let them report and leave) */
+	for (uint32_t r = 0; r < 2; r++)
+		ASSERT_EQ(write(go[r][1], "g", 1), 1);
+	for (uint32_t r = 0; r < 2; r++) {
+		ssize_t got = read(rep_fd[r], &sr[r], sizeof(sr[r]));
+
+		close(rep_fd[r]);
+		ASSERT_EQ(got, (ssize_t)sizeof(sr[r]));
+	}
+	/* both reported: they may leave */
+	for (uint32_t r = 0; r < 2; r++) {
+		ASSERT_EQ(write(go[r][1], "x", 1), 1);
+		close(go[r][1]);
+		waitpid(pids[r], NULL, 0);
+	}
+	kill(pids[2], SIGKILL);
+	waitpid(pids[2], NULL, 0);
+	close(rep_fd[2]);
+	kill(root, SIGKILL);
+	waitpid(root, NULL, 0);
+	for (uint32_t r = 0; r < 2; r++)
+		ccore_test_log("rank %u: %lu calls with rank 2 stopped in %lld ms: %d %s", r,
+			       sr[r].calls, (long long)sr[r].ms, sr[r].rc, sr[r].rc ? sr[r].msg : "");
+	if (!stopped)
+		FAIL("rank 2's process never took the role of stepping everyone's agents (status 0x%x)",
+		     status);
+	for (uint32_t r = 0; r < 2; r++) {
+		ASSERT_EQ(sr[r].rc, 0);
+		ASSERT_EQ(sr[r].wrong, 0);
+		ASSERT_EQ(sr[r].calls, (unsigned long)STOPPED_CALLS);
+		/* about 0.1 ms a call here; held up, a call waits for its job's timeout */
+		ASSERT_LT(sr[r].ms, 5000);
+	}
+}
+
 TEST(processes_killed_at_random_moments_fail_their_peers_never_corrupt_them)
 {
 	struct report reps[MAXN];
