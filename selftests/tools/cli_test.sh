@@ -246,6 +246,32 @@ expect 0 "# processes       yield_us       futex_us" -- "$bin/ccore-handoff" -p 
 expect 2 "-p 0: expected a number from 1 to 64" -- "$bin/ccore-handoff" -p 0
 expect 2 "-n needs a value" -- "$bin/ccore-handoff" -n
 expect 2 "unknown argument --frob" -- "$bin/ccore-handoff" --frob
+# the cache line's round trip between two CPUs: a figure in the header, a
+# number alone with --line, 0 where the process may run on one CPU only
+expect 0 "# a cache line from one CPU to another and back: " -- "$bin/ccore-handoff" -p 1 -n 100 -w 10
+line_ns() {
+	out=$("$bin/ccore-handoff" --line) || { echo "exit $?: $out"; return 1; }
+	case $out in
+	'' | *[!0-9]*) echo "not a number of ns: '$out'"; return 1 ;;
+	esac
+	if [ "$(nproc)" -ge 2 ] && [ "$out" -eq 0 ]; then
+		echo "0 ns with $(nproc) CPUs"
+		return 1
+	fi
+}
+check "ccore-handoff --line prints the round trip in ns" line_ns
+if command -v taskset >/dev/null; then
+	one_cpu_line() {
+		out=$(taskset -c 0 "$bin/ccore-handoff" --line)
+		if [ "$out" != 0 ]; then
+			echo "pinned to one CPU: '$out'"
+			return 1
+		fi
+	}
+	check "ccore-handoff --line on one CPU prints 0" one_cpu_line
+else
+	skip "ccore-handoff --line on one CPU prints 0" "needs taskset (util-linux)"
+fi
 # a fork refused part way: the processes forked so far stop too, the failure is named
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect 1 "8 processes: Resource temporarily unavailable" -- timeout 60 setpriv --reuid=65534 \
