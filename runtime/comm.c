@@ -306,7 +306,6 @@ static void split_round_end(struct clique *q)
 
 	q->split.rc = rc;
 	free(q->split.msg);
-	free(q->memo.env_seen);
 	q->split.msg = rc ? strdup(ccore_last_error()) : NULL;
 	q->split.count = 0;
 	memset(q->split.in, 0, q->n * sizeof(*q->split.in));

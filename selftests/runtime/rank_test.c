@@ -506,28 +506,37 @@ struct local_split {
 	char err[512];
 };
 
-/* A rank of a ccore_comm_init_all communicator: split (by parity, reversed) and reduce. */
+/* A checked max-AllReduce of 40 f32 on @c in its buffer @buf: 0 or an error. */
+static int reduce_checked(struct ccore_comm *c, ccore_ptr buf, long *wrong)
+{
+	int rc;
+
+	ccore_verifiable_fill(ccore_mem_host(c, buf), 40, ccore_f32, ccore_max, ccore_comm_rank(c), 0);
+	rc = ccore_all_reduce(buf, buf, 40, ccore_f32, ccore_max, c, NULL) ?:
+	     ccore_stream_sync(ccore_comm_stream(c));
+	if (!rc)
+		*wrong += ccore_verifiable_check_reduced(ccore_mem_host(c, buf), 40, ccore_f32,
+							 ccore_max, ccore_comm_count(c), 0);
+	return rc;
+}
+
+/*
+ * A rank of a ccore_comm_init_all communicator: reduce, split (by parity,
+ * reversed), reduce on the new one, then the same call again on the old
+ * one (a repeat: the choice it remembered must have outlived the split).
+ */
 static void *local_split_rank(void *arg)
 {
 	struct local_split *ls = arg;
-	int r = ccore_comm_rank(ls->c), me;
-	ccore_ptr buf;
+	int r = ccore_comm_rank(ls->c);
+	ccore_ptr buf, whole;
 
-	ls->rc = ccore_comm_split_rank(ls->c, r % 2, -r, NULL, &ls->sub);
-	if (!ls->rc) {
-		me = ccore_comm_rank(ls->sub);
-		ls->rc = ccore_mem_alloc(ls->sub, 4096, &buf);
-		if (!ls->rc)
-			ccore_verifiable_fill(ccore_mem_host(ls->sub, buf), 40, ccore_f32,
-					      ccore_max, me, 0);
-		ls->rc = ls->rc ?:
-			 ccore_all_reduce(buf, buf, 40, ccore_f32, ccore_max, ls->sub, NULL) ?:
-			 ccore_stream_sync(ccore_comm_stream(ls->sub));
-		if (!ls->rc)
-			ls->wrong = ccore_verifiable_check_reduced(ccore_mem_host(ls->sub, buf), 40,
-								   ccore_f32, ccore_max,
-								   ccore_comm_count(ls->sub), 0);
-	}
+	ls->rc = ccore_mem_alloc(ls->c, 4096, &whole) ?: reduce_checked(ls->c, whole, &ls->wrong) ?:
+		 ccore_comm_split_rank(ls->c, r % 2, -r, NULL, &ls->sub);
+	if (!ls->rc)
+		ls->rc = ccore_mem_alloc(ls->sub, 4096, &buf) ?:
+			 reduce_checked(ls->sub, buf, &ls->wrong) ?:
+			 reduce_checked(ls->c, whole, &ls->wrong);
 	snprintf(ls->err, sizeof(ls->err), "%s", ls->rc ? ccore_last_error() : "");
 	return NULL;
 }
