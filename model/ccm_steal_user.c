@@ -153,7 +153,10 @@ void ccm_steal_done(struct ccm_fabric *f)
 	if (!mine)
 		return;
 	self = slot_of(f, mine) + 1;
-	ccm_cas32(&f->stealer, &self, 0);
+	/* a waiter calls this before every yield: a compare-and-swap that
+	 * fails still takes the line every process reads, so look first */
+	if (ccm_load32(&f->stealer) == self)
+		ccm_cas32(&f->stealer, &self, 0);
 }
 
 bool ccm_steal_others_poll(struct ccm_fabric *f, struct ccm_sched *mine)
