@@ -231,23 +231,43 @@ static u64 arena_size(const struct ccm_config *cfg)
 	return SIM_SMALL_HEAP + ndev * cfg->hbm_size + imem + (64ull << 20);
 }
 
-/* Map @size bytes of @fd at @base (0: at a hint of @key, else anywhere). */
-static void *map_arena(int fd, u64 size, u64 base, const char *key)
+/* Map @size bytes of @fd exactly at @want, or fail (errno EEXIST: taken). */
+static void *map_at(int fd, u64 size, u64 want)
 {
-	int prot = PROT_READ | PROT_WRITE;
-	void *want = (void *)(uintptr_t)(base ? base :
-					 SIM_ARENA_HINT + key_hash(key) % SIM_ARENA_HINTS *
-					 SIM_ARENA_STRIDE);
-	void *p = mmap(want, size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, fd, 0);
+	void *p = mmap((void *)(uintptr_t)want, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, fd, 0);
 
-	if (p != MAP_FAILED && p != want) {
+	if (p != MAP_FAILED && p != (void *)(uintptr_t)want) {
 		/* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
 		munmap(p, size);
 		p = MAP_FAILED;
 		errno = EEXIST;
 	}
-	if (p == MAP_FAILED && !base)
-		p = mmap(NULL, size, prot, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	return p;
+}
+
+/*
+ * Map @size bytes of @fd at @base, or (@base 0) at the first free slot
+ * from @key's hint on, else anywhere.  Two fabrics of one process whose
+ * keys share a slot (1 in 32) made the second go anywhere: among the
+ * libraries and stacks, where the other processes could not map it.
+ */
+static void *map_arena(int fd, u64 size, u64 base, const char *key)
+{
+	void *p;
+	u64 first;
+
+	if (base) {
+		p = map_at(fd, size, base);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	first = key_hash(key) % SIM_ARENA_HINTS;
+	p = MAP_FAILED;
+	for (u64 i = 0; p == MAP_FAILED && i < SIM_ARENA_HINTS; i++)
+		p = map_at(fd, size, SIM_ARENA_HINT + (first + i) % SIM_ARENA_HINTS *
+				     SIM_ARENA_STRIDE);
+	if (p == MAP_FAILED)
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
