@@ -8,9 +8,12 @@
  */
 #include "net/net_int.h"
 #include "ccore_internal.h"
+#include "log.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #define NET_FABRIC_SO "libfabric.so.1"
@@ -28,9 +31,46 @@ static struct {
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/*
+ * Debian's libfabric links the PSM libraries, whose constructors take
+ * over SIGINT, SIGILL, SIGABRT, SIGBUS, SIGSEGV and SIGTERM: their
+ * handler writes a backtrace file into the working directory and exits
+ * with status 1.  A program that links libccore would then neither dump
+ * core nor report the signal when it crashes, and its own handlers would
+ * be gone.  Loading the network must leave the program's signals as they
+ * were, so every disposition the load changed is put back.
+ */
+static void *dlopen_keeping_signals(const char *so)
+{
+	static struct sigaction before[NSIG];
+	static bool known[NSIG];
+	char changed[128] = "";
+	size_t used = 0;
+	void *handle;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		known[sig] = !sigaction(sig, NULL, &before[sig]);
+	handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction now;
+
+		if (!known[sig] || sigaction(sig, NULL, &now) ||
+		    (now.sa_handler == before[sig].sa_handler &&
+		     now.sa_flags == before[sig].sa_flags))
+			continue;
+		sigaction(sig, &before[sig], NULL);
+		used += (size_t)snprintf(changed + used, used < sizeof(changed) ?
+					 sizeof(changed) - used : 0, " %d", sig);
+	}
+	if (used)
+		log_msg(LOG_INFO, "net: %s changed the handlers of signals%s; put back",
+			so, changed);
+	return handle;
+}
+
 static void load(void)
 {
-	lib.handle = dlopen(NET_FABRIC_SO, RTLD_NOW | RTLD_LOCAL);
+	lib.handle = dlopen_keeping_signals(NET_FABRIC_SO);
 	if (!lib.handle) {
 		snprintf(lib.why, sizeof(lib.why), "%s", dlerror());
 		return;

@@ -6,7 +6,8 @@
  * (a signal means its data landed), signals checked in issue order, the
  * reorder buffer under a shuffling shim (and the same check failing
  * without it), a peer that vanishes, an idle proxy that does not spin,
- * and bad settings.  Each process reports through a pipe what it saw.
+ * bad settings, and loading libfabric leaving the program's signal
+ * handlers alone.  Each process reports through a pipe what it saw.
  *
  * With $CCORE_TEST_NETNS naming two network namespaces (selftests/netns/
  * hosts.sh --outside), each process of a pair enters its own first: the
@@ -775,6 +776,71 @@ TEST(provider_choice)
 	net_get_limits(n, &lim);
 	ASSERT_EQ(lim.timeout_ms, 1234);
 	net_close(n);
+}
+
+/*
+ * Run in a fresh process of this program (SIGNALS_PROBE set), before any
+ * case has loaded libfabric: give every catchable signal a disposition
+ * of its own, open the network, and exit 0 only when every disposition
+ * is still the one given.  Prints the signals that changed otherwise.
+ */
+static void mark_handler(int sig)
+{
+	(void)sig;
+}
+
+__attribute__((constructor)) static void signals_probe(void)
+{
+	struct sigaction mine = { .sa_handler = mark_handler }, now;
+	struct net_params p = { .provider = PROVIDER };
+	bool changed = false;
+	struct net *n;
+
+	if (!getenv("SIGNALS_PROBE"))
+		return;
+	sigemptyset(&mine.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &mine, NULL);
+	if (net_open(&p, &n)) {
+		printf("net_open: %s\n", ccore_last_error());
+		fflush(stdout);
+		_exit(2);
+	}
+	net_close(n);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && !sigaction(sig, NULL, &now) &&
+		    now.sa_handler != mark_handler) {
+			printf(" %d", sig);
+			changed = true;
+		}
+	printf("\n");
+	fflush(stdout);
+	_exit(changed);
+}
+
+/*
+ * Loading libfabric leaves the program's signal handlers as they were
+ * (Debian's links PSM libraries whose constructors replace six of them
+ * with one that writes a file and exits 1 on a crash).
+ */
+TEST(loading_the_network_leaves_signal_handlers_alone)
+{
+	char out[512] = "";
+	int status;
+	FILE *f;
+
+	ASSERT_EQ(setenv("SIGNALS_PROBE", "1", 1), 0);
+	f = popen("exec /proc/$PPID/exe", "r");
+	unsetenv("SIGNALS_PROBE");
+	ASSERT_TRUE(f != NULL);
+	if (!fgets(out, sizeof(out), f))
+		out[0] = '\0';
+	status = pclose(f);
+	out[strcspn(out, "\n")] = '\0';
+	ccore_test_log("signals changed by loading the network:%s", out[0] ? out : " none");
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
 static void count_signal(void *arg, int peer, const struct net_signal *sig)
