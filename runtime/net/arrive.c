@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 struct apply_ctx {
 	struct net *n;
@@ -49,6 +50,13 @@ static void deliver(struct net *n, const struct net_arrival *a)
 	if (atomic_load(&c->err))
 		return;		/* nothing more is applied from a failed peer */
 	if (a->has_body) {
+		if (a->body.magic == NET_DATAMSG_MAGIC) {
+			/* net_land_data() refused it */
+			net_fail_conn(n, a->peer, -EPROTO,
+				      "%s sent bytes for its region %" PRIu32 " at offset %" PRIu64 ", outside every region here",
+				      c->name, a->body.sem, (uint64_t)a->body.value | (uint64_t)a->body.flags << 32);
+			return;
+		}
 		if (a->body.magic != NET_SIGMSG_MAGIC) {
 			net_fail_conn(n, a->peer, -EPROTO,
 				      "%s sent a message that is no signal (magic 0x%08" PRIx32 ")",
@@ -136,12 +144,25 @@ void net_deliver_early(struct net *n)
 	n->nearly = kept;
 }
 
+bool net_land_data(struct net *n, const struct net_datamsg *m, size_t len)
+{
+	const struct net_local_region *r;
+
+	if (m->magic != NET_DATAMSG_MAGIC || m->region >= n->nregions || len > NET_DATAMSG_BYTES)
+		return false;
+	r = &n->region[m->region];
+	if (m->offset > r->size || len > r->size - m->offset)
+		return false;
+	memcpy(r->base + m->offset, m->bytes, len);
+	return true;
+}
+
 void net_repost_recv(struct net *n, struct net_op *o)
 {
 	ssize_t ret;
 
 	pthread_mutex_lock(&n->fab_lock);
-	ret = fi_recv(n->ep, o->body, sizeof(*o->body), n->ctl.desc, FI_ADDR_UNSPEC, o);
+	ret = fi_recv(n->ep, o->body, sizeof(union net_rxbuf), n->ctl.desc, FI_ADDR_UNSPEC, o);
 	pthread_mutex_unlock(&n->fab_lock);
 	if (ret)
 		log_msg(LOG_WARN, "net: posting a receive for signal messages failed: %s",
@@ -157,7 +178,7 @@ int net_post_recvs(struct net *n)
 		o->kind = NET_OP_RECV;
 		o->body = &n->ctl_mem[i];
 		o->peer = -1;
-		ret = fi_recv(n->ep, o->body, sizeof(*o->body), n->ctl.desc, FI_ADDR_UNSPEC, o);
+		ret = fi_recv(n->ep, o->body, sizeof(union net_rxbuf), n->ctl.desc, FI_ADDR_UNSPEC, o);
 		if (ret)
 			return ccore_error(-EIO, "net: posting receive %u of %u for signal messages: %s",
 					   i, NET_RX_POSTED, fi_strerror((int)-ret));

@@ -286,6 +286,8 @@ static void fill_limits(struct net *n)
 	l->inject_size = i->tx_attr->inject_size;
 	/* writes and messages land in the order they were posted (tcp;ofi_rxm, not efa) */
 	n->in_order = (i->tx_attr->msg_order & NET_IN_ORDER) == NET_IN_ORDER;
+	/* a notice must land after its write's data: only with the order kept */
+	n->notice_writes = n->in_order && strstr(l->provider, "ofi_rxm");
 	l->cq_data_size = i->domain_attr->cq_data_size;
 	l->mr_key_size = i->domain_attr->mr_key_size;
 	l->mr_mode = i->domain_attr->mr_mode;
@@ -342,7 +344,7 @@ int net_open(const struct net_params *p, struct net **out)
 	rc = open_endpoint(n);
 	if (rc)
 		goto fail;
-	ctl_bytes = (NET_RX_POSTED + NET_TX_BODIES) * sizeof(struct net_sigmsg);
+	ctl_bytes = (NET_RX_POSTED + NET_TX_BODIES) * sizeof(union net_rxbuf);
 	n->ctl_mem = aligned_alloc(4096, (ctl_bytes + 4095) & ~(size_t)4095);
 	n->staged = calloc(n->test.shuffle_arrivals + 1, sizeof(*n->staged));
 	n->early = calloc(NET_EARLY_MAX, sizeof(*n->early));

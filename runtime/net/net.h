@@ -162,6 +162,9 @@ void net_get_limits(const struct net *n, struct net_limits *out);
 struct net_stats {
 	uint64_t bytes_sent;		/* data written to peers */
 	uint64_t writes;		/* write messages (chunks) */
+	uint64_t notices;		/* zero-byte messages carrying a write's completion data */
+	uint64_t data_msgs;		/* small puts sent as messages, bytes and all */
+	uint64_t numbered;		/* messages with a sequence number: what the peer counts */
 	uint64_t signal_msgs;		/* signal messages */
 	uint64_t named_signals;		/* signals that rode in a write by name */
 	uint64_t arrivals;		/* messages that came in */

@@ -154,7 +154,7 @@ static void report(struct net *n, struct net_req *r, int err, const char *why)
 
 static bool fully_posted(const struct net_req *r)
 {
-	return r->posted == r->len && (!r->has_sig || r->sig_posted);
+	return r->posted == r->len && !r->notice_due && (!r->has_sig || r->sig_posted);
 }
 
 /* Every operation of @r completed: report it (unless it failed earlier) and free it. */
@@ -233,6 +233,7 @@ static void take_submitted(struct net *n)
 	}
 }
 
+/* @o in flight; it takes the next sequence number unless it is a write without completion data. */
 static void link_op(struct net *n, struct net_conn *c, struct net_op *o)
 {
 	o->deadline_ns = rt_now_ns() + (int64_t)n->lim.timeout_ms * 1000000;
@@ -244,7 +245,10 @@ static void link_op(struct net *n, struct net_conn *c, struct net_op *o)
 		c->oldest = o;
 	c->newest = o;
 	c->inflight++;
-	c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+	if (o->kind != NET_OP_WRITE || !n->notice_writes) {
+		c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+		n->stats.numbered++;
+	}
 	o->req->ops_out++;
 }
 
@@ -287,11 +291,98 @@ static bool injectable(const struct net *n, const struct net_conn *c, uint64_t l
 	return n->in_order && !c->inflight && len <= n->lim.inject_size;
 }
 
-/* The next message of @c's first request went by inject: its sequence number is used. */
-static void injected(struct net *n, struct net_conn *c)
+/* The next message of @c's first request, of @kind, went by inject: its sequence number is used. */
+static void injected(struct net *n, struct net_conn *c, enum net_op_kind kind)
 {
-	c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+	if (kind != NET_OP_WRITE || !n->notice_writes) {
+		c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+		n->stats.numbered++;
+	}
 	n->stats.injected++;
+}
+
+/*
+ * Post the next @len bytes of @o's request, with completion data @data:
+ * by a write that carries it, or (notice_writes) by a data message when
+ * they fit one and a body is free, else by a write without it, whose
+ * notice is next.  @o->kind says which; *@inject whether it was injected.
+ */
+static ssize_t post_chunk(struct net *n, struct net_conn *c, struct net_op *o, uint64_t len,
+			  uint32_t data, bool *inject)
+{
+	struct net_req *r = o->req;
+	struct net_local_region *lr = &n->region[r->local_region];
+	struct net_remote_region *rr = &c->region[r->remote_region];
+	const char *src = lr->base + r->local_off + r->posted;
+	uint64_t dst = rr->addr + r->remote_off + r->posted;
+
+	*inject = injectable(n, c, len);
+	o->kind = NET_OP_WRITE;
+	if (!n->notice_writes)
+		return *inject ? fi_inject_writedata(n->ep, src, len, data, c->addr, dst, rr->key) :
+				 fi_writedata(n->ep, src, len, lr->desc, data, c->addr, dst, rr->key, o);
+	if (len <= NET_DATAMSG_BYTES && n->nfree_bodies) {
+		union net_rxbuf *b = n->free_bodies[--n->nfree_bodies];
+		size_t size = NET_DATAMSG_HDR + len;
+		ssize_t ret;
+
+		b->data.magic = NET_DATAMSG_MAGIC;
+		/* the peer's region numbers are its own: it registered them in that order */
+		b->data.region = r->remote_region;
+		b->data.offset = r->remote_off + r->posted;
+		memcpy(b->data.bytes, src, len);
+		o->kind = NET_OP_DATAMSG;
+		*inject = injectable(n, c, size);
+		ret = *inject ? fi_injectdata(n->ep, b, size, data, c->addr) :
+				fi_senddata(n->ep, b, size, n->ctl.desc, data, c->addr, o);
+		/* an injected body is copied out: free again */
+		if (ret || *inject)
+			n->free_bodies[n->nfree_bodies++] = b;
+		else
+			o->body = b;
+		return ret;
+	}
+	return *inject ? fi_inject_write(n->ep, src, len, c->addr, dst, rr->key) :
+			 fi_write(n->ep, src, len, lr->desc, c->addr, dst, rr->key, o);
+}
+
+/* Post the notice of @r's last write: the completion data it went without. */
+static ssize_t post_notice(struct net *n, struct net_conn *c, struct net_op *o, bool *inject)
+{
+	struct net_req *r = o->req;
+	uint32_t data = net_cq_data(c->tx_seq, n->p.id, r->notice_name1);
+	ssize_t ret;
+
+	o->kind = NET_OP_NOTICE;
+	*inject = injectable(n, c, 0);
+	if (*inject)
+		ret = fi_injectdata(n->ep, n->ctl_mem, 0, data, c->addr);
+	else
+		ret = fi_senddata(n->ep, n->ctl_mem, 0, n->ctl.desc, data, c->addr, o);
+	if (!ret) {
+		r->notice_due = false;
+		r->sig_posted |= r->notice_name1 != 0;
+		n->stats.notices++;
+		n->stats.named_signals += r->notice_name1 != 0;
+	}
+	return ret;
+}
+
+static const char *op_kind_name(enum net_op_kind kind)
+{
+	switch (kind) {
+	case NET_OP_WRITE:
+		return "write";
+	case NET_OP_NOTICE:
+		return "write's notice";
+	case NET_OP_DATAMSG:
+		return "data message";
+	case NET_OP_SIGMSG:
+		return "signal message";
+	case NET_OP_RECV:
+		break;
+	}
+	return "receive";
 }
 
 /* Post the next message of @c's first request: 1 posted, 0 failed, -EAGAIN. */
@@ -310,9 +401,9 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 	o->req = r;
 	o->peer = peer;
 	pthread_mutex_lock(&n->fab_lock);
-	if (r->posted < r->len) {
-		struct net_local_region *lr = &n->region[r->local_region];
-		struct net_remote_region *rr = &c->region[r->remote_region];
+	if (r->notice_due) {
+		ret = post_notice(n, c, o, &inject);
+	} else if (r->posted < r->len) {
 		uint64_t chunk = r->len - r->posted;
 		uint32_t name = 0;
 		bool named;
@@ -322,40 +413,38 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		/* the last write carries the signal when its semaphore has a name */
 		named = r->posted + chunk == r->len && r->has_sig && net_sig_nameable(&r->sig) &&
 			net_name_of(&c->tx_names, r->sig.sem, &name);
-		o->kind = NET_OP_WRITE;
-		inject = injectable(n, c, chunk);
-		if (inject)
-			ret = fi_inject_writedata(n->ep, lr->base + r->local_off + r->posted, chunk,
-						  net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0),
-						  c->addr, rr->addr + r->remote_off + r->posted, rr->key);
-		else
-			ret = fi_writedata(n->ep, lr->base + r->local_off + r->posted, chunk, lr->desc,
-					   net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0),
-					   c->addr, rr->addr + r->remote_off + r->posted, rr->key, o);
+		ret = post_chunk(n, c, o, chunk, net_cq_data(c->tx_seq, n->p.id, named ? name + 1 : 0),
+				 &inject);
 		if (!ret) {
 			r->posted += chunk;
-			r->sig_posted |= named;
 			n->stats.bytes_sent += chunk;
-			n->stats.writes++;
-			n->stats.named_signals += named;
+			n->stats.writes += o->kind == NET_OP_WRITE;
+			n->stats.data_msgs += o->kind == NET_OP_DATAMSG;
+			if (o->kind == NET_OP_WRITE && n->notice_writes) {
+				r->notice_due = true;
+				r->notice_name1 = named ? name + 1 : 0;
+			} else {
+				r->sig_posted |= named;
+				n->stats.named_signals += named;
+			}
 		}
 	} else if (n->nfree_bodies) {
-		struct net_sigmsg *b = n->free_bodies[--n->nfree_bodies];
+		union net_rxbuf *b = n->free_bodies[--n->nfree_bodies];
 		uint32_t name = 0;
 		bool bind = r->len && net_sig_nameable(&r->sig) &&
 			    net_name_next(&c->tx_names, r->sig.sem, &name);
 
 		/* a put's first signal of a semaphore names it for the next ones */
-		*b = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value,
-					  r->sig.flags | (bind ? NET_SIG_BIND | name << NET_SIG_NAME_SHIFT : 0) };
+		b->sig = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value,
+					      r->sig.flags | (bind ? NET_SIG_BIND | name << NET_SIG_NAME_SHIFT : 0) };
 		o->kind = NET_OP_SIGMSG;
 		o->body = b;
-		inject = injectable(n, c, sizeof(*b));
+		inject = injectable(n, c, sizeof(b->sig));
 		if (inject)
-			ret = fi_injectdata(n->ep, b, sizeof(*b), net_cq_data(c->tx_seq, n->p.id, 0),
+			ret = fi_injectdata(n->ep, b, sizeof(b->sig), net_cq_data(c->tx_seq, n->p.id, 0),
 					    c->addr);
 		else
-			ret = fi_senddata(n->ep, b, sizeof(*b), n->ctl.desc,
+			ret = fi_senddata(n->ep, b, sizeof(b->sig), n->ctl.desc,
 					  net_cq_data(c->tx_seq, n->p.id, 0), c->addr, o);
 		/* an injected body is copied out: free again */
 		if (ret || inject) {
@@ -377,14 +466,14 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		return -EAGAIN;
 	}
 	if (ret) {
-		free(o);
 		net_fail_conn(n, peer, (int)ret, "%s: posting a %s failed: %s", c->name,
-			      r->posted < r->len ? "write" : "signal message", fi_strerror((int)-ret));
+			      op_kind_name(o->kind), fi_strerror((int)-ret));
+		free(o);
 		return 0;
 	}
 	if (inject) {
+		injected(n, c, o->kind);
 		free(o);
-		injected(n, c);
 	} else {
 		link_op(n, c, o);
 	}
@@ -442,7 +531,14 @@ static void completion(struct net *n, const struct fi_cq_data_entry *e, fi_addr_
 		if (e->flags & FI_RECV) {
 			if (e->len == sizeof(a.body)) {
 				a.has_body = true;
-				memcpy(&a.body, o->body, sizeof(a.body));
+				a.body = o->body->sig;
+			} else if (e->len == 0) {
+				/* a write's notice: its completion data, as a write's own */
+			} else if (e->len > NET_DATAMSG_HDR && e->len <= sizeof(union net_rxbuf)) {
+				if (!net_land_data(n, &o->body->data, e->len - NET_DATAMSG_HDR)) {
+					a.has_body = true;	/* deliver() rejects it by its magic */
+					a.body = o->body->sig;
+				}
 			} else {
 				a.has_body = true;	/* deliver() rejects it by its magic */
 			}
@@ -492,7 +588,7 @@ static void cq_error(struct net *n)
 		return;
 	}
 	net_fail_conn(n, o->peer, -(e.err ? e.err : EIO), "%s: a %s to it failed: %s (%s)",
-		      net_conn_of(n, o->peer)->name, o->kind == NET_OP_WRITE ? "write" : "signal message",
+		      net_conn_of(n, o->peer)->name, op_kind_name(o->kind),
 		      fi_strerror(e.err), detail);
 	op_done(n, o);
 }
@@ -540,7 +636,7 @@ static int64_t check_deadlines(struct net *n)
 		if (c->oldest && now >= c->oldest->deadline_ns) {
 			net_fail_conn(n, peer, -ETIMEDOUT,
 				      "%s did not complete a %s within %d ms (CCORE_NET_TIMEOUT_MS): host gone or unreachable",
-				      c->name, c->oldest->kind == NET_OP_WRITE ? "write" : "signal message",
+				      c->name, op_kind_name(c->oldest->kind),
 				      n->lim.timeout_ms);
 			continue;
 		}
@@ -608,7 +704,8 @@ static bool in_flight(struct net *n)
  * Stopping: reap what is in flight first, for at most DRAIN_MS.  Closing
  * the endpoint with writes outstanding crashed tcp;ofi_rxm (a cancelled
  * operation with no context, in fi_close), which callers posting their
- * own writes (net_submit()) left more often.
+ * own writes (net_submit()) left more often.  The cause was an incoming
+ * write with completion data cut off part way (see notice_writes).
  */
 static void drain(struct net *n)
 {

@@ -320,8 +320,9 @@ static void log_stats(struct sim_net *sn)
 		return;
 	net_get_stats(sn->net, &st);
 	log_msg(LOG_INFO,
-		"sim: host %u process %u sent %llu bytes to other hosts in %llu writes and %llu signal messages (%llu signals by name); %llu messages arrived; %llu messages injected, %llu requests posted inline; the proxy woke %llu times (%llu for a request); %llu transfers handed over by the thread that stepped them, %llu by the pump",
+		"sim: host %u process %u sent %llu bytes to other hosts in %llu writes (%llu notices), %llu data messages and %llu signal messages (%llu signals by name); %llu messages arrived; %llu messages injected, %llu requests posted inline; the proxy woke %llu times (%llu for a request); %llu transfers handed over by the thread that stepped them, %llu by the pump",
 		sn->host, sn->id, (unsigned long long)st.bytes_sent, (unsigned long long)st.writes,
+		(unsigned long long)st.notices, (unsigned long long)st.data_msgs,
 		(unsigned long long)st.signal_msgs, (unsigned long long)st.named_signals,
 		(unsigned long long)st.arrivals, (unsigned long long)st.injected,
 		(unsigned long long)st.inline_posts,
