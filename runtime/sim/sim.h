@@ -191,6 +191,16 @@ static inline struct sim_ctx *to_ctx(struct ccore_dev *dev)
 }
 
 /* sim_shared.c: shared systems */
+/*
+ * Where a shared fabric's arena goes in every process: far from the heap,
+ * the libraries and the sanitizers' shadow, one TiB per slot; its
+ * creator takes the first free slot from its job key's hint on.
+ */
+#define SIM_ARENA_HINT 0x300000000000ull
+#define SIM_ARENA_STRIDE (1ull << 40)
+#define SIM_ARENA_HINTS 32
+u32 sim_arena_hint(const char *key);
+
 static inline bool sim_shared(const struct sim_system *s)
 {
 	return s->arena != NULL;

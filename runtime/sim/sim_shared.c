@@ -30,11 +30,6 @@
 #include <unistd.h>
 
 #define SIM_HELLO_MAGIC 0x63636f72652d7368ull	/* "ccore-sh" */
-/* Where the arena goes in every process: far from the heap, the libraries
- * and the sanitizers' shadow, one TiB per job key hash. */
-#define SIM_ARENA_HINT 0x300000000000ull
-#define SIM_ARENA_STRIDE (1ull << 40)
-#define SIM_ARENA_HINTS 32
 #define SIM_SMALL_HEAP (1ull << 30)
 #define SIM_ATTACH_TIMEOUT_NS (30ll * 1000000000)
 /* How often a waiter looks for processes that died. */
@@ -102,6 +97,11 @@ static void note_closed(struct sim_link *l)
 static u64 key_hash(const char *key)
 {
 	return fnv1a_str(FNV1A_BASIS, key, SIZE_MAX);
+}
+
+u32 sim_arena_hint(const char *key)
+{
+	return (u32)(key_hash(key) % SIM_ARENA_HINTS);
 }
 
 static int check_key(const char *key)
@@ -261,7 +261,7 @@ static void *map_arena(int fd, u64 size, u64 base, const char *key)
 		p = map_at(fd, size, base);
 		return p == MAP_FAILED ? NULL : p;
 	}
-	first = key_hash(key) % SIM_ARENA_HINTS;
+	first = sim_arena_hint(key);
 	p = MAP_FAILED;
 	for (u64 i = 0; p == MAP_FAILED && i < SIM_ARENA_HINTS; i++)
 		p = map_at(fd, size, SIM_ARENA_HINT + (first + i) % SIM_ARENA_HINTS *
