@@ -155,11 +155,13 @@ struct net {
 	int mr_mode;
 	bool in_order;			/* the provider keeps the order of NET_IN_ORDER */
 	/*
-	 * Writes go without completion data, each followed by a zero-byte
-	 * message that carries it (its notice): with ofi_rxm, a write with
-	 * completion data cut off part way (a link down, a peer stopped) has
-	 * its cancellation reported with no context, and rxm reads through
-	 * it when the endpoint closes (libfabric 1.17: SIGSEGV in fi_close).
+	 * No write carries completion data: a chunk of up to
+	 * NET_DATAMSG_BYTES goes as a data message, a larger one as a write
+	 * followed by a zero-byte message that carries it (its notice).
+	 * With ofi_rxm, a write with completion data cut off part way (a
+	 * link down, a peer stopped) has its cancellation reported with no
+	 * context, and rxm reads through it when the endpoint closes
+	 * (libfabric 1.17: SIGSEGV in fi_close).
 	 */
 	bool notice_writes;
 	uint64_t next_key;		/* requested keys without FI_MR_PROV_KEY */
@@ -170,7 +172,7 @@ struct net {
 
 	unsigned int nregions;
 	struct net_local_region region[NET_MAX_REGIONS];
-	/* the control region: signal message bodies, received and sent */
+	/* the control region: signal and data message bodies, received and sent */
 	struct net_local_region ctl;
 	union net_rxbuf *ctl_mem;	/* NET_RX_POSTED receives, then NET_TX_BODIES bodies */
 	struct net_op rx_op[NET_RX_POSTED];
