@@ -233,7 +233,16 @@ static void take_submitted(struct net *n)
 	}
 }
 
-/* @o in flight; it takes the next sequence number unless it is a write without completion data. */
+/* A message of @kind posted on @c takes the next sequence number, unless it is a write without completion data. */
+static void number_message(struct net *n, struct net_conn *c, enum net_op_kind kind)
+{
+	if (kind == NET_OP_WRITE && n->notice_writes)
+		return;
+	c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
+	n->stats.numbered++;
+}
+
+/* @o in flight. */
 static void link_op(struct net *n, struct net_conn *c, struct net_op *o)
 {
 	o->deadline_ns = rt_now_ns() + (int64_t)n->lim.timeout_ms * 1000000;
@@ -245,10 +254,7 @@ static void link_op(struct net *n, struct net_conn *c, struct net_op *o)
 		c->oldest = o;
 	c->newest = o;
 	c->inflight++;
-	if (o->kind != NET_OP_WRITE || !n->notice_writes) {
-		c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
-		n->stats.numbered++;
-	}
+	number_message(n, c, o->kind);
 	o->req->ops_out++;
 }
 
@@ -294,11 +300,30 @@ static bool injectable(const struct net *n, const struct net_conn *c, uint64_t l
 /* The next message of @c's first request, of @kind, went by inject: its sequence number is used. */
 static void injected(struct net *n, struct net_conn *c, enum net_op_kind kind)
 {
-	if (kind != NET_OP_WRITE || !n->notice_writes) {
-		c->tx_seq = (c->tx_seq + 1) & (NET_SEQ_SPACE - 1);
-		n->stats.numbered++;
-	}
+	number_message(n, c, kind);
 	n->stats.injected++;
+}
+
+/*
+ * Send @size bytes of body @b (NULL: a zero-byte message) as @o, with
+ * completion data @data, by inject when it may go so (*@inject).  An
+ * injected body is copied out, and one not sent is not used: either goes
+ * back to the free list; one sent waits in @o->body for its completion.
+ */
+static ssize_t send_body(struct net *n, struct net_conn *c, struct net_op *o, union net_rxbuf *b,
+			 size_t size, uint32_t data, bool *inject)
+{
+	void *buf = b ? (void *)b : (void *)n->ctl_mem;
+	ssize_t ret;
+
+	*inject = injectable(n, c, size);
+	ret = *inject ? fi_injectdata(n->ep, buf, size, data, c->addr) :
+			fi_senddata(n->ep, buf, size, n->ctl.desc, data, c->addr, o);
+	if (b && (ret || *inject))
+		n->free_bodies[n->nfree_bodies++] = b;
+	else if (b)
+		o->body = b;
+	return ret;
 }
 
 /*
@@ -323,8 +348,6 @@ static ssize_t post_chunk(struct net *n, struct net_conn *c, struct net_op *o, u
 				 fi_writedata(n->ep, src, len, lr->desc, data, c->addr, dst, rr->key, o);
 	if (len <= NET_DATAMSG_BYTES && n->nfree_bodies) {
 		union net_rxbuf *b = n->free_bodies[--n->nfree_bodies];
-		size_t size = NET_DATAMSG_HDR + len;
-		ssize_t ret;
 
 		b->data.magic = NET_DATAMSG_MAGIC;
 		/* the peer's region numbers are its own: it registered them in that order */
@@ -332,15 +355,7 @@ static ssize_t post_chunk(struct net *n, struct net_conn *c, struct net_op *o, u
 		b->data.offset = r->remote_off + r->posted;
 		memcpy(b->data.bytes, src, len);
 		o->kind = NET_OP_DATAMSG;
-		*inject = injectable(n, c, size);
-		ret = *inject ? fi_injectdata(n->ep, b, size, data, c->addr) :
-				fi_senddata(n->ep, b, size, n->ctl.desc, data, c->addr, o);
-		/* an injected body is copied out: free again */
-		if (ret || *inject)
-			n->free_bodies[n->nfree_bodies++] = b;
-		else
-			o->body = b;
-		return ret;
+		return send_body(n, c, o, b, NET_DATAMSG_HDR + len, data, inject);
 	}
 	return *inject ? fi_inject_write(n->ep, src, len, c->addr, dst, rr->key) :
 			 fi_write(n->ep, src, len, lr->desc, c->addr, dst, rr->key, o);
@@ -350,15 +365,10 @@ static ssize_t post_chunk(struct net *n, struct net_conn *c, struct net_op *o, u
 static ssize_t post_notice(struct net *n, struct net_conn *c, struct net_op *o, bool *inject)
 {
 	struct net_req *r = o->req;
-	uint32_t data = net_cq_data(c->tx_seq, n->p.id, r->notice_name1);
 	ssize_t ret;
 
 	o->kind = NET_OP_NOTICE;
-	*inject = injectable(n, c, 0);
-	if (*inject)
-		ret = fi_injectdata(n->ep, n->ctl_mem, 0, data, c->addr);
-	else
-		ret = fi_senddata(n->ep, n->ctl_mem, 0, n->ctl.desc, data, c->addr, o);
+	ret = send_body(n, c, o, NULL, 0, net_cq_data(c->tx_seq, n->p.id, r->notice_name1), inject);
 	if (!ret) {
 		r->notice_due = false;
 		r->sig_posted |= r->notice_name1 != 0;
@@ -438,19 +448,8 @@ static int post_one(struct net *n, int peer, struct net_conn *c)
 		b->sig = (struct net_sigmsg){ NET_SIGMSG_MAGIC, r->sig.sem, r->sig.value,
 					      r->sig.flags | (bind ? NET_SIG_BIND | name << NET_SIG_NAME_SHIFT : 0) };
 		o->kind = NET_OP_SIGMSG;
-		o->body = b;
-		inject = injectable(n, c, sizeof(b->sig));
-		if (inject)
-			ret = fi_injectdata(n->ep, b, sizeof(b->sig), net_cq_data(c->tx_seq, n->p.id, 0),
-					    c->addr);
-		else
-			ret = fi_senddata(n->ep, b, sizeof(b->sig), n->ctl.desc,
-					  net_cq_data(c->tx_seq, n->p.id, 0), c->addr, o);
-		/* an injected body is copied out: free again */
-		if (ret || inject) {
-			n->free_bodies[n->nfree_bodies++] = b;
-			o->body = NULL;
-		}
+		ret = send_body(n, c, o, b, sizeof(b->sig), net_cq_data(c->tx_seq, n->p.id, 0),
+				&inject);
 		if (!ret) {
 			r->sig_posted = true;
 			n->stats.signal_msgs++;
