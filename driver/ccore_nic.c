@@ -339,10 +339,11 @@ static struct drm_gem_object *deliver_target(struct ccore_file *cfile, u64 to, u
 {
 	const struct ccm_vm_map *m = ccm_vm_find(&cfile->vm, to, len);
 
-	if (!m || !m->host || !m->bo) {
+	if (!m || !m->bo) {
 		ccm_reject(err, -EINVAL, DRM_CCORE_REASON_NIC_TARGET, 0,
 			   "%llu bytes at 0x%llx are not inside one buffer of this file%s",
-			   len, to, m ? " (that is another host's memory)" : "");
+			   len, to, ccm_vm_find_any(&cfile->vm, to, len) ?
+			   " (that is another host's memory)" : "");
 		return NULL;
 	}
 	*host = m->host + (to - m->va);

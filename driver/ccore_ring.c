@@ -113,7 +113,7 @@ static int ring_ref(struct ccore_file *cfile, struct ccore_ring *r, u64 va, u64 
 	struct drm_gem_object **bos;
 	u32 i;
 
-	/* another host's memory (a remote mapping) has no object here */
+	/* another host's memory (a remote mapping) is not found: no object here */
 	if (!m || !m->bo)
 		return 0;
 	for (i = 0; i < r->nbos; i++)

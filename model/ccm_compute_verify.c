@@ -47,7 +47,13 @@ static int ce_map(const struct ccm_verify_ctx *c, u32 i, const char *what, u64 v
 		  u8 **host, u16 *dev, struct ccm_err *err)
 {
 	const struct ccm_vm_map *m = ccm_vm_find(c->vm, va, len);
+	const struct ccm_vm_map *far = m ? NULL : ccm_vm_find_any(c->vm, va, len);
 
+	/* the NIC carries only descriptors: the compute engine's DMA stays here */
+	if (far)
+		return ccm_fail(err, -EINVAL, i,
+				"instruction %u (dma): %s [0x%llx, +%llu) is on device %u of another host; a compute DMA reaches only this host's memory",
+				i, what, (unsigned long long)va, (unsigned long long)len, far->dev);
 	if (!m)
 		return ccm_fail(err, -EINVAL, i,
 				"instruction %u (dma): %s [0x%llx, +%llu) is not inside one buffer this context owns or imported",

@@ -23,7 +23,7 @@ static const struct ccm_vm_map *find_span(const struct ccm_verify_ctx *c, u32 i,
 	const struct ccm_vm_map *m = NULL;
 
 	if ((ext >= 0 || va >= mag) && len <= ~0ull - mag)
-		m = ccm_vm_find(c->vm, lo, mag + len);
+		m = ccm_vm_find_any(c->vm, lo, mag + len);
 	if (!m)
 		ccm_fail(err, -EINVAL, i,
 			 "descriptor %u: %s [0x%llx, +%llu) at indexes 0..%u (index_stride %lld) spans [0x%llx, +%llu), which is not inside one buffer this context owns or imported",
@@ -48,7 +48,7 @@ static int map_range(const struct ccm_verify_ctx *c, u32 i, const char *what, u6
 		if (!m)
 			return -EINVAL;
 	} else {
-		m = ccm_vm_find(c->vm, va, len);
+		m = ccm_vm_find_any(c->vm, va, len);
 		if (!m)
 			return ccm_fail(err, -EINVAL, i,
 					"descriptor %u: %s [0x%llx, +%llu) is not inside one buffer this context owns or imported",

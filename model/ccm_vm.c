@@ -68,7 +68,7 @@ int ccm_vm_unmap(struct ccm_vm *vm, u64 va)
 	return 0;
 }
 
-const struct ccm_vm_map *ccm_vm_find(const struct ccm_vm *vm, u64 va, u64 len)
+const struct ccm_vm_map *ccm_vm_find_any(const struct ccm_vm *vm, u64 va, u64 len)
 {
 	s64 i = vm_index(vm, va);
 	const struct ccm_vm_map *m;
@@ -79,4 +79,11 @@ const struct ccm_vm_map *ccm_vm_find(const struct ccm_vm *vm, u64 va, u64 len)
 	if (va - m->va > m->size || len > m->size - (va - m->va))
 		return NULL;
 	return m;
+}
+
+const struct ccm_vm_map *ccm_vm_find(const struct ccm_vm *vm, u64 va, u64 len)
+{
+	const struct ccm_vm_map *m = ccm_vm_find_any(vm, va, len);
+
+	return m && m->host ? m : NULL;
 }

@@ -38,7 +38,15 @@ int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va
  */
 int ccm_vm_map_remote(struct ccm_vm *vm, u64 size, u32 dev, u64 remote, u64 *va);
 int ccm_vm_unmap(struct ccm_vm *vm, u64 va);
-/* The mapping that wholly contains [va, va + len), or NULL. */
+/*
+ * The mapping of this host's memory that wholly contains [va, va + len),
+ * or NULL: also for another host's memory, which has no bytes here.
+ */
 const struct ccm_vm_map *ccm_vm_find(const struct ccm_vm *vm, u64 va, u64 len);
+/*
+ * As ccm_vm_find(), another host's mappings too (host NULL): only for
+ * callers that route those to the NIC, or name them in a refusal.
+ */
+const struct ccm_vm_map *ccm_vm_find_any(const struct ccm_vm *vm, u64 va, u64 len);
 
 #endif

@@ -111,7 +111,7 @@ struct sim_ring *sim_ring_find(struct sim_ctx *c, u32 core, u32 engine, u32 ring
 static int ring_ref(struct sim_ctx *c, struct sim_ring *r, u64 va, u64 len)
 {
 	const struct ccm_vm_map *m = ccm_vm_find(&c->vm, va, len);
-	/* another host's memory (sim_remote.c) has no buffer here to hold */
+	/* another host's memory (sim_remote.c) is not found: no buffer here to hold */
 	struct sim_mem *mem = m && m->bo ? ((struct sim_bo *)m->bo)->mem : NULL;
 	int rc = mem ? sim_set_add(&r->mems, mem) : 0;
 

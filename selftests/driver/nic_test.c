@@ -455,6 +455,48 @@ TEST_F(hosts, bad_input)
 	}
 }
 
+static int compute_dma(int fd, uint64_t dst, uint64_t src, uint32_t *bad_index)
+{
+	struct drm_ccore_ce_insn prog[2] = {
+		{ .opcode = DRM_CCORE_CE_DMA, .dst = dst, .src = src, .len = 64 },
+		{ .opcode = DRM_CCORE_CE_END },
+	};
+	struct drm_ccore_compute_submit a = {
+		.core = 0, .count = 2, .insns = (uintptr_t)prog, .dma_engine = 1, .dma_ring = 2,
+		.bad_index = 12345,
+	};
+	int rc = ioc(fd, DRM_IOCTL_CCORE_COMPUTE_SUBMIT, &a);
+
+	*bad_index = a.bad_index;
+	return rc;
+}
+
+/*
+ * A compute engine's DMA has no NIC: another host's memory, as its dst or
+ * its src, is refused naming the instruction.  (It once went through, and
+ * the engine wrote to the mapping's offset as a kernel address: an oops.)
+ */
+TEST_F(hosts, compute_dma_reaches_only_this_host)
+{
+	int fd0 = self->h[0].fd, fd1 = self->h[1].fd;
+	struct drm_ccore_compute_wait w = { .core = 0 };
+	uint32_t ring, bad;
+	struct route rt;
+
+	route_setup(_metadata, fd0, fd1, &rt, 0);
+	ASSERT_EQ(0, ring_create(fd0, 0, 1, 2, 4, 0, DRM_CCORE_RING_F_COMPUTE, &ring));
+	ASSERT_EQ(-EINVAL, compute_dma(fd0, rt.remote + 4096, rt.src, &bad));
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(-EINVAL, compute_dma(fd0, rt.src, rt.remote, &bad));
+	ASSERT_EQ(0, bad);
+	/* within this host's memory the same program runs */
+	ASSERT_EQ(0, compute_dma(fd0, rt.src, rt.src + 64, &bad));
+	w.timeout_ns = deadline_ms(5000);
+	ASSERT_EQ(0, ioc(fd0, DRM_IOCTL_CCORE_COMPUTE_WAIT, &w));
+	ASSERT_EQ(0, w.status);
+	ASSERT_EQ(0, memcmp(rt.src_map, rt.src_map + 64, 64));
+}
+
 TEST_F(hosts, another_file_cannot_take_or_report)
 {
 	int fd0 = self->h[0].fd, fd1 = self->h[1].fd, other;

@@ -221,6 +221,8 @@ uint32_t kf_pick_syncobj(struct kf_rng *r, const struct kf_file *f);
 uint32_t kf_pick_sem(struct kf_rng *r, const struct kf_file *f);
 /* A valid range of @len bytes inside a buffer of @f (len chosen if 0). */
 bool kf_pick_range(struct kf_rng *r, const struct kf_file *f, uint64_t *addr, uint64_t *len);
+/* [*addr, +*len) inside one of the file's remote mappings (*len clamped to it). */
+bool kf_pick_remote(struct kf_rng *r, const struct kf_file *f, uint64_t *addr, uint64_t *len);
 
 /* --- kfuzz_ccore_ops.c, kfuzz_drm_ops.c, kfuzz_gen.c ---------------------- */
 

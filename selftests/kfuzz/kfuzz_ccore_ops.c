@@ -490,6 +490,14 @@ static enum kf_op compute_submit(struct kf_ctx *c, struct kf_file *f)
 			if (!kf_pick_range(c->rng, f, &addr, &len) || len != in->len)
 				continue;
 			in->src = addr;
+			/* another host's memory, which a compute DMA may not reach */
+			if (kf_chance(c->rng, 10) && kf_pick_remote(c->rng, f, &addr, &len)) {
+				if (kf_chance(c->rng, 50))
+					in->dst = addr;
+				else
+					in->src = addr;
+				in->len = len;
+			}
 			a.dma_engine = ring->engine;
 			a.dma_ring = ring->ring;
 			break;

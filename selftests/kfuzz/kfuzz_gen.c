@@ -97,16 +97,12 @@ static void gen_data_desc(struct kf_rng *r, const struct kf_file *f, const struc
  */
 static bool gen_remote_desc(struct kf_rng *r, const struct kf_file *f, struct drm_ccore_desc *d)
 {
-	const struct kf_remote *m;
-	uint64_t len = 0, src;
+	uint64_t len = 0, src, dst;
 
 	if (!f->nremotes || !kf_chance(r, 25))
 		return false;
-	m = &f->remotes[kf_below(r, (uint32_t)f->nremotes)];
-	if (!kf_pick_range(r, f, &src, &len))
+	if (!kf_pick_range(r, f, &src, &len) || !kf_pick_remote(r, f, &dst, &len))
 		return false;
-	if (len > m->size)
-		len = m->size;
 	d->op = kf_chance(r, 90) ? DRM_CCORE_DESC_COPY : DRM_CCORE_DESC_REDUCE;
 	if (d->op == DRM_CCORE_DESC_REDUCE) {
 		d->dtype = 1;
@@ -115,7 +111,7 @@ static bool gen_remote_desc(struct kf_rng *r, const struct kf_file *f, struct dr
 	}
 	d->len = len;
 	d->src0 = src;
-	d->dst = m->addr + kf_below(r, (uint32_t)(m->size - len + 1));
+	d->dst = dst;
 	return true;
 }
 

@@ -169,6 +169,19 @@ uint32_t kf_pick_sem(struct kf_rng *r, const struct kf_file *f)
 	return s->first + kf_below(r, s->count ? s->count : 1);
 }
 
+bool kf_pick_remote(struct kf_rng *r, const struct kf_file *f, uint64_t *addr, uint64_t *len)
+{
+	const struct kf_remote *m;
+
+	if (!f->nremotes)
+		return false;
+	m = &f->remotes[kf_below(r, (uint32_t)f->nremotes)];
+	if (*len > m->size)
+		*len = m->size;
+	*addr = m->addr + kf_below(r, (uint32_t)(m->size - *len + 1));
+	return true;
+}
+
 bool kf_pick_range(struct kf_rng *r, const struct kf_file *f, uint64_t *addr, uint64_t *len)
 {
 	const struct kf_bo *bo;

@@ -126,10 +126,17 @@ done
 splats='WARNING:|BUG[: ]|Oops|KFENCE|Poison overwritten|general protection|UBSAN:|lockup'
 splats="$splats|blocked for more than|hung_task_timeout_secs|divide error"
 log_clean() {
-	bad=$(dmesg | sed -n "/kfuzz-mark: $mark/,\$p" |
-		grep -E "$splats" |
-		head -5)
-	[ -z "$bad" ] || { echo "$bad"; return 1; }
+	since=$(dmesg | sed -n "/kfuzz-mark: $mark/,\$p")
+	bad=$(echo "$since" | grep -E "$splats" | head -5)
+	[ -n "$bad" ] || return 0
+	echo "$bad"
+	# the first report whole (RIP, registers, call trace): a CI log keeps
+	# only this test's lines, and the console is gone with the machine
+	echo "the first report, up to its end-of-trace line (80 lines at most):"
+	echo "$since" | awk -v re="$splats" '
+		!on && $0 ~ re { on = 1 }
+		on { print; if (++n >= 80 || /---\[ end trace/) exit }'
+	return 1
 }
 
 # The fabrics there now ("ID NDEV OPTIONS" lines), deleted and restored

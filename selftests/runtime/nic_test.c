@@ -361,6 +361,39 @@ TEST(what_the_nic_cannot_do_is_refused_naming_why)
 	hosts_close();
 }
 
+/*
+ * A compute engine's DMA has no NIC: another host's memory, as its dst or
+ * its src, is refused naming the instruction (it once went through, and
+ * the engine wrote to the mapping's offset as a host address).
+ */
+TEST(a_compute_dma_reaches_only_this_host_s_memory)
+{
+	struct drm_ccore_ce_insn prog[2] = { { .opcode = DRM_CCORE_CE_DMA, .len = 64 },
+					     { .opcode = DRM_CCORE_CE_END } };
+	uint64_t local_va, rdst_va;
+	uint32_t h, bad = 0;
+
+	hosts_open();
+	tsim_bo(a.dev[0], LEN, &h, &local_va);
+	remote_buf(LEN, &rdst_va);
+	ASSERT_EQ(ccore_dev_ring_create(a.dev[0], 0, 1, 2, 4, 0, DRM_CCORE_RING_F_COMPUTE, &h), 0);
+	prog[0].dst = rdst_va + 4096;
+	prog[0].src = local_va;
+	EXPECT_ERR(ccore_dev_compute_submit(a.dev[0], 0, prog, 2, 1, 2, 0, &bad), -EINVAL,
+		   "instruction 0 (dma): dst");
+	ASSERT_STR_CONTAINS(ccore_last_error(),
+			    "is on device 1 of another host; a compute DMA reaches only this host's memory");
+	ASSERT_EQ(bad, 0);
+	prog[0].dst = local_va;
+	prog[0].src = rdst_va;
+	EXPECT_ERR(ccore_dev_compute_submit(a.dev[0], 0, prog, 2, 1, 2, 0, &bad), -EINVAL,
+		   "instruction 0 (dma): src");
+	/* the same program within this host's memory runs */
+	prog[0].src = local_va + 64;
+	ASSERT_EQ(ccore_dev_compute_submit(a.dev[0], 0, prog, 2, 1, 2, 0, &bad), 0);
+	hosts_close();
+}
+
 TEST(another_host_s_devices_cannot_be_used_here)
 {
 	uint32_t h;

@@ -274,7 +274,8 @@ struct drm_ccore_insn {
  * enum drm_ccore_ce_opcode - compute-engine instruction opcodes
  * @DRM_CCORE_CE_COMPUTE: compute for @duration_ns nanoseconds (timed mode:
  *	the engine's clock advances by exactly that; functional mode: no cost)
- * @DRM_CCORE_CE_DMA: copy @len bytes from @src to @dst through the
+ * @DRM_CCORE_CE_DMA: copy @len bytes from @src to @dst, each inside one
+ *	buffer of this host (not a NIC_REMOTE_MAP mapping), through the
  *	program's compute DMA ring; the engine goes on at once (the copy runs
  *	on the DMA engine, in order with the program's other DMAs) and, with
  *	%DRM_CCORE_CE_F_SIGNAL, @value is added to @sem when the copy is done
