@@ -51,16 +51,25 @@ done
 
 # Small-message latency: a few iterations of 8 bytes say little on a
 # shared 2-core host, so run both sides in alternating trials of many
-# iterations and compare the medians.
+# iterations and compare the medians.  With more ranks than CPUs, each
+# trial also runs the N ranks in as many processes as there are CPUs
+# ("fit": no process waits for a CPU) and times the host's floor for a
+# call of N processes (ccore-handoff: N processes meeting at a counter in
+# shared memory, nothing else).
 lat_bytes=${CMP_LAT_BYTES:-8}
 lat_iters=${CMP_LAT_ITERS:-20000}
 lat_trials=${CMP_LAT_TRIALS:-5}
+cpus=$(nproc)
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 for n in $ranks; do
 	echo "== AllReduce latency, $lat_bytes bytes, $n ranks: $lat_trials alternating trials of $lat_iters iterations (us)"
 	: > "$build/mpi/lat_ompi.$n"
 	: > "$build/mpi/lat_ccore.$n"
 	: > "$build/mpi/lat_ccore_mp.$n"
+	: > "$build/mpi/lat_ccore_fit.$n"
+	: > "$build/mpi/lat_floor.$n"
+	fit=""
+	[ "$n" -gt "$cpus" ] && [ $((n % cpus)) -eq 0 ] && fit=$cpus
 	for t in $(seq "$lat_trials"); do
 		# the VM's CPUs pass a cache line in about 80 or about 330 ns,
 		# for minutes at a time; every latency below follows it
@@ -71,12 +80,27 @@ for n in $ranks; do
 			awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore.$n"
 		ccore "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" -w 500 --procs "$n" |
 			awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore_mp.$n"
-		printf 'trial %d: ompi %s  ccore %s  ccore %d processes %s  (cache line between CPUs %s ns)\n' \
+		more=""
+		if [ -n "$fit" ]; then
+			ccore "$n" "$lat_bytes" "$lat_bytes" "$lat_iters" -w 500 --procs "$fit" |
+				awk '/^ +[0-9]/ { print $6 }' >> "$build/mpi/lat_ccore_fit.$n"
+			"$build/bin/ccore-handoff" -p "$n" -n "$lat_iters" 2>/dev/null |
+				awk -v n="$n" '$1 == n { print $2 }' >> "$build/mpi/lat_floor.$n"
+			more=$(printf '  ccore in %d processes %s  floor of %d processes %s' "$fit" \
+				"$(tail -1 "$build/mpi/lat_ccore_fit.$n")" "$n" \
+				"$(tail -1 "$build/mpi/lat_floor.$n")")
+		fi
+		printf 'trial %d: ompi %s  ccore %s  ccore %d processes %s%s  (cache line between CPUs %s ns)\n' \
 			"$t" "$(tail -1 "$build/mpi/lat_ompi.$n")" "$(tail -1 "$build/mpi/lat_ccore.$n")" \
-			"$n" "$(tail -1 "$build/mpi/lat_ccore_mp.$n")" "$line"
+			"$n" "$(tail -1 "$build/mpi/lat_ccore_mp.$n")" "$more" "$line"
 	done
 	mo=$(median < "$build/mpi/lat_ompi.$n")
 	mc=$(median < "$build/mpi/lat_ccore.$n")
 	mp=$(median < "$build/mpi/lat_ccore_mp.$n")
 	echo "median: ompi $mo us, ccore $mc us, ccore $n processes $mp us; lat_x $(awk -v o="$mo" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? o / c : 0) }'), mp lat_x $(awk -v o="$mo" -v c="$mp" 'BEGIN { printf "%.2f", (c > 0 ? o / c : 0) }'), mp / one process $(awk -v p="$mp" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? p / c : 0) }')"
+	if [ -n "$fit" ]; then
+		mf=$(median < "$build/mpi/lat_ccore_fit.$n")
+		fl=$(median < "$build/mpi/lat_floor.$n")
+		echo "median, $n ranks on $cpus CPUs: ccore in $fit processes ($((n / fit)) ranks each) $mf us, / one process $(awk -v p="$mf" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? p / c : 0) }'); host floor for $n processes (ccore-handoff, sched_yield) $fl us, / one process $(awk -v p="$fl" -v c="$mc" 'BEGIN { printf "%.2f", (c > 0 ? p / c : 0) }')"
+	fi
 done
