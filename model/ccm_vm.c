@@ -15,7 +15,7 @@ void ccm_vm_fini(struct ccm_vm *vm)
 	memset(vm, 0, sizeof(*vm));
 }
 
-int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va)
+static int vm_add(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va)
 {
 	u64 span = (size + CCM_VM_PAGE - 1) & ~(CCM_VM_PAGE - 1);
 
@@ -33,9 +33,15 @@ int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va
 	return 0;
 }
 
+/* Only another host's memory has no bytes here: ccm_vm_find() relies on it. */
+int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va)
+{
+	return host ? vm_add(vm, size, host, dev, bo, va) : -EINVAL;
+}
+
 int ccm_vm_map_remote(struct ccm_vm *vm, u64 size, u32 dev, u64 remote, u64 *va)
 {
-	int rc = ccm_vm_map(vm, size, NULL, dev, NULL, va);
+	int rc = vm_add(vm, size, NULL, dev, NULL, va);
 
 	if (!rc)
 		vm->maps[vm->count - 1].remote = remote;

@@ -29,7 +29,7 @@ struct ccm_vm {
 
 void ccm_vm_init(struct ccm_vm *vm);
 void ccm_vm_fini(struct ccm_vm *vm);
-/* Map @size bytes at a fresh address; returns it in @va. */
+/* Map @size bytes of this host at @host (not NULL) at a fresh address, in @va. */
 int ccm_vm_map(struct ccm_vm *vm, u64 size, u8 *host, u32 dev, void *bo, u64 *va);
 /*
  * Map @size bytes of device @dev on another host, whose first byte is at

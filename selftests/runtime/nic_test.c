@@ -394,6 +394,27 @@ TEST(a_compute_dma_reaches_only_this_host_s_memory)
 	hosts_close();
 }
 
+/* The lookup every local access uses never returns another host's memory. */
+TEST(only_the_nic_aware_lookup_finds_another_host_s_memory)
+{
+	static u8 bytes[8192];
+	struct ccm_vm vm;
+	u64 local, far, none;
+
+	ccm_vm_init(&vm);
+	ASSERT_EQ(ccm_vm_map(&vm, sizeof(bytes), bytes, 0, bytes, &local), 0);
+	ASSERT_EQ(ccm_vm_map_remote(&vm, 8192, 1, 0x10000, &far), 0);
+	/* no bytes here is what marks another host's mapping: not for ccm_vm_map */
+	ASSERT_EQ(ccm_vm_map(&vm, 4096, NULL, 0, NULL, &none), -EINVAL);
+	ASSERT_NE(ccm_vm_find(&vm, local + 8, 64), NULL);
+	ASSERT_EQ(ccm_vm_find(&vm, local + 8, 64)->host, bytes);
+	ASSERT_EQ(ccm_vm_find(&vm, far + 8, 64), NULL);
+	ASSERT_NE(ccm_vm_find_any(&vm, far + 8, 64), NULL);
+	ASSERT_EQ(ccm_vm_find_any(&vm, far + 8, 64)->remote, 0x10000);
+	ASSERT_EQ(ccm_vm_find_any(&vm, far + 8192, 1), NULL);
+	ccm_vm_fini(&vm);
+}
+
 TEST(another_host_s_devices_cannot_be_used_here)
 {
 	uint32_t h;
