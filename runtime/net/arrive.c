@@ -51,10 +51,13 @@ static void deliver(struct net *n, const struct net_arrival *a)
 		return;		/* nothing more is applied from a failed peer */
 	if (a->has_body) {
 		if (a->body.magic == NET_DATAMSG_MAGIC) {
+			struct net_datahdr h;
+
 			/* net_land_data() refused it */
+			memcpy(&h, &a->body, sizeof(h));
 			net_fail_conn(n, a->peer, -EPROTO,
 				      "%s sent bytes for its region %" PRIu32 " at offset %" PRIu64 ", outside every region here",
-				      c->name, a->body.sem, (uint64_t)a->body.value | (uint64_t)a->body.flags << 32);
+				      c->name, h.region, h.offset);
 			return;
 		}
 		if (a->body.magic != NET_SIGMSG_MAGIC) {
@@ -146,14 +149,15 @@ void net_deliver_early(struct net *n)
 
 bool net_land_data(struct net *n, const struct net_datamsg *m, size_t len)
 {
+	const struct net_datahdr *h = &m->hdr;
 	const struct net_local_region *r;
 
-	if (m->magic != NET_DATAMSG_MAGIC || m->region >= n->nregions || len > NET_DATAMSG_BYTES)
+	if (h->magic != NET_DATAMSG_MAGIC || h->region >= n->nregions || len > NET_DATAMSG_BYTES)
 		return false;
-	r = &n->region[m->region];
-	if (m->offset > r->size || len > r->size - m->offset)
+	r = &n->region[h->region];
+	if (h->offset > r->size || len > r->size - h->offset)
 		return false;
-	memcpy(r->base + m->offset, m->bytes, len);
+	memcpy(r->base + h->offset, m->bytes, len);
 	return true;
 }
 

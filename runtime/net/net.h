@@ -105,6 +105,8 @@ struct net_test_hooks {
 	int no_reorder_buffer;
 	/* Lose the n-th arrival (from 1), as a provider that drops one would; 0: none. */
 	unsigned int drop_arrival;
+	/* Add this to every data message's offset, as a sender wrong about its peer's regions. */
+	uint64_t data_offset_skew;
 };
 
 struct net_params {

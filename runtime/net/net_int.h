@@ -40,14 +40,21 @@ struct net_sigmsg {
  */
 #define NET_DATAMSG_MAGIC 0x44415441u	/* "DATA" */
 #define NET_DATAMSG_BYTES (4096 - 16)
-struct net_datamsg {
+struct net_datahdr {
 	uint32_t magic;
 	uint32_t region;
 	uint64_t offset;
+};
+
+struct net_datamsg {
+	struct net_datahdr hdr;
 	uint8_t bytes[NET_DATAMSG_BYTES];
 };
 
-#define NET_DATAMSG_HDR offsetof(struct net_datamsg, bytes)
+#define NET_DATAMSG_HDR sizeof(struct net_datahdr)
+/* an arrival keeps a refused data message's header in its body (deliver()) */
+_Static_assert(sizeof(struct net_datahdr) == sizeof(struct net_sigmsg),
+	       "a data message's header is the size of a signal message");
 
 /* What a posted receive takes: a signal message, a data message, or a notice (nothing). */
 union net_rxbuf {

@@ -349,10 +349,10 @@ static ssize_t post_chunk(struct net *n, struct net_conn *c, struct net_op *o, u
 	if (len <= NET_DATAMSG_BYTES && n->nfree_bodies) {
 		union net_rxbuf *b = n->free_bodies[--n->nfree_bodies];
 
-		b->data.magic = NET_DATAMSG_MAGIC;
+		b->data.hdr.magic = NET_DATAMSG_MAGIC;
 		/* the peer's region numbers are its own: it registered them in that order */
-		b->data.region = r->remote_region;
-		b->data.offset = r->remote_off + r->posted;
+		b->data.hdr.region = r->remote_region;
+		b->data.hdr.offset = r->remote_off + r->posted + n->test.data_offset_skew;
 		memcpy(b->data.bytes, src, len);
 		o->kind = NET_OP_DATAMSG;
 		return send_body(n, c, o, b, NET_DATAMSG_HDR + len, data, inject);

@@ -5,9 +5,10 @@
  * MiB both ways at once, each checked bit-exact when its signal arrives
  * (a signal means its data landed), signals checked in issue order, the
  * reorder buffer under a shuffling shim (and the same check failing
- * without it), a peer that vanishes, an idle proxy that does not spin,
- * bad settings, and loading libfabric leaving the program's signal
- * handlers alone.  Each process reports through a pipe what it saw.
+ * without it), a peer that vanishes, a write cut off then the network
+ * closed, a data message for bytes outside every region, an idle proxy
+ * that does not spin, bad settings, and loading libfabric leaving the
+ * program's signal handlers alone.  Each process reports through a pipe what it saw.
  *
  * With $CCORE_TEST_NETNS naming two network namespaces (selftests/netns/
  * hosts.sh --outside), each process of a pair enters its own first: the
@@ -1180,15 +1181,6 @@ TEST(peer_stopped)
 }
 
 /*
- * A write cut off part way, then the network closed: process 1 puts 64
- * MiB to process 0, which stops it (as a link that goes down) or kills
- * it as soon as the first MiB has landed, lets what was on the way land,
- * and closes its network with the write partly received.  libfabric
- * 1.17's tcp provider reports such a write's end with no context, and
- * rxm read through it closing the endpoint: SIGSEGV in fi_close, one
- * run in four of net_hosts_test's link taken down mid-collective.
- */
-/*
  * Has process 1's pattern landed at @off..@off+@len of the destination?
  * It watches bytes the provider writes from the proxy thread with no
  * lock, on purpose, as a device watches memory: not a race to report.
@@ -1204,6 +1196,15 @@ static bool landed(const struct side *s, uint64_t off, uint64_t len)
 	return true;
 }
 
+/*
+ * A write cut off part way, then the network closed: process 1 puts 64
+ * MiB to process 0, which stops it (as a link that goes down) or kills
+ * it as soon as the first MiB has landed, lets what was on the way land,
+ * and closes its network with the write partly received.  libfabric
+ * 1.17's tcp provider reports such a write's end with no context, and
+ * rxm read through it closing the endpoint: SIGSEGV in fi_close, one
+ * run in four of net_hosts_test's link taken down mid-collective.
+ */
 static int body_write_cut_off(struct side *s, int how)
 {
 	struct net_signal sig = { 1, 1, 0 };
@@ -1272,6 +1273,54 @@ TEST(a_write_cut_off_by_a_stopped_peer_then_closed)
 TEST(a_write_cut_off_by_a_killed_peer_then_closed)
 {
 	expect_clean_close(body_write_cut_off_killed);
+}
+
+/*
+ * A data message for bytes outside every region of the receiver (the
+ * sender's offsets skewed by 1 TiB): the receiver fails the connection
+ * naming the region and the offset, and applies nothing of it.
+ */
+static int body_misplaced_data(struct side *s)
+{
+	struct net_signal sig = { 1, 1, 0 };
+	struct net_stats st;
+	struct net *n = NULL;
+	int rc = side_open(s, &n);
+
+	if (rc)
+		return rc;
+	if (s->idx == 0) {
+		if (net_put(n, 0, 0, 0, 0, SRC_BYTES, 8, &sig, 0) ||
+		    !wait_count(s, &s->ndone, 1, 10000))
+			rc = say(s, "the put was not sent: %s", ccore_last_error());
+		net_get_stats(n, &st);
+		if (!rc && st.data_msgs != 1)
+			rc = say(s, "%llu data messages sent; expected the put as 1",
+				 (unsigned long long)st.data_msgs);
+	} else if (!wait_count(s, &s->peer_failures, 1, 10000)) {
+		rc = say(s, "no failure after misplaced bytes; %u signals applied", s->nsig);
+	} else {
+		say(s, "%u signals applied | peer_failed: %s", s->nsig, s->peer_why);
+	}
+	return side_finish(s, n, rc);
+}
+
+TEST(a_data_message_outside_every_region_fails_its_sender)
+{
+	struct job j = { &plan, 1500, { { .data_offset_skew = 1ull << 40 }, { 0 } }, 0,
+			 body_misplaced_data };
+	char msg[2][2048], want[128];
+	int rc[2];
+
+	run_pair(&j, rc, msg);
+	ccore_test_log("sender: %s | receiver: %s", msg[0], msg[1]);
+	ASSERT_EQ(rc[0], 0);
+	ASSERT_EQ(rc[1], 0);
+	ASSERT_STR_CONTAINS(msg[1], "0 signals applied | peer_failed: host 0 ");
+	/* the put's destination is SRC_BYTES into the region */
+	snprintf(want, sizeof(want), "sent bytes for its region 0 at offset %llu, outside every region here",
+		 (1ull << 40) + SRC_BYTES);
+	ASSERT_STR_CONTAINS(msg[1], want);
 }
 
 /* --- the proxy sleeps -------------------------------------------------------- */
@@ -1352,7 +1401,7 @@ static int body_lost_arrival(struct side *s)
 
 TEST(lost_arrival)
 {
-	struct job j = { &plan, 1000, { { 0 }, { 0, 0, 0, 10 } }, 0, body_lost_arrival };
+	struct job j = { &plan, 1000, { { 0 }, { .drop_arrival = 10 } }, 0, body_lost_arrival };
 	char msg[2][2048];
 	int rc[2];
 
@@ -1380,7 +1429,7 @@ TEST(lost_arrival)
  */
 TEST(short_name_rides_in_the_write)
 {
-	struct job j = { &plan, 1000, { { 0 }, { 0, 0, 0, 4 } }, 0, body_lost_arrival };
+	struct job j = { &plan, 1000, { { 0 }, { .drop_arrival = 4 } }, 0, body_lost_arrival };
 	char msg[2][2048];
 	int rc[2];
 
